@@ -1,0 +1,157 @@
+"""The requests a sender has in flight, keyed by id.
+
+Rules it keeps (MCP base protocol, "Requests"):
+
+* an id is never reused while a request with that id is in flight
+  (`LocalProtocolError` on `add`);
+* each reply settles exactly one request; a reply whose id matches nothing is
+  a `RemoteProtocolError` unless the request was recently abandoned
+  (cancelled or timed out), in which case `resolve` reports it as late and
+  returns ``None``, since replies racing a cancellation are expected;
+* deadlines are plain numbers on the caller's clock: `expire(now)` removes and
+  returns what is overdue, `next_deadline()` says when to look again.
+
+It holds no futures and never reads a clock: the I/O layer attaches whatever
+it waits on as ``context``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import OrderedDict
+from typing import Any, Generic, TypeVar
+
+from ._errors import LocalProtocolError, RemoteProtocolError
+from ._messages import ErrorResponse, Response
+
+__all__ = ["Pending", "PendingRequests", "DEFAULT_ABANDONED_MEMORY"]
+
+#: How many cancelled or timed-out ids are remembered so that their late
+#: replies are recognised rather than reported as unknown.
+DEFAULT_ABANDONED_MEMORY = 1024
+
+C = TypeVar("C")
+
+
+class Pending(Generic[C]):
+    """One request in flight."""
+
+    __slots__ = ("id", "method", "deadline", "context")
+
+    def __init__(self, id: str | int, method: str, deadline: float | None, context: C) -> None:
+        self.id = id
+        self.method = method
+        self.deadline = deadline
+        self.context = context
+
+    def __repr__(self) -> str:
+        return f"Pending(id={self.id!r}, method={self.method!r}, deadline={self.deadline!r})"
+
+
+class PendingRequests(Generic[C]):
+    """In-flight requests of one sender, correlated by id."""
+
+    def __init__(self, *, first_id: int = 1, abandoned_memory: int = DEFAULT_ABANDONED_MEMORY) -> None:
+        self._by_id: dict[str | int, Pending[C]] = {}
+        self._ids = itertools.count(first_id)
+        self._deadlines: list[tuple[float, int, str | int]] = []
+        self._tiebreak = itertools.count()
+        self._abandoned: OrderedDict[str | int, str] = OrderedDict()
+        self._abandoned_memory = abandoned_memory
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def __contains__(self, id: object) -> bool:
+        return id in self._by_id
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(list(self._by_id.values()))
+
+    def get(self, id: str | int) -> Pending[C] | None:
+        return self._by_id.get(id)
+
+    def new_id(self) -> int:
+        """A fresh integer id that is not in flight."""
+        for candidate in self._ids:
+            if candidate not in self._by_id:
+                return candidate
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def add(
+        self,
+        id: str | int,
+        method: str,
+        *,
+        deadline: float | None = None,
+        context: C = None,  # type: ignore[assignment]
+    ) -> Pending[C]:
+        t = type(id)
+        if t is not str and t is not int:
+            raise LocalProtocolError(f"a request id must be a string or an integer, not {id!r}")
+        if id in self._by_id:
+            raise LocalProtocolError(f"request id {id!r} is already in flight")
+        entry: Pending[C] = Pending(id, method, deadline, context)
+        self._by_id[id] = entry
+        self._abandoned.pop(id, None)
+        if deadline is not None:
+            heapq.heappush(self._deadlines, (deadline, next(self._tiebreak), id))
+        return entry
+
+    def resolve(self, response: Response | ErrorResponse) -> Pending[C] | None:
+        """Settle the request this reply answers and return it.
+
+        Returns ``None`` for a late reply to an abandoned request; raises
+        `RemoteProtocolError` for a reply to an id that was never in flight.
+        """
+        entry = self._by_id.pop(response.id, None)  # type: ignore[arg-type]
+        if entry is not None:
+            return entry
+        if response.id in self._abandoned:
+            del self._abandoned[response.id]  # type: ignore[arg-type]
+            return None
+        raise RemoteProtocolError(f"received a reply for id {response.id!r}, which is not in flight")
+
+    def abandon(self, id: str | int, reason: str = "cancelled") -> Pending[C] | None:
+        """Stop waiting for ``id`` (cancelled or timed out); its late reply will be ignored."""
+        entry = self._by_id.pop(id, None)
+        if entry is not None:
+            self._remember(id, reason)
+        return entry
+
+    def expire(self, now: float) -> list[Pending[C]]:
+        """Abandon and return every request whose deadline is at or before ``now``."""
+        expired: list[Pending[C]] = []
+        heap = self._deadlines
+        while heap and heap[0][0] <= now:
+            deadline, _, id = heapq.heappop(heap)
+            entry = self._by_id.get(id)
+            if entry is not None and entry.deadline == deadline:
+                del self._by_id[id]
+                self._remember(id, "timed out")
+                expired.append(entry)
+        return expired
+
+    def next_deadline(self) -> float | None:
+        """The earliest deadline still pending, or ``None``."""
+        heap = self._deadlines
+        while heap:
+            deadline, _, id = heap[0]
+            entry = self._by_id.get(id)
+            if entry is not None and entry.deadline == deadline:
+                return deadline
+            heapq.heappop(heap)  # settled or abandoned: drop lazily
+        return None
+
+    def drain(self) -> list[Pending[C]]:
+        """Remove and return everything in flight (the connection is gone)."""
+        entries = list(self._by_id.values())
+        self._by_id.clear()
+        self._deadlines.clear()
+        return entries
+
+    def _remember(self, id: str | int, reason: str) -> None:
+        self._abandoned[id] = reason
+        while len(self._abandoned) > self._abandoned_memory:
+            self._abandoned.popitem(last=False)

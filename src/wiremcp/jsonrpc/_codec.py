@@ -22,7 +22,8 @@ not an object                                          -32600   null
   ``result`` or ``error`` present as well              -32600   the id
 ``result`` or ``error`` present: a response            -32600   null
   (both present, bad ``jsonrpc``, bad id, an error
-  that is not ``{"code": int, "message": str}``...)
+  that is not ``{"code": int, "message": str}``...;
+  under MCP an error response may omit ``id``)
 anything else                                          -32600   null
 ====================================================  =======  ===========
 
@@ -33,6 +34,7 @@ strings, so a message never holds a raw newline).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -266,8 +268,13 @@ class Decoder:
     def _response(self, obj: dict[str, Any]) -> Response | ErrorResponse:
         id_ = obj.get("id")
         has_error = "error" in obj
-        # An error response may carry id null when the request's id could not be read.
-        id_ok = "id" in obj and (self.profile.valid_id(id_) or (has_error and id_ is None))
+        if "id" in obj:
+            # An error response may carry id null when the request's id could not be read.
+            id_ok = self.profile.valid_id(id_) or (has_error and id_ is None)
+        else:
+            # JSON-RPC 2.0 requires the member (null when unknown); MCP lets an error
+            # response leave it out (schema: JSONRPCErrorResponse.id is optional).
+            id_ok = has_error and self.profile is MCP
         response_id = id_ if id_ok else None
         jsonrpc = obj.get("jsonrpc")
         if type(jsonrpc) is not str or jsonrpc != "2.0":
@@ -311,7 +318,26 @@ class Decoder:
 def _jsonrpc_problem(obj: dict[str, Any]) -> str:
     if "jsonrpc" not in obj:
         return 'Invalid Request: the "jsonrpc" member is missing; it must be the string "2.0"'
-    return f'Invalid Request: "jsonrpc" must be the string "2.0", not {orjson.dumps(obj["jsonrpc"]).decode()}'
+    return f'Invalid Request: "jsonrpc" must be the string "2.0", not {_show(obj["jsonrpc"])}'
+
+
+_SHOWN_CHARS = 32
+
+
+def _show(value: Any) -> str:
+    """A short rendering of a wrong value for an error message.
+
+    Scalars as JSON (a long string cut short), arrays and objects by kind only:
+    the message stays small whatever the peer sent, and rendering it cannot fail
+    (orjson.dumps stops at 255 levels, below what a `Decoder` may accept).
+    """
+    t = type(value)
+    if t is str:
+        text = json.dumps(value[:_SHOWN_CHARS])
+        return text if len(value) <= _SHOWN_CHARS else text[:-1] + '..."'
+    if value is None or t is bool or t is int or t is float:
+        return json.dumps(value)
+    return _type_name(value)
 
 
 _DEFAULT_DECODER = Decoder(MCP)
@@ -325,43 +351,48 @@ def decode(data: bytes | bytearray | memoryview | str) -> Message | Batch:
 # -- encoding ---------------------------------------------------------------
 
 _dumps = orjson.dumps
+_LINE = orjson.OPT_APPEND_NEWLINE
 
 
-def _dump(obj: Any) -> bytes:
+def _dump(obj: Any, line: bool = False) -> bytes:
     try:
-        return _dumps(obj)
+        return _dumps(obj, option=_LINE) if line else _dumps(obj)
     except TypeError as exc:  # orjson.JSONEncodeError is a TypeError
         raise LocalProtocolError(f"cannot encode the message as JSON: {exc}") from None
 
 
-def encode_request(id: str | int, method: str, params: Any = None) -> bytes:
-    """A request as compact JSON (no trailing newline). The id must be a str or int."""
+def encode_request(id: str | int, method: str, params: Any = None, *, line: bool = False) -> bytes:
+    """A request as compact JSON. The id must be a str or int.
+
+    Every ``encode*`` function takes ``line=True`` to append the newline that
+    frames the message on a stream (cheaper than concatenating afterwards).
+    """
     t = type(id)
     if t is not str and t is not int:
         raise LocalProtocolError(f"a request id must be a string or an integer, not {_type_name(id)}")
     if params is None:
-        return _dump({"jsonrpc": "2.0", "id": id, "method": method})
-    return _dump({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        return _dump({"jsonrpc": "2.0", "id": id, "method": method}, line)
+    return _dump({"jsonrpc": "2.0", "id": id, "method": method, "params": params}, line)
 
 
-def encode_notification(method: str, params: Any = None) -> bytes:
+def encode_notification(method: str, params: Any = None, *, line: bool = False) -> bytes:
     if params is None:
-        return _dump({"jsonrpc": "2.0", "method": method})
-    return _dump({"jsonrpc": "2.0", "method": method, "params": params})
+        return _dump({"jsonrpc": "2.0", "method": method}, line)
+    return _dump({"jsonrpc": "2.0", "method": method, "params": params}, line)
 
 
-def encode_result(id: Any, result: Any) -> bytes:
-    return _dump({"jsonrpc": "2.0", "id": id, "result": result})
+def encode_result(id: Any, result: Any, *, line: bool = False) -> bytes:
+    return _dump({"jsonrpc": "2.0", "id": id, "result": result}, line)
 
 
-def encode_error(id: Any, error: dict[str, Any]) -> bytes:
+def encode_error(id: Any, error: dict[str, Any], *, line: bool = False) -> bytes:
     """An error response; ``error`` is ``{"code", "message"[, "data"]}``, e.g. ``exc.to_error()``."""
-    return _dump({"jsonrpc": "2.0", "id": id, "error": error})
+    return _dump({"jsonrpc": "2.0", "id": id, "error": error}, line)
 
 
-def encode(message: Message | Batch | list[Any]) -> bytes:
+def encode(message: Message | Batch | list[Any], *, line: bool = False) -> bytes:
     """Any message object (or a batch / list of them) as compact single-line JSON."""
-    return _dump(_to_obj(message))
+    return _dump(_to_obj(message), line)
 
 
 def _to_obj(message: Any) -> Any:

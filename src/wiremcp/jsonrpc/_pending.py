@@ -53,6 +53,8 @@ class PendingRequests(Generic[C]):
     """In-flight requests of one sender, correlated by id."""
 
     def __init__(self, *, first_id: int = 1, abandoned_memory: int = DEFAULT_ABANDONED_MEMORY) -> None:
+        if abandoned_memory < 0:
+            raise ValueError("abandoned_memory must not be negative")
         self._by_id: dict[str | int, Pending[C]] = {}
         self._ids = itertools.count(first_id)
         self._deadlines: list[tuple[float, int, str | int]] = []

@@ -1,0 +1,302 @@
+"""Run the wiremcp vs official-SDK server benchmark and print a Markdown table.
+
+    python bench/run.py                 # every case, 3 reps, 2 s windows
+    python bench/run.py --quick         # 2 reps, 1 s windows
+    python bench/run.py --tiny          # smoke test: 1 rep, 0.2 s windows
+    python bench/run.py --only stdio --impl wiremcp --json out.json
+
+Cases are (transport, era, in-flight, payload). Each case starts a fresh
+server process, measures its cold start, warms it up, then measures a
+window of load (see driver.py). The implementations are interleaved case by
+case (A B, then B A on the next repetition) so that drift in machine load
+hits both alike. The table shows median [min-max] over repetitions and the
+ratio wiremcp/official of the medians; the "better" column says which
+direction is good for that metric.
+
+The official SDK lives in bench/.venv-official (bench/setup_official.sh);
+it is created on first use when the official implementation is selected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import driver  # noqa: E402
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+OFFICIAL_VENV = BENCH / ".venv-official"
+OFFICIAL_PY = OFFICIAL_VENV / "bin" / "python"
+OFFICIAL_FIXTURE = BENCH / "fixtures" / "official_echo.py"
+WIREMCP_BIN = Path(os.environ.get("WIREMCP_BIN", ROOT / ".venv" / "bin" / "wiremcp"))
+WIREMCP_EXAMPLE = ROOT / "examples" / "echo.py"
+
+IMPLS = ("wiremcp", "official")
+PAYLOADS = {100: "100 B", 10_000: "10 KB", 1_000_000: "1 MB"}
+INFLIGHT = (1, 16)
+
+
+def server_command(impl: str, transport: str) -> list[str]:
+    if impl == "wiremcp":
+        cmd = [str(WIREMCP_BIN), "run", str(WIREMCP_EXAMPLE)]
+        if transport == "http":
+            cmd += ["--http", "--host", "127.0.0.1", "--port", "{port}"]
+        return cmd
+    cmd = [str(OFFICIAL_PY), str(OFFICIAL_FIXTURE)]
+    if transport == "http":
+        cmd += ["--http", "--host", "127.0.0.1", "--port", "{port}"]
+    return cmd
+
+
+# --------------------------------------------------------------------------
+# Metrics shown in the table: (key, label, unit, higher_is_better, scale)
+
+CASE_METRICS: list[tuple[str, str, str, bool, float]] = [
+    ("rps", "throughput", "req/s", True, 1.0),
+    ("p50_us", "latency p50", "ms", False, 1e-3),
+    ("p99_us", "latency p99", "ms", False, 1e-3),
+    ("server_cpu_us_per_req", "server CPU", "µs/req", False, 1.0),
+    ("peak_rss_mib", "peak RSS", "MiB", False, 1.0),
+]
+COLD_METRIC = ("cold_start_ms", "cold start", "ms", False, 1.0)
+
+
+def _fmt(v: float) -> str:
+    a = abs(v)
+    if a >= 100:
+        return f"{v:,.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def _cell(values: list[float]) -> str:
+    if not values:
+        return "—"
+    med = statistics.median(values)
+    if len(values) == 1:
+        return _fmt(med)
+    return f"{_fmt(med)} [{_fmt(min(values))}–{_fmt(max(values))}]"
+
+
+def _ratio(w: list[float], o: list[float]) -> str:
+    if not w or not o:
+        return "—"
+    mo = statistics.median(o)
+    if mo == 0:
+        return "—"
+    return f"{statistics.median(w) / mo:.2f}×"
+
+
+def build_table(samples: list[dict[str, Any]], unavailable: dict[str, str], impls: Sequence[str]) -> str:
+    """One Markdown row per (transport, era, in-flight, payload, metric)."""
+    by_case: dict[tuple[str, str, int, int], dict[str, list[dict[str, Any]]]] = {}
+    for s in samples:
+        key = (s["transport"], s["era"], s["inflight"], s["payload"])
+        by_case.setdefault(key, {}).setdefault(s["impl"], []).append(s)
+
+    def cell_for(runs: list[dict[str, Any]] | None, impl: str, transport: str, getter: Callable[[dict[str, Any]], float]) -> tuple[str, list[float]]:
+        if f"{impl}/{transport}" in unavailable:
+            return "n/a (not available)", []
+        if not runs:
+            return "—", []
+        bad = [r for r in runs if not r["ok"]]
+        if bad:
+            errs = sum(r["errors"] for r in bad)
+            return f"FAILED ({errs} error{'s' if errs != 1 else ''})", []
+        vals = [getter(r) for r in runs]
+        return _cell(vals), vals
+
+    w_name, o_name = "wiremcp", "official"
+    lines = [
+        f"| transport | era | in flight | payload | metric | better | {w_name} median [min–max] | {o_name} median [min–max] | {w_name}/{o_name} |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    transports = sorted({k[0] for k in by_case}, key=lambda t: driver.TRANSPORTS.index(t))
+    eras = sorted({k[1] for k in by_case}, key=lambda e: driver.ERAS.index(e))
+    for transport in transports:
+        for era in eras:
+            keys = sorted(k for k in by_case if k[0] == transport and k[1] == era)
+            if not keys:
+                continue
+            # cold start: one row per (transport, era), pooled over its cases
+            pooled = {impl: [r for k in keys for r in by_case[k].get(impl, [])] for impl in (w_name, o_name)}
+            key, label, unit, higher, scale = COLD_METRIC
+            wc, wv = cell_for(pooled[w_name], w_name, transport, lambda r: r[key] * scale)
+            oc, ov = cell_for(pooled[o_name], o_name, transport, lambda r: r[key] * scale)
+            lines.append(f"| {transport} | {era} | — | — | {label} ({unit}) | {'↑' if higher else '↓'} | {wc} | {oc} | {_ratio(wv, ov)} |")
+            for k in keys:
+                _, _, inflight, payload = k
+                runs = by_case[k]
+                for key, label, unit, higher, scale in CASE_METRICS:
+                    wc, wv = cell_for(runs.get(w_name), w_name, transport, lambda r, key=key, scale=scale: r[key] * scale)
+                    oc, ov = cell_for(runs.get(o_name), o_name, transport, lambda r, key=key, scale=scale: r[key] * scale)
+                    lines.append(
+                        f"| {transport} | {era} | {inflight} | {PAYLOADS.get(payload, f'{payload} B')} | "
+                        f"{label} ({unit}) | {'↑' if higher else '↓'} | {wc} | {oc} | {_ratio(wv, ov)} |"
+                    )
+    legend = (
+        "\n↑ = higher is better, ↓ = lower is better. The last column is the ratio of the "
+        "medians, wiremcp/official: for ↑ rows above 1 means wiremcp is better, for ↓ rows "
+        "below 1 means wiremcp is better."
+    )
+    if set(impls) != set(IMPLS):
+        legend += f" Only {', '.join(impls)} was run."
+    return "\n".join(lines) + "\n" + legend + "\n"
+
+
+# --------------------------------------------------------------------------
+
+
+def _version_of(python: Path, dist: str) -> str | None:
+    try:
+        out = subprocess.run(
+            [str(python), "-c", f"import importlib.metadata as m; print(m.version({dist!r}))"],
+            capture_output=True, text=True, timeout=30,
+        )
+    except OSError:
+        return None
+    return out.stdout.strip() or None
+
+
+def ensure_official() -> None:
+    if OFFICIAL_PY.exists():
+        return
+    print("bench/.venv-official is missing; running bench/setup_official.sh", file=sys.stderr)
+    subprocess.run(["bash", str(BENCH / "setup_official.sh")], check=True)
+
+
+def probe(impl: str, transport: str) -> str | None:
+    """None if the server answers a first tools/call, else why not. Also
+    primes the bytecode caches so that cold-start samples are comparable."""
+    res = driver.run_case(
+        server_command(impl, transport), transport=transport, era="modern", inflight=1,
+        payload_size=100, duration=0.0, warmup=0.0, min_requests=1, cwd=str(ROOT), impl=impl,
+    )
+    if not res.available:
+        return "; ".join(res.error_messages)[:600] or "not available"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--impl", choices=("wiremcp", "official", "both"), default="both")
+    ap.add_argument("--only", choices=driver.TRANSPORTS, help="run one transport only")
+    ap.add_argument("--era", choices=driver.ERAS, help="run one era only")
+    ap.add_argument("--reps", type=int, help="repetitions of every case (default 3)")
+    ap.add_argument("--duration", type=float, help="measured window per case, seconds (default 2)")
+    ap.add_argument("--warmup", type=float, help="load before the window, seconds (default 0.5)")
+    ap.add_argument("--payloads", help="comma-separated payload sizes in bytes (default 100,10000,1000000)")
+    ap.add_argument("--inflight", help="comma-separated in-flight counts (default 1,16)")
+    ap.add_argument("--quick", action="store_true", help="2 reps, 1 s windows, 0.3 s warm-up")
+    ap.add_argument("--tiny", action="store_true", help="smoke test: 1 rep, 0.2 s windows")
+    ap.add_argument("--json", dest="json_path", help="raw samples (default bench/results/run-<time>.json)")
+    args = ap.parse_args(argv)
+
+    reps, duration, warmup, min_requests = 3, 2.0, 0.5, 10
+    if args.quick:
+        reps, duration, warmup = 2, 1.0, 0.3
+    if args.tiny:
+        reps, duration, warmup, min_requests = 1, 0.2, 0.05, 3
+    reps = args.reps if args.reps is not None else reps
+    duration = args.duration if args.duration is not None else duration
+    warmup = args.warmup if args.warmup is not None else warmup
+    payloads = [int(p) for p in args.payloads.split(",")] if args.payloads else list(PAYLOADS)
+    inflights = [int(n) for n in args.inflight.split(",")] if args.inflight else list(INFLIGHT)
+    transports = [args.only] if args.only else list(driver.TRANSPORTS)
+    eras = [args.era] if args.era else list(driver.ERAS)
+    impls = list(IMPLS) if args.impl == "both" else [args.impl]
+
+    if "official" in impls:
+        ensure_official()
+
+    started = time.time()
+    meta: dict[str, Any] = {
+        "started": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "argv": sys.argv[1:] if argv is None else list(argv),
+        "reps": reps, "duration_s": duration, "warmup_s": warmup, "min_requests": min_requests,
+        "payloads": payloads, "inflight": inflights, "transports": transports, "eras": eras, "impls": impls,
+        "driver_python": sys.version.split()[0], "driver_json": "orjson" if "orjson" in sys.modules else "json",
+        "machine": platform.platform(), "cpus": os.cpu_count(), "loadavg_start": os.getloadavg(),
+        "commands": {f"{i}/{t}": server_command(i, t) for i in impls for t in transports},
+    }
+    if "official" in impls:
+        meta["mcp_version"] = _version_of(OFFICIAL_PY, "mcp")
+        meta["uvicorn_version"] = _version_of(OFFICIAL_PY, "uvicorn")
+    if "wiremcp" in impls:
+        wpy = WIREMCP_BIN.parent / "python"
+        meta["wiremcp_version"] = _version_of(wpy, "wiremcp") if wpy.exists() else None
+
+    unavailable: dict[str, str] = {}
+    for transport in transports:
+        for impl in impls:
+            reason = probe(impl, transport)
+            if reason:
+                unavailable[f"{impl}/{transport}"] = reason
+                print(f"{impl} over {transport}: not available ({reason})", file=sys.stderr)
+
+    cases = [(t, e, n, p) for t in transports for e in eras for n in inflights for p in payloads]
+    runnable = [i for i in impls]
+    total = reps * len(cases) * len(runnable)
+    print(
+        f"{len(cases)} cases × {len(runnable)} implementation(s) × {reps} rep(s) = {total} runs, "
+        f"window {duration:g} s, warm-up {warmup:g} s",
+        file=sys.stderr,
+    )
+    samples: list[dict[str, Any]] = []
+    done = 0
+    for rep in range(reps):
+        order = runnable if rep % 2 == 0 else list(reversed(runnable))
+        for transport, era, inflight, payload in cases:
+            for impl in order:
+                done += 1
+                if f"{impl}/{transport}" in unavailable:
+                    continue
+                res = driver.run_case(
+                    server_command(impl, transport), transport=transport, era=era, inflight=inflight,
+                    payload_size=payload, duration=duration, warmup=warmup, min_requests=min_requests,
+                    cwd=str(ROOT), impl=impl,
+                )
+                row = asdict(res)
+                row["rep"] = rep
+                samples.append(row)
+                status = "ok" if res.ok else f"FAILED: {'; '.join(res.error_messages)[:300]}"
+                print(
+                    f"[{done}/{total}] {impl:8} {transport:5} {era:6} {inflight:2}× {PAYLOADS.get(payload, payload)!s:6} "
+                    f"{res.rps:9,.0f} req/s  p50 {res.p50_us / 1e3:7.2f} ms  cpu {res.server_cpu_us_per_req:7.0f} µs/req  {status}",
+                    file=sys.stderr,
+                )
+
+    meta["elapsed_s"] = round(time.time() - started, 1)
+    meta["loadavg_end"] = os.getloadavg()
+    failed = [s for s in samples if not s["ok"]]
+    table = build_table(samples, unavailable, impls)
+
+    out = Path(args.json_path) if args.json_path else BENCH / "results" / f"run-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(
+        driver._dumps({"meta": meta, "unavailable": unavailable, "samples": samples, "table": table})
+    )
+
+    print(table)
+    for key, reason in unavailable.items():
+        print(f"- {key}: not available: {reason}")
+    print(f"\nruns: {len(samples)}, failed: {len(failed)}, errors: {sum(s['errors'] for s in samples)}, "
+          f"elapsed: {meta['elapsed_s']} s; raw samples: {out}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

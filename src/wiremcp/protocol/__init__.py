@@ -1,0 +1,36 @@
+"""MCP on top of JSON-RPC: revisions and eras, ``_meta`` fields, method names, error codes."""
+
+from . import meta, methods
+from .errors import (
+    HEADER_MISMATCH,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    MODERN_ERROR_CODES,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    HeaderMismatch,
+    MissingClientCapability,
+    ResourceNotFound,
+    UnsupportedProtocolVersion,
+)
+from .meta import LOG_LEVELS, RequestMeta, parse_request_meta
+from .versions import LATEST, LEGACY_VERSIONS, MODERN_VERSIONS, Era, era_of
+
+__all__ = [
+    "meta",
+    "methods",
+    "LATEST",
+    "MODERN_VERSIONS",
+    "LEGACY_VERSIONS",
+    "Era",
+    "era_of",
+    "LOG_LEVELS",
+    "RequestMeta",
+    "parse_request_meta",
+    "HEADER_MISMATCH",
+    "MISSING_REQUIRED_CLIENT_CAPABILITY",
+    "UNSUPPORTED_PROTOCOL_VERSION",
+    "MODERN_ERROR_CODES",
+    "HeaderMismatch",
+    "MissingClientCapability",
+    "UnsupportedProtocolVersion",
+    "ResourceNotFound",
+]

@@ -1,0 +1,61 @@
+"""The one place where a handler's outcome becomes reply bytes.
+
+Every transport calls `reply_ok` / `reply_failed` (or `settle` for an
+awaitable); nothing else turns an exception into a wire error. A
+`JSONRPCError` keeps its code, message and data; any other exception is
+logged with its traceback and answered with -32603 and a generic message
+(internal details stay in the server's log). A result that cannot be encoded
+is answered with -32603 too, so a request never goes unanswered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Awaitable
+
+from ..jsonrpc import INTERNAL_ERROR, JSONRPCError, LocalProtocolError, encode_error, encode_result
+
+__all__ = ["reply_ok", "reply_failed", "settle", "error_object"]
+
+log = logging.getLogger("wiremcp.server")
+
+
+def error_object(exc: BaseException) -> dict[str, Any]:
+    if isinstance(exc, JSONRPCError):
+        return exc.to_error()
+    log.error("internal error while handling a request", exc_info=exc)
+    return {"code": INTERNAL_ERROR, "message": "Internal error: the server failed while handling the request"}
+
+
+def reply_ok(id: Any, result: Any) -> tuple[bytes, int | None]:
+    """``(line, None)``; an unencodable result becomes a -32603 reply."""
+    try:
+        return encode_result(id, result, line=True), None
+    except LocalProtocolError as exc:
+        log.error("cannot encode the result for request %r: %s", id, exc)
+        return (
+            encode_error(id, {"code": INTERNAL_ERROR, "message": f"Internal error: {exc}"}, line=True),
+            INTERNAL_ERROR,
+        )
+
+
+def reply_failed(id: Any, exc: BaseException) -> tuple[bytes, int]:
+    """``(line, code)`` for a failure."""
+    error = error_object(exc)
+    try:
+        return encode_error(id, error, line=True), error["code"]
+    except LocalProtocolError:  # unencodable data: keep code and message
+        error = {"code": error["code"], "message": str(error.get("message"))}
+        return encode_error(id, error, line=True), error["code"]
+
+
+async def settle(id: Any, pending: Awaitable[Any]) -> tuple[bytes, int | None]:
+    """Await a handler and make its reply. Cancellation propagates (no reply)."""
+    try:
+        result = await pending
+    except asyncio.CancelledError:
+        raise
+    except BaseException as exc:
+        return reply_failed(id, exc)
+    return reply_ok(id, result)

@@ -1,0 +1,246 @@
+"""The server: what it offers (tools, ...) and how one request is handled.
+
+`Server.handle` takes one decoded `Request` and returns the result dict, or
+an awaitable of it when the work is asynchronous (an async tool). It raises
+a `JSONRPCError` for protocol errors. It never touches bytes or sockets: the
+transports decode, call `handle`, and turn the outcome into a reply with
+`wiremcp.server._reply` (the one place exceptions become wire errors).
+
+Order of checks for a request (the first that fails decides):
+
+1. the method is known (else -32601; the legacy methods 2026-07-28 removed,
+   such as ``initialize``, get -32601 naming the versions we support);
+2. ``params._meta`` carries the per-request protocol fields (-32602, or
+   -32022 for an unsupported version; see `wiremcp.protocol.meta`);
+3. the method's own params (-32602), then the method runs.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any, Awaitable, Callable, Literal
+
+from ..jsonrpc import InvalidParams, MethodNotFound, Request
+from ..protocol import MODERN_VERSIONS, methods
+from ..protocol.meta import SERVER_INFO, RequestMeta, parse_request_meta
+from ._context import Context, Emit
+from ._tools import Tool
+
+__all__ = ["Server", "DEFAULT_LIST_TTL_MS"]
+
+#: How long clients may cache list results and discovery, unless configured.
+DEFAULT_LIST_TTL_MS = 60_000
+
+Handler = Callable[[Request, dict[str, Any], RequestMeta, "Emit | None"], "dict[str, Any] | Awaitable[dict[str, Any]]"]
+CacheScope = Literal["public", "private"]
+
+
+class Server:
+    """An MCP server: register tools with `tool`, serve it with `wiremcp.run`.
+
+    >>> server = Server("demo", version="1.0.0")
+    >>> @server.tool()
+    ... def add(a: int, b: int) -> str:
+    ...     '''Add two integers.'''
+    ...     return str(a + b)
+    """
+
+    def __init__(
+        self,
+        name: str,
+        version: str = "0.0.0",
+        *,
+        title: str | None = None,
+        instructions: str | None = None,
+        list_ttl_ms: int = DEFAULT_LIST_TTL_MS,
+        cache_scope: CacheScope = "public",
+        page_size: int | None = None,
+        server_info_in_results: bool = True,
+    ) -> None:
+        if list_ttl_ms < 0:
+            raise ValueError("list_ttl_ms must be >= 0 (server/utilities/caching.mdx)")
+        if cache_scope not in ("public", "private"):
+            raise ValueError("cache_scope must be 'public' or 'private'")
+        if page_size is not None and page_size < 1:
+            raise ValueError("page_size must be positive")
+        self.name = name
+        self.version = version
+        self.instructions = instructions
+        self.list_ttl_ms = list_ttl_ms
+        self.cache_scope: CacheScope = cache_scope
+        self.page_size = page_size
+        self.supported_versions: tuple[str, ...] = MODERN_VERSIONS
+        info: dict[str, Any] = {"name": name, "version": version}
+        if title:
+            info["title"] = title
+        self.server_info = info
+        # Shared by every result; never mutated after this point.
+        self._result_meta: dict[str, Any] | None = {SERVER_INFO: info} if server_info_in_results else None
+        self._tools: dict[str, Tool] = {}
+        self._tool_defs: list[dict[str, Any]] | None = None
+        self._handlers: dict[str, Handler] = {
+            methods.DISCOVER: self._discover,
+            methods.TOOLS_LIST: self._tools_list,
+            methods.TOOLS_CALL: self._tools_call,
+        }
+
+    # -- registration -------------------------------------------------------
+
+    def tool(
+        self,
+        name: str | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        input_schema: dict[str, Any] | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator: register a plain or async function as a tool; returns it unchanged."""
+
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.add_tool(
+                fn,
+                name=name,
+                title=title,
+                description=description,
+                input_schema=input_schema,
+                annotations=annotations,
+                icons=icons,
+                meta=meta,
+            )
+            return fn
+
+        return register
+
+    def add_tool(self, fn: Callable[..., Any], **options: Any) -> Tool:
+        tool = Tool(fn, **options)
+        if tool.name in self._tools:
+            raise ValueError(f"a tool named {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+        self._tool_defs = None
+        return tool
+
+    def remove_tool(self, name: str) -> None:
+        del self._tools[name]
+        self._tool_defs = None
+
+    @property
+    def tools(self) -> dict[str, Tool]:
+        """The registered tools by name, in registration order (a copy)."""
+        return dict(self._tools)
+
+    def capabilities(self) -> dict[str, Any]:
+        caps: dict[str, Any] = {}
+        if self._tools:
+            caps["tools"] = {}
+        return caps
+
+    # -- handling -----------------------------------------------------------
+
+    def handle(self, request: Request, emit: Emit | None = None) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        """The result of one request, or an awaitable of it; raises `JSONRPCError`."""
+        handler = self._handlers.get(request.method)
+        if handler is None:
+            raise self._method_not_found(request.method)
+        params = request.params
+        meta = parse_request_meta(params, self.supported_versions)
+        return handler(request, params, meta, emit)  # type: ignore[arg-type]
+
+    def _method_not_found(self, method: str) -> MethodNotFound:
+        if method in methods.REMOVED_IN_MODERN:
+            supported = list(self.supported_versions)
+            return MethodNotFound(
+                f"Method not found: {method!r} is not part of MCP {', '.join(supported)}, "
+                "which carries the protocol version and capabilities in every request's _meta",
+                {"supported": supported},
+            )
+        return MethodNotFound(f"Method not found: {method!r}")
+
+    def _complete(self, result: dict[str, Any]) -> dict[str, Any]:
+        if self._result_meta is not None:
+            own = result.get("_meta")
+            result["_meta"] = self._result_meta if own is None else {**self._result_meta, **own}
+        return result
+
+    def _cacheable(self, result: dict[str, Any]) -> dict[str, Any]:
+        result["ttlMs"] = self.list_ttl_ms
+        result["cacheScope"] = self.cache_scope
+        return self._complete(result)
+
+    def _discover(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "resultType": "complete",
+            "supportedVersions": list(self.supported_versions),
+            "capabilities": self.capabilities(),
+        }
+        if self.instructions:
+            result["instructions"] = self.instructions
+        return self._cacheable(result)
+
+    def _tools_list(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
+        defs = self._tool_defs
+        if defs is None:
+            defs = self._tool_defs = [t.definition for t in self._tools.values()]
+        page, next_cursor = self._page(defs, params.get("cursor"))
+        result: dict[str, Any] = {"resultType": "complete", "tools": page}
+        if next_cursor is not None:
+            result["nextCursor"] = next_cursor
+        return self._cacheable(result)
+
+    def _tools_call(
+        self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
+    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        name = params.get("name")
+        if type(name) is not str:
+            raise InvalidParams("Invalid params: tools/call needs 'name', the tool's name as a string")
+        tool = self._tools.get(name)
+        if tool is None:
+            raise InvalidParams(f"Unknown tool: {name}", {"name": name})
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        elif type(arguments) is not dict:
+            raise InvalidParams("Invalid params: tools/call 'arguments' must be an object")
+        ctx = Context(request.id, request.method, meta, self, emit) if tool.context_param else None
+        out = tool.call(arguments, ctx)
+        if type(out) is dict:
+            return self._complete(out)
+        return self._after(out)  # type: ignore[arg-type]
+
+    async def _after(self, pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+        return self._complete(await pending)
+
+    # -- pagination ---------------------------------------------------------
+
+    def _page(self, items: list[Any], cursor: Any) -> tuple[list[Any], str | None]:
+        """One page and the next cursor (opaque: base64 of the offset; server/utilities/pagination.mdx)."""
+        start = 0
+        if cursor is not None:
+            start = _decode_cursor(cursor)
+            if start > len(items):
+                raise InvalidParams("Invalid params: the cursor is out of range; list again from the start")
+        size = self.page_size
+        if size is None:
+            return (items if start == 0 else items[start:]), None
+        end = start + size
+        return items[start:end], (_encode_cursor(end) if end < len(items) else None)
+
+
+def _encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: Any) -> int:
+    problem = InvalidParams("Invalid params: the cursor is not one this server issued")
+    if type(cursor) is not str:
+        raise problem
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise problem from None
+    if not raw.startswith("o:") or not raw[2:].isdigit():
+        raise problem
+    return int(raw[2:])

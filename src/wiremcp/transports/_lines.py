@@ -1,0 +1,211 @@
+"""A server on a newline-delimited byte stream (the stdio binding, any stream).
+
+`LineServer` is fed bytes and writes reply lines through a callback, so the
+same code serves stdin/stdout, a socket, or an in-memory pipe. The rules it
+keeps (basic/transports/stdio.mdx, basic/patterns/cancellation.mdx):
+
+* every request line gets exactly one reply line; a line that cannot be
+  parsed or is not a valid message gets an error reply (id null unless the
+  request's id could be read), never silence;
+* notifications get no reply; ``notifications/cancelled`` cancels the
+  request it names, and nothing more is sent for that request, not even its
+  reply;
+* requests run concurrently: a synchronous handler answers inline, an
+  asynchronous one becomes a task whose reply goes out when it finishes,
+  in whatever order they finish;
+* at most ``max_in_flight`` asynchronous requests run at once; past that the
+  stream is paused (back-pressure), not refused;
+* at end of input, requests in flight finish and their replies are written
+  before `wait_closed` returns;
+* responses from the client are not part of the 2026-07-28 stdio binding:
+  they are logged and ignored, never answered (answering a response would
+  start a loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Awaitable, Callable
+
+from ..jsonrpc import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_MESSAGE_SIZE,
+    MCP,
+    Decoder,
+    InvalidRequest,
+    JSONRPCError,
+    LineSplitter,
+    LocalProtocolError,
+    Notification,
+    Request,
+    TooLong,
+    encode_notification,
+)
+from ..protocol import methods
+from ..server import Server
+from ..server._reply import reply_failed, reply_ok, settle
+
+__all__ = ["LineServer", "DEFAULT_MAX_IN_FLIGHT"]
+
+log = logging.getLogger("wiremcp.transport")
+
+#: Asynchronous requests allowed to run at once on one stream before reading pauses.
+DEFAULT_MAX_IN_FLIGHT = 256
+
+
+class _Call:
+    """One request in progress; ``done`` once replied to or cancelled."""
+
+    __slots__ = ("conn", "id", "done", "task")
+
+    def __init__(self, conn: LineServer, id: Any) -> None:
+        self.conn = conn
+        self.id = id
+        self.done = False
+        self.task: asyncio.Task[None] | None = None
+
+    def emit(self, method: str, params: dict[str, Any]) -> None:
+        if self.done:
+            log.debug("dropped %s for request %r: it is finished or cancelled", method, self.id)
+            return
+        try:
+            self.conn.write(encode_notification(method, params, line=True))
+        except LocalProtocolError as exc:
+            log.error("cannot encode %s for request %r: %s", method, self.id, exc)
+
+
+class LineServer:
+    def __init__(
+        self,
+        server: Server,
+        write: Callable[[bytes], None],
+        *,
+        pause_reading: Callable[[], None] | None = None,
+        resume_reading: Callable[[], None] | None = None,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+    ) -> None:
+        self.server = server
+        self.write = write
+        self._pause = pause_reading
+        self._resume = resume_reading
+        self._paused = False
+        self._decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
+        self._splitter = LineSplitter(max_message_size)
+        self._max_in_flight = max_in_flight
+        self._calls: dict[Any, _Call] = {}
+        self._eof = False
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    # -- input ----------------------------------------------------------------
+
+    def feed(self, data: bytes) -> None:
+        for line in self._splitter.feed(data):
+            self._line(line)
+
+    def feed_eof(self) -> None:
+        for line in self._splitter.close():
+            self._line(line)
+        self._eof = True
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._calls)
+
+    async def wait_closed(self) -> None:
+        """After end of input: wait until every request in flight has replied."""
+        while self._calls:
+            self._idle.clear()
+            await self._idle.wait()
+
+    async def cancel_all(self) -> None:
+        """Stop every request in flight without replying (the output is gone)."""
+        for call in list(self._calls.values()):
+            call.done = True
+            if call.task is not None:
+                call.task.cancel()
+        await self.wait_closed()
+
+    def _line(self, line: bytes | TooLong) -> None:
+        if type(line) is TooLong:
+            exc = InvalidRequest(
+                f"Invalid Request: the message is {line.size} bytes; the limit is {self._splitter.max_line}"
+            )
+            log.warning("refused a %d-byte line (limit %d)", line.size, self._splitter.max_line)
+            self.write(reply_failed(None, exc)[0])
+            return
+        try:
+            msg = self._decoder.decode(line)  # type: ignore[arg-type]
+        except JSONRPCError as exc:
+            log.warning("bad message: %s", exc.message)
+            self.write(reply_failed(getattr(exc, "id", None), exc)[0])
+            return
+        t = type(msg)
+        if t is Request:
+            self._request(msg)  # type: ignore[arg-type]
+        elif t is Notification:
+            self._notification(msg)  # type: ignore[arg-type]
+        else:
+            log.warning(
+                "ignored a response (id %r) from the client: the server sends no requests on stdio "
+                "in MCP 2026-07-28",
+                getattr(msg, "id", None),
+            )
+
+    def _request(self, req: Request) -> None:
+        id_ = req.id
+        if id_ in self._calls:
+            exc = InvalidRequest(f"Invalid Request: request id {id_!r} is already in flight", id=id_)
+            self.write(reply_failed(id_, exc)[0])
+            return
+        call = _Call(self, id_)
+        try:
+            out = self.server.handle(req, call.emit)
+        except BaseException as exc:  # noqa: BLE001 - every failure gets its reply
+            call.done = True
+            self.write(reply_failed(id_, exc)[0])
+            return
+        if type(out) is dict:
+            call.done = True
+            self.write(reply_ok(id_, out)[0])
+            return
+        self._calls[id_] = call
+        call.task = asyncio.get_running_loop().create_task(self._finish(call, out))  # type: ignore[arg-type]
+        if len(self._calls) >= self._max_in_flight and self._pause is not None and not self._paused:
+            self._paused = True
+            self._pause()
+
+    async def _finish(self, call: _Call, pending: Awaitable[Any]) -> None:
+        try:
+            data, _ = await settle(call.id, pending)
+            if not call.done:
+                call.done = True
+                self.write(data)
+        except asyncio.CancelledError:
+            call.done = True
+        finally:
+            del self._calls[call.id]
+            if self._paused and len(self._calls) < self._max_in_flight and self._resume is not None:
+                self._paused = False
+                self._resume()
+            if not self._calls:
+                self._idle.set()
+
+    def _notification(self, note: Notification) -> None:
+        if note.method == methods.CANCELLED:
+            params = note.params or {}
+            target = params.get("requestId")
+            call = self._calls.get(target) if type(target) in (str, int) else None
+            if call is None:
+                # Unknown, finished or malformed: ignore (cancellation.mdx, Error Handling).
+                log.debug("cancellation for %r ignored: no such request in flight", target)
+                return
+            log.info("request %r cancelled: %s", target, params.get("reason", "no reason given"))
+            call.done = True
+            if call.task is not None:
+                call.task.cancel()
+            return
+        log.debug("notification %s received", note.method)

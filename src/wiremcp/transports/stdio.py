@@ -1,0 +1,197 @@
+"""The stdio transport: a server on its process's stdin and stdout.
+
+`serve_stdio(server)` reads stdin through the event loop (no thread per
+message) and writes reply lines to stdout. While it serves, ``sys.stdout``
+points at stderr, so a stray ``print()`` in a tool lands in the log instead of
+corrupting the protocol stream (stdio.mdx: the server MUST NOT write
+anything to stdout that is not a valid MCP message). It returns when stdin
+reaches end of file and every request in flight has replied, or when stdout
+is closed by the client.
+
+`serve_streams(server, reader, writer)` serves the same protocol over any
+asyncio stream pair (a socket, a test pipe).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import stat
+import sys
+from typing import Any
+
+from ..server import Server
+from ._lines import LineServer
+
+__all__ = ["serve_stdio", "serve_streams", "READ_CHUNK"]
+
+log = logging.getLogger("wiremcp.transport")
+
+#: Bytes asked of the OS per read.
+READ_CHUNK = 256 * 1024
+
+
+class _Input(asyncio.Protocol):
+    def __init__(self, on_data: Any, on_eof: Any) -> None:
+        self.on_data = on_data
+        self.on_eof = on_eof
+
+    def data_received(self, data: bytes) -> None:
+        self.on_data(data)
+
+    def eof_received(self) -> bool:
+        self.on_eof()
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.on_eof()
+
+
+class _Output(asyncio.Protocol):
+    def __init__(self, lines: _StdioLink) -> None:
+        self.link = lines
+
+    def pause_writing(self) -> None:
+        self.link.pause_reading()
+
+    def resume_writing(self) -> None:
+        self.link.resume_reading()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.link.output_closed()
+
+
+class _StdioLink:
+    """Glue between the pipes and a `LineServer`."""
+
+    def __init__(self, server: Server, **limits: Any) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.done = self.loop.create_future()
+        self.read_transport: asyncio.ReadTransport | None = None
+        self.write_transport: asyncio.WriteTransport | None = None
+        self.write_fd: int | None = None
+        self.output_gone = False
+        self._reasons = 0  # reasons to keep reading paused (writer full, too many in flight)
+        self.lines = LineServer(
+            server,
+            self.write,
+            pause_reading=self.pause_reading,
+            resume_reading=self.resume_reading,
+            **limits,
+        )
+
+    def write(self, data: bytes) -> None:
+        if self.output_gone:
+            return
+        if self.write_transport is not None:
+            self.write_transport.write(data)
+            return
+        view = memoryview(data)
+        while view:  # stdout is a regular file: plain blocking writes are fine
+            view = view[os.write(self.write_fd, view) :]  # type: ignore[arg-type]
+
+    def pause_reading(self) -> None:
+        self._reasons += 1
+        if self._reasons == 1 and self.read_transport is not None:
+            self.read_transport.pause_reading()
+
+    def resume_reading(self) -> None:
+        self._reasons = max(0, self._reasons - 1)
+        if self._reasons == 0 and self.read_transport is not None and not self.read_transport.is_closing():
+            self.read_transport.resume_reading()
+
+    def input_ended(self) -> None:
+        if not self.done.done():
+            self.lines.feed_eof()
+            self.done.set_result("eof")
+
+    def output_closed(self) -> None:
+        self.output_gone = True
+        if not self.done.done():
+            self.done.set_result("output closed")
+
+
+async def serve_stdio(server: Server, **limits: Any) -> None:
+    """Serve ``server`` on stdin/stdout until end of input (see module docs)."""
+    loop = asyncio.get_running_loop()
+    in_fd = os.dup(sys.stdin.fileno())
+    out_fd = os.dup(sys.stdout.fileno())
+    saved_stdout = sys.stdout
+    sys.stdout = sys.stderr
+    link = _StdioLink(server, **limits)
+    reader_task: asyncio.Task[None] | None = None
+    in_file = os.fdopen(in_fd, "rb", buffering=0)
+    out_file = os.fdopen(out_fd, "wb", buffering=0)
+    try:
+        try:
+            link.write_transport, _ = await loop.connect_write_pipe(lambda: _Output(link), out_file)
+        except ValueError:  # a regular file
+            link.write_fd = out_fd
+        if stat.S_ISREG(os.fstat(in_fd).st_mode):
+            reader_task = loop.create_task(_read_file(in_fd, link))
+        else:
+            link.read_transport, _ = await loop.connect_read_pipe(
+                lambda: _Input(link.lines.feed, link.input_ended), in_file
+            )
+        reason = await link.done
+        if reason == "eof":
+            await link.lines.wait_closed()
+        else:
+            log.info("stdout was closed by the client; stopping")
+            await link.lines.cancel_all()
+        await _flush(link)
+    finally:
+        if reader_task is not None:
+            reader_task.cancel()
+        if link.read_transport is not None:
+            link.read_transport.close()
+        sys.stdout = saved_stdout
+        for f in (in_file, out_file):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+
+async def _read_file(fd: int, link: _StdioLink) -> None:
+    loop = asyncio.get_running_loop()
+    while True:
+        data = await loop.run_in_executor(None, os.read, fd, READ_CHUNK)
+        if not data:
+            link.input_ended()
+            return
+        link.lines.feed(data)
+
+
+async def _flush(link: _StdioLink) -> None:
+    transport = link.write_transport
+    if transport is None or transport.is_closing():
+        return
+    waiter = link.loop.create_future()
+    link.output_closed = lambda: waiter.done() or waiter.set_result(None)  # type: ignore[method-assign]
+    transport.close()  # flushes what is buffered, then reports connection_lost
+    try:
+        await asyncio.wait_for(waiter, timeout=30)
+    except asyncio.TimeoutError:
+        log.warning("stdout did not drain within 30 s; exiting anyway")
+        transport.abort()
+
+
+async def serve_streams(
+    server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, **limits: Any
+) -> None:
+    """Serve ``server`` over an asyncio stream pair until the reader ends."""
+    lines = LineServer(server, writer.write, **limits)
+    try:
+        while True:
+            data = await reader.read(READ_CHUNK)
+            if not data:
+                break
+            lines.feed(data)
+            await writer.drain()
+        lines.feed_eof()
+        await lines.wait_closed()
+        await writer.drain()
+    finally:
+        writer.close()

@@ -57,20 +57,20 @@ from typing import Any, Callable, Sequence
 try:
     import orjson
 
-    _loads: Callable[[bytes | bytearray | memoryview | str], Any] = orjson.loads
+    loads: Callable[[bytes | bytearray | memoryview | str], Any] = orjson.loads
 
-    def _dumps(obj: Any) -> bytes:
+    def dumps(obj: Any) -> bytes:
         return orjson.dumps(obj)
 
 except ImportError:  # pragma: no cover - orjson is a wiremcp dependency
     import json
 
-    def _loads(data: bytes | bytearray | memoryview | str) -> Any:
+    def loads(data: bytes | bytearray | memoryview | str) -> Any:
         if isinstance(data, memoryview):
             data = bytes(data)
         return json.loads(data)
 
-    def _dumps(obj: Any) -> bytes:
+    def dumps(obj: Any) -> bytes:
         return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
 
 
@@ -98,7 +98,12 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 class NotAvailable(Exception):
-    """The server command could not be started (exited before answering)."""
+    """The server command could not be started (exited before answering),
+    or the server does not serve the requested era."""
+
+
+#: Prefix of the NotAvailable reason when ``initialize`` is refused.
+LEGACY_ERA_UNSUPPORTED = "legacy era (2025-11-25) not supported"
 
 
 class CaseError(Exception):
@@ -125,7 +130,7 @@ class RequestFactory:
         if era == "modern":
             params["_meta"] = MODERN_META
         self._head = b'{"jsonrpc":"2.0","id":'
-        self._tail = b',"method":"tools/call","params":' + _dumps(params) + b"}"
+        self._tail = b',"method":"tools/call","params":' + dumps(params) + b"}"
 
     def body(self, req_id: int) -> bytes:
         return b"".join((self._head, str(req_id).encode(), self._tail))
@@ -158,7 +163,7 @@ def rpc(method: str, params: dict[str, Any] | None, req_id: int | None) -> bytes
         msg["id"] = req_id
     if params is not None:
         msg["params"] = params
-    return _dumps(msg)
+    return dumps(msg)
 
 
 def initialize_body(req_id: int) -> bytes:
@@ -338,7 +343,7 @@ class StdioChannel:
                 line.release()
                 continue
             try:
-                msg = _loads(line)
+                msg = loads(line)
             except ValueError as exc:
                 line.release()
                 raise CaseError(f"server wrote a line that is not JSON: {exc}") from None
@@ -401,7 +406,7 @@ def parse_sse(data: bytes | bytearray) -> list[Any]:
         if not lines:
             continue
         payload = b"\n".join(ln[1:] if ln.startswith(b" ") else ln for ln in lines)
-        events.append(_loads(payload))
+        events.append(loads(payload))
     return events
 
 
@@ -417,7 +422,7 @@ def decode_http_reply(status: int, headers: dict[bytes, bytes], body: bytes | by
             if msg is None:
                 return None, f"HTTP {status}: SSE stream ended without the reply"
         else:
-            msg = _loads(body) if body else None
+            msg = loads(body) if body else None
     except ValueError as exc:
         return None, f"HTTP {status}: body is not JSON ({exc})"
     if status != 200:
@@ -565,8 +570,11 @@ class HttpChannel:
             del buf[: conn.need]
         msg, err = decode_http_reply(conn.status, conn.head, body, conn.req_id)
         req_id = conn.req_id
+        # reconnect if the server closes, or answered before reading the whole request
+        reconnect = conn.close_after or bool(conn.out)
+        conn.out = None
         conn.reset()
-        if conn.close_after:
+        if reconnect:
             self.sel.unregister(conn.sock)
             conn.sock.close()
             conn.sock = self._connect()
@@ -716,6 +724,19 @@ def _percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (k - lo)
 
 
+def _check_initialize(reply: Any, http_error: str | None = None) -> None:
+    """A server that answers ``initialize`` with a JSON-RPC error (or an
+    HTTP error carrying one) does not serve the legacy era: that is a
+    missing feature, reported as not available rather than as a failure."""
+    if isinstance(reply, dict) and isinstance(reply.get("error"), dict):
+        err = reply["error"]
+        raise NotAvailable(
+            f"{LEGACY_ERA_UNSUPPORTED}: initialize -> error {err.get('code')}: {str(err.get('message'))[:200]}"
+        )
+    if http_error or not isinstance(reply, dict) or "result" not in reply:
+        raise CaseError(f"initialize failed: {http_error or str(reply)[:300]}")
+
+
 def _stdio_start(server: ServerProc, era: str, first: RequestFactory, payload: str) -> StdioChannel:
     """Send the first request(s) right after spawn; return once the first
     ``tools/call`` is answered. Raises NotAvailable if the server dies first."""
@@ -724,8 +745,7 @@ def _stdio_start(server: ServerProc, era: str, first: RequestFactory, payload: s
         if era == "legacy":
             chan.send_line(initialize_body(0))
             init = chan.wait_reply(0)
-            if not isinstance(init, dict) or "result" not in init:
-                raise CaseError(f"initialize failed: {str(init)[:300]}")
+            _check_initialize(init)
             chan.send_line(INITIALIZED_BODY)
         chan.send_line(first.body(1))
         reply = chan.wait_reply(1)
@@ -764,8 +784,7 @@ def _http_start(server: ServerProc, era: str, first: RequestFactory, payload: st
     else:
         status, h, body = http_post("127.0.0.1", server.port, initialize_body(0), {})
         msg, err = decode_http_reply(status, h, body, 0)
-        if err or not isinstance(msg, dict) or "result" not in msg:
-            raise CaseError(f"initialize failed: {err or str(msg)[:300]}")
+        _check_initialize(msg, err)
         headers = {"MCP-Protocol-Version": LEGACY_VERSION}
         if b"mcp-session-id" in h:
             headers["Mcp-Session-Id"] = h[b"mcp-session-id"].decode("latin-1")
@@ -947,7 +966,7 @@ def main(argv: list[str] | None = None) -> int:
         warmup=args.warmup,
         min_requests=args.min_requests,
     )
-    sys.stdout.write(_dumps(asdict(res)).decode() + "\n")
+    sys.stdout.write(dumps(asdict(res)).decode() + "\n")
     return 0 if res.ok else 1
 
 

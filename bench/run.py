@@ -107,9 +107,15 @@ def build_table(samples: list[dict[str, Any]], unavailable: dict[str, str], impl
         key = (s["transport"], s["era"], s["inflight"], s["payload"])
         by_case.setdefault(key, {}).setdefault(s["impl"], []).append(s)
 
-    def cell_for(runs: list[dict[str, Any]] | None, impl: str, transport: str, getter: Callable[[dict[str, Any]], float]) -> tuple[str, list[float]]:
+    def cell_for(
+        runs: list[dict[str, Any]] | None, impl: str, transport: str, era: str, getter: Callable[[dict[str, Any]], float]
+    ) -> tuple[str, list[float]]:
         if f"{impl}/{transport}" in unavailable:
             return "n/a (not available)", []
+        reason = unavailable.get(f"{impl}/{transport}/{era}")
+        if reason is not None:
+            return ("n/a (era not supported)" if reason.startswith(driver.LEGACY_ERA_UNSUPPORTED) else "n/a (not available)"), []
+        runs = [r for r in runs or [] if r["available"]]
         if not runs:
             return "—", []
         bad = [r for r in runs if not r["ok"]]
@@ -134,15 +140,15 @@ def build_table(samples: list[dict[str, Any]], unavailable: dict[str, str], impl
             # cold start: one row per (transport, era), pooled over its cases
             pooled = {impl: [r for k in keys for r in by_case[k].get(impl, [])] for impl in (w_name, o_name)}
             key, label, unit, higher, scale = COLD_METRIC
-            wc, wv = cell_for(pooled[w_name], w_name, transport, lambda r: r[key] * scale)
-            oc, ov = cell_for(pooled[o_name], o_name, transport, lambda r: r[key] * scale)
+            wc, wv = cell_for(pooled[w_name], w_name, transport, era, lambda r: r[key] * scale)
+            oc, ov = cell_for(pooled[o_name], o_name, transport, era, lambda r: r[key] * scale)
             lines.append(f"| {transport} | {era} | — | — | {label} ({unit}) | {'↑' if higher else '↓'} | {wc} | {oc} | {_ratio(wv, ov)} |")
             for k in keys:
                 _, _, inflight, payload = k
                 runs = by_case[k]
                 for key, label, unit, higher, scale in CASE_METRICS:
-                    wc, wv = cell_for(runs.get(w_name), w_name, transport, lambda r, key=key, scale=scale: r[key] * scale)
-                    oc, ov = cell_for(runs.get(o_name), o_name, transport, lambda r, key=key, scale=scale: r[key] * scale)
+                    wc, wv = cell_for(runs.get(w_name), w_name, transport, era, lambda r, key=key, scale=scale: r[key] * scale)
+                    oc, ov = cell_for(runs.get(o_name), o_name, transport, era, lambda r, key=key, scale=scale: r[key] * scale)
                     lines.append(
                         f"| {transport} | {era} | {inflight} | {PAYLOADS.get(payload, f'{payload} B')} | "
                         f"{label} ({unit}) | {'↑' if higher else '↓'} | {wc} | {oc} | {_ratio(wv, ov)} |"
@@ -248,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{impl} over {transport}: not available ({reason})", file=sys.stderr)
 
     cases = [(t, e, n, p) for t in transports for e in eras for n in inflights for p in payloads]
-    runnable = [i for i in impls]
+    runnable = list(impls)
     total = reps * len(cases) * len(runnable)
     print(
         f"{len(cases)} cases × {len(runnable)} implementation(s) × {reps} rep(s) = {total} runs, "
@@ -262,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         for transport, era, inflight, payload in cases:
             for impl in order:
                 done += 1
-                if f"{impl}/{transport}" in unavailable:
+                if f"{impl}/{transport}" in unavailable or f"{impl}/{transport}/{era}" in unavailable:
                     continue
                 res = driver.run_case(
                     server_command(impl, transport), transport=transport, era=era, inflight=inflight,
@@ -272,6 +278,12 @@ def main(argv: list[str] | None = None) -> int:
                 row = asdict(res)
                 row["rep"] = rep
                 samples.append(row)
+                if not res.available:
+                    # e.g. no legacy era: skip the rest of this (impl, transport, era)
+                    reason = "; ".join(res.error_messages)[:600] or "not available"
+                    unavailable[f"{impl}/{transport}/{era}"] = reason
+                    print(f"[{done}/{total}] {impl:8} {transport:5} {era:6} not available: {reason}", file=sys.stderr)
+                    continue
                 status = "ok" if res.ok else f"FAILED: {'; '.join(res.error_messages)[:300]}"
                 print(
                     f"[{done}/{total}] {impl:8} {transport:5} {era:6} {inflight:2}× {PAYLOADS.get(payload, payload)!s:6} "
@@ -281,20 +293,23 @@ def main(argv: list[str] | None = None) -> int:
 
     meta["elapsed_s"] = round(time.time() - started, 1)
     meta["loadavg_end"] = os.getloadavg()
-    failed = [s for s in samples if not s["ok"]]
+    failed = [s for s in samples if s["available"] and not s["ok"]]
     table = build_table(samples, unavailable, impls)
 
     out = Path(args.json_path) if args.json_path else BENCH / "results" / f"run-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(
-        driver._dumps({"meta": meta, "unavailable": unavailable, "samples": samples, "table": table})
+        driver.dumps({"meta": meta, "unavailable": unavailable, "samples": samples, "table": table})
     )
 
     print(table)
     for key, reason in unavailable.items():
         print(f"- {key}: not available: {reason}")
-    print(f"\nruns: {len(samples)}, failed: {len(failed)}, errors: {sum(s['errors'] for s in samples)}, "
+    print(f"\nruns: {sum(s['available'] for s in samples)}, failed: {len(failed)}, errors: {sum(s['errors'] for s in samples)}, "
           f"elapsed: {meta['elapsed_s']} s; raw samples: {out}")
+    if not any(s["available"] for s in samples):
+        print("nothing ran: every selected implementation was unavailable", file=sys.stderr)
+        return 2
     return 1 if failed else 0
 
 

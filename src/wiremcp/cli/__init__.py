@@ -28,6 +28,14 @@ def main(argv: list[str] | None = None) -> int:
         help="level of the server's own log, written to stderr (default: WARNING)",
     )
 
+    run.add_argument(
+        "--max-message-size",
+        type=int,
+        default=None,
+        metavar="BYTES",
+        help="largest message accepted (default: 16 MiB); longer lines get a -32600 reply",
+    )
+
     demo = commands.add_parser("demo", help="run the echo example and show each envelope on the wire")
     demo.add_argument("--no-color", action="store_true", help="never colour the output")
 
@@ -38,7 +46,10 @@ def main(argv: list[str] | None = None) -> int:
         logging.basicConfig(
             stream=sys.stderr, level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
         )
-        return run_target(args.target)
+        limits = {}
+        if args.max_message_size is not None:
+            limits["max_message_size"] = args.max_message_size
+        return run_target(args.target, **limits)
     if args.command == "demo":
         from ._demo import demo as run_demo
 

@@ -7,6 +7,7 @@ import importlib.util
 import os
 import sys
 from types import ModuleType
+from typing import Any
 
 from ..server import Server
 
@@ -64,7 +65,7 @@ def load_server(target: str) -> Server:
     raise TargetError(f"{spec} defines several Servers; name one as {spec}:NAME")
 
 
-def run_target(target: str) -> int:
+def run_target(target: str, **limits: Any) -> int:
     try:
         server = load_server(target)
     except TargetError as exc:
@@ -73,7 +74,7 @@ def run_target(target: str) -> int:
     from .. import run
 
     try:
-        run(server)
+        run(server, **limits)
     except KeyboardInterrupt:
         return 130
     return 0

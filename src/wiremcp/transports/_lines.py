@@ -65,6 +65,14 @@ class _Call:
         self.done = False
         self.task: asyncio.Task[None] | None = None
 
+    def cancel(self) -> None:
+        self.done = True
+        if self.task is not None:
+            # Scheduled, not immediate: the task's first step is already queued,
+            # so even a request cancelled in the read that brought it starts,
+            # and its coroutines unwind normally at their first await.
+            self.task.get_loop().call_soon(self.task.cancel)
+
     def emit(self, method: str, params: dict[str, Any]) -> None:
         if self.done:
             log.debug("dropped %s for request %r: it is finished or cancelled", method, self.id)
@@ -124,9 +132,7 @@ class LineServer:
     async def cancel_all(self) -> None:
         """Stop every request in flight without replying (the output is gone)."""
         for call in list(self._calls.values()):
-            call.done = True
-            if call.task is not None:
-                call.task.cancel()
+            call.cancel()
         await self.wait_closed()
 
     def _line(self, line: bytes | TooLong) -> None:
@@ -173,26 +179,28 @@ class LineServer:
             self.write(reply_ok(id_, out)[0])
             return
         self._calls[id_] = call
-        call.task = asyncio.get_running_loop().create_task(self._finish(call, out))  # type: ignore[arg-type]
+        task = asyncio.get_running_loop().create_task(self._finish(call, out))  # type: ignore[arg-type]
+        # Clean up in a done-callback: it also runs for a task cancelled before its first step.
+        task.add_done_callback(lambda _, call=call: self._finished(call))
+        call.task = task
         if len(self._calls) >= self._max_in_flight and self._pause is not None and not self._paused:
             self._paused = True
             self._pause()
 
     async def _finish(self, call: _Call, pending: Awaitable[Any]) -> None:
-        try:
-            data, _ = await settle(call.id, pending)
-            if not call.done:
-                call.done = True
-                self.write(data)
-        except asyncio.CancelledError:
+        data, _ = await settle(call.id, pending)
+        if not call.done:
             call.done = True
-        finally:
-            del self._calls[call.id]
-            if self._paused and len(self._calls) < self._max_in_flight and self._resume is not None:
-                self._paused = False
-                self._resume()
-            if not self._calls:
-                self._idle.set()
+            self.write(data)
+
+    def _finished(self, call: _Call) -> None:
+        call.done = True
+        del self._calls[call.id]
+        if self._paused and len(self._calls) < self._max_in_flight and self._resume is not None:
+            self._paused = False
+            self._resume()
+        if not self._calls:
+            self._idle.set()
 
     def _notification(self, note: Notification) -> None:
         if note.method == methods.CANCELLED:
@@ -204,8 +212,6 @@ class LineServer:
                 log.debug("cancellation for %r ignored: no such request in flight", target)
                 return
             log.info("request %r cancelled: %s", target, params.get("reason", "no reason given"))
-            call.done = True
-            if call.task is not None:
-                call.task.cancel()
+            call.cancel()
             return
         log.debug("notification %s received", note.method)

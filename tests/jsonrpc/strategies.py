@@ -96,6 +96,58 @@ mcp_messages = messages(MCP)
 base_messages = messages(JSONRPC_2_0)
 
 
+# -- envelope-shaped JSON objects, right and wrong ----------------------------------
+
+# Values that sit on the rule boundaries, mixed with arbitrary JSON.
+jsonrpc_values = st.one_of(
+    st.just("2.0"), st.sampled_from(["1.0", "2", "2.00", " 2.0", "2.0\n", 2.0, 2, True]), json_values
+)
+any_ids = st.one_of(mcp_ids, base_ids, st.sampled_from([True, False, 1.0, -0.0, {}, []]), json_values)
+method_values = st.one_of(json_text, json_values)
+params_values = st.one_of(json_objects, json_arrays, json_values)
+result_values = st.one_of(json_objects, json_values)
+error_values = st.one_of(
+    error_objects(),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "code": st.one_of(st.integers(-40000, 40000), json_values),
+            "message": st.one_of(json_text, json_values),
+            "data": json_values,
+        },
+    ),
+    json_values,
+)
+envelope_like = st.fixed_dictionaries(
+    {},
+    optional={
+        "jsonrpc": jsonrpc_values,
+        "id": any_ids,
+        "method": method_values,
+        "params": params_values,
+        "result": result_values,
+        "error": error_values,
+        "extra": json_values,
+    },
+)
+#: An envelope that usually is (almost) right: the members a message has, each
+#: valid most of the time, so that each rule is hit alone.
+mostly_valid = st.one_of(
+    st.fixed_dictionaries(
+        {"jsonrpc": st.just("2.0") | jsonrpc_values, "method": json_text | method_values},
+        optional={"id": mcp_ids | any_ids, "params": json_objects | params_values},
+    ),
+    st.fixed_dictionaries(
+        {"jsonrpc": st.just("2.0") | jsonrpc_values, "result": json_objects | result_values},
+        optional={"id": mcp_ids | any_ids, "error": error_values},
+    ),
+    st.fixed_dictionaries(
+        {"jsonrpc": st.just("2.0") | jsonrpc_values, "error": error_objects() | error_values},
+        optional={"id": mcp_ids | any_ids},
+    ),
+)
+
+
 # -- strict comparison -----------------------------------------------------------
 
 

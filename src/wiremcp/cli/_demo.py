@@ -54,7 +54,7 @@ STEPS: list[tuple[str, Any]] = [
         {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}},
     ),
     (
-        "A line that is not JSON gets a -32700 reply with id null, never silence",
+        "A line that is not JSON gets a -32700 reply (its id unreadable, so none), never silence",
         b'{"jsonrpc": "2.0", "id": 5, "method": "tools/list", oops}',
     ),
 ]

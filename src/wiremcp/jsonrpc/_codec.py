@@ -27,6 +27,10 @@ not an object                                          -32600   null
 anything else                                          -32600   null
 ====================================================  =======  ===========
 
+"null" in the last column means the id could not be read: JSON-RPC 2.0
+answers with ``"id": null``, MCP (whose schema has no null id) leaves ``id``
+out of the error reply (see `encode_error`).
+
 Every limit is a named constant with a setting on `Decoder`. Encoding makes
 compact UTF-8 JSON on one line (orjson escapes every control character in
 strings, so a message never holds a raw newline).
@@ -385,17 +389,28 @@ def encode_result(id: Any, result: Any, *, line: bool = False) -> bytes:
     return _dump({"jsonrpc": "2.0", "id": id, "result": result}, line)
 
 
-def encode_error(id: Any, error: dict[str, Any], *, line: bool = False) -> bytes:
-    """An error response; ``error`` is ``{"code", "message"[, "data"]}``, e.g. ``exc.to_error()``."""
+def encode_error(id: Any, error: dict[str, Any], *, line: bool = False, profile: Profile = MCP) -> bytes:
+    """An error response; ``error`` is ``{"code", "message"[, "data"]}``, e.g. ``exc.to_error()``.
+
+    ``id=None`` means the request's id could not be read. JSON-RPC 2.0 then
+    writes ``"id": null``; MCP's schema has no null id (``JSONRPCErrorResponse.id``
+    is an optional string or integer), so under the `MCP` profile the member
+    is left out.
+    """
+    if id is None and not profile.null_id:
+        return _dump({"jsonrpc": "2.0", "error": error}, line)
     return _dump({"jsonrpc": "2.0", "id": id, "error": error}, line)
 
 
-def encode(message: Message | Batch | list[Any], *, line: bool = False) -> bytes:
-    """Any message object (or a batch / list of them) as compact single-line JSON."""
-    return _dump(_to_obj(message), line)
+def encode(message: Message | Batch | list[Any], *, line: bool = False, profile: Profile = MCP) -> bytes:
+    """Any message object (or a batch / list of them) as compact single-line JSON.
+
+    An `ErrorResponse` with id ``None`` follows `encode_error`'s rule for ``profile``.
+    """
+    return _dump(_to_obj(message, profile.null_id), line)
 
 
-def _to_obj(message: Any) -> Any:
+def _to_obj(message: Any, null_id: bool) -> Any:
     t = type(message)
     if t is Request:
         obj = {"jsonrpc": "2.0", "id": message.id, "method": message.method}
@@ -410,9 +425,11 @@ def _to_obj(message: Any) -> Any:
     if t is Response:
         return {"jsonrpc": "2.0", "id": message.id, "result": message.result}
     if t is ErrorResponse:
+        if message.id is None and not null_id:
+            return {"jsonrpc": "2.0", "error": message.error}
         return {"jsonrpc": "2.0", "id": message.id, "error": message.error}
     if t is Batch:
-        return [_to_obj(m) for m in message.items]
+        return [_to_obj(m, null_id) for m in message.items]
     if t is list or t is tuple:
-        return [_to_obj(m) for m in message]
+        return [_to_obj(m, null_id) for m in message]
     raise LocalProtocolError(f"not a JSON-RPC message: {message!r}")

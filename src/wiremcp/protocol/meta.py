@@ -54,7 +54,7 @@ _LEVEL_RANK = {name: rank for rank, name in enumerate(LOG_LEVELS)}
 class RequestMeta:
     """The validated protocol fields of one request's ``_meta``."""
 
-    __slots__ = ("protocol_version", "client_capabilities", "client_info", "log_level", "progress_token", "raw")
+    __slots__ = ("protocol_version", "client_capabilities", "client_info", "log_level", "progress_token", "raw", "inputs")
 
     def __init__(
         self,
@@ -71,6 +71,9 @@ class RequestMeta:
         self.log_level = log_level
         self.progress_token = progress_token
         self.raw = raw if raw is not None else {}
+        #: Multi round-trip answers verified for this request (its earlier rounds'
+        #: answers from ``requestState`` plus its ``inputResponses``), or None.
+        self.inputs: dict[str, Any] | None = None
 
     def wants_log(self, level: str) -> bool:
         """Whether a message at ``level`` may be sent for this request.

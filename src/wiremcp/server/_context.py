@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..protocol import methods
 from ..protocol.meta import RequestMeta
+from ._mrtr import ELICIT, ROOTS, SAMPLE, InputRequired, check_answer, check_capabilities
 
 if TYPE_CHECKING:
     from ._server import Server
@@ -28,7 +29,7 @@ def _discard(method: str, params: dict[str, Any]) -> None:
 class Context:
     """The request being served: its id, its ``_meta`` fields, progress and logging."""
 
-    __slots__ = ("request_id", "method", "meta", "server", "_emit")
+    __slots__ = ("request_id", "method", "meta", "server", "_emit", "_asked")
 
     def __init__(
         self,
@@ -43,6 +44,7 @@ class Context:
         self.meta = meta
         self.server = server
         self._emit = emit or _discard
+        self._asked = 0
 
     @property
     def protocol_version(self) -> str:
@@ -61,6 +63,89 @@ class Context:
         """``traceparent``, ``tracestate`` and ``baggage`` from ``_meta``, when present."""
         raw = self.meta.raw
         return {k: raw[k] for k in ("traceparent", "tracestate", "baggage") if type(raw.get(k)) is str}
+
+    def supports(self, capability: str, mode: str | None = None) -> bool:
+        """Whether the request's ``clientCapabilities`` declare ``capability`` (and ``mode``)."""
+        declared = self.meta.client_capabilities.get(capability)
+        if type(declared) is not dict:
+            return False
+        if mode is None:
+            return True
+        return mode in declared or (capability == "elicitation" and mode == "form" and not declared)
+
+    # -- input from the client (basic/patterns/mrtr.mdx) ----------------------
+
+    async def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """Several input requests at once: ``{key: {"method", "params"}}`` → ``{key: result}``.
+
+        If the request already carries every answer (a retry), they are
+        returned, checked. Otherwise the client is asked for the missing
+        ones: the request ends with an ``input_required`` result and the
+        handler runs again when the client retries with the answers.
+        """
+        answers = self.meta.inputs or {}
+        missing = {k: r for k, r in requests.items() if k not in answers}
+        if not missing:
+            for key, request in requests.items():
+                check_answer(key, request, answers[key])
+            return {k: answers[k] for k in requests}
+        check_capabilities(missing, self.meta.client_capabilities)
+        raise InputRequired(missing, answers)
+
+    def _key(self, key: str | None) -> str:
+        self._asked += 1
+        return key if key is not None else f"input-{self._asked}"
+
+    async def elicit(
+        self, message: str, schema: dict[str, Any] | None = None, *, key: str | None = None
+    ) -> dict[str, Any]:
+        """Ask the user to fill a form (client/elicitation.mdx); returns the ElicitResult.
+
+        ``schema`` is a flat object schema of primitive properties; the
+        answer's ``content`` is checked against it.
+        """
+        params = {
+            "mode": "form",
+            "message": message,
+            "requestedSchema": schema if schema is not None else {"type": "object", "properties": {}},
+        }
+        k = self._key(key)
+        return (await self.ask({k: {"method": ELICIT, "params": params}}))[k]  # type: ignore[no-any-return]
+
+    async def elicit_url(self, message: str, url: str, elicitation_id: str, *, key: str | None = None) -> dict[str, Any]:
+        """Send the user to a URL (URL-mode elicitation); returns the ElicitResult."""
+        params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
+        k = self._key(key)
+        return (await self.ask({k: {"method": ELICIT, "params": params}}))[k]  # type: ignore[no-any-return]
+
+    async def sample(
+        self,
+        messages: list[dict[str, Any]] | str,
+        *,
+        max_tokens: int,
+        system_prompt: str | None = None,
+        key: str | None = None,
+        **options: Any,
+    ) -> dict[str, Any]:
+        """Ask the client's LLM (client/sampling.mdx); returns the CreateMessageResult.
+
+        ``messages`` may be a plain string: one user text message. Other
+        CreateMessageRequest fields go in ``options`` by their wire names
+        (``modelPreferences``, ``temperature``, ``stopSequences`` ...).
+        """
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+        params: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens, **options}
+        if system_prompt is not None:
+            params["systemPrompt"] = system_prompt
+        k = self._key(key)
+        return (await self.ask({k: {"method": SAMPLE, "params": params}}))[k]  # type: ignore[no-any-return]
+
+    async def list_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
+        """The client's roots (client/roots.mdx)."""
+        k = self._key(key)
+        result = (await self.ask({k: {"method": ROOTS, "params": {}}}))[k]
+        return result["roots"]  # type: ignore[no-any-return]
 
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> bool:
         """Send ``notifications/progress`` if the request asked for it (a ``progressToken``).

@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any, Awaitable, Callable, Literal
+from typing import Any, Awaitable, Callable, Iterable, Literal
 
 from ..jsonrpc import InvalidParams, MethodNotFound, Request
 from ..protocol import MODERN_VERSIONS, methods
 from ..protocol.meta import SERVER_INFO, RequestMeta, parse_request_meta
+from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
 from ._context import Context, Emit
+from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
+from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, listen, parse_filter
 from ._tools import Tool
 
 __all__ = ["Server", "DEFAULT_LIST_TTL_MS"]
@@ -57,6 +60,10 @@ class Server:
         cache_scope: CacheScope = "public",
         page_size: int | None = None,
         server_info_in_results: bool = True,
+        state_keys: Iterable[str | bytes] | None = None,
+        state_ttl: float = DEFAULT_STATE_TTL,
+        bus: ChangeBus | None = None,
+        max_subscriptions: int = DEFAULT_MAX_SUBSCRIPTIONS,
     ) -> None:
         if list_ttl_ms < 0:
             raise ValueError("list_ttl_ms must be >= 0 (server/utilities/caching.mdx)")
@@ -83,7 +90,14 @@ class Server:
             methods.DISCOVER: self._discover,
             methods.TOOLS_LIST: self._tools_list,
             methods.TOOLS_CALL: self._tools_call,
+            methods.SUBSCRIPTIONS_LISTEN: self._listen,
         }
+        # Multi round-trip requests: sealed requestState (see _mrtr, protocol/state).
+        self.state_sealer = StateSealer(state_keys, ttl=state_ttl)
+        # subscriptions/listen: change events, fanned out through a pluggable bus.
+        self.bus: ChangeBus = bus if bus is not None else LocalBus()
+        self.max_subscriptions = max_subscriptions
+        self._open_subscriptions = [0]
 
     # -- registration -------------------------------------------------------
 
@@ -121,11 +135,13 @@ class Server:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
         self._tool_defs = None
+        self.notify_tools_changed()
         return tool
 
     def remove_tool(self, name: str) -> None:
         del self._tools[name]
         self._tool_defs = None
+        self.notify_tools_changed()
 
     @property
     def tools(self) -> dict[str, Tool]:
@@ -135,8 +151,35 @@ class Server:
     def capabilities(self) -> dict[str, Any]:
         caps: dict[str, Any] = {}
         if self._tools:
-            caps["tools"] = {}
+            caps["tools"] = {"listChanged": True}
         return caps
+
+    # -- change notifications (basic/patterns/subscriptions.mdx) --------------
+
+    def notify_tools_changed(self) -> None:
+        """Tell ``subscriptions/listen`` streams that asked for it that the tool list changed."""
+        self.bus.publish(("tools", None))
+
+    def notify_prompts_changed(self) -> None:
+        self.bus.publish(("prompts", None))
+
+    def notify_resources_changed(self) -> None:
+        self.bus.publish(("resources", None))
+
+    def notify_resource_updated(self, uri: str) -> None:
+        """Send ``notifications/resources/updated`` to streams subscribed to ``uri``."""
+        self.bus.publish(("updated", uri))
+
+    def close_subscriptions(self) -> None:
+        """End every open subscription gracefully (each gets its ``complete`` result)."""
+        self.bus.publish(None)
+
+    def _listen(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> Awaitable[dict[str, Any]]:
+        wanted = parse_filter(params)
+        honoured = {"tools", "prompts", "resources", "updated"}
+        return listen(
+            request.id, wanted, honoured, self.bus, emit or _drop, self._open_subscriptions, self.max_subscriptions
+        )
 
     # -- handling -----------------------------------------------------------
 
@@ -147,7 +190,23 @@ class Server:
             raise self._method_not_found(request.method)
         params = request.params
         meta = parse_request_meta(params, self.supported_versions)
-        return handler(request, params, meta, emit)  # type: ignore[arg-type]
+        method = request.method
+        if method not in MRTR_METHODS:
+            return handler(request, params, meta, emit)  # type: ignore[arg-type]
+        begin(self.state_sealer, method, params, meta)  # type: ignore[arg-type]
+        try:
+            out = handler(request, params, meta, emit)  # type: ignore[arg-type]
+        except InputRequired as exc:
+            return self._complete(input_required_result(self.state_sealer, method, params, exc))  # type: ignore[arg-type]
+        if type(out) is dict:
+            return out
+        return self._rounds(out, method, params)  # type: ignore[arg-type]
+
+    async def _rounds(self, pending: Awaitable[dict[str, Any]], method: str, params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return await pending
+        except InputRequired as exc:
+            return self._complete(input_required_result(self.state_sealer, method, params, exc))
 
     def _method_not_found(self, method: str) -> MethodNotFound:
         if method in methods.REMOVED_IN_MODERN:
@@ -244,3 +303,7 @@ def _decode_cursor(cursor: Any) -> int:
     if not raw.startswith("o:") or not raw[2:].isdigit():
         raise problem
     return int(raw[2:])
+
+
+def _drop(method: str, params: dict[str, Any]) -> None:
+    return None

@@ -11,7 +11,9 @@ hints (see `_schema`), its description from the docstring. Calling it:
    block dict (``{"type": "text", ...}``) or a list of them is sent as is, a
    `ToolResult` is taken whole, anything else is sent as its JSON text;
 4. `ToolError` or any other exception becomes ``isError: true`` with the
-   exception's message.
+   exception's message, except a `JSONRPCError` (a deliberate protocol
+   error, such as -32021 from ``ctx.elicit``), which stays a protocol error,
+   and `InputRequired` (a BaseException), which `Server.handle` answers.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any, Awaitable, Callable
 
 import orjson
 
+from ..jsonrpc import JSONRPCError
 from ._context import Context
 from ._schema import compile, signature_schema
 
@@ -139,6 +142,8 @@ class Tool:
             out = self.fn(**arguments)
         except ToolError as exc:
             return error_result(str(exc))
+        except JSONRPCError:
+            raise  # a deliberate protocol error (e.g. -32021 from ctx.ask) stays one
         except Exception as exc:
             return self._failed(exc)
         if self.is_async:
@@ -150,6 +155,8 @@ class Tool:
             out = await pending
         except ToolError as exc:
             return error_result(str(exc))
+        except JSONRPCError:
+            raise  # a deliberate protocol error (e.g. -32021 from ctx.ask) stays one
         except Exception as exc:
             return self._failed(exc)
         return to_result(out)

@@ -5,7 +5,7 @@ same code serves stdin/stdout, a socket, or an in-memory pipe. The rules it
 keeps (basic/transports/stdio.mdx, basic/patterns/cancellation.mdx):
 
 * every request line gets exactly one reply line; a line that cannot be
-  parsed or is not a valid message gets an error reply (id null unless the
+  parsed or is not a valid message gets an error reply (without an id unless the
   request's id could be read), never silence;
 * notifications get no reply; ``notifications/cancelled`` cancels the
   request it names, and nothing more is sent for that request, not even its
@@ -16,7 +16,8 @@ keeps (basic/transports/stdio.mdx, basic/patterns/cancellation.mdx):
 * at most ``max_in_flight`` asynchronous requests run at once; past that the
   stream is paused (back-pressure), not refused;
 * at end of input, requests in flight finish and their replies are written
-  before `wait_closed` returns;
+  before `wait_closed` returns; open ``subscriptions/listen`` streams end
+  with the input (no reply is owed when the transport closes);
 * responses from the client are not part of the 2026-07-28 stdio binding:
   they are logged and ignored, never answered (answering a response would
   start a loop).
@@ -57,13 +58,14 @@ DEFAULT_MAX_IN_FLIGHT = 256
 class _Call:
     """One request in progress; ``done`` once replied to or cancelled."""
 
-    __slots__ = ("conn", "id", "done", "task")
+    __slots__ = ("conn", "id", "done", "task", "endless")
 
     def __init__(self, conn: LineServer, id: Any) -> None:
         self.conn = conn
         self.id = id
         self.done = False
         self.task: asyncio.Task[None] | None = None
+        self.endless = False  # a subscriptions/listen stream: lives until cancelled
 
     def cancel(self) -> None:
         self.done = True
@@ -118,6 +120,11 @@ class LineServer:
         for line in self._splitter.close():
             self._line(line)
         self._eof = True
+        # Subscriptions end with the transport (subscriptions.mdx, Cancellation):
+        # no response is owed, and they would otherwise never finish.
+        for call in list(self._calls.values()):
+            if call.endless:
+                call.cancel()
 
     @property
     def in_flight(self) -> int:
@@ -179,6 +186,7 @@ class LineServer:
             self.write(reply_ok(id_, out)[0])
             return
         self._calls[id_] = call
+        call.endless = req.method == methods.SUBSCRIPTIONS_LISTEN
         task = asyncio.get_running_loop().create_task(self._finish(call, out))  # type: ignore[arg-type]
         # Clean up in a done-callback: it also runs for a task cancelled before its first step.
         task.add_done_callback(lambda _, call=call: self._finished(call))

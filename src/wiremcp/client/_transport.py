@@ -1,0 +1,59 @@
+"""The interface between the `Client` and a transport: small on purpose.
+
+A transport moves encoded messages; it knows nothing of MCP. The client
+hands it each outgoing message already encoded (one JSON text, no newline)
+together with what an HTTP transport needs to build headers; the transport
+reports what arrives through the `Receiver` the client gave to `open`:
+
+* ``receiver.message(data, origin)``: one incoming JSON text. ``origin`` is
+  the id of the request whose response stream carried it (HTTP), or
+  ``None`` when the channel is shared (stdio, memory): notifications on a
+  shared channel are correlated by their content, not by where they came
+  from;
+* ``receiver.request_failed(id, exc)``: the request with this id cannot be
+  answered by the server any more (an HTTP error without a JSON-RPC body, a
+  dropped connection); ``exc`` is the `ClientError` to raise to the caller;
+* ``receiver.closed(exc)``: the channel is gone for good.
+
+``cancel_by_notification`` says how a request is cancelled (cancellation.mdx,
+"Transport-Specific Cancellation"): ``True`` for a shared stream, where the
+client sends ``notifications/cancelled``; ``False`` for HTTP, where the
+transport closes the request's response stream in `abandon`.
+
+``cache_key`` names the server for the process-wide era cache
+(versioning.mdx: the era is cached per server process or per HTTP origin).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Protocol
+
+__all__ = ["ClientTransport", "Receiver"]
+
+
+class Receiver(Protocol):
+    def message(self, data: bytes, origin: Any) -> None: ...
+
+    def request_failed(self, id: Any, exc: BaseException) -> None: ...
+
+    def closed(self, exc: BaseException | None) -> None: ...
+
+
+class ClientTransport(Protocol):
+    cache_key: Hashable
+    cancel_by_notification: bool
+
+    async def open(self, receiver: Receiver) -> None:
+        """Connect (start the process, ...); incoming messages go to ``receiver``."""
+
+    def send(self, data: bytes, *, id: Any = None, method: str | None = None, params: Any = None) -> None:
+        """Send one encoded message. ``id`` is set for requests, ``None`` for notifications."""
+
+    def abandon(self, id: Any) -> None:
+        """Stop receiving for the request ``id`` (HTTP: close its stream). No-op on shared streams."""
+
+    def send_raw(self, data: bytes) -> None:
+        """Write bytes as they are (a shared stream adds the newline); for demos and tests."""
+
+    async def aclose(self) -> None:
+        """Close the channel and release everything (stop the process, ...)."""

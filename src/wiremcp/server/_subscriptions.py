@@ -1,0 +1,140 @@
+"""``subscriptions/listen`` (basic/patterns/subscriptions.mdx): change events fanned out to streams.
+
+A `ChangeBus` carries change events from wherever they happen (a tool added
+at run time, ``server.notify_resource_updated(uri)``) to every open
+subscription. `LocalBus` is the in-process default; a deployment with several
+workers plugs in a bus backed by a broker (e.g. Redis pub/sub) that
+implements the same two methods, so a change on one worker reaches listeners
+on all of them (DESIGN.md, Scale-out).
+
+Rules kept by `listen` (the request handler):
+
+* the first message of a stream is ``notifications/subscriptions/acknowledged``
+  with the subset of the filter the server honours;
+* every notification carries ``io.modelcontextprotocol/subscriptionId`` (the
+  listen request's id) in ``_meta``;
+* only the kinds the client asked for are sent;
+* the stream ends with a ``complete`` result (carrying the subscription id)
+  when the server closes it, and without one when the client cancels it or
+  the transport goes away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable, Protocol
+
+from ..jsonrpc import InvalidParams, JSONRPCError
+from ..protocol.meta import SUBSCRIPTION_ID
+
+__all__ = ["ChangeBus", "LocalBus", "Event", "listen", "DEFAULT_MAX_SUBSCRIPTIONS", "parse_filter"]
+
+#: Open subscriptions one server process accepts before refusing new ones.
+DEFAULT_MAX_SUBSCRIPTIONS = 1024
+#: Events queued for one slow listener before the oldest are dropped.
+QUEUE_LIMIT = 1024
+
+#: ("tools" | "prompts" | "resources" | "updated", uri or None); None ends every stream.
+Event = "tuple[str, str | None] | None"
+
+ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+_LIST_CHANGED = {
+    "tools": ("toolsListChanged", "notifications/tools/list_changed"),
+    "prompts": ("promptsListChanged", "notifications/prompts/list_changed"),
+    "resources": ("resourcesListChanged", "notifications/resources/list_changed"),
+}
+UPDATED = "notifications/resources/updated"
+
+
+class ChangeBus(Protocol):
+    def publish(self, event: Any) -> None: ...
+
+    def subscribe(self, deliver: Callable[[Any], None]) -> Callable[[], None]:
+        """Register a callback for every event; returns the function that unregisters it."""
+        ...
+
+
+class LocalBus:
+    """Fan-out within one process."""
+
+    def __init__(self) -> None:
+        self._listeners: set[Callable[[Any], None]] = set()
+
+    def publish(self, event: Any) -> None:
+        for deliver in list(self._listeners):
+            deliver(event)
+
+    def subscribe(self, deliver: Callable[[Any], None]) -> Callable[[], None]:
+        self._listeners.add(deliver)
+        return lambda: self._listeners.discard(deliver)
+
+    def __len__(self) -> int:
+        return len(self._listeners)
+
+
+def parse_filter(params: dict[str, Any]) -> dict[str, Any]:
+    """The validated ``notifications`` filter (-32602 when malformed)."""
+    wanted = params.get("notifications")
+    if type(wanted) is not dict:
+        raise InvalidParams("Invalid params: subscriptions/listen needs 'notifications', an object (SubscriptionFilter)")
+    for flag, _ in _LIST_CHANGED.values():
+        if flag in wanted and type(wanted[flag]) is not bool:
+            raise InvalidParams(f"Invalid params: notifications.{flag} must be a boolean")
+    uris = wanted.get("resourceSubscriptions")
+    if uris is not None and (type(uris) is not list or any(type(u) is not str for u in uris)):
+        raise InvalidParams("Invalid params: notifications.resourceSubscriptions must be an array of URIs")
+    return wanted
+
+
+async def listen(
+    subscription_id: Any,
+    wanted: dict[str, Any],
+    honoured: set[str],
+    bus: ChangeBus,
+    emit: Callable[[str, dict[str, Any]], None],
+    open_count: list[int],
+    limit: int,
+) -> dict[str, Any]:
+    """Serve one subscription until the server closes it (or the task is cancelled)."""
+    if open_count[0] >= limit:
+        raise JSONRPCError(f"Too many open subscriptions (limit {limit}); close one and retry")
+    agreed: dict[str, Any] = {}
+    kinds: set[str] = set()
+    for kind, (flag, _) in _LIST_CHANGED.items():
+        if wanted.get(flag) is True and kind in honoured:
+            agreed[flag] = True
+            kinds.add(kind)
+    uris: set[str] = set()
+    if wanted.get("resourceSubscriptions") and "updated" in honoured:
+        agreed["resourceSubscriptions"] = list(wanted["resourceSubscriptions"])
+        uris = set(agreed["resourceSubscriptions"])
+    meta = {SUBSCRIPTION_ID: subscription_id}
+    queue: asyncio.Queue[Any] = asyncio.Queue(QUEUE_LIMIT)
+
+    def deliver(event: Any) -> None:
+        if event is not None:
+            kind, uri = event
+            if not (kind in kinds or (kind == "updated" and uri in uris)):
+                return
+        if queue.full():  # a listener that does not keep up loses the oldest event
+            queue.get_nowait()
+        queue.put_nowait(event)
+
+    unsubscribe = bus.subscribe(deliver)
+    open_count[0] += 1
+    try:
+        emit(ACKNOWLEDGED, {"_meta": meta, "notifications": agreed})
+        while True:
+            event = await queue.get()
+            if event is None:
+                return {"resultType": "complete", "_meta": meta}
+            kind, uri = event
+            if kind == "updated":
+                emit(UPDATED, {"_meta": meta, "uri": uri})
+            else:
+                emit(_LIST_CHANGED[kind][1], {"_meta": meta})
+    finally:
+        open_count[0] -= 1
+        unsubscribe()
+
+

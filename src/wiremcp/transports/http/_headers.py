@@ -1,0 +1,297 @@
+"""Request metadata headers (streamable-http.mdx, "Request Metadata").
+
+The rules this module keeps for a POST whose body is a JSON-RPC request
+("Server Validation"; the first that fails decides, and every failure is
+`HeaderMismatch`, -32020, HTTP 400):
+
+==============================  ==============================================
+header                          rule
+==============================  ==============================================
+``MCP-Protocol-Version``        required; equals ``params._meta``'s
+                                ``io.modelcontextprotocol/protocolVersion``
+                                when the body carries one as a string (a body
+                                without one is -32602, basic/index.mdx)
+``Mcp-Method``                  required; equals ``method``
+``Mcp-Name``                    for ``tools/call`` and ``prompts/get``
+                                (``params.name``) and ``resources/read``
+                                (``params.uri``): required when the body
+                                carries the value as a string; equals it
+``Mcp-Param-{Name}``            for ``tools/call`` of a registered tool whose
+                                ``inputSchema`` annotates properties with
+                                ``x-mcp-header``: present exactly when the
+                                argument at that property path is present and
+                                not null; equals it (integers numerically)
+==============================  ==============================================
+
+Values are case-sensitive; names are not (ASGI hands them over lower-cased).
+Repeated field lines are combined with ``", "`` (RFC 9110, section 5.3), so a
+routing header sent twice never matches. ``Mcp-Name`` and ``Mcp-Param-*``
+values are either plain (visible ASCII, space and tab only) or the Base64
+sentinel ``=?base64?{Base64 of UTF-8}?=`` ("Value Encoding"), decoded before
+the comparison; any other byte, bad Base64 or bad UTF-8 is a failure.
+
+Only what the specification says a server MUST check is checked: nothing is
+required of notifications (their header rules are undefined in 2026-07-28),
+and an ``x-mcp-header`` annotation off a pure ``properties`` chain is ignored
+(conforming clients drop such a tool; the tool's own schema still validates
+its arguments).
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import re
+from typing import Any
+
+from ...jsonrpc import Request
+from ...protocol import methods
+from ...protocol.errors import HeaderMismatch
+from ...protocol.meta import PROTOCOL_VERSION
+from ...server import Server, Tool
+
+__all__ = [
+    "PROTOCOL_VERSION_HEADER",
+    "METHOD_HEADER",
+    "NAME_HEADER",
+    "PARAM_HEADER_PREFIX",
+    "NAME_FIELDS",
+    "encode_header_value",
+    "decode_header_value",
+    "header_params",
+    "HeaderRules",
+]
+
+log = logging.getLogger("wiremcp.transport")
+
+# Lower-cased, as ASGI servers deliver header names.
+PROTOCOL_VERSION_HEADER = b"mcp-protocol-version"
+METHOD_HEADER = b"mcp-method"
+NAME_HEADER = b"mcp-name"
+PARAM_HEADER_PREFIX = "Mcp-Param-"
+
+#: Method -> the ``params`` field mirrored in ``Mcp-Name`` ("Standard Request Headers").
+NAME_FIELDS: dict[str, str] = {
+    methods.TOOLS_CALL: "name",
+    methods.PROMPTS_GET: "name",
+    methods.RESOURCES_READ: "uri",
+}
+
+_SENTINEL_HEAD = "=?base64?"
+_SENTINEL_TAIL = "?="
+_SENTINEL_MIN = len(_SENTINEL_HEAD) + len(_SENTINEL_TAIL)
+#: RFC 9110 section 5.6.2 ``token``: what an ``x-mcp-header`` value must be.
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+#: Integer forms a header may use for an integer argument ("42", "-7", "42.0", "4.2e1").
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+
+
+def _plain(value: str) -> bool:
+    """Visible ASCII, space and horizontal tab only (RFC 9110 field values, "Value Encoding")."""
+    return value.isascii() and (value.isprintable() or value.replace("\t", " ").isprintable())
+
+
+def encode_header_value(value: str) -> str:
+    """The header form of ``value``: itself when plain, else the Base64 sentinel.
+
+    Plain means visible ASCII and spaces, without leading or trailing
+    whitespace, and not itself shaped like the sentinel ("Value Encoding").
+
+    >>> encode_header_value("us-west1")
+    'us-west1'
+    >>> encode_header_value("Hello, 世界")
+    '=?base64?SGVsbG8sIOS4lueVjA==?='
+    """
+    if (
+        value.isascii()
+        and value.isprintable()
+        and value == value.strip()
+        and not (value.startswith(_SENTINEL_HEAD) and value.endswith(_SENTINEL_TAIL))
+    ):
+        return value
+    return _SENTINEL_HEAD + base64.b64encode(value.encode("utf-8")).decode("ascii") + _SENTINEL_TAIL
+
+
+def decode_header_value(value: str) -> str | None:
+    """The value a ``Mcp-Name`` / ``Mcp-Param-*`` header stands for, or ``None`` if it is invalid.
+
+    ``value`` is the field value as received (bytes decoded as Latin-1, so any
+    byte outside ASCII shows up as a non-ASCII character and is refused).
+
+    >>> decode_header_value("=?base64?IHBhZGRlZCA=?=")
+    ' padded '
+    >>> decode_header_value("=?base64?not base64?=") is None
+    True
+    """
+    if len(value) >= _SENTINEL_MIN and value.startswith(_SENTINEL_HEAD) and value.endswith(_SENTINEL_TAIL):
+        try:
+            return base64.b64decode(value[len(_SENTINEL_HEAD) : -len(_SENTINEL_TAIL)], validate=True).decode("utf-8")
+        except ValueError:  # binascii.Error, UnicodeDecodeError, non-ASCII input
+            return None
+    return value if _plain(value) else None
+
+
+class _Param:
+    """One ``x-mcp-header`` annotation: where the argument is and which header mirrors it."""
+
+    __slots__ = ("path", "key", "header", "type")
+
+    def __init__(self, path: tuple[str, ...], token: str, type_: Any) -> None:
+        self.path = path
+        self.header = PARAM_HEADER_PREFIX + token
+        self.key = self.header.lower().encode("ascii")
+        self.type = type_
+
+
+def header_params(input_schema: Any) -> tuple[_Param, ...]:
+    """The ``x-mcp-header`` annotations reachable from the root by ``properties`` keys only.
+
+    Annotations elsewhere (under ``items``, ``anyOf``, ``$ref`` ...) or whose
+    value is not an RFC 9110 token make the tool definition invalid
+    (streamable-http.mdx, "Schema Extension"); they are skipped with a warning.
+    """
+    found: list[_Param] = []
+    stack: list[tuple[tuple[str, ...], Any]] = [((), input_schema)]
+    while stack:
+        path, node = stack.pop()
+        if type(node) is not dict:
+            continue
+        if path and "x-mcp-header" in node:
+            token = node["x-mcp-header"]
+            if type(token) is str and _TOKEN.fullmatch(token):
+                found.append(_Param(path, token, node.get("type")))
+            else:
+                log.warning("ignored x-mcp-header %r on %s: not an HTTP header name token", token, ".".join(path))
+        props = node.get("properties")
+        if type(props) is dict:
+            for name, sub in props.items():
+                stack.append(((*path, name), sub))
+    found.sort(key=lambda p: p.path)
+    return tuple(found)
+
+
+def _argument_at(arguments: Any, path: tuple[str, ...]) -> Any:
+    node = arguments
+    for key in path:
+        if type(node) is not dict:
+            return None
+        node = node.get(key)
+    return node
+
+
+def _matches(value: Any, text: str) -> bool:
+    """Whether a decoded header ``text`` stands for the argument ``value`` ("Value Encoding")."""
+    t = type(value)
+    if t is str:
+        return text == value
+    if t is bool:
+        return text == ("true" if value else "false")
+    if t is int or t is float:
+        # Compared numerically, so "42" matches 42.0 and "42.0" matches 42 ("Server Validation").
+        if not _NUMBER.fullmatch(text):
+            return False
+        try:
+            if "." not in text and "e" not in text and "E" not in text:
+                return int(text) == value
+            return float(text) == value
+        except ValueError:  # more digits than int() converts
+            return False
+    return False  # an object, array or null has no header form
+
+
+def _field(headers: dict[bytes, bytes], key: bytes) -> str | None:
+    raw = headers.get(key)
+    # Optional whitespace around a field value is not part of it (RFC 9110, section 5.5).
+    return None if raw is None else raw.strip(b" \t").decode("latin-1")
+
+
+class HeaderRules:
+    """Checks one request's mirrored headers against its body (see the module docs).
+
+    Built once per app; it caches each tool's ``x-mcp-header`` annotations,
+    recomputed when a tool of that name is replaced.
+    """
+
+    __slots__ = ("server", "_params")
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self._params: dict[str, tuple[Tool, tuple[_Param, ...]]] = {}
+
+    def check(self, headers: dict[bytes, bytes], request: Request) -> None:
+        """Raise `HeaderMismatch` unless the headers agree with ``request``."""
+        version = headers.get(PROTOCOL_VERSION_HEADER)
+        if version is None:
+            raise HeaderMismatch("Header mismatch: the MCP-Protocol-Version header is required")
+        params = request.params
+        meta = params.get("_meta") if type(params) is dict else None
+        if type(meta) is dict:
+            body_version = meta.get(PROTOCOL_VERSION)
+            if type(body_version) is str:
+                header_version = version.strip(b" \t").decode("latin-1")
+                if header_version != body_version:
+                    raise HeaderMismatch(
+                        f"Header mismatch: MCP-Protocol-Version header value {header_version!r} does not match "
+                        f"the body's _meta protocol version {body_version!r}"
+                    )
+        method = request.method
+        header_method = _field(headers, METHOD_HEADER)
+        if header_method is None:
+            raise HeaderMismatch("Header mismatch: the Mcp-Method header is required")
+        if header_method != method:
+            raise HeaderMismatch(
+                f"Header mismatch: Mcp-Method header value {header_method!r} does not match body value {method!r}"
+            )
+        field = NAME_FIELDS.get(method)
+        if field is None or type(params) is not dict:
+            return
+        body_name = params.get(field)
+        if type(body_name) is not str:
+            return  # the method reports the missing or mistyped field itself (-32602)
+        raw_name = _field(headers, NAME_HEADER)
+        if raw_name is None:
+            raise HeaderMismatch(f"Header mismatch: the Mcp-Name header is required for {method}")
+        name = decode_header_value(raw_name)
+        if name is None:
+            raise HeaderMismatch("Header mismatch: the Mcp-Name header value is not valid (see Value Encoding)")
+        if name != body_name:
+            raise HeaderMismatch(
+                f"Header mismatch: Mcp-Name header value {name!r} does not match body value {body_name!r}"
+            )
+        if method == methods.TOOLS_CALL:
+            annotated = self._tool_params(body_name)
+            if annotated:
+                self._check_params(headers, annotated, params.get("arguments"))
+
+    def _tool_params(self, name: str) -> tuple[_Param, ...]:
+        tool = self.server.tools.get(name)
+        if tool is None:
+            return ()
+        cached = self._params.get(name)
+        if cached is not None and cached[0] is tool:
+            return cached[1]
+        found = header_params(tool.definition.get("inputSchema"))
+        self._params[name] = (tool, found)
+        return found
+
+    @staticmethod
+    def _check_params(headers: dict[bytes, bytes], annotated: tuple[_Param, ...], arguments: Any) -> None:
+        for p in annotated:
+            value = _argument_at(arguments, p.path)
+            raw = _field(headers, p.key)
+            where = ".".join(p.path)
+            if value is None:
+                if raw is not None:
+                    raise HeaderMismatch(
+                        f"Header mismatch: {p.header} header is present but argument {where!r} is absent"
+                    )
+                continue
+            if raw is None:
+                raise HeaderMismatch(f"Header mismatch: {p.header} header is required: argument {where!r} is present")
+            text = decode_header_value(raw)
+            if text is None:
+                raise HeaderMismatch(f"Header mismatch: {p.header} header value is not valid (see Value Encoding)")
+            if not _matches(value, text):
+                raise HeaderMismatch(
+                    f"Header mismatch: {p.header} header value {text!r} does not match argument {where!r}"
+                )

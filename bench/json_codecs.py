@@ -1,0 +1,70 @@
+"""JSON codecs for the MCP hot path: orjson vs msgspec vs the stdlib.
+
+    python bench/json_codecs.py
+
+Times decoding one MCP tools/call request and encoding its reply (100 B and
+1 MB payloads), and shows how each codec treats the inputs the JSON-RPC core
+must refuse. This is the measurement behind the choice in docs/decisions.md.
+msgspec is optional here (pip install msgspec) and never a dependency.
+"""
+
+from __future__ import annotations
+
+import json
+import timeit
+
+import orjson
+
+try:
+    import msgspec
+except ImportError:  # pragma: no cover
+    msgspec = None
+
+LINE = (
+    b'{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"echo","arguments":'
+    b'{"text":"hello world, this is a 100 byte payload padding padding padding pad"},"_meta":'
+    b'{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+)
+REPLY = {"jsonrpc": "2.0", "id": 17, "result": {"resultType": "complete", "content": [{"type": "text", "text": "x" * 100}]}}
+BIG = orjson.dumps({"text": "x" * 1_000_000})
+BIG_OBJ = orjson.loads(BIG)
+
+STRICTNESS = {
+    "lone surrogate escape": b'{"a":"\\ud800"}',
+    "invalid UTF-8": b'{"a":"\xff"}',
+    "byte-order mark": b"\xef\xbb\xbf{}",
+    "trailing data": b"{} x",
+    "two objects": b"{}{}",
+    "NaN": b"NaN",
+    "2000 levels deep": b"[" * 2000 + b"]" * 2000,
+    "integer > 64 bits": b'{"a":123456789012345678901234567890}',
+}
+
+
+def best(fn, number: int) -> float:
+    return min(timeit.repeat(fn, number=number, repeat=5)) / number
+
+
+def main() -> None:
+    codecs = [("orjson", orjson.loads, orjson.dumps), ("json", json.loads, lambda o: json.dumps(o, separators=(",", ":")).encode())]
+    if msgspec is not None:
+        codecs.insert(1, ("msgspec", msgspec.json.Decoder().decode, msgspec.json.Encoder().encode))
+    print(f"{'codec':10} {'decode req':>12} {'encode reply':>13} {'decode 1MB':>11} {'encode 1MB':>11}")
+    for name, loads, dumps in codecs:
+        print(
+            f"{name:10} {best(lambda: loads(LINE), 100_000) * 1e9:9.0f} ns {best(lambda: dumps(REPLY), 100_000) * 1e9:10.0f} ns"
+            f" {best(lambda: loads(BIG), 100) * 1e6:8.0f} µs {best(lambda: dumps(BIG_OBJ), 100) * 1e6:8.0f} µs"
+        )
+    print()
+    for case, data in STRICTNESS.items():
+        cells = []
+        for name, loads, _ in codecs:
+            try:
+                cells.append(f"{name}: accepted {str(loads(data))[:24]!r}")
+            except Exception as exc:  # noqa: BLE001 - we report whatever it raises
+                cells.append(f"{name}: {type(exc).__name__}: {str(exc)[:50]}")
+        print(f"{case}:\n    " + "\n    ".join(cells))
+
+
+if __name__ == "__main__":
+    main()

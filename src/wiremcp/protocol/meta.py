@@ -54,7 +54,7 @@ _LEVEL_RANK = {name: rank for rank, name in enumerate(LOG_LEVELS)}
 class RequestMeta:
     """The validated protocol fields of one request's ``_meta``."""
 
-    __slots__ = ("protocol_version", "client_capabilities", "client_info", "log_level", "progress_token", "raw", "inputs")
+    __slots__ = ("protocol_version", "client_capabilities", "client_info", "log_level", "progress_token", "raw", "inputs", "session")
 
     def __init__(
         self,
@@ -74,6 +74,8 @@ class RequestMeta:
         #: Multi round-trip answers verified for this request (its earlier rounds'
         #: answers from ``requestState`` plus its ``inputResponses``), or None.
         self.inputs: dict[str, Any] | None = None
+        #: The legacy (2025-11-25) session the request belongs to, or None (modern).
+        self.session: Any = None
 
     def wants_log(self, level: str) -> bool:
         """Whether a message at ``level`` may be sent for this request.

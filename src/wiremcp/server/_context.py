@@ -81,8 +81,17 @@ class Context:
         If the request already carries every answer (a retry), they are
         returned, checked. Otherwise the client is asked for the missing
         ones: the request ends with an ``input_required`` result and the
-        handler runs again when the client retries with the answers.
+        handler runs again when the client retries with the answers. In a
+        legacy (2025-11-25) session the same call sends real requests to the
+        client and waits for the answers, so one handler serves both eras.
         """
+        session = self.meta.session
+        if session is not None:  # 2025-11-25: real requests to the client, awaited
+            check_capabilities(requests, self.meta.client_capabilities)
+            answers = await session.ask(requests)
+            for key, request in requests.items():
+                check_answer(key, request, answers[key])
+            return answers
         answers = self.meta.inputs or {}
         missing = {k: r for k, r in requests.items() if k not in answers}
         if not missing:

@@ -18,9 +18,15 @@ keeps (basic/transports/stdio.mdx, basic/patterns/cancellation.mdx):
 * at end of input, requests in flight finish and their replies are written
   before `wait_closed` returns; open ``subscriptions/listen`` streams end
   with the input (no reply is owed when the transport closes);
-* responses from the client are not part of the 2026-07-28 stdio binding:
-  they are logged and ignored, never answered (answering a response would
-  start a loop).
+* legacy clients (2025-11-25) open with ``initialize``: the stream then
+  holds a `LegacySession`, later requests without modern ``_meta`` are served
+  in it, and the server may send the client requests of its own (elicitation,
+  sampling, roots) whose responses come back on the stream; a request that
+  carries modern ``_meta`` is served statelessly whatever came before
+  (2026-07-28 basic/versioning.mdx, dual-era servers);
+* other responses from the client are not part of the 2026-07-28 stdio
+  binding: they are logged and ignored, never answered (answering a response
+  would start a loop).
 """
 
 from __future__ import annotations
@@ -39,12 +45,17 @@ from ..jsonrpc import (
     LineSplitter,
     LocalProtocolError,
     Notification,
+    PendingRequests,
+    RemoteProtocolError,
     Request,
     TooLong,
     encode_notification,
+    encode_request,
 )
 from ..protocol import methods
+from ..protocol.meta import PROTOCOL_VERSION
 from ..server import Server
+from ..server._legacy import ClientRequestFailed
 from ..server._reply import reply_failed, reply_ok, settle
 
 __all__ = ["LineServer", "DEFAULT_MAX_IN_FLIGHT"]
@@ -107,6 +118,8 @@ class LineServer:
         self._max_in_flight = max_in_flight
         self._calls: dict[Any, _Call] = {}
         self._eof = False
+        self.session: Any = None  # a LegacySession once a legacy client said initialize
+        self._outgoing: PendingRequests[asyncio.Future[Any]] = PendingRequests()
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -125,6 +138,12 @@ class LineServer:
         for call in list(self._calls.values()):
             if call.endless:
                 call.cancel()
+        # Requests we sent a legacy client will never be answered now.
+        for entry in self._outgoing.drain():
+            if not entry.context.done():
+                entry.context.set_exception(ConnectionError("the client closed the connection"))
+        if self.session is not None:
+            self.session.close()
 
     @property
     def in_flight(self) -> int:
@@ -161,6 +180,8 @@ class LineServer:
             self._request(msg)  # type: ignore[arg-type]
         elif t is Notification:
             self._notification(msg)  # type: ignore[arg-type]
+        elif self.session is not None and msg.id in self._outgoing:  # type: ignore[union-attr]
+            self._answer(msg)
         else:
             log.warning(
                 "ignored a response (id %r) from the client: the server sends no requests on stdio "
@@ -176,7 +197,12 @@ class LineServer:
             return
         call = _Call(self, id_)
         try:
-            out = self.server.handle(req, call.emit)
+            if self.server.legacy and not _modern(req.params) and (self.session is not None or req.method == "initialize"):
+                if self.session is None:
+                    self.session = self.server.open_session(self._send_request, self._notify)
+                out = self.session.handle(req, call.emit)
+            else:
+                out = self.server.handle(req, call.emit)
         except BaseException as exc:  # noqa: BLE001 - every failure gets its reply
             call.done = True
             self.write(reply_failed(id_, exc)[0])
@@ -210,6 +236,41 @@ class LineServer:
         if not self._calls:
             self._idle.set()
 
+    # -- legacy sessions: requests from the server to the client ------------------
+
+    def _notify(self, method: str, params: dict[str, Any]) -> None:
+        try:
+            self.write(encode_notification(method, params, line=True))
+        except LocalProtocolError as exc:
+            log.error("cannot encode %s: %s", method, exc)
+
+    async def _send_request(self, method: str, params: dict[str, Any]) -> Any:
+        if self._eof:
+            raise ConnectionError("the client closed the connection")
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        id_ = self._outgoing.new_id()
+        self._outgoing.add(id_, method, context=future)
+        self.write(encode_request(id_, method, params, line=True))
+        try:
+            return await future
+        except asyncio.CancelledError:  # timed out or the call was cancelled: tell the client
+            if self._outgoing.abandon(id_) is not None:
+                self._notify(methods.CANCELLED, {"requestId": id_, "reason": "no longer needed"})
+            raise
+
+    def _answer(self, msg: Any) -> None:
+        try:
+            entry = self._outgoing.resolve(msg)
+        except RemoteProtocolError as exc:
+            log.warning("%s", exc)
+            return
+        if entry is None or entry.context.done():
+            return
+        if hasattr(msg, "result"):
+            entry.context.set_result(msg.result)
+        else:
+            entry.context.set_exception(ClientRequestFailed(msg.code, msg.message, msg.data))
+
     def _notification(self, note: Notification) -> None:
         if note.method == methods.CANCELLED:
             params = note.params or {}
@@ -222,4 +283,15 @@ class LineServer:
             log.info("request %r cancelled: %s", target, params.get("reason", "no reason given"))
             call.cancel()
             return
+        if note.method == "notifications/initialized" and self.session is not None:
+            self.session.initialized = True
+            return
         log.debug("notification %s received", note.method)
+
+
+def _modern(params: Any) -> bool:
+    """Whether a request carries the modern per-request protocol fields."""
+    if type(params) is not dict:
+        return False
+    meta = params.get("_meta")
+    return type(meta) is dict and PROTOCOL_VERSION in meta

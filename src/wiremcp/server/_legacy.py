@@ -1,0 +1,188 @@
+"""Legacy sessions: serving 2025-11-25 (and earlier) clients with the same handlers.
+
+A legacy client opens with ``initialize`` (2025-11-25 basic/lifecycle.mdx);
+2026-07-28 basic/versioning.mdx lets a dual-era server serve it on the same
+endpoint. A `LegacySession` is that session: one stdio connection, or one
+``Mcp-Session-Id`` on HTTP. It keeps what the handshake negotiated and
+serves every later request of the session with the server's ordinary
+handlers, so a tool or prompt is written once for both eras.
+
+What differs from the modern era, and lives here:
+
+* version negotiation: the client's version if we know it, else our newest
+  legacy version (lifecycle.mdx, Version Negotiation);
+* capabilities and client info come from ``initialize``, not from each
+  request's ``_meta``; the log level from ``logging/setLevel``;
+* ``ping``, ``logging/setLevel``, ``resources/subscribe`` and
+  ``resources/unsubscribe`` exist (and answer ``{}``); ``server/discover`` and
+  ``subscriptions/listen`` do not;
+* list-changed and resource-updated notifications go to the session itself;
+* input from the client (elicitation, sampling, roots) is a real JSON-RPC
+  request to the client, sent by the transport through ``send_request`` and
+  awaited, with a timeout (`Context.ask` does this when the request belongs to
+  a session).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable, Callable
+
+from ..jsonrpc import InvalidParams, InvalidRequest, MethodNotFound, Request
+from ..protocol import LEGACY_VERSIONS, methods
+from ..protocol.meta import LOG_LEVELS, PROGRESS_TOKEN, RequestMeta
+
+__all__ = ["LegacySession", "ClientRequestFailed", "LEGACY_ONLY_METHODS", "DEFAULT_CLIENT_REQUEST_TIMEOUT"]
+
+#: Methods that exist only inside a legacy session.
+LEGACY_ONLY_METHODS = frozenset({"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"})
+#: Modern methods a legacy session does not have.
+_MODERN_ONLY = frozenset({methods.DISCOVER, methods.SUBSCRIPTIONS_LISTEN})
+#: Seconds to wait for the client to answer a server-initiated request (a person may be typing).
+DEFAULT_CLIENT_REQUEST_TIMEOUT = 300.0
+
+SendRequest = Callable[[str, dict[str, Any]], Awaitable[Any]]
+Notify = Callable[[str, dict[str, Any]], None]
+
+_LIST_CHANGED = {
+    "tools": "notifications/tools/list_changed",
+    "prompts": "notifications/prompts/list_changed",
+    "resources": "notifications/resources/list_changed",
+}
+
+
+class ClientRequestFailed(Exception):
+    """The client answered one of our requests (elicitation, sampling, roots) with an error.
+
+    Not a `JSONRPCError`: it is the client's error, not one we send, so a tool
+    that does not handle it ends in a tool execution error (``isError``).
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"the client refused the request: {message} ({code})")
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+class LegacySession:
+    """One initialized legacy session."""
+
+    def __init__(
+        self,
+        server: Any,
+        send_request: SendRequest,
+        notify: Notify,
+        *,
+        session_id: str | None = None,
+        request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
+    ) -> None:
+        self.server = server
+        self.send_request = send_request
+        self.notify = notify
+        self.id = session_id
+        self.request_timeout = request_timeout
+        self.version: str | None = None
+        self.client_capabilities: dict[str, Any] = {}
+        self.client_info: dict[str, Any] | None = None
+        self.log_level: str | None = None
+        self.initialized = False
+        self.subscriptions: set[str] = set()
+        self._unsubscribe: Callable[[], None] | None = None
+
+    # -- the handshake ----------------------------------------------------------
+
+    def initialize(self, request: Request) -> dict[str, Any]:
+        if self.version is not None:
+            raise InvalidRequest("Invalid Request: this session is already initialized", id=request.id)
+        params = request.params or {}
+        requested = params.get("protocolVersion")
+        if type(requested) is not str:
+            raise InvalidParams("Invalid params: initialize needs 'protocolVersion', a string")
+        caps = params.get("capabilities", {})
+        if type(caps) is not dict:
+            raise InvalidParams("Invalid params: initialize 'capabilities' must be an object")
+        info = params.get("clientInfo")
+        if info is not None and type(info) is not dict:
+            raise InvalidParams("Invalid params: initialize 'clientInfo' must be an object")
+        self.version = requested if requested in LEGACY_VERSIONS else LEGACY_VERSIONS[0]
+        self.client_capabilities = caps
+        self.client_info = info
+        self._unsubscribe = self.server.bus.subscribe(self._deliver)
+        result: dict[str, Any] = {
+            "protocolVersion": self.version,
+            "capabilities": self.server.legacy_capabilities(),
+            "serverInfo": self.server.server_info,
+        }
+        if self.server.instructions:
+            result["instructions"] = self.server.instructions
+        return result
+
+    def close(self) -> None:
+        """The session is over (connection closed, DELETE, expiry)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    # -- requests inside the session ----------------------------------------------
+
+    def handle(self, request: Request, emit: Any) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        method = request.method
+        if method == "initialize":
+            return self.initialize(request)
+        if method == "ping":
+            return {}
+        params = request.params if request.params is not None else {}
+        if method == "logging/setLevel":
+            level = params.get("level")
+            if level not in LOG_LEVELS:
+                raise InvalidParams(f"Invalid params: 'level' must be one of {', '.join(LOG_LEVELS)}")
+            self.log_level = level
+            return {}
+        if method in ("resources/subscribe", "resources/unsubscribe"):
+            uri = params.get("uri")
+            if type(uri) is not str:
+                raise InvalidParams(f"Invalid params: {method} needs 'uri', a string")
+            if method == "resources/subscribe":
+                self.subscriptions.add(uri)
+            else:
+                self.subscriptions.discard(uri)
+            return {}
+        if method in _MODERN_ONLY:
+            raise MethodNotFound(f"Method not found: {method!r} belongs to MCP 2026-07-28, not to a {self.version} session")
+        return self.server.handle_in_session(request, params, self.request_meta(params), emit)
+
+    def request_meta(self, params: dict[str, Any]) -> RequestMeta:
+        """Per-request protocol fields, filled from the session instead of ``_meta``."""
+        raw = params.get("_meta")
+        raw = raw if type(raw) is dict else {}
+        token = raw.get(PROGRESS_TOKEN)
+        if token is not None and type(token) is not str and type(token) is not int:
+            raise InvalidParams("Invalid params: 'progressToken' must be a string or an integer")
+        meta = RequestMeta(self.version or LEGACY_VERSIONS[0], self.client_capabilities, self.client_info, self.log_level, token, raw)
+        meta.session = self
+        return meta
+
+    async def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """Send each input request to the client and wait for all the answers."""
+
+        async def one(request: dict[str, Any]) -> Any:
+            return await asyncio.wait_for(
+                self.send_request(request["method"], request.get("params") or {}), self.request_timeout
+            )
+
+        keys = list(requests)
+        answers = await asyncio.gather(*(one(requests[k]) for k in keys))
+        return dict(zip(keys, answers))
+
+    # -- notifications to the session ---------------------------------------------
+
+    def _deliver(self, event: Any) -> None:
+        if event is None:
+            return
+        kind, uri = event
+        if kind == "updated":
+            if uri in self.subscriptions:
+                self.notify("notifications/resources/updated", {"uri": uri})
+        elif self.initialized or self.version is not None:
+            self.notify(_LIST_CHANGED[kind], {})

@@ -30,6 +30,16 @@ from .protocol import (
     UnsupportedProtocolVersion,
 )
 from .server import Context, Server, Tool, ToolError, ToolResult, text
+from .server import Content, Field, Header  # tool definitions
+from .server import (  # resources, prompts, completion
+    Completion,
+    assistant,
+    audio,
+    embedded_resource,
+    image,
+    resource_link,
+    user,
+)
 
 __version__ = "0.1.0"
 
@@ -42,21 +52,52 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "text",
+    "Field",
+    "Header",
+    "Content",
     "run",
     "JSONRPCError",
     "HeaderMismatch",
     "MissingClientCapability",
     "UnsupportedProtocolVersion",
     "ResourceNotFound",
+    # resources, prompts, completion
+    "Completion",
+    "user",
+    "assistant",
+    "image",
+    "audio",
+    "embedded_resource",
+    "resource_link",
+    # the host side (imported on first use: a server never loads it)
+    "Client",
 ]
 
 
+def __getattr__(name: str) -> Any:
+    if name == "Client":
+        from .client import Client
+
+        return Client
+    raise AttributeError(f"module 'wiremcp' has no attribute {name!r}")
+
+
 def run(server: Server, transport: str = "stdio", **options: Any) -> None:
-    """Serve ``server`` until its input ends. ``transport`` is ``"stdio"``."""
+    """Serve ``server`` until its input ends (stdio) or until interrupted (HTTP).
+
+    ``transport`` is ``"stdio"`` or ``"http"`` (Streamable HTTP on uvicorn, the
+    ``[http]`` extra; options ``host``, ``port``, ``path``, ``allowed_hosts``,
+    ``allowed_origins``... as for `wiremcp.transports.http.serve_http`).
+    """
     import asyncio
 
+    if transport == "http":
+        from .transports.http import serve_http  # imported only when asked for
+
+        serve_http(server, **options)
+        return
     if transport != "stdio":
-        raise ValueError(f"unknown transport {transport!r}; this version serves 'stdio'")
+        raise ValueError(f"unknown transport {transport!r}; choose 'stdio' or 'http'")
     from .transports.stdio import serve_stdio
 
     asyncio.run(serve_stdio(server, **options))

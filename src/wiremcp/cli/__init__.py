@@ -2,7 +2,10 @@
 
     wiremcp run examples/echo.py            # serve over stdio
     wiremcp run my_server.py:app            # pick the Server object by name
+    wiremcp run examples/echo.py --http     # serve Streamable HTTP at http://127.0.0.1:8000/mcp
     wiremcp demo                            # the echo server, envelope by envelope
+    wiremcp inspect examples/echo.py        # a client: what a server offers (URL, file, or -- command)
+    wiremcp call examples/echo.py echo '{"text": "hi"}'
 """
 
 from __future__ import annotations
@@ -14,7 +17,16 @@ import sys
 __all__ = ["main"]
 
 
+#: Client subcommands (`_inspect`); a stdio TARGET follows ``--``.
+_CLIENT_COMMANDS = ("inspect", "call", "read", "prompt")
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    tail = None
+    if argv and argv[0] in _CLIENT_COMMANDS and "--" in argv:
+        cut = argv.index("--")
+        argv, tail = argv[:cut], argv[cut + 1 :]
     parser = argparse.ArgumentParser(prog="wiremcp", description="A strict, fast MCP implementation.")
     parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -33,11 +45,32 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=None,
         metavar="BYTES",
-        help="largest message accepted (default: 16 MiB); longer lines get a -32600 reply",
+        help="largest message accepted (default: 16 MiB); longer lines get a -32600 reply (HTTP: 413)",
+    )
+    http = run.add_argument_group("Streamable HTTP (needs the [http] extra)")
+    http.add_argument("--http", action="store_true", help="serve Streamable HTTP instead of stdio")
+    http.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    http.add_argument("--port", type=int, default=8000, help="port to bind; 0 picks a free one (default: 8000)")
+    http.add_argument("--path", default="/mcp", help="path of the MCP endpoint (default: /mcp)")
+    http.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="HOST[:PORT]",
+        help="a Host header to accept, repeatable; replaces the local defaults ('*' accepts any)",
+    )
+    http.add_argument(
+        "--allow-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="an Origin to accept, e.g. https://app.example.com, repeatable; replaces the local defaults",
     )
 
     demo = commands.add_parser("demo", help="run the echo example and show each envelope on the wire")
     demo.add_argument("--no-color", action="store_true", help="never colour the output")
+
+    from ._inspect import add_parsers
+
+    add_parsers(commands)
 
     args = parser.parse_args(argv)
     if args.command == "run":
@@ -47,6 +80,15 @@ def main(argv: list[str] | None = None) -> int:
             stream=sys.stderr, level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
         )
         limits = {}
+        if args.http:
+            limits = {"host": args.host, "port": args.port, "path": args.path, "log_level": args.log_level.lower()}
+            if args.max_message_size is not None:
+                limits["max_body_size"] = args.max_message_size
+            if args.allow_host:
+                limits["allowed_hosts"] = args.allow_host
+            if args.allow_origin:
+                limits["allowed_origins"] = args.allow_origin
+            return run_target(args.target, "http", **limits)
         if args.max_message_size is not None:
             limits["max_message_size"] = args.max_message_size
         return run_target(args.target, **limits)
@@ -54,6 +96,11 @@ def main(argv: list[str] | None = None) -> int:
         from ._demo import demo as run_demo
 
         return run_demo(color=False if args.no_color else None)
+    if args.command in _CLIENT_COMMANDS:
+        from ._inspect import run_command
+
+        logging.basicConfig(stream=sys.stderr, level="WARNING", format="%(levelname)s %(name)s: %(message)s")
+        return run_command(args, tail)
     raise AssertionError(args.command)  # pragma: no cover
 
 

@@ -65,7 +65,7 @@ def load_server(target: str) -> Server:
     raise TargetError(f"{spec} defines several Servers; name one as {spec}:NAME")
 
 
-def run_target(target: str, **limits: Any) -> int:
+def run_target(target: str, transport: str = "stdio", **limits: Any) -> int:
     try:
         server = load_server(target)
     except TargetError as exc:
@@ -74,7 +74,7 @@ def run_target(target: str, **limits: Any) -> int:
     from .. import run
 
     try:
-        run(server, **limits)
+        run(server, transport, **limits)
     except KeyboardInterrupt:
         return 130
     return 0

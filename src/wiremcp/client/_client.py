@@ -10,9 +10,11 @@ Rules it keeps:
 * **Per-request metadata** (basic/index.mdx, "_meta"): in the modern era
   every request carries ``io.modelcontextprotocol/protocolVersion``,
   ``clientCapabilities`` (derived from the callbacks configured: elicitation,
-  sampling, roots) and ``clientInfo``. A ``-32022`` reply naming a version
-  this client speaks makes it switch to that version and retry once
-  (versioning.mdx, "Protocol Version Negotiation").
+  sampling, roots) and ``clientInfo``. A ``-32022`` reply whose
+  ``data.supported`` names a version this client speaks makes it retry the
+  request once with that version, even when it is the one just sent (the
+  server refused the request, perhaps not the version) (versioning.mdx,
+  "Protocol Version Negotiation").
 * **Era detection** (versioning.mdx, "Backward Compatibility"; stdio.mdx,
   "Backward Compatibility"): ``era="auto"`` probes with ``server/discover``.
   A `DiscoverResult` or a recognised modern error code means modern; any
@@ -59,7 +61,7 @@ import logging
 import sys
 import time
 from collections import deque
-from typing import Any, AsyncIterator, Awaitable, Callable, Hashable, Literal
+from typing import Any, AsyncIterator, Callable, Hashable, Literal
 
 import orjson
 
@@ -80,16 +82,18 @@ from ..jsonrpc import (
     encode_result,
 )
 from ..protocol import LEGACY_VERSIONS, MODERN_VERSIONS, Era, methods
-from ..protocol.errors import MODERN_ERROR_CODES, UNSUPPORTED_PROTOCOL_VERSION
+from ..protocol.errors import HEADER_MISMATCH, MODERN_ERROR_CODES, UNSUPPORTED_PROTOCOL_VERSION
 from ..protocol.meta import CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, LOG_LEVELS, PROTOCOL_VERSION, SUBSCRIPTION_ID
 from ._errors import (
     ClientError,
     ConnectionClosed,
+    HTTPError,
     IncompatibleServer,
     ProtocolViolation,
     RemoteError,
     RequestTimeout,
 )
+from ._headers import Annotation, InvalidToolHeaders, header_annotations, request_headers
 from ._results import CallToolResult, CompleteResult, DiscoverResult, GetPromptResult, Page, ReadResourceResult
 from ._transport import ClientTransport
 
@@ -306,6 +310,8 @@ class Client:
         #: Tool definitions from the latest tools/list pages, by name (HTTP
         #: transports read x-mcp-header annotations from them).
         self.tool_definitions: dict[str, dict[str, Any]] = {}
+        self._annotations: dict[str, list[Annotation]] = {}
+        self._mirrors = bool(getattr(transport, "mirrors_headers", False))
 
     # -- constructors ---------------------------------------------------------
 
@@ -415,7 +421,7 @@ class Client:
     async def _probe(self) -> None:
         """stdio.mdx, Backward Compatibility: discover, then modern or legacy."""
         self._use_modern(self._preferred)
-        for _ in range(2):
+        for attempt in range(2):
             try:
                 result = await self._roundtrip(
                     methods.DISCOVER, {}, timeout=self.probe_timeout, cancel_on_timeout=False
@@ -423,10 +429,17 @@ class Client:
             except RequestTimeout:
                 log.info("no reply to server/discover within %ss: treating the server as legacy", self.probe_timeout)
                 break
+            except HTTPError as exc:
+                if not 400 <= exc.status < 500:
+                    raise
+                log.info("server/discover got HTTP %s without a modern error: treating the server as legacy", exc.status)
+                break
             except RemoteError as exc:
                 if exc.code == UNSUPPORTED_PROTOCOL_VERSION:
                     version = self._pick_version(exc.data)
-                    if version is not None and version != self.protocol_version:
+                    if version is not None and attempt == 0:
+                        # Retry once with the version it names, even the one just sent:
+                        # the server may have refused a request, not the version.
                         self._use_modern(version)
                         continue
                     if self._supports_legacy(exc.data):
@@ -457,6 +470,8 @@ class Client:
                 self._store(methods.DISCOVER, {}, result)
                 self._remember_era()
                 return
+        else:
+            raise IncompatibleServer("the server refused server/discover twice with UnsupportedProtocolVersion")
         await self._initialize()
         self._remember_era()
 
@@ -492,6 +507,9 @@ class Client:
         self.protocol_version = version
         self._server = DiscoverResult(result)
         self.notify("notifications/initialized")
+        started = getattr(self.transport, "legacy_session_started", None)
+        if started is not None:  # e.g. HTTP: open the 2025-11-25 GET stream for server requests
+            started(version)
 
     # -- sending --------------------------------------------------------------
 
@@ -519,13 +537,15 @@ class Client:
         timeout: float | None,
         log_level: str | None = None,
         meta: dict[str, Any] | None = None,
+        id: Any = None,
     ) -> Any:
         if self._closed is not None:
             raise ConnectionClosed(str(self._closed))
         if not self._opened:
             raise ClientError("the client is not connected; use 'async with client' or 'await client.connect()'")
         pending = self._pending
-        id = pending.new_id()
+        if id is None:
+            id = pending.new_id()
         full = self._params(params, id, call, log_level, meta)
         data = encode_request(id, method, full)
         pending.add(id, method, context=call)
@@ -533,8 +553,14 @@ class Client:
             self._log_calls.add(id)
         if self.on_wire is not None:
             self.on_wire("send", data)
+        headers = None
+        if self._mirrors:
+            annotations = None
+            if method == methods.TOOLS_CALL and params is not None:
+                annotations = self._annotations.get(params.get("name"))  # type: ignore[arg-type]
+            headers = request_headers(method, full, self.protocol_version, annotations)
         try:
-            self.transport.send(data, id=id, method=method, params=full)
+            self.transport.send(data, id=id, method=method, params=full, headers=headers)
         except BaseException:
             pending.abandon(id)
             self._log_calls.discard(id)
@@ -638,9 +664,9 @@ class Client:
             if exc.code != UNSUPPORTED_PROTOCOL_VERSION or self.era is not Era.MODERN:
                 raise
             version = self._pick_version(exc.data)
-            if version is None or version == self.protocol_version:
+            if version is None:
                 raise
-            log.info("the server asked for protocol version %s; switching", version)
+            log.info("the server asked for protocol version %s; retrying with it", version)
             self._use_modern(version)
             self._remember_era()
             return await self._roundtrip(
@@ -699,7 +725,7 @@ class Client:
 
     # -- receiving (the Receiver interface) -------------------------------------
 
-    def message(self, data: bytes, origin: Any = None) -> None:
+    def message(self, data: bytes, origin: Any = None, status: int | None = None) -> None:
         """One incoming JSON text (called by the transport)."""
         if self.on_wire is not None:
             self.on_wire("recv", data)
@@ -717,7 +743,7 @@ class Client:
             return
         t = type(msg)
         if t is Response or t is ErrorResponse:
-            self._reply(msg)  # type: ignore[arg-type]
+            self._reply(msg, status, origin)  # type: ignore[arg-type]
         elif t is Notification:
             self._notification(msg, origin)  # type: ignore[arg-type]
         else:
@@ -745,10 +771,14 @@ class Client:
             if not waiter.done():
                 waiter.set_result(None)
 
-    def _reply(self, msg: Response | ErrorResponse) -> None:
+    def _reply(self, msg: Response | ErrorResponse, status: int | None = None, origin: Any = None) -> None:
         if msg.id is None:
-            self._unmatched_reply(msg)
-            return
+            if origin is not None and origin in self._pending:
+                # An error without an id on a request's own response stream (HTTP) answers that request.
+                msg = ErrorResponse(origin, msg.error)  # type: ignore[union-attr]
+            else:
+                self._unmatched_reply(msg)
+                return
         try:
             entry = self._pending.resolve(msg)
         except RemoteProtocolError:
@@ -765,7 +795,7 @@ class Client:
         elif type(msg) is Response:
             call.settle(msg.result)
         else:
-            call.fail(RemoteError(msg.error, entry.method))  # type: ignore[union-attr]
+            call.fail(RemoteError(msg.error, entry.method, http_status=status))  # type: ignore[union-attr]
 
     def _unmatched_reply(self, msg: Response | ErrorResponse) -> None:
         while self._unmatched:
@@ -1002,12 +1032,33 @@ class Client:
         params = {"cursor": cursor} if cursor is not None else {}
         raw = await self._cached(method, params, refresh)
         if method == methods.TOOLS_LIST:
-            if cursor is None:
-                self.tool_definitions.clear()
-            for tool in raw.get("tools") or ():
-                if type(tool) is dict and type(tool.get("name")) is str:
-                    self.tool_definitions[tool["name"]] = tool
+            raw = self._accept_tools(raw, cursor is None)
         return Page(raw, key)
+
+    def _accept_tools(self, raw: dict[str, Any], first_page: bool) -> dict[str, Any]:
+        """Record tool definitions; over HTTP drop those with invalid x-mcp-header annotations (tools.mdx)."""
+        if first_page:
+            self.tool_definitions.clear()
+            self._annotations.clear()
+        kept: list[Any] = []
+        dropped = False
+        for tool in raw.get("tools") or ():
+            if type(tool) is not dict or type(tool.get("name")) is not str:
+                continue
+            if self._mirrors:
+                try:
+                    annotations = header_annotations(tool)
+                except InvalidToolHeaders as exc:
+                    log.warning("ignored tool %r: %s (streamable-http.mdx, Custom Headers)", tool["name"], exc)
+                    dropped = True
+                    continue
+                if annotations:
+                    self._annotations[tool["name"]] = annotations
+            self.tool_definitions[tool["name"]] = tool
+            kept.append(tool)
+        if dropped:
+            raw = {**raw, "tools": kept}
+        return raw
 
     async def _iter(self, method: str, refresh: bool) -> AsyncIterator[dict[str, Any]]:
         cursor: str | None = None
@@ -1060,12 +1111,26 @@ class Client:
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = arguments
-        return CallToolResult(
-            await self.call(
-                methods.TOOLS_CALL, params, timeout=timeout, on_progress=on_progress, on_log=on_log,
-                log_level=log_level, meta=meta,
+        try:
+            return CallToolResult(
+                await self.call(
+                    methods.TOOLS_CALL, params, timeout=timeout, on_progress=on_progress, on_log=on_log,
+                    log_level=log_level, meta=meta,
+                )
             )
-        )
+        except RemoteError as exc:
+            if exc.code != HEADER_MISMATCH or not self._mirrors:
+                raise
+            # streamable-http.mdx, Client Behavior: re-read tools/list for the
+            # tool's current x-mcp-header annotations, then retry once.
+            log.info("HeaderMismatch on tools/call %s: refreshing tools/list and retrying", name)
+            await self.list_tools(refresh=True)
+            return CallToolResult(
+                await self.call(
+                    methods.TOOLS_CALL, params, timeout=timeout, on_progress=on_progress, on_log=on_log,
+                    log_level=log_level, meta=meta,
+                )
+            )
 
     async def read_resource(self, uri: str, *, refresh: bool = False, timeout: float | None = _DEFAULT) -> ReadResourceResult:
         """resources/read (server/resources.mdx); cached for the result's ``ttlMs``."""
@@ -1184,11 +1249,10 @@ class Subscription:
         # Registered before the request goes out: the acknowledgment may come at once.
         client._subscriptions[self.id] = self
         try:
-            id = client._start(methods.SUBSCRIPTIONS_LISTEN, {"notifications": self.filter}, call, None)
+            client._start(methods.SUBSCRIPTIONS_LISTEN, {"notifications": self.filter}, call, None, id=self.id)
         except BaseException:
             client._subscriptions.pop(self.id, None)
             raise
-        assert id == self.id
         call.future.add_done_callback(self._finished)
         acked = asyncio.ensure_future(self._acked.wait())
         try:

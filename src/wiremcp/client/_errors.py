@@ -9,6 +9,7 @@ The tree::
           │                            (also a TimeoutError)
           ├── ConnectionClosed         the transport ended (server exited, stream closed)
           │                            before the reply came
+          ├── HTTPError                an HTTP reply with no JSON-RPC message in it (status, body)
           ├── ProtocolViolation        the server broke a protocol rule the client relies on
           │                            (an unknown resultType, an input request nobody can answer,
           │                            more MRTR rounds than allowed, a malformed reply ...)
@@ -36,6 +37,7 @@ __all__ = [
     "RemoteError",
     "RequestTimeout",
     "ConnectionClosed",
+    "HTTPError",
     "ProtocolViolation",
     "IncompatibleServer",
     "ToolCallError",
@@ -80,6 +82,17 @@ class RequestTimeout(ClientError, TimeoutError):
 
 class ConnectionClosed(ClientError):
     """The transport closed before the reply came (or before the request could be sent)."""
+
+
+class HTTPError(ClientError):
+    """An HTTP response that carried no JSON-RPC reply: ``status`` and the ``body`` as received."""
+
+    def __init__(self, status: int, body: bytes, method: str | None = None) -> None:
+        self.status = status
+        self.body = body
+        self.method = method
+        shown = body[:200].decode("utf-8", errors="replace")
+        super().__init__(f"HTTP {status}" + (f" for {method}" if method else "") + (f": {shown}" if shown else ""))
 
 
 class ProtocolViolation(ClientError):

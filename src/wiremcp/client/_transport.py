@@ -22,6 +22,14 @@ transport closes the request's response stream in `abandon`.
 
 ``cache_key`` names the server for the process-wide era cache
 (versioning.mdx: the era is cached per server process or per HTTP origin).
+
+``mirrors_headers`` (optional, default ``False``): when ``True`` the client
+computes the HTTP metadata headers (``MCP-Protocol-Version``, ``Mcp-Method``,
+``Mcp-Name``, ``Mcp-Param-*``; `wiremcp.client._headers`) and passes them as
+``send(..., headers=)``, and drops tools whose ``x-mcp-header`` annotations
+are invalid. ``receiver.message`` takes an optional ``status`` (the HTTP
+status of a non-2xx reply), kept on the `RemoteError`. An optional
+``legacy_session_started(version)`` is called after a 2025-11-25 handshake.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ __all__ = ["ClientTransport", "Receiver"]
 
 
 class Receiver(Protocol):
-    def message(self, data: bytes, origin: Any) -> None: ...
+    def message(self, data: bytes, origin: Any, status: int | None = None) -> None: ...
 
     def request_failed(self, id: Any, exc: BaseException) -> None: ...
 
@@ -46,7 +54,9 @@ class ClientTransport(Protocol):
     async def open(self, receiver: Receiver) -> None:
         """Connect (start the process, ...); incoming messages go to ``receiver``."""
 
-    def send(self, data: bytes, *, id: Any = None, method: str | None = None, params: Any = None) -> None:
+    def send(
+        self, data: bytes, *, id: Any = None, method: str | None = None, params: Any = None, headers: Any = None
+    ) -> None:
         """Send one encoded message. ``id`` is set for requests, ``None`` for notifications."""
 
     def abandon(self, id: Any) -> None:

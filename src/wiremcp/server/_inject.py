@@ -180,7 +180,7 @@ def converter(hint: Any) -> Convert:
     if hint is int:
         return _to_int
     if hint is float:
-        return _first_of([_to_float])
+        return _to_float
     if hint is bool:
         return _to_bool
     origin = typing.get_origin(hint)

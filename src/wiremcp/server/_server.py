@@ -26,9 +26,15 @@ from ..protocol import MODERN_VERSIONS, methods
 from ..protocol.meta import SERVER_INFO, RequestMeta, parse_request_meta
 from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
 from ._context import Context, Emit
+from ._legacy import LegacySession
 from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
 from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, listen, parse_filter
 from ._tools import Tool
+
+# Resources, templates, prompts, completion (the section "resources, prompts, completion" below).
+from ._completion import Completer, Completers
+from ._prompts import Prompt, Prompts
+from ._resources import Resource, Resources
 
 __all__ = ["Server", "DEFAULT_LIST_TTL_MS"]
 
@@ -64,6 +70,7 @@ class Server:
         state_ttl: float = DEFAULT_STATE_TTL,
         bus: ChangeBus | None = None,
         max_subscriptions: int = DEFAULT_MAX_SUBSCRIPTIONS,
+        legacy: bool = True,
     ) -> None:
         if list_ttl_ms < 0:
             raise ValueError("list_ttl_ms must be >= 0 (server/utilities/caching.mdx)")
@@ -86,6 +93,11 @@ class Server:
         self._result_meta: dict[str, Any] | None = {SERVER_INFO: info} if server_info_in_results else None
         self._tools: dict[str, Tool] = {}
         self._tool_defs: list[dict[str, Any]] | None = None
+        # Resources, templates, prompts, completers; their methods are in
+        # `_handlers` exactly while something of their kind is registered (`_offer`).
+        self._resources = Resources()
+        self._prompts = Prompts()
+        self._completers = Completers()
         self._handlers: dict[str, Handler] = {
             methods.DISCOVER: self._discover,
             methods.TOOLS_LIST: self._tools_list,
@@ -97,6 +109,8 @@ class Server:
         # subscriptions/listen: change events, fanned out through a pluggable bus.
         self.bus: ChangeBus = bus if bus is not None else LocalBus()
         self.max_subscriptions = max_subscriptions
+        #: Serve 2025-11-25 clients (initialize handshake) too; see _legacy.
+        self.legacy = legacy
         self._open_subscriptions = [0]
 
     # -- registration -------------------------------------------------------
@@ -108,11 +122,18 @@ class Server:
         title: str | None = None,
         description: str | None = None,
         input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
         annotations: dict[str, Any] | None = None,
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Decorator: register a plain or async function as a tool; returns it unchanged."""
+        """Decorator: register a plain or async function as a tool; returns it unchanged.
+
+        ``output_schema`` publishes an explicit ``outputSchema``;
+        ``structured_output=False`` turns off the one made from the return
+        annotation, ``True`` requires one (see `wiremcp.server._tools`).
+        """
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.add_tool(
@@ -121,6 +142,8 @@ class Server:
                 title=title,
                 description=description,
                 input_schema=input_schema,
+                output_schema=output_schema,
+                structured_output=structured_output,
                 annotations=annotations,
                 icons=icons,
                 meta=meta,
@@ -152,6 +175,13 @@ class Server:
         caps: dict[str, Any] = {}
         if self._tools:
             caps["tools"] = {"listChanged": True}
+        # resources / prompts / completions: declared while any is registered.
+        if self._resources:
+            caps["resources"] = {"subscribe": True, "listChanged": True}
+        if self._prompts:
+            caps["prompts"] = {"listChanged": True}
+        if self._completers:
+            caps["completions"] = {}
         return caps
 
     # -- change notifications (basic/patterns/subscriptions.mdx) --------------
@@ -271,6 +301,263 @@ class Server:
 
     async def _after(self, pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
         return self._complete(await pending)
+
+    # -- resources, prompts, completion --------------------------------------
+    # server/resources.mdx, server/prompts.mdx, server/utilities/completion.mdx;
+    # the rules live in _resources, _prompts, _completion and _uri_template.
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        size: int | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        ttl_ms: int | None = None,
+        cache_scope: CacheScope | None = None,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator: register a function as the resource at ``uri``; returns it unchanged.
+
+        A ``uri`` with ``{...}`` (RFC 6570) registers a resource template
+        whose variables are the function's parameters. ``ttl_ms`` and
+        ``cache_scope`` set the caching hints of its ``resources/read``
+        results (default: the server's).
+        """
+
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.add_resource(
+                fn,
+                uri,
+                name=name,
+                title=title,
+                description=description,
+                mime_type=mime_type,
+                size=size,
+                annotations=annotations,
+                icons=icons,
+                meta=meta,
+                ttl_ms=ttl_ms,
+                cache_scope=cache_scope,
+            )
+            return fn
+
+        return register
+
+    def add_resource(self, fn: Callable[..., Any], uri: str, **options: Any) -> Resource:
+        resource = Resource(fn, uri, **options)
+        self._resources.add(resource)
+        self._offer()
+        self.notify_resources_changed()
+        return resource
+
+    def remove_resource(self, uri: str) -> None:
+        """Unregister the resource or template registered as ``uri`` (KeyError if none)."""
+        self._resources.remove(uri)
+        self._offer()
+        self.notify_resources_changed()
+
+    @property
+    def resources(self) -> dict[str, Resource]:
+        """The static resources by URI, in registration order (a copy)."""
+        return dict(self._resources.static)
+
+    @property
+    def resource_templates(self) -> dict[str, Resource]:
+        """The resource templates by URI template, in registration order (a copy)."""
+        return dict(self._resources.templates)
+
+    def prompt(
+        self,
+        name: str | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator: register a function as a prompt; its parameters are the prompt's arguments.
+
+        ``@server.prompt()`` and bare ``@server.prompt`` both work.
+        """
+        if callable(name):  # used bare: the function came as `name`
+            fn: Any = name
+            self.add_prompt(fn, title=title, description=description, icons=icons, meta=meta)
+            return fn  # type: ignore[no-any-return]
+
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.add_prompt(fn, name=name, title=title, description=description, icons=icons, meta=meta)
+            return fn
+
+        return register
+
+    def add_prompt(self, fn: Callable[..., Any], **options: Any) -> Prompt:
+        prompt = Prompt(fn, **options)
+        self._prompts.add(prompt)
+        self._offer()
+        self.notify_prompts_changed()
+        return prompt
+
+    def remove_prompt(self, name: str) -> None:
+        self._prompts.remove(name)
+        self._offer()
+        self.notify_prompts_changed()
+
+    @property
+    def prompts(self) -> dict[str, Prompt]:
+        """The registered prompts by name, in registration order (a copy)."""
+        return dict(self._prompts.by_name)
+
+    def complete(
+        self, *, argument: str, prompt: str | None = None, template: str | None = None
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator: register a completer for one argument of a prompt or a template variable.
+
+        >>> server = Server("demo")
+        >>> @server.complete(prompt="review", argument="language")
+        ... def languages(value: str) -> list[str]:
+        ...     return [x for x in ("python", "rust") if x.startswith(value)]
+        """
+
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.add_completer(fn, argument=argument, prompt=prompt, template=template)
+            return fn
+
+        return register
+
+    def add_completer(
+        self, fn: Callable[..., Any], *, argument: str, prompt: str | None = None, template: str | None = None
+    ) -> Completer:
+        completer = Completer(fn, argument=argument, prompt=prompt, template=template)
+        self._completers.add(completer)
+        self._offer()
+        return completer
+
+    def remove_completer(self, *, argument: str, prompt: str | None = None, template: str | None = None) -> None:
+        ref = "ref/prompt" if prompt is not None else "ref/resource"
+        self._completers.remove((ref, prompt if prompt is not None else template, argument))  # type: ignore[arg-type]
+        self._offer()
+
+    def _offer(self) -> None:
+        """Serve each method exactly while its capability is declared; otherwise it is -32601."""
+        table = self._handlers
+        for on, entries in (
+            (
+                bool(self._resources),
+                {
+                    methods.RESOURCES_LIST: self._resources_list,
+                    methods.RESOURCES_TEMPLATES_LIST: self._resource_templates_list,
+                    methods.RESOURCES_READ: self._resources_read,
+                },
+            ),
+            (bool(self._prompts), {methods.PROMPTS_LIST: self._prompts_list, methods.PROMPTS_GET: self._prompts_get}),
+            (bool(self._completers), {methods.COMPLETION_COMPLETE: self._completion_complete}),
+        ):
+            for method, handler in entries.items():
+                if on:
+                    table[method] = handler
+                else:
+                    table.pop(method, None)
+
+    def _context_for(self, request: Request, meta: RequestMeta, emit: Emit | None) -> Context:
+        return Context(request.id, request.method, meta, self, emit)
+
+    def _listing(self, key: str, defs: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
+        page, next_cursor = self._page(defs, params.get("cursor"))
+        result: dict[str, Any] = {"resultType": "complete", key: page}
+        if next_cursor is not None:
+            result["nextCursor"] = next_cursor
+        return self._cacheable(result)
+
+    def _resources_list(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
+        return self._listing("resources", self._resources.definitions(), params)
+
+    def _resource_templates_list(
+        self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
+    ) -> dict[str, Any]:
+        return self._listing("resourceTemplates", self._resources.template_definitions(), params)
+
+    def _prompts_list(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
+        return self._listing("prompts", self._prompts.definitions(), params)
+
+    def _resources_read(
+        self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
+    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        uri = params.get("uri")
+        if type(uri) is not str:
+            raise InvalidParams("Invalid params: resources/read needs 'uri', the resource's URI as a string")
+        resource, arguments = self._resources.find(uri)
+        ctx = self._context_for(request, meta, emit) if resource.sig.context is not None else None
+        out = resource.read(uri, arguments, ctx)
+        if type(out) is list:
+            return self._read_result(resource, out)
+        return self._read_later(resource, out)  # type: ignore[arg-type]
+
+    def _read_result(self, resource: Resource, contents: list[dict[str, Any]]) -> dict[str, Any]:
+        return self._complete(
+            {
+                "resultType": "complete",
+                "contents": contents,
+                "ttlMs": self.list_ttl_ms if resource.ttl_ms is None else resource.ttl_ms,
+                "cacheScope": resource.cache_scope or self.cache_scope,
+            }
+        )
+
+    async def _read_later(self, resource: Resource, pending: Awaitable[list[dict[str, Any]]]) -> dict[str, Any]:
+        return self._read_result(resource, await pending)
+
+    def _prompts_get(
+        self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
+    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        prompt = self._prompts.find(params.get("name"))
+        arguments = prompt.arguments(params.get("arguments"))
+        ctx = self._context_for(request, meta, emit) if prompt.sig.context is not None else None
+        out = prompt.get(arguments, ctx)
+        if type(out) is dict:
+            return self._complete(out)
+        return self._after(out)  # type: ignore[arg-type]
+
+    def _completion_complete(
+        self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
+    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        completer, value, context_arguments = self._completers.resolve(params, self._prompts, self._resources)
+        if completer is None:
+            return self._complete({"resultType": "complete", "completion": {"values": []}})
+        ctx = self._context_for(request, meta, emit) if completer.sig.context is not None else None
+        out = completer.complete(value, context_arguments, ctx)
+        if type(out) is dict:
+            return self._complete({"resultType": "complete", "completion": out})
+        return self._completion_later(out)  # type: ignore[arg-type]
+
+    async def _completion_later(self, pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+        return self._complete({"resultType": "complete", "completion": await pending})
+
+    # -- legacy sessions (2025-11-25; see _legacy) -----------------------------
+
+    def open_session(self, send_request: Any, notify: Any, *, session_id: str | None = None) -> LegacySession:
+        """A new legacy session for a transport that received ``initialize``."""
+        if not self.legacy:
+            raise self._method_not_found("initialize")
+        return LegacySession(self, send_request, notify, session_id=session_id)
+
+    def legacy_capabilities(self) -> dict[str, Any]:
+        """Capabilities as a 2025-11-25 ``initialize`` result states them."""
+        caps = {k: dict(v) for k, v in self.capabilities().items()}
+        caps["logging"] = {}
+        return caps
+
+    def handle_in_session(
+        self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
+    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        """A request of a legacy session: same handlers, fields from the session."""
+        handler = self._handlers.get(request.method)
+        if handler is None:
+            raise MethodNotFound(f"Method not found: {request.method!r}")
+        return handler(request, params, meta, emit)
 
     # -- pagination ---------------------------------------------------------
 

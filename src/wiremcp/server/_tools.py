@@ -1,39 +1,93 @@
 """Tools: registration from Python functions, argument checks, calls and results.
 
 A tool is a plain or async function. Its ``inputSchema`` comes from the type
-hints (see `_schema`), its description from the docstring. Calling it:
+hints (see `_schema`), its description from the docstring (a Google-style
+``Args:`` section describes the parameters and is left out of the tool's
+description). Everything is worked out once, at registration; a call does:
 
-1. the arguments are checked against the input schema; a problem becomes a
-   tool execution error (``isError: true``) the model can read and fix
-   (server/tools.mdx, "Error Handling");
-2. the function runs on the event loop (an async one is awaited);
-3. what it returns becomes content: a ``str`` is one text block, a content
-   block dict (``{"type": "text", ...}``) or a list of them is sent as is, a
-   `ToolResult` is taken whole, anything else is sent as its JSON text;
-4. `ToolError` or any other exception becomes ``isError: true`` with the
+1. the arguments are checked against the input schema (compiled); a problem
+   becomes a tool execution error (``isError: true``) the model can read and
+   fix (server/tools.mdx, "Error Handling");
+2. they are converted to the declared Python types (`_convert`; nothing to do
+   for ``str``/``bool``/``float``/... parameters);
+3. the function runs on the event loop (an async one is awaited);
+4. what it returns becomes the result:
+
+   * with an ``outputSchema`` (a return annotation that describes data, or
+     ``output_schema=``): ``structuredContent`` plus the same JSON as a text
+     block (tools.mdx, "Structured Content"); a non-object return type is
+     wrapped as ``{"result": value}``. The structured content is checked
+     against the schema: a tool that breaks its own schema gets a tool
+     execution error, logged as a server bug, and nothing non-conforming is
+     sent (tools.mdx, "Output Schema": servers MUST conform);
+   * otherwise: a ``str`` is one text block; a content block (`text`,
+     `image`, ...) or a list of them (strings in such a list become text
+     blocks) is the content; a `ToolResult` is taken whole; ``None`` is empty
+     content; any other value is sent as its JSON text;
+
+5. `ToolError` or any other exception becomes ``isError: true`` with the
    exception's message, except a `JSONRPCError` (a deliberate protocol
    error, such as -32021 from ``ctx.elicit``), which stays a protocol error,
    and `InputRequired` (a BaseException), which `Server.handle` answers.
+
+Registration refuses (``ValueError``/``TypeError``): a schema that cannot be
+compiled, an inputSchema whose root is not ``type: object``, a bad
+``x-mcp-header`` (`_schema.check_headers`), unknown or mistyped tool
+annotations, icons with an unsafe ``src``, malformed ``_meta`` keys. A tool
+name outside the spec's SHOULD rules (1-128 of ``[A-Za-z0-9_.-]``) is logged
+as a warning and kept.
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
+import re
 import typing
 from typing import Any, Awaitable, Callable
 
 import orjson
 
 from ..jsonrpc import JSONRPCError
+from ._content import CONTENT_HINTS, CONTENT_TYPES, check_icons, text
 from ._context import Context
-from ._schema import compile, signature_schema
+from ._inject import context_param
+from ._convert import ArgumentError, arguments_converter
+from ._schema import (
+    Check,
+    SchemaError,
+    check_headers,
+    compile,
+    is_structured,
+    json_default,
+    output_schema_for,
+    parse_docstring,
+    signature_info,
+)
 
-__all__ = ["Tool", "ToolError", "ToolResult", "text"]
+__all__ = ["Tool", "ToolError", "ToolResult", "text", "TOOL_ANNOTATIONS"]
 
 log = logging.getLogger("wiremcp.server")
 
-_CONTENT_TYPES = frozenset({"text", "image", "audio", "resource_link", "resource"})
+_CONTENT_TYPES = CONTENT_TYPES
+
+#: ToolAnnotations keys and their JSON types (schema.json, ToolAnnotations).
+TOOL_ANNOTATIONS: dict[str, type] = {
+    "title": str,
+    "readOnlyHint": bool,
+    "destructiveHint": bool,
+    "idempotentHint": bool,
+    "openWorldHint": bool,
+}
+_SNAKE = {
+    "read_only_hint": "readOnlyHint",
+    "destructive_hint": "destructiveHint",
+    "idempotent_hint": "idempotentHint",
+    "open_world_hint": "openWorldHint",
+}
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+_LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_META_KEY = re.compile(rf"^(?:(?:{_LABEL}\.)*{_LABEL}/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$")
 
 
 class ToolError(Exception):
@@ -41,60 +95,130 @@ class ToolError(Exception):
 
 
 class ToolResult:
-    """A full tools/call result when a plain return value is not enough."""
+    """A full tools/call result when a plain return value is not enough.
+
+    ``content`` is a list of content blocks (a ``str`` item is a text block);
+    left out while ``structured_content`` is given, it becomes that JSON as one
+    text block. ``structured_content`` must match the tool's ``outputSchema``
+    when it has one (it is sent as given, not wrapped).
+    """
 
     __slots__ = ("content", "structured_content", "is_error", "meta")
 
     def __init__(
         self,
-        content: list[dict[str, Any]] | None = None,
+        content: list[Any] | None = None,
         *,
         structured_content: Any = None,
         is_error: bool = False,
         meta: dict[str, Any] | None = None,
     ) -> None:
-        self.content = content if content is not None else []
+        self.content = content
         self.structured_content = structured_content
         self.is_error = is_error
         self.meta = meta
 
+    def __repr__(self) -> str:
+        return (
+            f"ToolResult({self.content!r}, structured_content={self.structured_content!r}, "
+            f"is_error={self.is_error!r})"
+        )
 
-def text(value: str) -> dict[str, Any]:
-    """A text content block."""
-    return {"type": "text", "text": value}
+
+_RESULT_HINTS = CONTENT_HINTS | {ToolResult}
 
 
 def error_result(message: str) -> dict[str, Any]:
     return {"resultType": "complete", "content": [{"type": "text", "text": message}], "isError": True}
 
 
-def to_result(value: Any) -> dict[str, Any]:
-    """The tools/call result for what a tool returned."""
+def _bad_output(name: str, problem: str) -> dict[str, Any]:
+    log.error("tool %r returned a result it cannot send: %s", name, problem)
+    return error_result(f"Error in tool {name!r}: the result {problem}")
+
+
+def _is_block(v: Any) -> bool:
+    return type(v) is dict and v.get("type") in CONTENT_TYPES
+
+
+def to_result(value: Any, name: str = "?") -> dict[str, Any]:
+    """The tools/call result for what a tool without an ``outputSchema`` returned."""
     t = type(value)
     if t is str:
         return {"resultType": "complete", "content": [{"type": "text", "text": value}]}
     if t is ToolResult:
-        out: dict[str, Any] = {"resultType": "complete", "content": value.content}
-        if value.structured_content is not None:
-            out["structuredContent"] = value.structured_content
-        if value.is_error:
-            out["isError"] = True
-        if value.meta:
-            out["_meta"] = value.meta
-        return out
+        return _from_tool_result(value, name, None)
     if value is None:
         return {"resultType": "complete", "content": []}
-    if t is dict and value.get("type") in _CONTENT_TYPES:
+    if t is dict and value.get("type") in CONTENT_TYPES:
         return {"resultType": "complete", "content": [value]}
-    if t is list and value and all(type(v) is dict and v.get("type") in _CONTENT_TYPES for v in value):
-        return {"resultType": "complete", "content": value}
-    return {"resultType": "complete", "content": [{"type": "text", "text": orjson.dumps(value).decode()}]}
+    if t is list and value and any(_is_block(v) for v in value) and all(_is_block(v) or type(v) is str for v in value):
+        return {"resultType": "complete", "content": [text(v) if type(v) is str else v for v in value]}
+    if t is bytes or t is bytearray:
+        return _bad_output(name, "is bytes; say what they are with wiremcp.image(), audio() or embedded_resource()")
+    try:
+        raw = orjson.dumps(value, default=json_default)
+    except TypeError as exc:
+        return _bad_output(name, f"cannot be sent as JSON: {exc}")
+    return {"resultType": "complete", "content": [{"type": "text", "text": raw.decode()}]}
+
+
+def _from_tool_result(r: ToolResult, name: str, check: Check | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"resultType": "complete"}
+    content = r.content
+    structured = r.structured_content
+    if structured is not None:
+        try:
+            raw = orjson.dumps(structured, default=json_default)
+        except TypeError as exc:
+            return _bad_output(name, f"structured_content cannot be sent as JSON: {exc}")
+        structured = orjson.loads(raw)
+        if content is None:
+            content = [{"type": "text", "text": raw.decode()}]
+    if check is not None and not r.is_error:
+        if structured is None:
+            return _bad_output(name, "has no structured_content, but the tool declares an outputSchema")
+        problem = check(structured)
+        if problem is not None:
+            return _bad_output(name, f"does not match the tool's outputSchema: {problem}")
+    if content is None:
+        content = []
+    elif type(content) is not list:
+        return _bad_output(name, "content must be a list of content blocks")
+    else:
+        content = [text(v) if type(v) is str else v for v in content]
+        for v in content:
+            if not _is_block(v):
+                return _bad_output(name, f"content holds {type(v).__name__} {v!r:.60}, not a content block")
+    out["content"] = content
+    if structured is not None:
+        out["structuredContent"] = structured
+    if r.is_error:
+        out["isError"] = True
+    if r.meta:
+        out["_meta"] = r.meta
+    return out
 
 
 class Tool:
-    """A registered tool: its wire definition and how to call it."""
+    """A registered tool: its wire definition and how to call it.
 
-    __slots__ = ("name", "fn", "definition", "is_async", "context_param", "_check")
+    ``output_schema`` is the published ``outputSchema`` (or ``None``).
+    """
+
+    __slots__ = (
+        "name",
+        "fn",
+        "definition",
+        "is_async",
+        "context_param",
+        "output_schema",
+        "_check",
+        "_convert",
+        "_result",
+        "_output_check",
+        "_wrap",
+    )
 
     def __init__(
         self,
@@ -104,38 +228,113 @@ class Tool:
         title: str | None = None,
         description: str | None = None,
         input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
         annotations: dict[str, Any] | None = None,
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
     ) -> None:
         self.fn = fn
-        self.name = name or fn.__name__
+        self.name = name if name is not None else fn.__name__
+        if type(self.name) is not str or not self.name:
+            raise ValueError(f"a tool needs a name (a non-empty string), not {self.name!r}")
+        if not _TOOL_NAME.match(self.name):
+            log.warning(
+                "tool name %r: names SHOULD be 1 to 128 characters of A-Z a-z 0-9 _ - . (server/tools.mdx, Tool Names)",
+                self.name,
+            )
+        where = f"tool {self.name!r}"
         self.is_async = inspect.iscoroutinefunction(fn)
         self.context_param = _context_param(fn)
         skip = frozenset({self.context_param}) if self.context_param else frozenset()
+
+        # input
         if input_schema is None:
-            input_schema, _ = signature_schema(fn, skip=skip)
+            info = signature_info(fn, skip=skip)
+            input_schema = info.schema
+            doc = info.description
+            return_hint = info.return_hint
+            self._convert = arguments_converter(info.params)
+        else:
+            if not isinstance(input_schema, dict) or input_schema.get("type") != "object":
+                raise ValueError(f"{where}: input_schema must be a JSON Schema object with \"type\": \"object\" at the root")
+            doc, _ = parse_docstring(inspect.getdoc(fn))
+            return_hint = _return_hint(fn)
+            self._convert = None  # a hand-written schema: arguments arrive as JSON
+        try:
+            self._check = compile(input_schema, noun="argument")
+        except SchemaError as exc:
+            raise SchemaError(f"{where}: input_schema: {exc}") from None
+        check_headers(input_schema, f"{where} inputSchema")
+
+        # output
+        self.output_schema: dict[str, Any] | None = None
+        self._output_check: Check | None = None
+        self._wrap = False
+        if output_schema is not None:
+            if structured_output is False:
+                raise ValueError(f"{where}: output_schema= and structured_output=False contradict each other")
+            if not isinstance(output_schema, dict):
+                raise TypeError(f"{where}: output_schema must be a JSON Schema object (a dict)")
+            self.output_schema = output_schema
+        elif structured_output is not False and is_structured(return_hint, _RESULT_HINTS):
+            try:
+                self.output_schema, self._wrap = output_schema_for(return_hint)
+            except SchemaError as exc:
+                if structured_output:
+                    raise SchemaError(f"{where}, return type: {exc}") from None
+                log.debug("%s: no outputSchema for return type %r: %s", where, return_hint, exc)
+        elif structured_output:
+            raise ValueError(
+                f"{where}: structured_output=True needs a return annotation that describes data "
+                "(a dict, TypedDict, dataclass, pydantic model, list, number...) or output_schema="
+            )
+        if self.output_schema is not None:
+            try:
+                self._output_check = compile(self.output_schema)
+            except SchemaError as exc:
+                raise SchemaError(f"{where}: output_schema: {exc}") from None
+            self._result: Callable[[Any], dict[str, Any]] = self._structured
+        else:
+            self._result = self._plain
+
+        # the definition, built once
         definition: dict[str, Any] = {"name": self.name}
-        if title:
+        if title is not None:
+            if type(title) is not str:
+                raise TypeError(f"{where}: title must be a string")
             definition["title"] = title
-        doc = description if description is not None else inspect.getdoc(fn)
+        if description is not None:
+            if type(description) is not str:
+                raise TypeError(f"{where}: description must be a string")
+            doc = description
         if doc:
             definition["description"] = doc
         definition["inputSchema"] = input_schema
+        if self.output_schema is not None:
+            definition["outputSchema"] = self.output_schema
         if annotations:
-            definition["annotations"] = annotations
+            definition["annotations"] = _check_annotations(annotations, where)
         if icons:
-            definition["icons"] = icons
+            definition["icons"] = check_icons(icons, f"{where} icons")
         if meta:
-            definition["_meta"] = meta
+            definition["_meta"] = _check_meta(meta, where)
+        try:
+            orjson.dumps(definition)
+        except TypeError as exc:
+            raise TypeError(f"{where}: the definition is not JSON: {exc}") from None
         self.definition = definition
-        self._check = compile(input_schema)
 
     def call(self, arguments: dict[str, Any], ctx: Context | None) -> dict[str, Any] | Awaitable[dict[str, Any]]:
         """Run the tool: a result dict now, or an awaitable of one for an async tool."""
         problem = self._check(arguments)
         if problem is not None:
             return error_result(f"Invalid arguments for tool {self.name!r}: {problem}")
+        if self._convert is not None:
+            try:
+                arguments = self._convert(arguments)
+            except ArgumentError as exc:
+                return error_result(f"Invalid arguments for tool {self.name!r}: {exc}")
         if self.context_param is not None:
             arguments = {**arguments, self.context_param: ctx}
         try:
@@ -148,7 +347,7 @@ class Tool:
             return self._failed(exc)
         if self.is_async:
             return self._finish(out)
-        return to_result(out)
+        return self._result(out)
 
     async def _finish(self, pending: Awaitable[Any]) -> dict[str, Any]:
         try:
@@ -159,19 +358,75 @@ class Tool:
             raise  # a deliberate protocol error (e.g. -32021 from ctx.ask) stays one
         except Exception as exc:
             return self._failed(exc)
-        return to_result(out)
+        return self._result(out)
+
+    def _plain(self, value: Any) -> dict[str, Any]:
+        if type(value) is str:
+            return {"resultType": "complete", "content": [{"type": "text", "text": value}]}
+        return to_result(value, self.name)
+
+    def _structured(self, value: Any) -> dict[str, Any]:
+        if type(value) is ToolResult:
+            return _from_tool_result(value, self.name, self._output_check)
+        try:
+            raw = orjson.dumps(value, default=json_default)
+        except TypeError as exc:
+            return _bad_output(self.name, f"cannot be sent as JSON: {exc}")
+        data = orjson.loads(raw)
+        structured = {"result": data} if self._wrap else data
+        problem = self._output_check(structured)  # type: ignore[misc]
+        if problem is not None:
+            return _bad_output(self.name, f"does not match the tool's outputSchema: {problem}")
+        return {
+            "resultType": "complete",
+            "content": [{"type": "text", "text": raw.decode()}],
+            "structuredContent": structured,
+        }
 
     def _failed(self, exc: Exception) -> dict[str, Any]:
         log.warning("tool %r raised %s", self.name, type(exc).__name__, exc_info=exc)
         return error_result(f"Error in tool {self.name!r}: {type(exc).__name__}: {exc}")
 
 
-def _context_param(fn: Callable[..., Any]) -> str | None:
+def _return_hint(fn: Callable[..., Any]) -> Any:
     try:
-        hints = typing.get_type_hints(fn)
-    except Exception:  # unresolved forward references: no injection
-        return None
-    for name, hint in hints.items():
-        if hint is Context:
-            return name
-    return None
+        return typing.get_type_hints(fn, include_extras=True).get("return", inspect.Parameter.empty)
+    except Exception:
+        return inspect.Parameter.empty
+
+
+# Which parameter takes the Context: shared with resources, prompts, completers.
+_context_param = context_param
+
+
+def _check_annotations(annotations: Any, where: str) -> dict[str, Any]:
+    """A checked copy of ToolAnnotations (schema.json, ToolAnnotations)."""
+    if not isinstance(annotations, dict):
+        raise TypeError(f"{where}: annotations must be a dict of ToolAnnotations")
+    for key, value in annotations.items():
+        kind = TOOL_ANNOTATIONS.get(key)
+        if kind is None:
+            hint = f" (did you mean {_SNAKE[key]!r}?)" if key in _SNAKE else ""
+            raise ValueError(
+                f"{where}: unknown tool annotation {key!r}{hint}; known: {', '.join(TOOL_ANNOTATIONS)}"
+            )
+        if type(value) is not kind:
+            raise TypeError(f"{where}: annotation {key!r} must be a {kind.__name__}, not {value!r}")
+    return dict(annotations)
+
+
+def _check_meta(meta: Any, where: str) -> dict[str, Any]:
+    """A checked copy of a ``_meta`` object: key syntax (schema.json, MetaObject); reserved prefixes warn."""
+    if not isinstance(meta, dict):
+        raise TypeError(f"{where}: meta must be a dict")
+    for key in meta:
+        if type(key) is not str or not _META_KEY.match(key):
+            raise ValueError(
+                f"{where}: _meta key {key!r} is malformed: an optional reverse-DNS prefix ending in '/' "
+                "(com.example/) and a name of letters, digits, '-', '_', '.' (basic/index.mdx, _meta)"
+            )
+        prefix, slash, _ = key.rpartition("/")
+        labels = prefix.split(".") if slash else []
+        if len(labels) >= 2 and labels[1] in ("modelcontextprotocol", "mcp"):
+            log.warning("%s: _meta key %r uses a prefix reserved for MCP itself", where, key)
+    return dict(meta)

@@ -9,9 +9,9 @@ Expansion is defined by the RFC; matching is not, so these are the rules
 URI would carry):
 
 * The whole URI must match (no prefix match); literal text matches exactly.
-* A value is one or more characters and takes as few as it can, so later
-  parts of the template get theirs: ``{name}{.ext}`` reads ``report.pdf`` as
-  ``name="report"``, ``ext="pdf"``.
+* A value (outside ``;``, ``?``, ``&``, see below) is one or more characters
+  and takes as few as it can, so later parts of the template get theirs:
+  ``{name}{.ext}`` reads ``report.pdf`` as ``name="report"``, ``ext="pdf"``.
 * ``{var}``, ``{x,y}`` (simple): values have none of ``/ ? # [ ]``, and no
   ``,`` when the expression has several variables or explodes (``,``
   separates them). Every variable must be present.
@@ -29,9 +29,23 @@ URI would carry):
 * ``{var:3}`` (prefix): at most that many characters.
 * A variable used twice must have the same value both times (a prefix use:
   a prefix of it).
-* URIs longer than `MAX_URI_LENGTH` match nothing.
+* A URI longer than the template's `max_uri_length` matches nothing (see
+  below).
 * Values are percent-decoded as UTF-8 (``%20`` → space; bad UTF-8 is no
-  match). ``+`` stays ``+``: RFC 6570 encodes a space as ``%20``.
+  match). ``+`` stays ``+``: RFC 6570 encodes a space as ``%20``. So a
+  ``{name}`` value has no raw ``/`` but may hold a decoded one (``..%2Fx`` is
+  ``../x``): code that turns values into file paths must check them
+  (resources.mdx, Security Considerations 5).
+
+Matching is one regular expression, and a value whose end is ambiguous
+(``{+a}/{+b}``: either value may hold a ``/``) makes it backtrack: with k >= 1
+such values, a hostile URI of length n costs up to about n**(k+1) / (k+1)!
+steps (each choice of ends rescans what follows). So each template gets
+``max_uri_length``: `MAX_URI_LENGTH` when k = 0, else the length at which
+that cost stays under `MATCH_BUDGET` (k = 1: 3162, k = 2: 310, k = 3: 104
+characters). A value whose end is fixed by the next character it cannot
+contain (``{name}/`` ends at the first ``/``), or by the end of the URI,
+does not count.
 
 A non-exploded variable gives a ``str``, an exploded one a ``list[str]`` (or
 a ``dict[str, str]`` for a named associative explode). Absent optional
@@ -40,18 +54,22 @@ variables are absent from the result.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Mapping
 from urllib.parse import quote, unquote
 
-__all__ = ["UriTemplate", "TemplateError", "MAX_TEMPLATE_LENGTH", "MAX_URI_LENGTH"]
+__all__ = ["UriTemplate", "TemplateError", "MAX_TEMPLATE_LENGTH", "MAX_URI_LENGTH", "MATCH_BUDGET"]
 
 #: Longest template accepted; a template is code, not data, so this is generous.
 MAX_TEMPLATE_LENGTH = 8192
 #: Longest URI `match` looks at; a longer one matches nothing. URIs in the
-#: wild stay under 8 KB, and a bound keeps a template with several ``{+...}``
-#: values (whose matching can backtrack) cheap on hostile input.
+#: wild stay under 8 KB.
 MAX_URI_LENGTH = 16384
+#: Worst-case regex steps allowed for one match (measured here: 0.1-0.3 s of
+#: CPU at worst); sets ``max_uri_length`` for templates whose matching can
+#: backtrack.
+MATCH_BUDGET = 5_000_000
 
 #: RFC 3986 section 2.2: gen-delims and sub-delims, left as is by ``{+...}`` and ``{#...}``.
 _RESERVED = ":/?#[]@!$&'()*+,;="
@@ -128,7 +146,7 @@ class UriTemplate:
     {'name': 'app.log', 'lines': '10'}
     """
 
-    __slots__ = ("template", "variables", "_parts", "_regex", "_groups", "_pool", "_assoc")
+    __slots__ = ("template", "variables", "max_uri_length", "_parts", "_regex", "_groups", "_pool", "_assoc")
 
     def __init__(self, template: str) -> None:
         if type(template) is not str:
@@ -145,6 +163,13 @@ class UriTemplate:
         #: The variable names, in order of first appearance.
         self.variables: tuple[str, ...] = tuple(names)
         self._compile()
+        ambiguous = _ambiguous_values(self._parts)
+        #: Longest URI `match` considers (module docstring: a bound on backtracking).
+        self.max_uri_length = MAX_URI_LENGTH
+        if ambiguous:
+            power = ambiguous + 1
+            bound = int((MATCH_BUDGET * math.factorial(power)) ** (1 / power))
+            self.max_uri_length = min(MAX_URI_LENGTH, bound)
 
     @property
     def is_literal(self) -> bool:
@@ -221,7 +246,7 @@ class UriTemplate:
 
     def match(self, uri: str) -> dict[str, Any] | None:
         """The variables' values if ``uri`` matches the whole template, else None."""
-        if len(uri) > MAX_URI_LENGTH:
+        if len(uri) > self.max_uri_length:
             return None
         m = self._regex.fullmatch(uri)
         if m is None:
@@ -303,26 +328,78 @@ def _store(var: _Var, value: Any, full: dict[str, Any], prefixes: dict[str, list
     return True
 
 
+def _follow(parts: list[str | _Expr], start: int) -> set[str] | None:
+    """The characters the text after ``parts[:start]`` may begin with; None: any."""
+    chars: set[str] = set()
+    for part in parts[start:]:
+        if type(part) is str:
+            if part:
+                chars.add(part[0])
+                return chars
+            continue
+        first = part.op.first  # type: ignore[union-attr]
+        if not first:  # a required value comes next: it may begin with anything
+            return None
+        chars.add(first)  # an optional expression: it, or what follows it
+    return chars
+
+
+def _ambiguous_values(parts: list[str | _Expr]) -> int:
+    """How many captured values may end at more than one place (module docstring)."""
+    count = 0
+    for i, part in enumerate(parts):
+        if type(part) is str:
+            continue
+        expr: _Expr = part  # type: ignore[assignment]
+        op = expr.op
+        after = _follow(parts, i + 1)
+        if op.named:
+            excluded = set("/?#") if op.char == ";" else {"#"}
+            count += after is None or not after <= excluded
+            continue
+        single = len(expr.vars) == 1
+        for j, var in enumerate(expr.vars):
+            excluded = set(_atom_excluded(op, var, single))
+            if var.explode:
+                excluded.discard(op.sep)
+            nxt: set[str] | None
+            if j == len(expr.vars) - 1:
+                nxt = after
+            elif op.char in ("", "+"):
+                nxt = {","}
+            else:  # the next variables are optional: their separator, or what follows
+                nxt = None if after is None else {op.sep, *after}
+            count += nxt is None or not nxt <= excluded
+    return count
+
+
 def _decode(raw: str) -> str:
     if "%" not in raw:
         return raw
     return unquote(raw, errors="strict")
 
 
+def _atom_excluded(op: _Op, var: _Var, single: bool) -> str:
+    """The characters one item of a non-named value cannot contain."""
+    if op.reserved:
+        return "," if var.explode or not single else ""
+    excluded = "/?#[]"
+    if op.char == ".":
+        excluded += "."
+    if var.explode or not single:
+        excluded += ","
+    return excluded
+
+
 def _value_pattern(op: _Op, var: _Var, single: bool) -> str:
     """The regex for one non-named variable's value."""
+    excluded = _atom_excluded(op, var, single)
+    if not excluded:
+        return ".+?"
     if op.reserved:
-        if var.explode or not single:
-            atom = "[^,]"
-        else:
-            return ".+?"
+        atom = f"[^{re.escape(excluded)}]"
     else:
-        excluded = "/?#\\[\\]"
-        if op.char == ".":
-            excluded += "."
-        if var.explode or not single:
-            excluded += ","
-        atom = f"(?:%[0-9A-Fa-f]{{2}}|[^{excluded}%])"
+        atom = f"(?:%[0-9A-Fa-f]{{2}}|[^{re.escape(excluded)}%])"
     item = f"{atom}+?"
     if var.explode:
         sep = re.escape(op.sep)

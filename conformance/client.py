@@ -1,0 +1,105 @@
+"""The wiremcp client under the official MCP conformance suite (FIXTURES.md, section 4).
+
+    python conformance/client.py URL
+
+The harness sets ``MCP_CONFORMANCE_SCENARIO``, ``MCP_CONFORMANCE_PROTOCOL_VERSION``
+(``2025-11-25``: the initialize handshake; ``2026-07-28``: stateless requests)
+and, for some scenarios, ``MCP_CONFORMANCE_CONTEXT`` (JSON). Everything here
+goes through the public `wiremcp.Client` API; each scenario does only what
+FIXTURES.md 4.2 says the client must do. Exit status 0 when the client did
+its part, 1 otherwise (the harness scores the wire, not the status).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import sys
+from typing import Any
+
+import wiremcp
+from wiremcp.client import ClientError
+
+log = logging.getLogger("conformance")
+
+
+def defaults_from(schema: dict[str, Any]) -> dict[str, Any]:
+    """Form content filled from each property's ``default`` (elicitation-sep1034-client-defaults)."""
+    content = {}
+    for name, prop in (schema.get("properties") or {}).items():
+        if isinstance(prop, dict) and "default" in prop:
+            content[name] = prop["default"]
+    return content
+
+
+async def elicitation(params: dict[str, Any]) -> dict[str, Any]:
+    schema = params.get("requestedSchema") or {}
+    content = defaults_from(schema)
+    for name, prop in (schema.get("properties") or {}).items():
+        if name not in content and isinstance(prop, dict) and prop.get("type") == "boolean":
+            content[name] = True  # sep-2322: the mock asks to confirm
+    return {"action": "accept", "content": content}
+
+
+def sample_arguments(tool: dict[str, Any]) -> dict[str, Any]:
+    """Plausible arguments for a tool: one value per required property, by type."""
+    schema = tool.get("inputSchema") or {}
+    props = schema.get("properties") or {}
+    out: dict[str, Any] = {}
+    for name in schema.get("required") or list(props):
+        kind = (props.get(name) or {}).get("type")
+        out[name] = {"string": "us-west1", "integer": 1, "number": 1, "boolean": True}.get(kind, "x")
+    return out
+
+
+async def main(url: str) -> int:
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "2026-07-28")
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    era = "legacy" if version.startswith("2025") else "auto"
+    if scenario == "json-schema-ref-no-deref":
+        era = "legacy"  # FIXTURES.md: the mock is an older SDK server (so does the reference client)
+    client = wiremcp.Client.http(
+        url, name="wiremcp-conformance", version=wiremcp.__version__, era=era, elicitation=elicitation, timeout=20,
+    )
+    async with client:
+        tools = {t["name"]: t for t in await client.list_tools()}
+        if scenario == "initialize":
+            return 0
+        if scenario == "tools_call":
+            await client.call_tool("add_numbers", {"a": 5, "b": 3})
+        elif scenario == "elicitation-sep1034-client-defaults":
+            await client.call_tool("test_client_elicitation_defaults", {})
+        elif scenario == "sep-2322-client-request-state":
+            for name in ("test_mrtr_echo_state", "test_mrtr_unrelated", "test_mrtr_no_state", "test_mrtr_no_result_type"):
+                await client.call_tool(name, {})
+        elif scenario == "http-custom-headers":
+            for call in context.get("toolCalls") or []:
+                await client.call_tool(call["name"], call.get("arguments") or {})
+        elif scenario == "http-invalid-tool-headers":
+            for name, tool in tools.items():
+                try:
+                    await client.call_tool(name, sample_arguments(tool))
+                except ClientError as exc:
+                    log.warning("%s: %s", name, exc)
+        elif scenario == "json-schema-2020-12-preservation":
+            source = tools.get("json_schema_2020_12_tool")
+            if source is not None:
+                await client.call_tool("json_schema_echo", {"schema": source["inputSchema"]})
+        elif scenario == "json-schema-ref-no-deref":
+            pass
+        elif tools:
+            name, tool = next(iter(tools.items()))
+            await client.call_tool(name, sample_arguments(tool))
+    return 0
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    try:
+        sys.exit(asyncio.run(main(sys.argv[-1])))
+    except ClientError as exc:
+        print(f"conformance client: {exc}", file=sys.stderr)
+        sys.exit(1)

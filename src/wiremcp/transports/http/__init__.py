@@ -1,0 +1,35 @@
+"""Streamable HTTP for MCP 2026-07-28: the server's endpoint as an ASGI app.
+
+    from wiremcp.transports.http import asgi_app
+    app = asgi_app(server)                 # mount it, or: uvicorn module:app
+
+    from wiremcp.transports.http import serve_http
+    serve_http(server, host="127.0.0.1", port=8000)   # uvicorn, tuned
+
+`MCPApp` depends on nothing beyond the standard library and orjson (raw
+ASGI 3), so it mounts into Starlette, FastAPI or any ASGI server; only
+`serve_http` needs uvicorn (the ``[http]`` extra). Nothing here is imported
+by the stdio path. The rules each part keeps are in its module docstring:
+``_app`` (statuses, JSON vs SSE replies, cancellation on disconnect),
+``_headers`` (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*),
+``_security`` (Host/Origin, Content-Type, Accept).
+"""
+
+from ._app import DEFAULT_KEEPALIVE_INTERVAL, DEFAULT_READ_TIMEOUT, STATUS_BY_CODE, MCPApp, asgi_app
+from ._headers import decode_header_value, encode_header_value
+from ._security import DEFAULT_ALLOWED_HOSTS, DEFAULT_ALLOWED_ORIGINS
+from ._serve import GRACEFUL_SHUTDOWN_TIMEOUT, serve_http
+
+__all__ = [
+    "MCPApp",
+    "asgi_app",
+    "serve_http",
+    "STATUS_BY_CODE",
+    "DEFAULT_ALLOWED_HOSTS",
+    "DEFAULT_ALLOWED_ORIGINS",
+    "DEFAULT_READ_TIMEOUT",
+    "DEFAULT_KEEPALIVE_INTERVAL",
+    "GRACEFUL_SHUTDOWN_TIMEOUT",
+    "encode_header_value",
+    "decode_header_value",
+]

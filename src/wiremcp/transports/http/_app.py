@@ -1,0 +1,546 @@
+"""The MCP endpoint as a raw ASGI application (streamable-http.mdx, 2026-07-28).
+
+`MCPApp(server)` serves one endpoint path and needs nothing beyond the
+standard library and orjson, so it mounts into any ASGI application. What it
+does with a request, in order (the first check that fails decides):
+
+=====================================================  =======  =========
+situation                                              status   JSON-RPC
+=====================================================  =======  =========
+path is not the endpoint                               404      (plain text)
+``Host`` or ``Origin`` not allowed (DNS rebinding)     403      -32600, no id
+method other than POST (GET and DELETE included)       405      -32600, no id; ``Allow: POST``
+``Content-Type`` is not ``application/json``           415      -32600, no id
+``Accept`` lacks ``application/json`` or SSE           406      -32600, no id
+body longer than ``max_body_size``                     413      -32600, no id; not read further
+body not complete within ``read_timeout``              408      -32600, no id
+not one JSON text                                      400      -32700, id null
+a batch, or not a valid JSON-RPC message               400      -32600, the id if readable
+a JSON-RPC response (clients MUST NOT send one)        400      -32600, id null
+a notification                                         202      (empty body)
+a request: mirrored headers disagree with the body     400      -32020, the id
+a request: `Server.handle` raises or returns an error  by code  the id
+a request: a result                                    200      the id
+=====================================================  =======  =========
+
+The status of a JSON-RPC error is looked up by its code in one table,
+`STATUS_BY_CODE` (streamable-http.mdx, "Protocol Version Header" and "Server
+Validation"; basic/index.mdx, "_meta"): -32700, -32600, -32602, -32020,
+-32021 and -32022 are 400; -32601 is 404; -32603 is 500 (the specification
+names no status for it; the server failed); any other code is 200 (the
+request was served; its answer is an error).
+
+Replies (streamable-http.mdx, "Sending Messages" and "Receiving Messages"):
+
+* a handler that returns a result without calling ``emit`` is answered with
+  one ``application/json`` body;
+* once a handler calls ``emit`` before its result is ready, the reply turns
+  into ``text/event-stream``: one ``data:`` event per notification, then the
+  response as the last event, then the stream closes; ``X-Accel-Buffering:
+  no`` keeps proxies from holding events back;
+* a handler silent for ``keepalive_interval`` seconds also turns the reply
+  into a stream, and every further quiet interval sends a ``: keep-alive``
+  comment line, so that neither proxies nor clients time out a long-lived
+  ``subscriptions/listen`` or a slow tool. An error decided after that point
+  travels in the stream with status 200;
+* the client closing the connection cancels the handler (cancellation.mdx:
+  closing the stream is the cancellation signal); nothing more is sent.
+
+Notifications posted by a client are accepted and dropped (2026-07-28
+defines none for HTTP; ``notifications/cancelled`` is not honoured, since
+closing the stream is how HTTP cancels). ``Mcp-Session-Id`` and
+``Last-Event-ID`` are ignored ("Backward Compatibility").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Awaitable, Callable, Iterable, MutableMapping
+
+import orjson
+
+from ...jsonrpc import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_MESSAGE_SIZE,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    MCP,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    Decoder,
+    InvalidRequest,
+    JSONRPCError,
+    LocalProtocolError,
+    Notification,
+    Request,
+    encode_notification,
+)
+from ...protocol.errors import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION
+from ...server import Server
+from ...server._reply import reply_failed, reply_ok, settle
+from ._headers import HeaderRules
+from ._security import HostGuard, accepts_json_and_sse, is_json_content_type
+
+__all__ = [
+    "MCPApp",
+    "asgi_app",
+    "STATUS_BY_CODE",
+    "DEFAULT_READ_TIMEOUT",
+    "DEFAULT_KEEPALIVE_INTERVAL",
+]
+
+log = logging.getLogger("wiremcp.transport")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+#: Seconds a client has to deliver the whole request body. Generous for a
+#: 16 MiB body on a slow link; bounds how long a stalled upload holds memory.
+DEFAULT_READ_TIMEOUT = 30.0
+#: Seconds of silence before a ``: keep-alive`` comment (and before a silent
+#: handler's reply turns into a stream). Below the 60 s idle timeouts that
+#: common proxies (nginx ``proxy_read_timeout``) and clients apply.
+DEFAULT_KEEPALIVE_INTERVAL = 15.0
+
+#: HTTP status for a JSON-RPC error code; codes not listed are answered with 200.
+STATUS_BY_CODE: dict[int, int] = {
+    PARSE_ERROR: 400,
+    INVALID_REQUEST: 400,
+    INVALID_PARAMS: 400,  # basic/index.mdx, "_meta": a malformed request is 400
+    HEADER_MISMATCH: 400,  # streamable-http.mdx, "Server Validation"
+    MISSING_REQUIRED_CLIENT_CAPABILITY: 400,  # basic/index.mdx, "_meta"
+    UNSUPPORTED_PROTOCOL_VERSION: 400,  # streamable-http.mdx, "Protocol Version Header"
+    METHOD_NOT_FOUND: 404,  # streamable-http.mdx, "Protocol Version Header"
+    INTERNAL_ERROR: 500,
+}
+
+_JSON = b"application/json"
+_KEEPALIVE_COMMENT = b": keep-alive\n\n"
+_KEEPALIVE = object()
+# Messages are built afresh for every response: middleware may edit them in place.
+
+
+def _sse_start() -> Message:
+    return {
+        "type": "http.response.start",
+        "status": 200,
+        "headers": [
+            (b"content-type", b"text/event-stream"),
+            (b"cache-control", b"no-cache"),
+            (b"x-accel-buffering", b"no"),
+        ],
+    }
+
+
+def _fire(waiter: asyncio.Future[Any]) -> None:
+    if not waiter.done():
+        waiter.set_result(_KEEPALIVE)
+
+
+class _Exchange:
+    """One request being answered: the notifications it emitted, and whether anyone still listens."""
+
+    __slots__ = ("id", "method", "events", "closed", "gone", "waiter", "task", "receive", "watch")
+
+    def __init__(self, id: Any, method: str) -> None:
+        self.id = id
+        self.method = method
+        self.events: list[bytes] | None = None
+        self.closed = False  # replied to or abandoned: emit drops
+        self.gone = False  # the client disconnected
+        self.waiter: asyncio.Future[Any] | None = None
+        self.task: asyncio.Task[Any] | None = None
+        self.receive: Receive | None = None
+        self.watch: asyncio.Task[Message] | None = None
+
+    def emit(self, method: str, params: dict[str, Any]) -> None:
+        if self.closed:
+            log.debug("dropped %s for request %r: it is finished or cancelled", method, self.id)
+            return
+        try:
+            data = encode_notification(method, params)
+        except LocalProtocolError as exc:
+            log.error("cannot encode %s for request %r: %s", method, self.id, exc)
+            return
+        event = b"data: " + data + b"\n\n"
+        if self.events is None:
+            self.events = [event]
+        else:
+            self.events.append(event)
+        self.wake()
+
+    def wake(self, _: Any = None) -> None:
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def received(self, watch: asyncio.Task[Message]) -> None:
+        """What the client sent after its body: only a disconnect is expected."""
+        if watch.cancelled():
+            return
+        exc = watch.exception()
+        if exc is None and watch.result().get("type") != "http.disconnect":
+            # Not a disconnect (an ASGI server may report trailing empty body chunks): keep watching.
+            assert self.receive is not None
+            again = self.watch = asyncio.get_running_loop().create_task(self.receive())  # type: ignore[arg-type]
+            again.add_done_callback(self.received)
+            return
+        self.gone = self.closed = True
+        if self.task is not None and not self.task.done():
+            log.info("request %r (%s) cancelled: the client closed the connection", self.id, self.method)
+            self.task.cancel()
+        self.wake()
+
+
+class _ReadDeadlines:
+    """One timer for every body read in progress; it cancels the reads past their deadline.
+
+    Cheaper than a timeout per request (``asyncio.timeout`` costs about 4 µs,
+    a third of this app's own work on a small request): a read registers its
+    task and deadline in a dict, and a single timer, running only while reads
+    are pending, checks them every quarter of the timeout. A read therefore
+    times out between 1 and 1.25 times ``read_timeout`` after it began.
+    """
+
+    __slots__ = ("timeout", "reading", "expired", "handle", "loop")
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.reading: dict[asyncio.Task[Any], float] = {}
+        self.expired: set[asyncio.Task[Any]] = set()
+        self.handle: asyncio.TimerHandle | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def start(self) -> asyncio.Task[Any]:
+        task = asyncio.current_task()
+        assert task is not None
+        loop = task.get_loop()
+        self.reading[task] = loop.time() + self.timeout
+        if self.handle is None or self.loop is not loop:
+            self.loop = loop
+            self.handle = loop.call_later(self.timeout / 4, self._check)
+        return task
+
+    def _check(self) -> None:
+        loop = self.loop
+        assert loop is not None
+        now = loop.time()
+        for task, deadline in list(self.reading.items()):
+            # A registered task is always suspended in `await receive()`: registration
+            # ends, with no await in between, as soon as the read returns.
+            if deadline <= now:
+                del self.reading[task]
+                self.expired.add(task)
+                task.cancel()
+        self.handle = loop.call_later(self.timeout / 4, self._check) if self.reading else None
+
+
+class _Refused(Exception):
+    """An HTTP-level refusal: status, message, extra headers."""
+
+    def __init__(self, status: int, message: str, headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers
+
+
+class MCPApp:
+    """The MCP endpoint of a `Server`, as an ASGI 3 application (see the module docs).
+
+    >>> from wiremcp import Server
+    >>> app = MCPApp(Server("demo"), path="/mcp")
+
+    Run it with any ASGI server (``uvicorn module:app``) or mount it into
+    another ASGI application; it answers ``lifespan`` events when run alone.
+    """
+
+    __slots__ = (
+        "server",
+        "path",
+        "max_body_size",
+        "read_timeout",
+        "keepalive_interval",
+        "_guard",
+        "_rules",
+        "_decoder",
+        "_deadlines",
+    )
+
+    def __init__(
+        self,
+        server: Server,
+        *,
+        path: str = "/mcp",
+        allowed_hosts: Iterable[str] | None = None,
+        allowed_origins: Iterable[str] | None = None,
+        max_body_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        read_timeout: float | None = DEFAULT_READ_TIMEOUT,
+        keepalive_interval: float | None = DEFAULT_KEEPALIVE_INTERVAL,
+    ) -> None:
+        if not path.startswith("/"):
+            raise ValueError("path must start with '/'")
+        if keepalive_interval is not None and keepalive_interval <= 0:
+            raise ValueError("keepalive_interval must be positive (or None for no keep-alives)")
+        if read_timeout is not None and read_timeout <= 0:
+            raise ValueError("read_timeout must be positive (or None for no limit)")
+        self.server = server
+        self.path = path
+        self.max_body_size = max_body_size
+        self.read_timeout = read_timeout
+        self.keepalive_interval = keepalive_interval
+        self._guard = HostGuard(allowed_hosts, allowed_origins)
+        self._rules = HeaderRules(server)
+        self._decoder = Decoder(MCP, max_size=max_body_size, max_depth=max_depth)
+        self._deadlines = _ReadDeadlines(read_timeout) if read_timeout is not None else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await self._http(scope, receive, send)
+        elif kind == "lifespan":
+            await _lifespan(receive, send)
+        else:  # websocket: not part of MCP
+            await send({"type": "websocket.close", "code": 1000})
+
+    # -- HTTP ---------------------------------------------------------------
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope["path"]
+        root = scope.get("root_path")
+        if root and path.startswith(root):
+            path = path[len(root) :] or "/"
+        if path != self.path:
+            await _plain(send, 404, b"Not Found")
+            return
+        headers: dict[bytes, bytes] = {}
+        for name, value in scope["headers"]:
+            if name in headers:
+                headers[name] += b", " + value  # RFC 9110, section 5.3
+            else:
+                headers[name] = value
+        try:
+            body = await self._checked_body(scope, headers, receive)
+        except _Refused as refusal:
+            await _json(send, refusal.status, _http_error(refusal.message), refusal.headers)
+            return
+        if body is None:
+            return  # the client went away
+        try:
+            msg = self._decoder.decode(body)
+        except JSONRPCError as exc:
+            log.debug("refused a POST body: %s", exc.message)
+            data, code = reply_failed(getattr(exc, "id", None), exc)
+            await _json(send, STATUS_BY_CODE.get(code, 400), data)
+            return
+        kind = type(msg)
+        if kind is Request:
+            # The legacy era (2025-11-25 and earlier: `initialize`, Mcp-Session-Id, the GET
+            # stream) would branch off here: a request without MCP-Protocol-Version whose
+            # method is "initialize", or one naming a legacy version, goes to a legacy handler.
+            await self._request(msg, headers, receive, send)  # type: ignore[arg-type]
+        elif kind is Notification:
+            log.debug("notification %s accepted and dropped", msg.method)  # type: ignore[union-attr]
+            await send({"type": "http.response.start", "status": 202, "headers": [(b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
+        else:  # Response or ErrorResponse
+            exc = InvalidRequest(
+                "Invalid Request: a client must not send JSON-RPC responses to the MCP endpoint "
+                "(streamable-http.mdx, Sending Messages)"
+            )
+            data, code = reply_failed(None, exc)
+            await _json(send, 400, data)
+
+    async def _checked_body(self, scope: Scope, headers: dict[bytes, bytes], receive: Receive) -> bytes | None:
+        """The request body after the HTTP-level checks, or ``None`` if the client left."""
+        guard = self._guard
+        problem = guard.host_problem(headers.get(b"host"), scope.get("server")) or guard.origin_problem(
+            headers.get(b"origin")
+        )
+        if problem is not None:
+            log.warning("refused a request: %s", problem)
+            raise _Refused(403, f"Forbidden: {problem}")
+        if scope["method"] != "POST":
+            raise _Refused(
+                405,
+                f"Method Not Allowed: the MCP endpoint accepts POST only, not {scope['method']}",
+                ((b"allow", b"POST"),),
+            )
+        if not is_json_content_type(headers.get(b"content-type")):
+            raise _Refused(415, "Unsupported Media Type: the body must be Content-Type: application/json")
+        if not accepts_json_and_sse(headers.get(b"accept")):
+            raise _Refused(
+                406, "Not Acceptable: the Accept header must list both application/json and text/event-stream"
+            )
+        length = headers.get(b"content-length")
+        limit = self.max_body_size
+        if length is not None and length.isdigit() and int(length) > limit:
+            raise self._too_large(int(length))
+        deadlines = self._deadlines
+        if deadlines is None:
+            return await self._read(receive)
+        task = deadlines.start()
+        try:
+            return await self._read(receive)
+        except asyncio.CancelledError:
+            if task not in deadlines.expired:
+                raise
+            deadlines.expired.discard(task)
+            task.uncancel()
+            raise _Refused(
+                408,
+                f"Request Timeout: the body did not arrive within {deadlines.timeout:g} s",
+                ((b"connection", b"close"),),
+            ) from None
+        finally:
+            deadlines.reading.pop(task, None)
+
+    async def _read(self, receive: Receive) -> bytes | None:
+        msg = await receive()
+        if msg["type"] != "http.request":
+            return None
+        body: bytes = msg.get("body", b"")
+        size = len(body)
+        limit = self.max_body_size
+        if size > limit:
+            raise self._too_large(None)
+        if not msg.get("more_body"):
+            return body  # the whole body in one message: the common case
+        chunks = [body]
+        while True:
+            msg = await receive()
+            if msg["type"] != "http.request":
+                return None
+            chunk = msg.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise self._too_large(None)
+            chunks.append(chunk)
+            if not msg.get("more_body"):
+                return b"".join(chunks)
+
+    def _too_large(self, size: int | None) -> _Refused:
+        told = f"{size} bytes" if size is not None else "longer than that"
+        log.warning("refused a request body: %s; the limit is %d", told, self.max_body_size)
+        return _Refused(
+            413,
+            f"Content Too Large: the body is {told}; the limit is {self.max_body_size} bytes",
+            ((b"connection", b"close"),),
+        )
+
+    async def _request(self, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
+        ex = _Exchange(req.id, req.method)
+        try:
+            self._rules.check(headers, req)
+            out = self.server.handle(req, ex.emit)
+        except BaseException as exc:  # noqa: BLE001 - every failure gets its reply
+            ex.closed = True
+            data, code = reply_failed(req.id, exc)
+            await self._final(send, ex, data, code)
+            return
+        if type(out) is dict:
+            ex.closed = True
+            data, code_or_none = reply_ok(req.id, out)
+            await self._final(send, ex, data, code_or_none)
+            return
+        await self._stream(ex, out, receive, send)  # type: ignore[arg-type]
+
+    @staticmethod
+    async def _final(send: Send, ex: _Exchange, data: bytes, code: int | None) -> None:
+        """Answer a request whose reply is ready: JSON, or SSE when it emitted first."""
+        if ex.events:
+            await send(_sse_start())
+            await send({"type": "http.response.body", "body": b"".join(ex.events) + b"data: " + data + b"\n"})
+            return
+        await _json(send, 200 if code is None else STATUS_BY_CODE.get(code, 200), data)
+
+    async def _stream(self, ex: _Exchange, pending: Awaitable[Any], receive: Receive, send: Send) -> None:
+        """Await an asynchronous handler, streaming what it emits (see the module docs)."""
+        loop = asyncio.get_running_loop()
+        task = ex.task = loop.create_task(settle(ex.id, pending))
+        task.add_done_callback(ex.wake)
+        ex.receive = receive
+        watch = ex.watch = loop.create_task(receive())  # type: ignore[arg-type]
+        watch.add_done_callback(ex.received)
+        keepalive = self.keepalive_interval
+        started = False
+        try:
+            while True:
+                if ex.gone:
+                    return
+                events = ex.events
+                if events:
+                    chunk = b"".join(events)
+                    events.clear()
+                    if not started:
+                        started = True
+                        await send(_sse_start())
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                    continue
+                if task.done():
+                    break
+                waiter = ex.waiter = loop.create_future()
+                timer = loop.call_later(keepalive, _fire, waiter) if keepalive is not None else None
+                try:
+                    woken_by = await waiter
+                finally:
+                    ex.waiter = None
+                    if timer is not None:
+                        timer.cancel()
+                if woken_by is _KEEPALIVE and not ex.gone:
+                    if not started:
+                        started = True
+                        await send(_sse_start())
+                    await send({"type": "http.response.body", "body": _KEEPALIVE_COMMENT, "more_body": True})
+            ex.closed = True
+            data, code = task.result()
+            if started:
+                await send({"type": "http.response.body", "body": b"data: " + data + b"\n"})
+            else:
+                await _json(send, 200 if code is None else STATUS_BY_CODE.get(code, 200), data)
+        finally:
+            ex.closed = True
+            if not task.done():
+                task.cancel()  # the client left, or this app is being shut down
+            watch = ex.watch
+            if watch is not None and not watch.done():
+                watch.cancel()
+
+
+def asgi_app(server: Server, **options: Any) -> MCPApp:
+    """The MCP endpoint of ``server`` as an ASGI app; options as for `MCPApp`."""
+    return MCPApp(server, **options)
+
+
+def _http_error(message: str) -> bytes:
+    """A JSON-RPC error body with no id, for refusals made before the body is read."""
+    return orjson.dumps({"jsonrpc": "2.0", "error": {"code": INVALID_REQUEST, "message": message}})
+
+
+async def _json(send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:
+    headers = [(b"content-type", _JSON), (b"content-length", str(len(body)).encode())]
+    if extra:
+        headers.extend(extra)
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _plain(send: Send, status: int, body: bytes) -> None:
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        msg = await receive()
+        if msg["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif msg["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return

@@ -1,0 +1,90 @@
+"""Serving the MCP endpoint on uvicorn (``pip install 'wiremcp[http]'``).
+
+uvicorn is imported only here, and only when `serve_http` runs. It is set
+up for the lowest server CPU per request measured on this package's echo
+benchmark (see pyproject.toml, extra ``http``): uvloop as the event loop and
+httptools as the HTTP/1.1 parser when they are installed, h11 and the
+standard asyncio loop otherwise; no access log, no ``Server`` header, no
+WebSocket support.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from typing import Any, Iterable
+
+from ...protocol import LATEST
+from ...server import Server
+from ._app import MCPApp
+from ._security import DEFAULT_ALLOWED_HOSTS
+
+__all__ = ["serve_http", "GRACEFUL_SHUTDOWN_TIMEOUT"]
+
+#: Seconds in-flight requests (and open streams) get to finish on shutdown
+#: (SIGINT/SIGTERM) before they are cancelled: a ``subscriptions/listen``
+#: stream would otherwise hold the process forever.
+GRACEFUL_SHUTDOWN_TIMEOUT = 5
+
+_ANY_ADDRESS = frozenset({"", "0.0.0.0", "::"})
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def serve_http(
+    server: Server,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = "/mcp",
+    allowed_hosts: Iterable[str] | None = None,
+    log_level: str | None = None,
+    announce: bool = True,
+    **options: Any,
+) -> None:
+    """Serve ``server`` at ``http://host:port/path`` until interrupted.
+
+    ``port=0`` picks a free port; the URL actually served is printed to
+    stderr once the socket is bound. Unless ``allowed_hosts`` is given, the
+    bound host (when it is a name or address other than a wildcard) is
+    allowed in ``Host`` besides the local defaults. Other ``options`` go to
+    `MCPApp` (``allowed_origins``, ``max_body_size``, ``read_timeout``,
+    ``keepalive_interval``...).
+    """
+    try:
+        import uvicorn
+    except ImportError:
+        raise RuntimeError(
+            "the HTTP transport needs uvicorn: pip install 'wiremcp[http]'"
+        ) from None
+    if allowed_hosts is None and host not in _ANY_ADDRESS and _bracketed(host).lower() not in DEFAULT_ALLOWED_HOSTS:
+        allowed_hosts = (*DEFAULT_ALLOWED_HOSTS, _bracketed(host))
+    app = MCPApp(server, path=path, allowed_hosts=allowed_hosts, **options)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
+        http="httptools" if importlib.util.find_spec("httptools") else "h11",
+        ws="none",
+        lifespan="on",
+        interface="asgi3",
+        access_log=False,
+        log_config=None,  # log through the root logger the caller set up
+        log_level=log_level,
+        server_header=False,
+        proxy_headers=False,  # the app reads no client address: skip the middleware
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_TIMEOUT,
+    )
+    sock = config.bind_socket()
+    bound_port = sock.getsockname()[1]
+    if announce:
+        print(
+            f"wiremcp: serving {server.name!r} (MCP {LATEST}, Streamable HTTP) at "
+            f"http://{_bracketed(host)}:{bound_port}{path}",
+            file=sys.stderr,
+            flush=True,
+        )
+    uvicorn.Server(config).run(sockets=[sock])

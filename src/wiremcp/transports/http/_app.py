@@ -366,11 +366,11 @@ class MCPApp:
             await send({"type": "http.response.start", "status": 202, "headers": [(b"content-length", b"0")]})
             await send({"type": "http.response.body", "body": b""})
         else:  # Response or ErrorResponse
-            exc = InvalidRequest(
+            not_allowed = InvalidRequest(
                 "Invalid Request: a client must not send JSON-RPC responses to the MCP endpoint "
                 "(streamable-http.mdx, Sending Messages)"
             )
-            data, code = reply_failed(None, exc)
+            data, _ = reply_failed(None, not_allowed)
             await _json(send, 400, data)
 
     async def _checked_body(self, scope: Scope, headers: dict[bytes, bytes], receive: Receive) -> bytes | None:

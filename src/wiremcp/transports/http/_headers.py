@@ -183,7 +183,7 @@ def _matches(value: Any, text: str) -> bool:
     """Whether a decoded header ``text`` stands for the argument ``value`` ("Value Encoding")."""
     t = type(value)
     if t is str:
-        return text == value
+        return bool(text == value)
     if t is bool:
         return text == ("true" if value else "false")
     if t is int or t is float:
@@ -192,8 +192,8 @@ def _matches(value: Any, text: str) -> bool:
             return False
         try:
             if "." not in text and "e" not in text and "E" not in text:
-                return int(text) == value
-            return float(text) == value
+                return bool(int(text) == value)
+            return bool(float(text) == value)
         except ValueError:  # more digits than int() converts
             return False
     return False  # an object, array or null has no header form

@@ -79,7 +79,7 @@ def serve_http(
         proxy_headers=False,  # the app reads no client address: skip the middleware
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_TIMEOUT,
     )
-    close_streams = None  # TEMP
+    close_streams = getattr(server, "close_subscriptions", None)
 
     class _Uvicorn(uvicorn.Server):
         async def shutdown(self, sockets: Any = None) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import http.client
-import os
 import re
 import socket
 import subprocess
@@ -215,10 +214,6 @@ def post(
         conn.close()
 
 
-def tool_call(id: Any, tool: str, arguments: dict[str, Any] | None = None, **meta_extra: Any) -> dict[str, Any]:
-    return call(id, tool, arguments, **meta_extra)
-
-
 def assert_error(reply: Reply, status: int, code: int, id: Any) -> dict[str, Any]:
     assert reply.status == status, reply
     body = reply.json
@@ -234,7 +229,7 @@ def assert_error(reply: Reply, status: int, code: int, id: Any) -> dict[str, Any
 
 def test_tools_call_gets_a_json_reply(server):
     """streamable-http.mdx, Sending Messages 6 / Message Flow: a request answered with one JSON object."""
-    reply = post(server.port, tool_call(1, "echo", {"text": "hello"}))
+    reply = post(server.port, call(1, "echo", {"text": "hello"}))
     assert reply.status == 200
     assert reply.headers["content-type"] == "application/json"
     body = reply.json
@@ -254,7 +249,7 @@ def test_discover_and_tools_list(server):
 
 def test_async_tool_without_notifications_gets_json(server):
     """streamable-http.mdx, Sending Messages 6: the server chooses JSON when nothing is streamed."""
-    reply = post(server.port, tool_call(2, "slow", {"seconds": 0.01, "label": "zzz"}))
+    reply = post(server.port, call(2, "slow", {"seconds": 0.01, "label": "zzz"}))
     assert reply.status == 200 and reply.headers["content-type"] == "application/json"
     assert reply.json["result"]["content"][0]["text"] == "zzz"
 
@@ -262,7 +257,7 @@ def test_async_tool_without_notifications_gets_json(server):
 def test_progress_is_streamed_as_sse_then_the_response(server):
     """streamable-http.mdx, Receiving Messages; patterns/progress.mdx: progress events, then the
     response as the last event, then the stream closes; X-Accel-Buffering: no."""
-    reply = post(server.port, tool_call(3, "steps", {"count": 3}, progressToken="tok-3"))
+    reply = post(server.port, call(3, "steps", {"count": 3}, progressToken="tok-3"))
     assert reply.status == 200 and reply.is_sse
     assert reply.headers["x-accel-buffering"] == "no"
     events = reply.events
@@ -274,19 +269,19 @@ def test_progress_is_streamed_as_sse_then_the_response(server):
 
 def test_no_progress_token_no_stream(server):
     """patterns/progress.mdx: without a progressToken no notification is sent, so the reply is JSON."""
-    reply = post(server.port, tool_call(4, "steps", {"count": 2}))
+    reply = post(server.port, call(4, "steps", {"count": 2}))
     assert reply.status == 200 and reply.headers["content-type"] == "application/json"
 
 
 def test_logging_from_a_synchronous_tool_is_streamed(server):
     """server/utilities/logging.mdx + streamable-http.mdx, Receiving Messages: notifications/message
     filtered by the request's logLevel; a synchronous handler's notifications precede its response."""
-    reply = post(server.port, tool_call(5, "chatty", {}, **{"io.modelcontextprotocol/logLevel": "debug"}))
+    reply = post(server.port, call(5, "chatty", {}, **{"io.modelcontextprotocol/logLevel": "debug"}))
     assert reply.status == 200 and reply.is_sse
     events = reply.events
     assert [e["params"]["level"] for e in events[:-1]] == ["debug", "warning"]
     assert events[-1]["result"]["content"][0]["text"] == "debug,warning"
-    quiet = post(server.port, tool_call(6, "chatty", {}))  # no logLevel: nothing may be emitted
+    quiet = post(server.port, call(6, "chatty", {}))  # no logLevel: nothing may be emitted
     assert quiet.headers["content-type"] == "application/json"
     assert quiet.json["result"]["content"][0]["text"] == ""
 
@@ -329,7 +324,7 @@ def test_empty_body_is_400_parse_error(server):
 
 def test_batch_is_400_invalid_request(server):
     """streamable-http.mdx, Sending Messages 4: the body is a single request or notification."""
-    reply = post(server.port, [tool_call(1, "echo", {"text": "a"})], mcp_headers(tool_call(1, "echo", {"text": "a"})))
+    reply = post(server.port, [call(1, "echo", {"text": "a"})], mcp_headers(call(1, "echo", {"text": "a"})))
     assert_error(reply, 400, -32600, None)
 
 
@@ -371,7 +366,7 @@ def test_unknown_and_removed_methods_are_404(server, method):
 
 def test_missing_client_capability_is_400(server):
     """basic/index.mdx, _meta: MissingRequiredClientCapabilityError (-32021), HTTP 400."""
-    error = assert_error(post(server.port, tool_call(12, "needs_sampling", {})), 400, -32021, 12)
+    error = assert_error(post(server.port, call(12, "needs_sampling", {})), 400, -32021, 12)
     assert error["data"]["requiredCapabilities"] == {"sampling": {}}
     meta = {**META, "io.modelcontextprotocol/clientCapabilities": {"sampling": {}}}
     ok = post(server.port, request(13, "tools/call", {"name": "needs_sampling", "arguments": {}}, meta=meta))
@@ -380,19 +375,19 @@ def test_missing_client_capability_is_400(server):
 
 def test_unknown_tool_is_400_invalid_params(server):
     """server/tools.mdx, Error Handling: unknown tool is -32602; -32602 maps to 400 (basic/index.mdx)."""
-    assert_error(post(server.port, tool_call(14, "no_such_tool", {})), 400, -32602, 14)
+    assert_error(post(server.port, call(14, "no_such_tool", {})), 400, -32602, 14)
 
 
 def test_tool_failure_is_a_result_not_an_http_error(server):
     """server/tools.mdx, Error Handling: invalid arguments are a tool result with isError, HTTP 200."""
-    reply = post(server.port, tool_call(15, "echo", {"text": 5}))
+    reply = post(server.port, call(15, "echo", {"text": 5}))
     assert reply.status == 200 and reply.json["result"]["isError"] is True
 
 
 def test_internal_error_is_500(server):
     """basic/index.mdx, Error Codes: -32603 when the server fails; HTTP 500 (the specification names
     no status for it)."""
-    assert_error(post(server.port, tool_call(16, "broken", {})), 500, -32603, 16)
+    assert_error(post(server.port, call(16, "broken", {})), 500, -32603, 16)
 
 
 # -- request metadata headers --------------------------------------------------
@@ -413,19 +408,19 @@ def test_protocol_version_header_must_match_meta(server):
 @pytest.mark.parametrize("value", [None, "tools/list", "Tools/call", "tools/call ,tools/call"])
 def test_mcp_method_missing_or_mismatched(server, value):
     """streamable-http.mdx, Standard Request Headers + Case Sensitivity: Mcp-Method equals method, case-sensitively."""
-    msg = tool_call(22, "echo", {"text": "a"})
+    msg = call(22, "echo", {"text": "a"})
     assert_error(post(server.port, msg, {"Mcp-Method": value}), 400, -32020, 22)
 
 
 def test_repeated_mcp_method_header_is_refused(server):
     """RFC 9110 5.3: repeated field lines combine, so a doubled routing header cannot match the body."""
-    msg = tool_call(23, "echo", {"text": "a"})
+    msg = call(23, "echo", {"text": "a"})
     assert_error(post(server.port, msg, extra=[("Mcp-Method", "tools/call")]), 400, -32020, 23)
 
 
 def test_header_names_are_case_insensitive(server):
     """streamable-http.mdx, Case Sensitivity: names compare case-insensitively."""
-    msg = tool_call(24, "echo", {"text": "a"})
+    msg = call(24, "echo", {"text": "a"})
     headers = {k.upper() if k.lower().startswith("mcp") else k: v for k, v in mcp_headers(msg).items()}
     reply = post(server.port, msg, {**{k: None for k in mcp_headers(msg)}, **headers})
     assert reply.status == 200, reply
@@ -434,21 +429,21 @@ def test_header_names_are_case_insensitive(server):
 @pytest.mark.parametrize("value", [None, "other_tool", "ECHO"])
 def test_mcp_name_missing_or_mismatched(server, value):
     """streamable-http.mdx, Standard Request Headers: Mcp-Name is required for tools/call and equals params.name."""
-    msg = tool_call(25, "echo", {"text": "a"})
+    msg = call(25, "echo", {"text": "a"})
     assert_error(post(server.port, msg, {"Mcp-Name": value}), 400, -32020, 25)
 
 
 def test_mcp_name_may_be_base64_and_padded_with_whitespace(server):
     """streamable-http.mdx, Value Encoding: servers decode the sentinel before comparing; optional
     whitespace around a field value is not part of it (RFC 9110 5.5)."""
-    msg = tool_call(26, "echo", {"text": "a"})
+    msg = call(26, "echo", {"text": "a"})
     assert post(server.port, msg, {"Mcp-Name": "=?base64?ZWNobw==?="}).status == 200
     assert post(server.port, msg, {"Mcp-Name": "  echo  "}).status == 200
 
 
 def test_mcp_name_with_raw_non_ascii_bytes_is_refused(server):
     """streamable-http.mdx, Server Validation: a header value containing invalid characters."""
-    msg = tool_call(27, "echo", {"text": "a"})
+    msg = call(27, "echo", {"text": "a"})
     assert_error(post(server.port, msg, {"Mcp-Name": "ech\xf6".encode("latin-1")}), 400, -32020, 27)
 
 
@@ -470,7 +465,7 @@ def test_mcp_name_for_prompts_and_resources(server):
 
 
 def _routed(id: int, **arguments: Any) -> dict[str, Any]:
-    return tool_call(id, "routed", {"region": "us-west1", **arguments})
+    return call(id, "routed", {"region": "us-west1", **arguments})
 
 
 @pytest.mark.parametrize(
@@ -535,13 +530,13 @@ def test_mcp_param_with_raw_non_ascii_is_refused(server):
 
 def test_unrecognized_mcp_param_headers_are_ignored(server):
     """streamable-http.mdx, Server Behavior for Custom Headers: only recognized headers are validated."""
-    reply = post(server.port, tool_call(33, "echo", {"text": "x"}), {"Mcp-Param-Region": "anything"})
+    reply = post(server.port, call(33, "echo", {"text": "x"}), {"Mcp-Param-Region": "anything"})
     assert reply.status == 200
 
 
 def test_session_id_and_last_event_id_are_ignored(server):
     """streamable-http.mdx, Backward Compatibility: ignore Mcp-Session-Id and Last-Event-ID; mint none."""
-    reply = post(server.port, tool_call(34, "echo", {"text": "x"}), {"Mcp-Session-Id": "abc", "Last-Event-ID": "5"})
+    reply = post(server.port, call(34, "echo", {"text": "x"}), {"Mcp-Session-Id": "abc", "Last-Event-ID": "5"})
     assert reply.status == 200 and "mcp-session-id" not in reply.headers
 
 
@@ -642,12 +637,12 @@ def test_body_over_the_limit_is_413_before_it_is_read(server):
 
 
 def test_chunked_body_over_the_limit_is_413(server):
-    big = tool_call(47, "echo", {"text": "x" * (MAX_BODY + 10)})
+    big = call(47, "echo", {"text": "x" * (MAX_BODY + 10)})
     _no_id_error(post(server.port, big, chunked=True), 413)
 
 
 def test_chunked_body_within_the_limit_is_served(server):
-    msg = tool_call(48, "echo", {"text": "y" * 30000})
+    msg = call(48, "echo", {"text": "y" * 30000})
     reply = post(server.port, msg, chunked=True)
     assert reply.status == 200 and reply.json["result"]["content"][0]["text"] == "y" * 30000
 
@@ -698,7 +693,7 @@ def _raw_request(port: int, message: dict[str, Any]) -> socket.socket:
 def test_closing_the_connection_cancels_the_request(server):
     """streamable-http.mdx, Cancellation; patterns/cancellation.mdx: a client disconnect is the
     cancellation signal; the server stops the work (the tool sees CancelledError)."""
-    sock = _raw_request(server.port, tool_call(50, "hang", {"label": "c50"}))
+    sock = _raw_request(server.port, call(50, "hang", {"label": "c50"}))
     server.wait_for_log(r"hang c50: started")
     sock.close()
     server.wait_for_log(r"hang c50: cancelled")
@@ -707,13 +702,13 @@ def test_closing_the_connection_cancels_the_request(server):
 
 def test_requests_are_served_concurrently(server):
     """basic/index.mdx, Statelessness: each request is independent; one that waits blocks no other."""
-    sock = _raw_request(server.port, tool_call(51, "hang", {"label": "c51"}))
+    sock = _raw_request(server.port, call(51, "hang", {"label": "c51"}))
     try:
         server.wait_for_log(r"hang c51: started")
         results: dict[int, Any] = {}
 
         def one(i: int) -> None:
-            results[i] = post(server.port, tool_call(100 + i, "slow", {"seconds": 0.05, "label": f"L{i}"}))
+            results[i] = post(server.port, call(100 + i, "slow", {"seconds": 0.05, "label": f"L{i}"}))
 
         threads = [threading.Thread(target=one, args=(i,)) for i in range(8)]
         for t in threads:
@@ -741,7 +736,7 @@ def _read_until(sock: socket.socket, marker: bytes, data: bytes = b"") -> bytes:
 def test_a_silent_handler_gets_keep_alives_then_its_events(asgi_server):
     """streamable-http.mdx, Receiving Messages (keep-alive note): a quiet stream carries SSE comment
     lines, which clients ignore; the events and the response follow."""
-    sock = _raw_request(asgi_server.port, tool_call(52, "late_progress", {"wait": 0.6}, progressToken=52))
+    sock = _raw_request(asgi_server.port, call(52, "late_progress", {"wait": 0.6}, progressToken=52))
     try:
         data = _read_until(sock, b"0\r\n\r\n")  # the end of the chunked body
     finally:
@@ -783,6 +778,23 @@ def test_subscriptions_listen_stream_stays_open_with_keep_alives(asgi_server):
     assert b"text/event-stream" in data.split(b"\r\n\r\n")[0]
     assert b"notifications/subscriptions/acknowledged" in data
     assert b'"id":53' not in data  # no response: the stream was still open
+
+
+def test_a_client_that_does_not_read_its_stream_is_cut_off(asgi_server):
+    """DESIGN.md, Reliability: every size has a limit. Notifications a client leaves unread are
+    buffered up to max_stream_backlog (256 KiB in this app); past that the request is stopped."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window: the server's writes block
+    sock.settimeout(10)
+    try:
+        sock.connect(("127.0.0.1", asgi_server.port))
+        msg = call(54, "flood", {"count": 4000, "size": 8000, "label": "f54"}, progressToken=54)
+        body = orjson.dumps(msg)
+        head = "".join(f"{k}: {v}\r\n" for k, v in mcp_headers(msg).items())
+        sock.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        asgi_server.wait_for_log(r"flood f54: cancelled", timeout=30)  # nothing read so far
+    finally:
+        sock.close()
 
 
 def test_shutdown_ends_listen_streams_gracefully():
@@ -840,14 +852,36 @@ def test_mounted_in_starlette(tmp_path):
         cwd=ROOT,
     )
     try:
-        env_ok = post(proc.port, tool_call(60, "echo", {"text": "mounted"}), path="/api/mcp")
+        env_ok = post(proc.port, call(60, "echo", {"text": "mounted"}), path="/api/mcp")
         assert env_ok.status == 200 and env_ok.json["result"]["content"][0]["text"] == "mounted"
-        streamed = post(proc.port, tool_call(61, "steps", {"count": 2}, progressToken="m"), path="/api/mcp")
+        streamed = post(proc.port, call(61, "steps", {"count": 2}, progressToken="m"), path="/api/mcp")
         assert streamed.is_sse and len(streamed.events) == 3
         conn = http.client.HTTPConnection("127.0.0.1", proc.port, timeout=10)
         conn.request("GET", "/health")
         assert conn.getresponse().read() == b"ok"
         conn.close()
+    finally:
+        proc.stop()
+
+
+def test_on_uvicorn_h11_too():
+    """The app keeps the same rules on uvicorn's pure-Python h11 protocol (used when httptools is
+    missing): JSON replies, SSE streams, chunked bodies, cancellation on disconnect."""
+    proc = ServerProcess(
+        [sys.executable, "-m", "uvicorn", "http_sample:app", "--app-dir", str(SERVERS), "--host", "127.0.0.1",
+         "--port", "0", "--no-access-log", "--http", "h11"],
+        r"Uvicorn running on http://127\.0\.0\.1:(\d+)",
+    )
+    try:
+        assert post(proc.port, call(70, "echo", {"text": "x"})).json["result"]["content"][0]["text"] == "x"
+        streamed = post(proc.port, call(71, "steps", {"count": 3}, progressToken="h"))
+        assert streamed.is_sse and [e.get("id") for e in streamed.events] == [None, None, None, 71]
+        assert post(proc.port, call(72, "echo", {"text": "y" * 30000}), chunked=True).status == 200
+        assert_error(post(proc.port, call(73, "echo", {"text": "x"}), {"Mcp-Name": "nope"}), 400, -32020, 73)
+        sock = _raw_request(proc.port, call(74, "hang", {"label": "h74"}))
+        proc.wait_for_log(r"hang h74: started")
+        sock.close()
+        proc.wait_for_log(r"hang h74: cancelled")
     finally:
         proc.stop()
 
@@ -885,3 +919,15 @@ def test_header_value_encoding_round_trips(value, encoded):
 @pytest.mark.parametrize("bad", ["=?base64?###?=", "=?base64?/w==?=", "caf\xe9", "a\x00b", "=?base64?abc?="])
 def test_invalid_header_values_decode_to_none(bad):
     assert decode_header_value(bad) is None
+
+
+def test_public_surface():
+    """The package exports exactly its documented names (httpx-style __all__ check)."""
+    import wiremcp.transports.http as http_transport
+
+    assert set(http_transport.__all__) == {
+        "MCPApp", "asgi_app", "serve_http", "STATUS_BY_CODE", "DEFAULT_ALLOWED_HOSTS", "DEFAULT_ALLOWED_ORIGINS",
+        "DEFAULT_READ_TIMEOUT", "DEFAULT_KEEPALIVE_INTERVAL", "DEFAULT_MAX_STREAM_BACKLOG",
+        "GRACEFUL_SHUTDOWN_TIMEOUT", "encode_header_value", "decode_header_value",
+    }
+    assert all(hasattr(http_transport, name) for name in http_transport.__all__)

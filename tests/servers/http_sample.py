@@ -66,6 +66,20 @@ async def late_progress(ctx: Context, wait: float = 0.5) -> str:
 
 
 @server.tool()
+async def flood(count: int, size: int, label: str, ctx: Context) -> str:
+    """Report progress `count` times with a `size`-character message; report cancellation on stderr."""
+    text = "f" * size
+    try:
+        for i in range(count):
+            ctx.report_progress(i + 1, count, text)
+            await asyncio.sleep(0)
+    except asyncio.CancelledError:
+        print(f"flood {label}: cancelled", file=sys.stderr, flush=True)
+        raise
+    return "flooded"
+
+
+@server.tool()
 def needs_sampling(ctx: Context) -> str:
     """Fail with -32021 unless the client declared the sampling capability."""
     if "sampling" not in ctx.client_capabilities:
@@ -113,4 +127,4 @@ def greet(name: str) -> str:
     return f"Say hello to {name}."
 
 
-app = MCPApp(server, keepalive_interval=0.2, read_timeout=0.5, max_body_size=64 * 1024)
+app = MCPApp(server, keepalive_interval=0.2, read_timeout=0.5, max_body_size=64 * 1024, max_stream_backlog=256 * 1024)

@@ -81,6 +81,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         limits = {}
         if args.http:
+            import importlib.util
+
+            if importlib.util.find_spec("uvicorn") is None:
+                print("wiremcp run: --http needs uvicorn: pip install 'wiremcp[http]'", file=sys.stderr)
+                return 2
             limits = {"host": args.host, "port": args.port, "path": args.path, "log_level": args.log_level.lower()}
             if args.max_message_size is not None:
                 limits["max_body_size"] = args.max_message_size

@@ -15,7 +15,14 @@ by the stdio path. The rules each part keeps are in its module docstring:
 ``_security`` (Host/Origin, Content-Type, Accept).
 """
 
-from ._app import DEFAULT_KEEPALIVE_INTERVAL, DEFAULT_READ_TIMEOUT, STATUS_BY_CODE, MCPApp, asgi_app
+from ._app import (
+    DEFAULT_KEEPALIVE_INTERVAL,
+    DEFAULT_READ_TIMEOUT,
+    DEFAULT_MAX_STREAM_BACKLOG,
+    STATUS_BY_CODE,
+    MCPApp,
+    asgi_app,
+)
 from ._headers import decode_header_value, encode_header_value
 from ._security import DEFAULT_ALLOWED_HOSTS, DEFAULT_ALLOWED_ORIGINS
 from ._serve import GRACEFUL_SHUTDOWN_TIMEOUT, serve_http
@@ -25,6 +32,7 @@ __all__ = [
     "asgi_app",
     "serve_http",
     "STATUS_BY_CODE",
+    "DEFAULT_MAX_STREAM_BACKLOG",
     "DEFAULT_ALLOWED_HOSTS",
     "DEFAULT_ALLOWED_ORIGINS",
     "DEFAULT_READ_TIMEOUT",

@@ -14,9 +14,9 @@ method other than POST (GET and DELETE included)       405      -32600, no id; `
 ``Accept`` lacks ``application/json`` or SSE           406      -32600, no id
 body longer than ``max_body_size``                     413      -32600, no id; not read further
 body not complete within ``read_timeout``              408      -32600, no id
-not one JSON text                                      400      -32700, id null
+not one JSON text                                      400      -32700, no id
 a batch, or not a valid JSON-RPC message               400      -32600, the id if readable
-a JSON-RPC response (clients MUST NOT send one)        400      -32600, id null
+a JSON-RPC response (clients MUST NOT send one)        400      -32600, no id
 a notification                                         202      (empty body)
 a request: mirrored headers disagree with the body     400      -32020, the id
 a request: `Server.handle` raises or returns an error  by code  the id
@@ -44,7 +44,12 @@ Replies (streamable-http.mdx, "Sending Messages" and "Receiving Messages"):
   ``subscriptions/listen`` or a slow tool. An error decided after that point
   travels in the stream with status 200;
 * the client closing the connection cancels the handler (cancellation.mdx:
-  closing the stream is the cancellation signal); nothing more is sent.
+  closing the stream is the cancellation signal); nothing more is sent;
+* notifications a client leaves unread pile up to ``max_stream_backlog``
+  bytes at most; past that the request is stopped.
+
+``emit`` must be called on the event loop's thread, as tools running on the
+loop do through their `Context`.
 
 Notifications posted by a client are accepted and dropped (2026-07-28
 defines none for HTTP; ``notifications/cancelled`` is not honoured, since
@@ -57,8 +62,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from typing import Any, Awaitable, Callable, Iterable, MutableMapping
-
-import orjson
 
 from ...jsonrpc import (
     DEFAULT_MAX_DEPTH,
@@ -75,6 +78,7 @@ from ...jsonrpc import (
     LocalProtocolError,
     Notification,
     Request,
+    encode_error,
     encode_notification,
 )
 from ...protocol.errors import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION
@@ -87,6 +91,7 @@ __all__ = [
     "MCPApp",
     "asgi_app",
     "STATUS_BY_CODE",
+    "DEFAULT_MAX_STREAM_BACKLOG",
     "DEFAULT_READ_TIMEOUT",
     "DEFAULT_KEEPALIVE_INTERVAL",
 ]
@@ -108,7 +113,7 @@ DEFAULT_KEEPALIVE_INTERVAL = 15.0
 
 #: Bytes of notifications one stream may hold unsent (its client not reading)
 #: before the request is stopped: bounds memory per stream.
-MAX_PENDING_EVENTS = 16 * 1024 * 1024
+DEFAULT_MAX_STREAM_BACKLOG = 16 * 1024 * 1024
 
 #: HTTP status for a JSON-RPC error code; codes not listed are answered with 200.
 STATUS_BY_CODE: dict[int, int] = {
@@ -148,11 +153,12 @@ def _fire(waiter: asyncio.Future[Any]) -> None:
 class _Exchange:
     """One request being answered: the notifications it emitted, and whether anyone still listens."""
 
-    __slots__ = ("id", "method", "events", "pending", "closed", "gone", "waiter", "task", "receive", "watch")
+    __slots__ = ("id", "method", "backlog", "events", "pending", "closed", "gone", "waiter", "task", "receive", "watch")
 
-    def __init__(self, id: Any, method: str) -> None:
+    def __init__(self, id: Any, method: str, backlog: int) -> None:
         self.id = id
         self.method = method
+        self.backlog = backlog  # the most bytes `events` may hold
         self.events: list[bytes] | None = None
         self.pending = 0  # bytes in `events`
         self.closed = False  # replied to or abandoned: emit drops
@@ -177,7 +183,7 @@ class _Exchange:
         else:
             self.events.append(event)
         self.pending += len(event)
-        if self.pending > MAX_PENDING_EVENTS and self.task is not None:
+        if self.pending > self.backlog and self.task is not None:
             # The client does not read its stream (the write is blocked): stop, rather than
             # buffer without bound. The response ends without its final message.
             log.warning(
@@ -282,6 +288,7 @@ class MCPApp:
         "max_body_size",
         "read_timeout",
         "keepalive_interval",
+        "max_stream_backlog",
         "_guard",
         "_rules",
         "_decoder",
@@ -299,6 +306,7 @@ class MCPApp:
         max_depth: int = DEFAULT_MAX_DEPTH,
         read_timeout: float | None = DEFAULT_READ_TIMEOUT,
         keepalive_interval: float | None = DEFAULT_KEEPALIVE_INTERVAL,
+        max_stream_backlog: int = DEFAULT_MAX_STREAM_BACKLOG,
     ) -> None:
         if not path.startswith("/"):
             raise ValueError("path must start with '/'")
@@ -311,6 +319,7 @@ class MCPApp:
         self.max_body_size = max_body_size
         self.read_timeout = read_timeout
         self.keepalive_interval = keepalive_interval
+        self.max_stream_backlog = max_stream_backlog
         self._guard = HostGuard(allowed_hosts, allowed_origins)
         self._rules = HeaderRules(server)
         self._decoder = Decoder(MCP, max_size=max_body_size, max_depth=max_depth)
@@ -407,7 +416,6 @@ class MCPApp:
         except asyncio.CancelledError:
             if task not in deadlines.expired:
                 raise
-            deadlines.expired.discard(task)
             task.uncancel()
             raise _Refused(
                 408,
@@ -416,6 +424,7 @@ class MCPApp:
             ) from None
         finally:
             deadlines.reading.pop(task, None)
+            deadlines.expired.discard(task)
 
     async def _read(self, receive: Receive) -> bytes | None:
         msg = await receive()
@@ -451,7 +460,7 @@ class MCPApp:
         )
 
     async def _request(self, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
-        ex = _Exchange(req.id, req.method)
+        ex = _Exchange(req.id, req.method, self.max_stream_backlog)
         try:
             self._rules.check(headers, req)
             out = self.server.handle(req, ex.emit)
@@ -537,7 +546,7 @@ def asgi_app(server: Server, **options: Any) -> MCPApp:
 
 def _http_error(message: str) -> bytes:
     """A JSON-RPC error body with no id, for refusals made before the body is read."""
-    return orjson.dumps({"jsonrpc": "2.0", "error": {"code": INVALID_REQUEST, "message": message}})
+    return encode_error(None, {"code": INVALID_REQUEST, "message": message})  # MCP: no id member
 
 
 async def _json(send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:

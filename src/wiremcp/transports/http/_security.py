@@ -166,8 +166,8 @@ def is_json_content_type(value: bytes | None) -> bool:
 def accepts_json_and_sse(value: bytes | None) -> bool:
     if value is None:
         return False
-    if b"application/json" in value and b"text/event-stream" in value and b"q=0" not in value:
-        return True  # the common case, without parsing
+    if value == b"application/json, text/event-stream":
+        return True  # what conforming clients send, without parsing
     json = sse = False
     for item in value.lower().split(b","):
         media, _, rest = item.partition(b";")

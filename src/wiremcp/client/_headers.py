@@ -23,22 +23,14 @@ sends them.
 
 from __future__ import annotations
 
-import base64
 from typing import Any
+
+from ..protocol.headers import MAX_SAFE_INTEGER as _MAX_SAFE_INTEGER
+from ..protocol.headers import InvalidHeaderAnnotation, encode_header_value
+from ..protocol.headers import header_annotations as _annotations
 
 __all__ = ["header_annotations", "encode_header_value", "request_headers", "InvalidToolHeaders"]
 
-_TCHAR = frozenset("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-_PRIMITIVE = frozenset({"string", "integer", "boolean"})
-_SENTINEL_START = "=?base64?"
-_SENTINEL_END = "?="
-_MAX_SAFE_INTEGER = 2**53 - 1
-#: Keywords under which an annotation is not statically reachable.
-_DYNAMIC = (
-    "items", "prefixItems", "additionalProperties", "patternProperties", "contains", "unevaluatedProperties",
-    "unevaluatedItems", "oneOf", "anyOf", "allOf", "not", "if", "then", "else", "$defs", "definitions",
-    "dependentSchemas",
-)
 _NAME_TYPES = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 Annotation = tuple[tuple[str, ...], str]
@@ -48,92 +40,13 @@ class InvalidToolHeaders(ValueError):
     """A tool's ``x-mcp-header`` annotations break a rule; the message says which."""
 
 
-def _safe(value: str) -> bool:
-    if not value:
-        return True
-    if value[0] in " \t" or value[-1] in " \t":
-        return False
-    if value.startswith(_SENTINEL_START) and value.endswith(_SENTINEL_END):
-        return False
-    return all(0x20 <= ord(ch) <= 0x7E or ch == "\t" for ch in value)
-
-
-def encode_header_value(value: Any) -> str:
-    """A parameter value as a header value ("Value Encoding")."""
-    if value is True:
-        text = "true"
-    elif value is False:
-        text = "false"
-    elif type(value) is int:
-        text = str(value)
-    elif type(value) is str:
-        text = value
-    else:
-        raise TypeError(f"cannot mirror a {type(value).__name__} into a header")
-    if _safe(text):
-        return text
-    return _SENTINEL_START + base64.b64encode(text.encode("utf-8")).decode("ascii") + _SENTINEL_END
-
-
-def _find_stray(node: Any, path: str) -> str | None:
-    """The path of an ``x-mcp-header`` found under a keyword that is not ``properties``."""
-    if type(node) is dict:
-        if "x-mcp-header" in node:
-            return path
-        for key, child in node.items():
-            found = _find_stray(child, f"{path}/{key}")
-            if found:
-                return found
-    elif type(node) is list:
-        for i, child in enumerate(node):
-            found = _find_stray(child, f"{path}/{i}")
-            if found:
-                return found
-    return None
-
-
 def header_annotations(tool: dict[str, Any]) -> list[Annotation]:
     """The ``(property path, header name)`` pairs of a tool, or raise `InvalidToolHeaders`."""
-    schema = tool.get("inputSchema")
-    out: list[Annotation] = []
-    seen: set[str] = set()
-    if type(schema) is not dict:
-        return out
-    stack: list[tuple[dict[str, Any], tuple[str, ...]]] = [(schema, ())]
-    while stack:
-        node, path = stack.pop()
-        for keyword in _DYNAMIC:
-            if keyword in node:
-                stray = _find_stray(node[keyword], keyword)
-                if stray:
-                    raise InvalidToolHeaders(f"x-mcp-header at {'/'.join(path + (stray,))} is not statically reachable")
-        props = node.get("properties")
-        if type(props) is not dict:
-            continue
-        for key, sub in props.items():
-            if type(sub) is not dict:
-                continue
-            here = path + (key,)
-            if "x-mcp-header" in sub:
-                name = sub["x-mcp-header"]
-                where = "/".join(here)
-                if type(name) is not str or not name:
-                    raise InvalidToolHeaders(f"x-mcp-header on {where} is empty or not a string")
-                if not all(ch in _TCHAR for ch in name):
-                    raise InvalidToolHeaders(f"x-mcp-header {name!r} on {where} is not an HTTP token")
-                if name.lower() in seen:
-                    raise InvalidToolHeaders(f"x-mcp-header {name!r} is used twice (names are case-insensitive)")
-                if "$ref" in sub:
-                    raise InvalidToolHeaders(f"x-mcp-header on {where} sits beside a $ref")
-                kind = sub.get("type")
-                if type(kind) is not str or kind not in _PRIMITIVE:
-                    raise InvalidToolHeaders(
-                        f"x-mcp-header on {where} needs type string, integer or boolean, not {kind!r}"
-                    )
-                seen.add(name.lower())
-                out.append((here, name))
-            stack.append((sub, here))
-    return out
+    try:
+        params = _annotations(tool.get("inputSchema"))
+    except InvalidHeaderAnnotation as exc:
+        raise InvalidToolHeaders(str(exc)) from None
+    return [(p.path, p.name) for p in params]
 
 
 def _lookup(arguments: Any, path: tuple[str, ...]) -> Any:

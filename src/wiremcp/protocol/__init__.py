@@ -1,4 +1,8 @@
-"""MCP on top of JSON-RPC: revisions and eras, ``_meta`` fields, method names, error codes."""
+"""MCP on top of JSON-RPC: revisions and eras, ``_meta`` fields, method names, error codes.
+
+Submodules: `versions`, `meta`, `methods`, `errors`, `state` (sealed requestState),
+`headers` (x-mcp-header annotations and header value encoding).
+"""
 
 from . import meta, methods
 from .errors import (

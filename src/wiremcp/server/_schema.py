@@ -79,6 +79,8 @@ from typing import Any, Callable, Literal, Union
 
 import orjson
 
+from ..protocol.headers import MAX_SAFE_INTEGER, InvalidHeaderAnnotation, header_annotations
+
 __all__ = [
     "Field",
     "Header",
@@ -1045,90 +1047,21 @@ def json_default(value: Any) -> Any:
 
 # -- x-mcp-header -----------------------------------------------------------------
 
-_TCHAR = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 #: Integers that survive a round trip through an IEEE 754 double (tools.mdx, x-mcp-header).
-SAFE_INTEGER = 2**53 - 1
-
-# keywords whose value is one subschema / a list of them / a map of them
-_SUB_ONE = ("items", "additionalItems", "additionalProperties", "contains", "not", "if", "then", "else",
-            "propertyNames", "unevaluatedItems", "unevaluatedProperties")
-_SUB_LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SUB_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
+SAFE_INTEGER = MAX_SAFE_INTEGER
 
 
 def check_headers(schema: dict[str, Any], where: str = "inputSchema") -> dict[str, tuple[str, ...]]:
     """Check every ``x-mcp-header`` in a tool's input schema; ``{header: property path}``.
 
-    Raises `ValueError` naming the problem (server/tools.mdx, "x-mcp-header";
-    basic/transports/streamable-http.mdx, "Custom Headers from Tool Parameters"):
-    a value that is not a non-empty RFC 9110 token, a duplicate (ignoring case),
-    a property that is not integer, string or boolean, or one that is not
-    statically reachable from the root through ``properties`` alone.
+    Raises `ValueError` naming the problem; the rules are in
+    `wiremcp.protocol.headers` (shared with the HTTP transport and the client).
     """
-    found: dict[str, tuple[str, ...]] = {}
-    seen: dict[str, str] = {}
-
-    def visit(node: Any, path: tuple[str, ...], static: bool, location: str) -> None:
-        if not isinstance(node, dict):
-            return
-        if "x-mcp-header" in node:
-            _check_header(node, node["x-mcp-header"], path, static, location, where)
-            name = node["x-mcp-header"]
-            other = seen.get(name.lower())
-            if other is not None:
-                raise ValueError(
-                    f"{where}: x-mcp-header {name!r} at {location} repeats {other!r} (header names are "
-                    "case-insensitive and must be unique in the inputSchema)"
-                )
-            seen[name.lower()] = name
-            found[name] = path
-        for key in _SUB_ONE:
-            if key in node:
-                visit(node[key], path, False, f"{location}/{key}")
-        for key in _SUB_LIST:
-            value = node.get(key)
-            if isinstance(value, list):
-                for i, sub in enumerate(value):
-                    visit(sub, path, False, f"{location}/{key}/{i}")
-        if isinstance(node.get("items"), list):  # draft-07 tuple form
-            for i, sub in enumerate(node["items"]):
-                visit(sub, path, False, f"{location}/items/{i}")
-        for key in _SUB_MAP:
-            value = node.get(key)
-            if isinstance(value, dict):
-                for name, sub in value.items():
-                    if key == "properties":
-                        visit(sub, path + (name,), static, f"{location}/properties/{name}")
-                    else:
-                        visit(sub, path, False, f"{location}/{key}/{name}")
-
-    if "x-mcp-header" in schema:
-        raise ValueError(f"{where}: x-mcp-header belongs on a property's schema, not on the inputSchema root")
-    visit(schema, (), True, "#")
-    return found
-
-
-def _check_header(node: dict[str, Any], name: Any, path: tuple[str, ...], static: bool, location: str, where: str) -> None:
-    shown = ".".join(path) or location
-    if type(name) is not str or not name:
-        raise ValueError(f"{where}: x-mcp-header at {location} must be a non-empty string, not {name!r}")
-    if not _TCHAR.match(name):
-        raise ValueError(
-            f"{where}: x-mcp-header {name!r} at {location} is not an HTTP field-name token "
-            "(RFC 9110 section 5.1: letters, digits and !#$%&'*+-.^_`|~; no spaces, CR, LF or other controls)"
-        )
-    if not static or not path:
-        raise ValueError(
-            f"{where}: x-mcp-header {name!r} at {location} is not statically reachable from the root: "
-            "only a chain of 'properties' keys may lead to it (no items, anyOf/oneOf/allOf/not, if/then/else, $ref or $defs)"
-        )
-    kind = node.get("type")
-    if kind not in ("integer", "string", "boolean"):
-        hint = " (an Optional parameter allows null: give it a default instead)" if isinstance(kind, list) else ""
-        raise ValueError(
-            f"{where}: x-mcp-header {name!r} is on {shown!r}, whose type is {kind!r}; it must be exactly "
-            f"'integer', 'string' or 'boolean' (not 'number'){hint}"
-        )
+    try:
+        params = header_annotations(schema)
+    except InvalidHeaderAnnotation as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    return {p.name: p.path for p in params}
 
 
 # -- the compiled validator --------------------------------------------------------

@@ -39,7 +39,6 @@ its arguments).
 
 from __future__ import annotations
 
-import base64
 import logging
 import re
 from typing import Any
@@ -47,6 +46,7 @@ from typing import Any
 from ...jsonrpc import Request
 from ...protocol import methods
 from ...protocol.errors import HeaderMismatch
+from ...protocol.headers import InvalidHeaderAnnotation, decode_header_value, encode_header_value, header_annotations
 from ...protocol.meta import PROTOCOL_VERSION
 from ...server import Server, Tool
 
@@ -77,58 +77,8 @@ NAME_FIELDS: dict[str, str] = {
     methods.RESOURCES_READ: "uri",
 }
 
-_SENTINEL_HEAD = "=?base64?"
-_SENTINEL_TAIL = "?="
-_SENTINEL_MIN = len(_SENTINEL_HEAD) + len(_SENTINEL_TAIL)
-#: RFC 9110 section 5.6.2 ``token``: what an ``x-mcp-header`` value must be.
-_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 #: Integer forms a header may use for an integer argument ("42", "-7", "42.0", "4.2e1").
 _NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
-
-
-def _plain(value: str) -> bool:
-    """Visible ASCII, space and horizontal tab only (RFC 9110 field values, "Value Encoding")."""
-    return value.isascii() and (value.isprintable() or value.replace("\t", " ").isprintable())
-
-
-def encode_header_value(value: str) -> str:
-    """The header form of ``value``: itself when plain, else the Base64 sentinel.
-
-    Plain means visible ASCII and spaces, without leading or trailing
-    whitespace, and not itself shaped like the sentinel ("Value Encoding").
-
-    >>> encode_header_value("us-west1")
-    'us-west1'
-    >>> encode_header_value("Hello, 世界")
-    '=?base64?SGVsbG8sIOS4lueVjA==?='
-    """
-    if (
-        value.isascii()
-        and value.isprintable()
-        and value == value.strip()
-        and not (value.startswith(_SENTINEL_HEAD) and value.endswith(_SENTINEL_TAIL))
-    ):
-        return value
-    return _SENTINEL_HEAD + base64.b64encode(value.encode("utf-8")).decode("ascii") + _SENTINEL_TAIL
-
-
-def decode_header_value(value: str) -> str | None:
-    """The value a ``Mcp-Name`` / ``Mcp-Param-*`` header stands for, or ``None`` if it is invalid.
-
-    ``value`` is the field value as received (bytes decoded as Latin-1, so any
-    byte outside ASCII shows up as a non-ASCII character and is refused).
-
-    >>> decode_header_value("=?base64?IHBhZGRlZCA=?=")
-    ' padded '
-    >>> decode_header_value("=?base64?not base64?=") is None
-    True
-    """
-    if len(value) >= _SENTINEL_MIN and value.startswith(_SENTINEL_HEAD) and value.endswith(_SENTINEL_TAIL):
-        try:
-            return base64.b64decode(value[len(_SENTINEL_HEAD) : -len(_SENTINEL_TAIL)], validate=True).decode("utf-8")
-        except ValueError:  # binascii.Error, UnicodeDecodeError, non-ASCII input
-            return None
-    return value if _plain(value) else None
 
 
 class _Param:
@@ -144,30 +94,17 @@ class _Param:
 
 
 def header_params(input_schema: Any) -> tuple[_Param, ...]:
-    """The ``x-mcp-header`` annotations reachable from the root by ``properties`` keys only.
+    """The ``x-mcp-header`` annotations of a tool (rules: `wiremcp.protocol.headers`).
 
-    Annotations elsewhere (under ``items``, ``anyOf``, ``$ref`` ...) or whose
-    value is not an RFC 9110 token make the tool definition invalid
-    (streamable-http.mdx, "Schema Extension"); they are skipped with a warning.
+    Tools registered with wiremcp were checked at registration; a schema that
+    breaks a rule anyway mirrors nothing, with a warning.
     """
-    found: list[_Param] = []
-    stack: list[tuple[tuple[str, ...], Any]] = [((), input_schema)]
-    while stack:
-        path, node = stack.pop()
-        if type(node) is not dict:
-            continue
-        if path and "x-mcp-header" in node:
-            token = node["x-mcp-header"]
-            if type(token) is str and _TOKEN.fullmatch(token):
-                found.append(_Param(path, token, node.get("type")))
-            else:
-                log.warning("ignored x-mcp-header %r on %s: not an HTTP header name token", token, ".".join(path))
-        props = node.get("properties")
-        if type(props) is dict:
-            for name, sub in props.items():
-                stack.append(((*path, name), sub))
-    found.sort(key=lambda p: p.path)
-    return tuple(found)
+    try:
+        found = header_annotations(input_schema)
+    except InvalidHeaderAnnotation as exc:
+        log.warning("ignored the x-mcp-header annotations of a tool: %s", exc)
+        return ()
+    return tuple(_Param(p.path, p.name, p.type) for p in found)
 
 
 def _argument_at(arguments: Any, path: tuple[str, ...]) -> Any:

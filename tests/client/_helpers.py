@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 from typing import Any, Awaitable
+
+import pytest
 
 HERE = Path(__file__).resolve().parent
 TESTS = HERE.parent
@@ -14,6 +17,12 @@ SAMPLE = str(TESTS / "servers" / "sample.py")
 LEGACY = str(HERE / "servers" / "legacy_only.py")
 OFFICIAL_PYTHON = ROOT / "bench" / ".venv-official" / "bin" / "python"
 OFFICIAL_ECHO = str(ROOT / "bench" / "fixtures" / "official_echo.py")
+#: .ci/run sets this after installing the official SDK: interop tests must run, never skip.
+REQUIRE_INTEROP = bool(os.environ.get("WIREMCP_REQUIRE_INTEROP"))
+needs_official = pytest.mark.skipif(
+    not OFFICIAL_PYTHON.exists() and not REQUIRE_INTEROP,
+    reason="bench/.venv-official is not set up (bash bench/setup_official.sh)",
+)
 
 
 def run(coro: Awaitable[Any]) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from _helpers import OFFICIAL_ECHO, OFFICIAL_PYTHON, legacy_cmd, run
+from _helpers import OFFICIAL_ECHO, OFFICIAL_PYTHON, needs_official, legacy_cmd, run
 from wiremcp.client import Client, RemoteError, forget_eras
 from wiremcp.client import _client as client_module
 from wiremcp.protocol import Era
@@ -107,7 +107,6 @@ def test_legacy_server_request_without_callback_gets_an_error():
     assert orjson.loads(result.text)["code"] == -32601
 
 
-needs_official = pytest.mark.skipif(not OFFICIAL_PYTHON.exists(), reason="bench/.venv-official is not set up")
 
 
 @needs_official

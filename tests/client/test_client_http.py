@@ -16,7 +16,7 @@ import sys
 import orjson
 import pytest
 
-from _helpers import HERE, OFFICIAL_ECHO, OFFICIAL_PYTHON, SAMPLE, run
+from _helpers import HERE, OFFICIAL_ECHO, OFFICIAL_PYTHON, needs_official, SAMPLE, run
 from wiremcp.client import Client, RemoteError, RequestTimeout, forget_eras
 from wiremcp.client._headers import InvalidToolHeaders, encode_header_value, header_annotations, request_headers
 from wiremcp.protocol import Era
@@ -212,7 +212,6 @@ def test_header_rules():
     assert request_headers("resources/read", {"uri": "file:///ü"}, None)["Mcp-Name"].startswith("=?base64?")
 
 
-needs_official = pytest.mark.skipif(not OFFICIAL_PYTHON.exists(), reason="bench/.venv-official is not set up")
 
 
 @pytest.fixture

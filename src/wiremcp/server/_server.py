@@ -171,6 +171,10 @@ class Server:
         """The registered tools by name, in registration order (a copy)."""
         return dict(self._tools)
 
+    def get_tool(self, name: str) -> Tool | None:
+        """The tool registered under ``name``, or None (no copy: for hot paths)."""
+        return self._tools.get(name)
+
     def capabilities(self) -> dict[str, Any]:
         caps: dict[str, Any] = {}
         if self._tools:

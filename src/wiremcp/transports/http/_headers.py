@@ -201,7 +201,7 @@ class HeaderRules:
                 self._check_params(headers, annotated, params.get("arguments"))
 
     def _tool_params(self, name: str) -> tuple[_Param, ...]:
-        tool = self.server.tools.get(name)
+        tool = self.server.get_tool(name)
         if tool is None:
             return ()
         cached = self._params.get(name)

@@ -128,7 +128,9 @@ async def serve_stdio(server: Server, **limits: Any) -> None:
             link.write_transport, _ = await loop.connect_write_pipe(lambda: _Output(link), out_file)
         except ValueError:  # a regular file
             link.write_fd = out_fd
-        if stat.S_ISREG(os.fstat(in_fd).st_mode):
+        mode = os.fstat(in_fd).st_mode
+        # Regular files and non-terminal devices (/dev/null) cannot be polled: read them in chunks.
+        if stat.S_ISREG(mode) or (stat.S_ISCHR(mode) and not os.isatty(in_fd)):
             reader_task = loop.create_task(_read_file(in_fd, link))
         else:
             link.read_transport, _ = await loop.connect_read_pipe(

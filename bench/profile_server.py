@@ -1,0 +1,53 @@
+"""Run the ``wiremcp`` command under cProfile, for a load driver to hit; print the hot spots at exit.
+
+    python bench/profile_server.py OUT.prof -- run examples/echo.py --http --port {port} --server native
+
+The command after ``--`` is ``wiremcp``'s argv. The server stops as it
+normally does (stdin EOF on stdio; SIGTERM on HTTP, which both HTTP servers
+turn into a graceful shutdown), then the profile is written to OUT.prof and
+the top functions by own time (and by cumulative time) go to stderr.
+Typical use, with the neutral driver (``{port}`` is filled in by it):
+
+    python bench/driver.py --transport http --inflight 1 --payload 100 --duration 3 -- \\
+        .venv/bin/python bench/profile_server.py /tmp/native.prof -- \\
+        run examples/echo.py --http --host 127.0.0.1 --port {port} --server native
+    python -c "import pstats; pstats.Stats('/tmp/native.prof').sort_stats('tottime').print_stats(30)"
+
+cProfile roughly doubles the cost of each Python call, so read the shares,
+not the absolute times; ``--calls-per-request N`` divides call counts by N.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import io
+import pstats
+import sys
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    if "--" not in argv or argv.index("--") != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out, args = argv[0], argv[2:]
+    from wiremcp.cli import main as wiremcp_main
+
+    prof = cProfile.Profile()
+    code = 0
+    try:
+        code = prof.runcall(wiremcp_main, args) or 0
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        prof.dump_stats(out)
+        buf = io.StringIO()
+        stats = pstats.Stats(prof, stream=buf)
+        stats.sort_stats("tottime").print_stats(25)
+        stats.sort_stats("cumulative").print_stats(25)
+        print(buf.getvalue(), file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

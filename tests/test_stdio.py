@@ -464,3 +464,18 @@ def test_demo_runs(spawn):
     assert '"method": "server/discover"' in text
     assert '"code": -32602' in text and '"code": -32700' in text
     assert "no reply" in text
+
+
+def test_stdin_from_dev_null_exits_at_once():
+    """stdio.mdx, Shutdown: end of input (here: /dev/null, a device that cannot be polled) ends the server."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "wiremcp", "run", "examples/echo.py"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=20,
+        cwd=SERVERS.parent.parent,
+    )
+    assert done.returncode == 0 and done.stdout == b""

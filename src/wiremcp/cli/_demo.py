@@ -63,7 +63,7 @@ async def _run(out: Any, style: Style) -> int:
         )
         failures += reply is None or getattr(reply, "code", None) != -32602
 
-        title("A line that is not JSON gets a -32700 reply with id null, never silence")
+        title("A line that is not JSON gets a -32700 reply (its id unreadable, so none), never silence")
         reply = await client.send_raw(b'{"jsonrpc": "2.0", "id": 5, "method": "tools/list", oops}')
         failures += reply is None or getattr(reply, "code", None) != -32700
         if result.text != "Hello, wire!":

@@ -160,7 +160,7 @@ class Decoder:
         self.max_depth = max_depth
 
     def decode(self, data: bytes | bytearray | memoryview | str) -> Message | Batch:
-        if type(data) is str:
+        if isinstance(data, str):
             try:
                 data = data.encode("utf-8")
             except UnicodeEncodeError as exc:

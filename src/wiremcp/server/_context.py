@@ -33,7 +33,7 @@ class Context:
 
     def __init__(
         self,
-        request_id: str | int,
+        request_id: Any,
         method: str,
         meta: RequestMeta,
         server: Server,

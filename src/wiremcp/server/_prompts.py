@@ -24,7 +24,7 @@ Exceptions are not caught here (see `_resources` for why).
 from __future__ import annotations
 
 import inspect
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Mapping
 
 from ..jsonrpc import InvalidParams
 from ._content import CONTENT_TYPES
@@ -37,27 +37,27 @@ __all__ = ["Prompt", "Prompts", "to_messages", "message", "user", "assistant", "
 ROLES = frozenset({"user", "assistant"})
 
 
-def _block(content: str | dict[str, Any]) -> dict[str, Any]:
+def _block(content: str | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(content, str):
         return {"type": "text", "text": content}
     if isinstance(content, dict) and content.get("type") in CONTENT_TYPES:
-        return content
+        return content  # type: ignore[return-value]
     raise TypeError(f"a message's content is a str (text) or one content block dict, not {content!r:.80}")
 
 
-def message(role: str, content: str | dict[str, Any]) -> dict[str, Any]:
+def message(role: str, content: str | Mapping[str, Any]) -> dict[str, Any]:
     """A PromptMessage: ``role`` is "user" or "assistant"; a str content is a text block."""
     if role not in ROLES:
         raise ValueError(f"a message's role is 'user' or 'assistant', not {role!r}")
     return {"role": role, "content": _block(content)}
 
 
-def user(content: str | dict[str, Any]) -> dict[str, Any]:
+def user(content: str | Mapping[str, Any]) -> dict[str, Any]:
     """A message from the user: text (a str) or one content block (`image`, `embedded_resource`...)."""
     return {"role": "user", "content": _block(content)}
 
 
-def assistant(content: str | dict[str, Any]) -> dict[str, Any]:
+def assistant(content: str | Mapping[str, Any]) -> dict[str, Any]:
     """A message from the assistant: text (a str) or one content block."""
     return {"role": "assistant", "content": _block(content)}
 

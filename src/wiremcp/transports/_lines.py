@@ -32,6 +32,7 @@ keeps (basic/transports/stdio.mdx, basic/patterns/cancellation.mdx):
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from typing import Any, Awaitable, Callable
 
@@ -215,7 +216,7 @@ class LineServer:
         call.endless = req.method == methods.SUBSCRIPTIONS_LISTEN
         task = asyncio.get_running_loop().create_task(self._finish(call, out))  # type: ignore[arg-type]
         # Clean up in a done-callback: it also runs for a task cancelled before its first step.
-        task.add_done_callback(lambda _, call=call: self._finished(call))
+        task.add_done_callback(functools.partial(self._finished, call))
         call.task = task
         if len(self._calls) >= self._max_in_flight and self._pause is not None and not self._paused:
             self._paused = True
@@ -227,7 +228,7 @@ class LineServer:
             call.done = True
             self.write(data)
 
-    def _finished(self, call: _Call) -> None:
+    def _finished(self, call: _Call, task: asyncio.Task[None] | None = None) -> None:
         call.done = True
         del self._calls[call.id]
         if self._paused and len(self._calls) < self._max_in_flight and self._resume is not None:

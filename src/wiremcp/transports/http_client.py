@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, Hashable
 from urllib.parse import urlsplit
 
 import orjson
@@ -73,7 +73,7 @@ class HTTPTransport:
         self.url = url
         self.headers = dict(headers or {})
         self.connect_timeout = connect_timeout
-        self.cache_key = ("http", parts.scheme, parts.netloc.lower())
+        self.cache_key: Hashable = ("http", parts.scheme, parts.netloc.lower())
         self.session_id: str | None = None
         self._http = http_client
         self._own_http = http_client is None

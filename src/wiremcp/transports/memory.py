@@ -9,7 +9,7 @@ and cancellation as a real subprocess, without one.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Hashable
 
 from ..client._errors import ConnectionClosed
 from ..client._transport import Receiver
@@ -27,7 +27,7 @@ class MemoryTransport:
 
     def __init__(self, server: Server) -> None:
         self.server = server
-        self.cache_key = ("memory", id(server))
+        self.cache_key: Hashable = ("memory", id(server))
         self._receiver: Receiver | None = None
         self._lines: LineServer | None = None
         self._splitter = LineSplitter()

@@ -170,8 +170,13 @@ async def _flush(link: _StdioLink) -> None:
     transport = link.write_transport
     if transport is None or transport.is_closing():
         return
-    waiter = link.loop.create_future()
-    link.output_closed = lambda: waiter.done() or waiter.set_result(None)  # type: ignore[method-assign]
+    waiter: asyncio.Future[None] = link.loop.create_future()
+
+    def closed() -> None:
+        if not waiter.done():
+            waiter.set_result(None)
+
+    link.output_closed = closed  # type: ignore[method-assign]
     transport.close()  # flushes what is buffered, then reports connection_lost
     try:
         await asyncio.wait_for(waiter, timeout=30)

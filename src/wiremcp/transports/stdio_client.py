@@ -27,7 +27,7 @@ import asyncio
 import logging
 import os
 from collections import deque
-from typing import Any, Callable
+from typing import Any, Callable, Hashable
 
 from ..client._errors import ConnectionClosed
 from ..client._transport import Receiver
@@ -89,7 +89,7 @@ class StdioTransport:
         self.exit_timeout = exit_timeout
         self.term_timeout = term_timeout
         self.stderr_limit = stderr_limit
-        self.cache_key = ("stdio", command, tuple(self.args), cwd, tuple(sorted((env or {}).items())))
+        self.cache_key: Hashable = ("stdio", command, tuple(self.args), cwd, tuple(sorted((env or {}).items())))
         self._splitter = LineSplitter(max_message_size)
         self._stderr_chunks: deque[bytes] = deque()
         self._stderr_size = 0

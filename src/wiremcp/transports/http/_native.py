@@ -126,6 +126,21 @@ _JOIN_LIMIT = 64 * 1024
 _HEADER_NAME_BAD = re.compile(rb"[\x00-\x20\x7f()<>@,;:\[\]={}\\\"/?]")
 _HEADER_VALUE_BAD = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
 _NO_BODY_STATUS = frozenset({204, 304})
+#: Request headers the server itself reads (after lowercasing).
+_REQUEST_SPECIAL = frozenset({b"content-length", b"expect", b"transfer-encoding", b"host"})
+#: Response headers the server itself reads or replaces.
+_RESPONSE_SPECIAL = frozenset({b"content-length", b"transfer-encoding", b"connection", b"date"})
+#: Response header names already validated, to their lowercase form (bounded: apps use few names).
+_NAMES: dict[bytes, bytes] = {}
+
+
+def _checked_name(name: bytes) -> bytes:
+    if not name or _HEADER_NAME_BAD.search(name):
+        raise RuntimeError(f"invalid HTTP header name {name!r}")
+    lname = name.lower()
+    if len(_NAMES) < 1024:
+        _NAMES[name] = lname
+    return lname
 
 
 def _status_line(status: int) -> bytes:
@@ -338,24 +353,23 @@ class _Cycle:
         length = -1
         has_date = False
         for name, value in self.headers:
-            if _HEADER_NAME_BAD.search(name) or not name:
-                raise RuntimeError(f"invalid HTTP header name {name!r}")
+            lname = _NAMES.get(name) or _checked_name(name)
             if _HEADER_VALUE_BAD.search(value):
                 raise RuntimeError(f"invalid HTTP header value for {name!r}")
-            lname = name.lower()
-            if lname == b"content-length":
-                if length >= 0 or not value.strip().isdigit():
-                    raise RuntimeError(f"invalid or repeated content-length {value!r}")
-                length = int(value)
-            elif lname == b"transfer-encoding":
-                continue  # framing is the server's business (ASGI)
-            elif lname == b"connection":
-                if b"close" in [t.strip() for t in value.lower().split(b",")]:
-                    keep = False
-                continue  # re-added below as it applies
-            elif lname == b"date":
-                has_date = True
-            parts.append(b"%s: %s\r\n" % (name, value))
+            if lname in _RESPONSE_SPECIAL:
+                if lname == b"content-length":
+                    if length >= 0 or not value.strip().isdigit():
+                        raise RuntimeError(f"invalid or repeated content-length {value!r}")
+                    length = int(value)
+                elif lname == b"transfer-encoding":
+                    continue  # framing is the server's business (ASGI)
+                elif lname == b"connection":
+                    if b"close" in [t.strip() for t in value.lower().split(b",")]:
+                        keep = False
+                    continue  # re-added below as it applies
+                else:
+                    has_date = True
+            parts += (name, b": ", value, b"\r\n")
         if not has_date:
             parts.append(conn.server.date)
         bodyless = self.bodyless = self.head_only or status < 200 or status in _NO_BODY_STATUS
@@ -411,16 +425,13 @@ class _Connection(asyncio.Protocol):
         "parsing",
         "queue",
         "in_head",
-        "head_size",
         "raw_head",
         "head_chunks",
-        "hosts",
+        "chunk",
         "url",
         "headers",
-        "length",
-        "expect",
-        "chunked_request",
         "wake_after",
+        "max_headers",
     )
 
     def __init__(self, server: HTTPServer) -> None:
@@ -445,16 +456,13 @@ class _Connection(asyncio.Protocol):
         self.parsing: _Cycle | None = None  # the request whose body is being received
         self.queue: deque[_Cycle] = deque()  # pipelined requests waiting for their turn
         self.in_head = False
-        self.head_size = 0
-        self.raw_head = 0
-        self.head_chunks = 0
-        self.hosts = 0
+        self.raw_head = 0  # bytes of a request head read in chunks after the one it began in
+        self.head_chunks = 0  # chunks read since the request head began
+        self.chunk = 0  # size of the chunk being parsed
         self.url = b""
         self.headers: list[tuple[bytes, bytes]] = []
-        self.length: bytes | None = None
-        self.expect = False
-        self.chunked_request = False
         self.wake_after: _Cycle | None = None
+        self.max_headers = server.max_headers
 
     # -- asyncio.Protocol ------------------------------------------------------------
 
@@ -490,6 +498,7 @@ class _Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.lingering or self.lost:
             return
+        self.chunk = len(data)
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
@@ -556,41 +565,49 @@ class _Connection(asyncio.Protocol):
 
     def on_message_begin(self) -> None:
         self.in_head = True
-        self.head_size = self.raw_head = self.head_chunks = self.hosts = 0
+        self.raw_head = self.head_chunks = 0
         self.url = b""
         self.headers = []
-        self.length = None
-        self.expect = False
-        self.chunked_request = False
         if self.active is None:
             self.deadline = self.loop.time() + self.server.header_timeout
 
     def on_url(self, url: bytes) -> None:
         self.url += url
-        self.head_size += len(url)
-        if self.head_size > self.server.max_header_bytes:
-            raise _Refusal(414 if len(self.url) > self.server.max_header_bytes else 431, "Request head too large")
+        if len(self.url) > self.server.max_header_bytes:
+            raise _Refusal(414, "URI Too Long")
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self.head_size += len(name) + len(value) + 4
+        # Sizes are checked once the head is complete (or, for a head spread over several
+        # reads, in data_received as it grows); the count is checked here.
         headers = self.headers
-        if self.head_size > self.server.max_header_bytes or len(headers) >= self.server.max_headers:
-            raise _Refusal(431, "Request Header Fields Too Large")
-        name = name.lower()
-        if name == b"content-length":
-            self.length = value
-        elif name == b"expect":
-            self.expect = value.lower() == b"100-continue"
-        elif name == b"transfer-encoding":
-            self.chunked_request = True
-        elif name == b"host":
-            self.hosts += 1
-        headers.append((name, value))
+        if len(headers) >= self.max_headers:
+            raise _Refusal(431, "Request Header Fields Too Large: too many header lines")
+        headers.append((name.lower(), value))
 
     def on_headers_complete(self) -> None:
         self.in_head = False
         parser = self.parser
         url = self.url
+        headers = self.headers
+        server = self.server
+        if self.head_chunks or self.chunk > server.max_header_bytes:
+            # The head did not come in one read no larger than the limit: measure it.
+            size = len(url) + sum(len(n) + len(v) + 4 for n, v in headers)
+            if size > server.max_header_bytes:
+                raise _Refusal(431, "Request Header Fields Too Large")
+        length = None
+        hosts = 0
+        expect = chunked = False
+        for name, value in headers:
+            if name in _REQUEST_SPECIAL:
+                if name == b"content-length":
+                    length = value
+                elif name == b"host":
+                    hosts += 1
+                elif name == b"expect":
+                    expect = value.lower() == b"100-continue"
+                else:
+                    chunked = True
         if url[:1] == b"/" and b"#" not in url:
             raw_path, _, query = url.partition(b"?")
         elif url == b"*":
@@ -609,9 +626,8 @@ class _Connection(asyncio.Protocol):
             path = unquote(path)
         version = parser.get_http_version()
         http10 = version == "1.0"
-        if self.hosts > 1:  # RFC 9112, 3.2; a missing Host is left to the app (MCPApp: 403)
+        if hosts > 1:  # RFC 9112, 3.2; a missing Host is left to the app (MCPApp: 403)
             raise _Refusal(400, "Bad Request: more than one Host header")
-        server = self.server
         scope = {
             "type": "http",
             "asgi": server.asgi,
@@ -622,7 +638,7 @@ class _Connection(asyncio.Protocol):
             "raw_path": raw_path,
             "query_string": query,
             "root_path": server.root_path,
-            "headers": self.headers,
+            "headers": headers,
             "client": self.client,
             "server": self.sockname,
         }
@@ -632,16 +648,15 @@ class _Connection(asyncio.Protocol):
         cycle = _Cycle(self, scope, keep, http10)
         if not keep:
             self.last_request = True
-        if self.expect and not http10:
+        if expect and not http10:
             cycle.expect_100 = True
-        length = self.length
         if length is not None:
             if not length.isdigit():
                 raise _Refusal(400, "Bad Request: invalid Content-Length")  # llhttp checks too
             if int(length) > server.max_body_size:
                 cycle.refusal = (413, f"Content Too Large: the limit is {server.max_body_size} bytes")
         if parser.should_upgrade():
-            if (length is not None and length != b"0") or self.chunked_request:
+            if (length is not None and length != b"0") or chunked:
                 raise _Refusal(400, "Bad Request: protocol upgrades are not supported")
             cycle.keep_alive = False
             self.last_request = True

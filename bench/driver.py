@@ -379,13 +379,14 @@ class StdioChannel:
 class _HttpConn:
     """One keep-alive HTTP/1.1 connection with at most one request in flight."""
 
-    __slots__ = ("sock", "out", "buf", "req_id", "head", "need", "chunked", "body", "close_after", "status")
+    __slots__ = ("sock", "out", "buf", "req_id", "head", "need", "chunked", "body", "close_after", "status", "mask")
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self.out: memoryview | None = None
         self.buf = bytearray()
         self.req_id = -1
+        self.mask = 0  # the events the selector watches for this socket (0: not registered)
         self.reset()
 
     def reset(self) -> None:
@@ -483,10 +484,12 @@ class HttpChannel:
         except OSError as exc:
             raise CaseError(f"HTTP send failed: {exc}") from None
         events = selectors.EVENT_READ | (selectors.EVENT_WRITE if conn.out else 0)
-        try:
-            self.sel.modify(conn.sock, events, conn)
-        except KeyError:
-            self.sel.register(conn.sock, events, conn)
+        if events != conn.mask:  # one epoll_ctl only when the watched events change
+            if conn.mask:
+                self.sel.modify(conn.sock, events, conn)
+            else:
+                self.sel.register(conn.sock, events, conn)
+            conn.mask = events
 
     def poll(self, timeout: float) -> list[Completion]:
         comps: list[Completion] = []
@@ -576,10 +579,14 @@ class HttpChannel:
         conn.reset()
         if reconnect:
             self.sel.unregister(conn.sock)
+            conn.mask = 0
             conn.sock.close()
             conn.sock = self._connect()
             conn.buf = bytearray()
             self.reconnects += 1
+        elif conn.mask != selectors.EVENT_READ:  # answered before the request was all sent
+            self.sel.modify(conn.sock, selectors.EVENT_READ, conn)
+            conn.mask = selectors.EVENT_READ
         self.idle.append(conn)
         return (req_id, msg, err)
 

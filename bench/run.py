@@ -4,6 +4,11 @@
     python bench/run.py --quick         # 2 reps, 1 s windows
     python bench/run.py --tiny          # smoke test: 1 rep, 0.2 s windows
     python bench/run.py --only stdio --impl wiremcp --json out.json
+    python bench/run.py --only http --wiremcp-http-server uvicorn
+
+wiremcp's HTTP rows run on its native server and, as an extra column, on
+uvicorn (``--wiremcp-http-server both``, the default); ``native`` or
+``uvicorn`` runs one of them only.
 
 Cases are (transport, era, in-flight, payload). Each case starts a fresh
 server process, measures its cold start, warms it up, then measures a
@@ -44,15 +49,39 @@ WIREMCP_BIN = Path(os.environ.get("WIREMCP_BIN", ROOT / ".venv" / "bin" / "wirem
 WIREMCP_EXAMPLE = ROOT / "examples" / "echo.py"
 
 IMPLS = ("wiremcp", "official")
+#: The HTTP servers wiremcp can run on (``wiremcp run --http --server X``).
+HTTP_SERVERS = ("native", "uvicorn")
 PAYLOADS = {100: "100 B", 10_000: "10 KB", 1_000_000: "1 MB"}
 INFLIGHT = (1, 16)
 
 
-def server_command(impl: str, transport: str) -> list[str]:
-    if impl == "wiremcp":
+def contenders(impls: Sequence[str], http_servers: Sequence[str]) -> list[str]:
+    """The columns of the table: ``wiremcp`` (stdio; HTTP on the first of ``http_servers``),
+    ``wiremcp-<server>`` for a second HTTP server (HTTP rows only), ``official``."""
+    out: list[str] = []
+    if "wiremcp" in impls:
+        out.append("wiremcp")
+        out += [f"wiremcp-{server}" for server in http_servers[1:]]
+    if "official" in impls:
+        out.append("official")
+    return out
+
+
+def applies(contender: str, transport: str) -> bool:
+    return transport == "http" or not contender.startswith("wiremcp-")
+
+
+def http_server_of(contender: str, http_servers: Sequence[str]) -> str | None:
+    if not contender.startswith("wiremcp"):
+        return None
+    return contender.partition("-")[2] or http_servers[0]
+
+
+def server_command(impl: str, transport: str, http_servers: Sequence[str] = HTTP_SERVERS) -> list[str]:
+    if impl.startswith("wiremcp"):
         cmd = [str(WIREMCP_BIN), "run", str(WIREMCP_EXAMPLE)]
         if transport == "http":
-            cmd += ["--http", "--host", "127.0.0.1", "--port", "{port}"]
+            cmd += ["--http", "--host", "127.0.0.1", "--port", "{port}", "--server", str(http_server_of(impl, http_servers))]
         return cmd
     cmd = [str(OFFICIAL_PY), str(OFFICIAL_FIXTURE)]
     if transport == "http":
@@ -100,8 +129,20 @@ def _ratio(w: list[float], o: list[float]) -> str:
     return f"{statistics.median(w) / mo:.2f}×"
 
 
-def build_table(samples: list[dict[str, Any]], unavailable: dict[str, str], impls: Sequence[str]) -> str:
-    """One Markdown row per (transport, era, in-flight, payload, metric)."""
+def _label(contender: str) -> str:
+    if contender.startswith("wiremcp-"):
+        return f"wiremcp on {contender.partition('-')[2]}"
+    return contender
+
+
+def build_table(
+    samples: list[dict[str, Any]],
+    unavailable: dict[str, str],
+    impls: Sequence[str],
+    http_servers: Sequence[str] = ("native",),
+) -> str:
+    """One Markdown row per (transport, era, in-flight, payload, metric); one value column per
+    contender, then one ratio column per wiremcp contender (against official)."""
     by_case: dict[tuple[str, str, int, int], dict[str, list[dict[str, Any]]]] = {}
     for s in samples:
         key = (s["transport"], s["era"], s["inflight"], s["payload"])
@@ -125,11 +166,31 @@ def build_table(samples: list[dict[str, Any]], unavailable: dict[str, str], impl
         vals = [getter(r) for r in runs]
         return _cell(vals), vals
 
-    w_name, o_name = "wiremcp", "official"
-    lines = [
-        f"| transport | era | in flight | payload | metric | better | {w_name} median [min–max] | {o_name} median [min–max] | {w_name}/{o_name} |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
+    o_name = "official"
+    # Every contender in the fixed order (so a column exists even if it was unavailable).
+    columns = contenders(IMPLS, http_servers)
+    ours = [c for c in columns if c != o_name]
+    header = ["transport", "era", "in flight", "payload", "metric", "better"]
+    header += [f"{_label(c)} median [min–max]" for c in columns]
+    header += [f"{_label(c)}/official" for c in ours]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+
+    def row(transport: str, era: str, inflight: str, payload: str, metric: tuple[str, str, str, bool, float],
+            runs: dict[str, list[dict[str, Any]]]) -> str:
+        key, label, unit, higher, scale = metric
+        cells, values = [], {}
+        for c in columns:
+            if not applies(c, transport):
+                cells.append("—")
+                values[c] = []
+                continue
+            cell, vals = cell_for(runs.get(c), c, transport, era, lambda r: r[key] * scale)
+            cells.append(cell)
+            values[c] = vals
+        ratios = [_ratio(values[c], values[o_name]) for c in ours]
+        return (f"| {transport} | {era} | {inflight} | {payload} | {label} ({unit}) | {'↑' if higher else '↓'} | "
+                + " | ".join(cells + ratios) + " |")
+
     transports = sorted({k[0] for k in by_case}, key=lambda t: driver.TRANSPORTS.index(t))
     eras = sorted({k[1] for k in by_case}, key=lambda e: driver.ERAS.index(e))
     for transport in transports:
@@ -138,25 +199,18 @@ def build_table(samples: list[dict[str, Any]], unavailable: dict[str, str], impl
             if not keys:
                 continue
             # cold start: one row per (transport, era), pooled over its cases
-            pooled = {impl: [r for k in keys for r in by_case[k].get(impl, [])] for impl in (w_name, o_name)}
-            key, label, unit, higher, scale = COLD_METRIC
-            wc, wv = cell_for(pooled[w_name], w_name, transport, era, lambda r: r[key] * scale)
-            oc, ov = cell_for(pooled[o_name], o_name, transport, era, lambda r: r[key] * scale)
-            lines.append(f"| {transport} | {era} | — | — | {label} ({unit}) | {'↑' if higher else '↓'} | {wc} | {oc} | {_ratio(wv, ov)} |")
+            pooled = {c: [r for k in keys for r in by_case[k].get(c, [])] for c in columns}
+            lines.append(row(transport, era, "—", "—", COLD_METRIC, pooled))
             for k in keys:
                 _, _, inflight, payload = k
-                runs = by_case[k]
-                for key, label, unit, higher, scale in CASE_METRICS:
-                    wc, wv = cell_for(runs.get(w_name), w_name, transport, era, lambda r, key=key, scale=scale: r[key] * scale)
-                    oc, ov = cell_for(runs.get(o_name), o_name, transport, era, lambda r, key=key, scale=scale: r[key] * scale)
-                    lines.append(
-                        f"| {transport} | {era} | {inflight} | {PAYLOADS.get(payload, f'{payload} B')} | "
-                        f"{label} ({unit}) | {'↑' if higher else '↓'} | {wc} | {oc} | {_ratio(wv, ov)} |"
-                    )
+                for metric in CASE_METRICS:
+                    lines.append(row(transport, era, str(inflight), PAYLOADS.get(payload, f"{payload} B"), metric, by_case[k]))
     legend = (
-        "\n↑ = higher is better, ↓ = lower is better. The last column is the ratio of the "
+        "\n↑ = higher is better, ↓ = lower is better. The ratio columns are ratios of the "
         "medians, wiremcp/official: for ↑ rows above 1 means wiremcp is better, for ↓ rows "
-        "below 1 means wiremcp is better."
+        f"below 1 means wiremcp is better. wiremcp's HTTP rows: `wiremcp run --http --server {http_servers[0]}`"
+        + (f"; the \"wiremcp on {http_servers[1]}\" column: the same app with `--server {http_servers[1]}` "
+           "(HTTP rows only)." if len(http_servers) > 1 else ".")
     )
     if set(impls) != set(IMPLS):
         legend += f" Only {', '.join(impls)} was run."
@@ -184,11 +238,11 @@ def ensure_official() -> None:
     subprocess.run(["bash", str(BENCH / "setup_official.sh")], check=True)
 
 
-def probe(impl: str, transport: str) -> str | None:
+def probe(impl: str, transport: str, http_servers: Sequence[str] = HTTP_SERVERS) -> str | None:
     """None if the server answers a first tools/call, else why not. Also
     primes the bytecode caches so that cold-start samples are comparable."""
     res = driver.run_case(
-        server_command(impl, transport), transport=transport, era="modern", inflight=1,
+        server_command(impl, transport, http_servers), transport=transport, era="modern", inflight=1,
         payload_size=100, duration=0.0, warmup=0.0, min_requests=1, cwd=str(ROOT), impl=impl,
     )
     if not res.available:
@@ -209,6 +263,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="2 reps, 1 s windows, 0.3 s warm-up")
     ap.add_argument("--tiny", action="store_true", help="smoke test: 1 rep, 0.2 s windows")
     ap.add_argument("--json", dest="json_path", help="raw samples (default bench/results/run-<time>.json)")
+    ap.add_argument(
+        "--wiremcp-http-server", choices=("native", "uvicorn", "both"), default="both",
+        help="wiremcp's HTTP server: native, uvicorn, or both (native in the wiremcp column, "
+             "uvicorn as an extra column; default)",
+    )
     args = ap.parse_args(argv)
 
     reps, duration, warmup, min_requests = 3, 2.0, 0.5, 10
@@ -224,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     transports = [args.only] if args.only else list(driver.TRANSPORTS)
     eras = [args.era] if args.era else list(driver.ERAS)
     impls = list(IMPLS) if args.impl == "both" else [args.impl]
+    http_servers = list(HTTP_SERVERS) if args.wiremcp_http_server == "both" else [args.wiremcp_http_server]
+    runners = contenders(impls, http_servers)
 
     if "official" in impls:
         ensure_official()
@@ -234,9 +295,11 @@ def main(argv: list[str] | None = None) -> int:
         "argv": sys.argv[1:] if argv is None else list(argv),
         "reps": reps, "duration_s": duration, "warmup_s": warmup, "min_requests": min_requests,
         "payloads": payloads, "inflight": inflights, "transports": transports, "eras": eras, "impls": impls,
+        "wiremcp_http_servers": http_servers, "contenders": runners,
         "driver_python": sys.version.split()[0], "driver_json": "orjson" if "orjson" in sys.modules else "json",
         "machine": platform.platform(), "cpus": os.cpu_count(), "loadavg_start": os.getloadavg(),
-        "commands": {f"{i}/{t}": server_command(i, t) for i in impls for t in transports},
+        "commands": {f"{c}/{t}": server_command(c, t, http_servers) for c in runners for t in transports
+                     if applies(c, t)},
     }
     if "official" in impls:
         meta["mcp_version"] = _version_of(OFFICIAL_PY, "mcp")
@@ -247,17 +310,19 @@ def main(argv: list[str] | None = None) -> int:
 
     unavailable: dict[str, str] = {}
     for transport in transports:
-        for impl in impls:
-            reason = probe(impl, transport)
+        for impl in runners:
+            if not applies(impl, transport):
+                continue
+            reason = probe(impl, transport, http_servers)
             if reason:
                 unavailable[f"{impl}/{transport}"] = reason
                 print(f"{impl} over {transport}: not available ({reason})", file=sys.stderr)
 
     cases = [(t, e, n, p) for t in transports for e in eras for n in inflights for p in payloads]
-    runnable = list(impls)
-    total = reps * len(cases) * len(runnable)
+    runnable = list(runners)
+    total = reps * sum(1 for c in cases for r in runnable if applies(r, c[0]))
     print(
-        f"{len(cases)} cases × {len(runnable)} implementation(s) × {reps} rep(s) = {total} runs, "
+        f"{len(cases)} cases × {len(runnable)} contender(s) × {reps} rep(s) = {total} runs, "
         f"window {duration:g} s, warm-up {warmup:g} s",
         file=sys.stderr,
     )
@@ -267,26 +332,29 @@ def main(argv: list[str] | None = None) -> int:
         order = runnable if rep % 2 == 0 else list(reversed(runnable))
         for transport, era, inflight, payload in cases:
             for impl in order:
+                if not applies(impl, transport):
+                    continue
                 done += 1
                 if f"{impl}/{transport}" in unavailable or f"{impl}/{transport}/{era}" in unavailable:
                     continue
                 res = driver.run_case(
-                    server_command(impl, transport), transport=transport, era=era, inflight=inflight,
+                    server_command(impl, transport, http_servers), transport=transport, era=era, inflight=inflight,
                     payload_size=payload, duration=duration, warmup=warmup, min_requests=min_requests,
                     cwd=str(ROOT), impl=impl,
                 )
                 row = asdict(res)
                 row["rep"] = rep
+                row["http_server"] = http_server_of(impl, http_servers) if transport == "http" else None
                 samples.append(row)
                 if not res.available:
                     # e.g. no legacy era: skip the rest of this (impl, transport, era)
                     reason = "; ".join(res.error_messages)[:600] or "not available"
                     unavailable[f"{impl}/{transport}/{era}"] = reason
-                    print(f"[{done}/{total}] {impl:8} {transport:5} {era:6} not available: {reason}", file=sys.stderr)
+                    print(f"[{done}/{total}] {impl:15} {transport:5} {era:6} not available: {reason}", file=sys.stderr)
                     continue
                 status = "ok" if res.ok else f"FAILED: {'; '.join(res.error_messages)[:300]}"
                 print(
-                    f"[{done}/{total}] {impl:8} {transport:5} {era:6} {inflight:2}× {PAYLOADS.get(payload, payload)!s:6} "
+                    f"[{done}/{total}] {impl:15} {transport:5} {era:6} {inflight:2}× {PAYLOADS.get(payload, payload)!s:6} "
                     f"{res.rps:9,.0f} req/s  p50 {res.p50_us / 1e3:7.2f} ms  cpu {res.server_cpu_us_per_req:7.0f} µs/req  {status}",
                     file=sys.stderr,
                 )
@@ -294,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     meta["elapsed_s"] = round(time.time() - started, 1)
     meta["loadavg_end"] = os.getloadavg()
     failed = [s for s in samples if s["available"] and not s["ok"]]
-    table = build_table(samples, unavailable, impls)
+    table = build_table(samples, unavailable, impls, http_servers)
 
     out = Path(args.json_path) if args.json_path else BENCH / "results" / f"run-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = Path(__file__).resolve().parent / "servers"
-SPEC = ROOT.parent / "shared" / "spec"
+#: The spec's schemas and examples, copied into the repository (tests/spec/README.md).
+SPEC = Path(__file__).resolve().parent / "spec"
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

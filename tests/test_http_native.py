@@ -87,6 +87,7 @@ class Probe:
 
     def __init__(self, **options: Any) -> None:
         self.seen: list[tuple[str, Any]] = []
+        self.errors: list[dict[str, Any]] = []  # what reached the loop's exception handler
         self.options = options
         self.port = 0
         self.server: HTTPServer | None = None
@@ -99,6 +100,7 @@ class Probe:
 
     async def _main(self) -> None:
         self.loop = asyncio.get_running_loop()
+        self.loop.set_exception_handler(lambda loop, context: self.errors.append(context))
         self._stop = asyncio.Event()
         self.server = HTTPServer(self.app, **self.options)
         self.port = await self.server.start("127.0.0.1", 0)
@@ -231,10 +233,18 @@ PROBE_LIMITS = dict(max_header_bytes=8192, max_headers=20, max_body_size=100_000
 
 
 @pytest.fixture(scope="module")
-def probe() -> Iterator[Probe]:
+def _probe() -> Iterator[Probe]:
     p = Probe(**PROBE_LIMITS)
     yield p
     p.stop()
+    assert not p.errors, p.errors
+
+
+@pytest.fixture
+def probe(_probe: Probe) -> Iterator[Probe]:
+    """The shared probe server; a test fails if anything reached its loop's exception handler."""
+    yield _probe
+    assert not _probe.errors, _probe.errors
 
 
 def connect(port: int) -> socket.socket:
@@ -951,3 +961,155 @@ def test_conformance_server_leg_on_the_native_server(tmp_path):
             proc.kill()
         assert proc.stderr is not None
         proc.stderr.close()
+
+
+# -- the protocol driven directly: any split of the byte stream, and garbage ---------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+class FakeTransport(asyncio.Transport):
+    """Collects what the server writes; honours pause/resume, half-close and close."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data = bytearray()
+        self.closed = self.eof = False
+        self.reading = True
+
+    def write(self, data: bytes) -> None:  # type: ignore[override]
+        assert not self.closed and not self.eof, "write after close"
+        self.data += data
+
+    def writelines(self, parts: Any) -> None:  # type: ignore[override]
+        for part in parts:
+            self.write(part)
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": ("127.0.0.1", 1), "sockname": ("127.0.0.1", 2)}.get(name, default)
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def pause_reading(self) -> None:
+        self.reading = False
+
+    def resume_reading(self) -> None:
+        self.reading = True
+
+    def can_write_eof(self) -> bool:
+        return True
+
+    def write_eof(self) -> None:
+        self.eof = True
+
+    def close(self) -> None:
+        self.closed = True
+
+    def abort(self) -> None:
+        self.closed = True
+
+
+async def _echo_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    body = await _read_body(receive)
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _feed(pieces: list[bytes], app: Any = _echo_app) -> FakeTransport:
+    loop = asyncio.get_running_loop()
+    errors: list[Any] = []
+    loop.set_exception_handler(lambda _, context: errors.append(context))
+    server = HTTPServer(app, lifespan=False)
+    server.loop = loop
+    conn = _native._Connection(server)
+    transport = FakeTransport()
+    conn.connection_made(transport)
+    for piece in pieces:
+        for _ in range(200):  # a paused transport delivers nothing until it is resumed
+            if transport.reading or transport.closed:
+                break
+            await asyncio.sleep(0)
+        if transport.closed or transport.eof:
+            break
+        assert transport.reading, "reading stayed paused"
+        conn.data_received(piece)
+        await asyncio.sleep(0)
+    for _ in range(50):
+        await asyncio.sleep(0)
+    conn.connection_lost(None)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert not errors, errors
+    return transport
+
+
+def _responses(data: bytes) -> list[tuple[int, dict[bytes, bytes], bytes]]:
+    out = []
+    while data:
+        head, sep, rest = data.partition(b"\r\n\r\n")
+        assert sep, data
+        lines = head.split(b"\r\n")
+        if lines[0] == b"HTTP/1.1 100 Continue":  # an interim response: no body
+            data = rest
+            continue
+        headers = dict(line.lower().split(b": ", 1) for line in lines[1:])
+        n = int(headers[b"content-length"])
+        out.append((int(lines[0].split(b" ")[1]), headers, rest[:n]))
+        data = rest[n:]
+    return out
+
+
+_bodies = st.binary(max_size=300)
+
+
+@st.composite
+def _pipelines(draw: Any) -> tuple[list[bytes], list[bytes]]:
+    """Requests (Content-Length or chunked, some with Expect: 100-continue), cut anywhere."""
+    bodies = draw(st.lists(_bodies, min_size=1, max_size=5))
+    stream = b""
+    for body in bodies:
+        if draw(st.booleans()):
+            expect = b"Expect: 100-continue\r\n" if draw(st.booleans()) else b""
+            stream += b"POST /e HTTP/1.1\r\nHost: x\r\n%sContent-Length: %d\r\n\r\n%s" % (expect, len(body), body)
+        else:
+            stream += b"POST /e HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+            i = 0
+            while i < len(body):
+                n = draw(st.integers(1, 64))
+                stream += b"%x\r\n%s\r\n" % (len(body[i : i + n]), body[i : i + n])
+                i += n
+            stream += b"0\r\n\r\n"
+    cuts = sorted(set(draw(st.lists(st.integers(0, len(stream)), max_size=12))))
+    pieces = [stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)]) if b > a]
+    return bodies, pieces
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_pipelines())
+def test_any_split_of_a_pipeline_gives_the_same_responses(case):
+    """However the bytes are cut into reads, each request is answered once, in order, whole."""
+    bodies, pieces = case
+    transport = asyncio.run(_feed(pieces))
+    got = _responses(bytes(transport.data))
+    assert [r[0] for r in got] == [200] * len(bodies)
+    assert [r[2] for r in got] == bodies
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(prefix=st.sampled_from([b"", b"POST /e HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nok"]),
+       garbage=st.binary(min_size=1, max_size=200), cut=st.integers(0, 50))
+def test_garbage_never_breaks_the_server(prefix, garbage, cut):
+    """Arbitrary bytes after (or instead of) a request: nothing escapes data_received, the good
+    request is answered, the rest gets at most one 4xx before the connection closes."""
+    stream = prefix + garbage
+    transport = asyncio.run(_feed([stream[:cut], stream[cut:]]))
+    data = bytes(transport.data)
+    statuses = re.findall(rb"^HTTP/1.1 (\d{3}) ", data, re.M)
+    if prefix:
+        assert data.startswith(b"HTTP/1.1 200 OK\r\n") and b"\r\n\r\nok" in data
+        statuses = statuses[1:]
+    assert all(code.startswith(b"4") or code == b"200" for code in statuses), data
+    if statuses and statuses[-1].startswith(b"4"):
+        assert transport.eof or transport.closed

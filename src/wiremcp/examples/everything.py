@@ -116,6 +116,21 @@ def test_logging_tool(ctx: Context) -> str:
     return "Logged (or not, as the request asked)."
 
 
+@server.tool()
+async def test_reconnection(ctx: Context) -> str:
+    """Closes its SSE stream's connection mid-call; the client resumes with Last-Event-ID (SEP-1699).
+
+    Only a 2025-11-25 session on Streamable HTTP has resumable streams; elsewhere
+    the close does nothing and the tool just answers.
+    """
+    ctx.info("Before disconnect", logger="test_reconnection")
+    closed = ctx.close_sse_stream(retry_ms=500)
+    if closed:
+        await asyncio.sleep(0.2)  # the answer comes after the client reconnected (or is replayed to it)
+    ctx.info("After reconnect", logger="test_reconnection")
+    return "Reconnection test completed" + (" (the stream was resumed)" if closed else "")
+
+
 # -- tools: input from the client (sampling, elicitation, roots) --------------------
 
 
@@ -159,20 +174,24 @@ async def test_elicitation_sep1034_defaults(ctx: Context) -> str:
 
 @server.tool()
 async def test_elicitation_sep1330_enums(ctx: Context) -> str:
-    """Elicitation with every enum form (SEP-1330)."""
+    """Elicitation with every enum form (SEP-1330).
+
+    The values are the ones the conformance client answers with (option1,
+    value1, opt1): answers are checked against the requested schema.
+    """
     schema = {
         "type": "object",
         "properties": {
-            "untitledSingle": {"type": "string", "enum": ["active", "inactive", "pending"]},
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
             "titledSingle": {
                 "type": "string",
-                "oneOf": [{"const": "low", "title": "Low"}, {"const": "medium", "title": "Medium"}, {"const": "high", "title": "High"}],
+                "oneOf": [{"const": "value1", "title": "First"}, {"const": "value2", "title": "Second"}, {"const": "value3", "title": "Third"}],
             },
-            "legacyEnum": {"type": "string", "enum": ["small", "medium", "large"], "enumNames": ["Small", "Medium", "Large"]},
-            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["read", "write", "execute"]}},
+            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option 1", "Option 2", "Option 3"]},
+            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
             "titledMulti": {
                 "type": "array",
-                "items": {"anyOf": [{"const": "feature", "title": "Feature"}, {"const": "bug", "title": "Bug"}, {"const": "docs", "title": "Docs"}]},
+                "items": {"anyOf": [{"const": "value1", "title": "First"}, {"const": "value2", "title": "Second"}, {"const": "value3", "title": "Third"}]},
             },
         },
     }

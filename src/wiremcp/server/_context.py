@@ -156,6 +156,21 @@ class Context:
         result = (await self.ask({k: {"method": ROOTS, "params": {}}}))[k]
         return result["roots"]  # type: ignore[no-any-return]
 
+    def close_sse_stream(self, retry_ms: int | None = None) -> bool:
+        """Close the HTTP connection carrying this request's SSE stream, leaving the stream open.
+
+        Only a 2025-11-25 session on Streamable HTTP has resumable streams: the
+        client reconnects after ``retry_ms`` (a ``retry`` field sent before the
+        close) with ``Last-Event-ID``, and what the handler sends afterwards,
+        its result included, arrives there (2025-11-25 basic/transports.mdx,
+        "Sending Messages to the Server" 6). Returns whether a connection was
+        closed; elsewhere (2026-07-28, stdio) it does nothing and returns False.
+        """
+        session = self.meta.session
+        if session is None:
+            return False
+        return session.close_sse_stream(self.request_id, retry_ms)  # type: ignore[no-any-return]
+
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> bool:
         """Send ``notifications/progress`` if the request asked for it (a ``progressToken``).
 

@@ -89,6 +89,9 @@ class LegacySession:
         self.initialized = False
         self.subscriptions: set[str] = set()
         self._unsubscribe: Callable[[], None] | None = None
+        #: Set by a transport whose streams can be closed and resumed (HTTP, 2025-11-25
+        #: resumability): ``close_stream(request_id, retry_ms) -> bool``.
+        self.close_stream: Callable[[Any, int | None], bool] | None = None
 
     # -- the handshake ----------------------------------------------------------
 
@@ -162,6 +165,17 @@ class LegacySession:
         meta = RequestMeta(self.version or LEGACY_VERSIONS[0], self.client_capabilities, self.client_info, self.log_level, token, raw)
         meta.session = self
         return meta
+
+    def close_sse_stream(self, request_id: Any, retry_ms: int | None = None) -> bool:
+        """Close the connection carrying ``request_id``'s SSE stream, not the stream itself.
+
+        The client reconnects after ``retry_ms`` and resumes the stream with
+        ``Last-Event-ID`` (2025-11-25 basic/transports.mdx, "Resumability and
+        Redelivery"). Returns whether a connection was closed: never on
+        transports without such streams (stdio).
+        """
+        hook = self.close_stream
+        return hook(request_id, retry_ms) if hook is not None else False
 
     async def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
         """Send each input request to the client and wait for all the answers."""

@@ -61,31 +61,50 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Awaitable, Callable, Iterable, MutableMapping
+from typing import Any, Awaitable, Iterable
 
 from ...jsonrpc import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_MESSAGE_SIZE,
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
     INVALID_REQUEST,
     MCP,
-    METHOD_NOT_FOUND,
-    PARSE_ERROR,
     Decoder,
     InvalidRequest,
     JSONRPCError,
     LocalProtocolError,
     Notification,
     Request,
-    encode_error,
     encode_notification,
 )
-from ...protocol.errors import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION
+from ...protocol.meta import PROTOCOL_VERSION
 from ...server import Server
 from ...server._reply import reply_failed, reply_ok, settle
+from ._asgi import (
+    KEEPALIVE,
+    KEEPALIVE_COMMENT,
+    STATUS_BY_CODE,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    empty_reply,
+    fire,
+    http_error,
+    json_reply,
+    lifespan,
+    plain_reply,
+    sse_start,
+)
 from ._headers import HeaderRules
 from ._security import HostGuard, accepts_json_and_sse, is_json_content_type
+from ._sessions import (
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_REPLAY_BUFFER,
+    DEFAULT_SESSION_IDLE_TIMEOUT,
+    LEGACY_HEADER_VALUES,
+    SESSION_HEADER,
+    Sessions,
+)
 
 __all__ = [
     "MCPApp",
@@ -94,14 +113,12 @@ __all__ = [
     "DEFAULT_MAX_STREAM_BACKLOG",
     "DEFAULT_READ_TIMEOUT",
     "DEFAULT_KEEPALIVE_INTERVAL",
+    "DEFAULT_SESSION_IDLE_TIMEOUT",
+    "DEFAULT_MAX_SESSIONS",
+    "DEFAULT_REPLAY_BUFFER",
 ]
 
 log = logging.getLogger("wiremcp.transport")
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 #: Seconds a client has to deliver the whole request body. Generous for a
 #: 16 MiB body on a slow link; bounds how long a stalled upload holds memory.
@@ -115,39 +132,9 @@ DEFAULT_KEEPALIVE_INTERVAL = 15.0
 #: before the request is stopped: bounds memory per stream.
 DEFAULT_MAX_STREAM_BACKLOG = 16 * 1024 * 1024
 
-#: HTTP status for a JSON-RPC error code; codes not listed are answered with 200.
-STATUS_BY_CODE: dict[int, int] = {
-    PARSE_ERROR: 400,
-    INVALID_REQUEST: 400,
-    INVALID_PARAMS: 400,  # basic/index.mdx, "_meta": a malformed request is 400
-    HEADER_MISMATCH: 400,  # streamable-http.mdx, "Server Validation"
-    MISSING_REQUIRED_CLIENT_CAPABILITY: 400,  # basic/index.mdx, "_meta"
-    UNSUPPORTED_PROTOCOL_VERSION: 400,  # streamable-http.mdx, "Protocol Version Header"
-    METHOD_NOT_FOUND: 404,  # streamable-http.mdx, "Protocol Version Header"
-    INTERNAL_ERROR: 500,
-}
-
-_JSON = b"application/json"
-_KEEPALIVE_COMMENT = b": keep-alive\n\n"
-_KEEPALIVE = object()
-# Messages are built afresh for every response: middleware may edit them in place.
-
-
-def _sse_start() -> Message:
-    return {
-        "type": "http.response.start",
-        "status": 200,
-        "headers": [
-            (b"content-type", b"text/event-stream"),
-            (b"cache-control", b"no-cache"),
-            (b"x-accel-buffering", b"no"),
-        ],
-    }
-
-
-def _fire(waiter: asyncio.Future[Any]) -> None:
-    if not waiter.done():
-        waiter.set_result(_KEEPALIVE)
+_VERSION_HEADER = b"mcp-protocol-version"
+#: Methods a legacy session adds to the endpoint (with its Mcp-Session-Id).
+_SESSION_METHODS = ("GET", "DELETE")
 
 
 class _Exchange:
@@ -285,6 +272,7 @@ class MCPApp:
     __slots__ = (
         "server",
         "path",
+        "legacy",
         "max_body_size",
         "read_timeout",
         "keepalive_interval",
@@ -293,6 +281,7 @@ class MCPApp:
         "_rules",
         "_decoder",
         "_deadlines",
+        "_sessions",
     )
 
     def __init__(
@@ -307,6 +296,10 @@ class MCPApp:
         read_timeout: float | None = DEFAULT_READ_TIMEOUT,
         keepalive_interval: float | None = DEFAULT_KEEPALIVE_INTERVAL,
         max_stream_backlog: int = DEFAULT_MAX_STREAM_BACKLOG,
+        legacy: bool | None = None,
+        session_idle_timeout: float = DEFAULT_SESSION_IDLE_TIMEOUT,
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
+        replay_buffer: int = DEFAULT_REPLAY_BUFFER,
     ) -> None:
         if not path.startswith("/"):
             raise ValueError("path must start with '/'")
@@ -314,8 +307,14 @@ class MCPApp:
             raise ValueError("keepalive_interval must be positive (or None for no keep-alives)")
         if read_timeout is not None and read_timeout <= 0:
             raise ValueError("read_timeout must be positive (or None for no limit)")
+        if legacy is None:
+            legacy = server.legacy
+        elif legacy and not server.legacy:
+            raise ValueError("legacy=True needs a server that serves legacy sessions (Server(legacy=True))")
         self.server = server
         self.path = path
+        #: Whether 2025-11-25 clients (initialize, Mcp-Session-Id) are served; see `_sessions`.
+        self.legacy = legacy
         self.max_body_size = max_body_size
         self.read_timeout = read_timeout
         self.keepalive_interval = keepalive_interval
@@ -324,13 +323,35 @@ class MCPApp:
         self._rules = HeaderRules(server)
         self._decoder = Decoder(MCP, max_size=max_body_size, max_depth=max_depth)
         self._deadlines = _ReadDeadlines(read_timeout) if read_timeout is not None else None
+        self._sessions = (
+            Sessions(
+                server,
+                idle_timeout=session_idle_timeout,
+                max_sessions=max_sessions,
+                replay_buffer=replay_buffer,
+                keepalive_interval=keepalive_interval,
+                max_stream_backlog=max_stream_backlog,
+            )
+            if legacy
+            else None
+        )
+
+    @property
+    def sessions(self) -> int:
+        """How many legacy sessions are open."""
+        return len(self._sessions) if self._sessions is not None else 0
+
+    def close_sessions(self) -> None:
+        """End every legacy session (done on lifespan shutdown)."""
+        if self._sessions is not None:
+            self._sessions.close_all()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind == "http":
             await self._http(scope, receive, send)
         elif kind == "lifespan":
-            await _lifespan(receive, send)
+            await lifespan(receive, send, self.close_sessions)
         else:  # websocket: not part of MCP
             await send({"type": "websocket.close", "code": 1000})
 
@@ -342,7 +363,7 @@ class MCPApp:
         if root and path.startswith(root):
             path = path[len(root) :] or "/"
         if path != self.path:
-            await _plain(send, 404, b"Not Found")
+            await plain_reply(send, 404, b"Not Found")
             return
         headers: dict[bytes, bytes] = {}
         for name, value in scope["headers"]:
@@ -350,10 +371,17 @@ class MCPApp:
                 headers[name] += b", " + value  # RFC 9110, section 5.3
             else:
                 headers[name] = value
+        guard = self._guard
+        problem = guard.host_problem(headers.get(b"host"), scope.get("server")) or guard.origin_problem(
+            headers.get(b"origin")
+        )
+        if problem is not None or scope["method"] != "POST":
+            await self._not_a_post(scope["method"], problem, headers, receive, send)
+            return
         try:
-            body = await self._checked_body(scope, headers, receive)
+            body = await self._checked_body(headers, receive)
         except _Refused as refusal:
-            await _json(send, refusal.status, _http_error(refusal.message), refusal.headers)
+            await json_reply(send, refusal.status, http_error(refusal.message), refusal.headers)
             return
         if body is None:
             return  # the client went away
@@ -362,41 +390,112 @@ class MCPApp:
         except JSONRPCError as exc:
             log.debug("refused a POST body: %s", exc.message)
             data, code = reply_failed(getattr(exc, "id", None), exc)
-            await _json(send, STATUS_BY_CODE.get(code, 400), data)
+            await json_reply(send, STATUS_BY_CODE.get(code, 400), data)
             return
         kind = type(msg)
+        sessions = self._sessions
         if kind is Request:
-            # The legacy era (2025-11-25 and earlier: `initialize`, Mcp-Session-Id, the GET
-            # stream) would branch off here: a request without MCP-Protocol-Version whose
-            # method is "initialize", or one naming a legacy version, goes to a legacy handler.
+            if sessions is not None:
+                # The era, per request (versioning.mdx, "Backward Compatibility ..."): modern
+                # `_meta` is served statelessly below; anything else belongs to the legacy era.
+                params = msg.params  # type: ignore[union-attr]
+                meta = params.get("_meta") if type(params) is dict else None
+                if type(meta) is not dict or PROTOCOL_VERSION not in meta:
+                    await self._legacy_request(sessions, msg, headers, receive, send)  # type: ignore[arg-type]
+                    return
             await self._request(msg, headers, receive, send)  # type: ignore[arg-type]
+            return
+        session_id = headers.get(SESSION_HEADER) if sessions is not None else None
+        if session_id is not None:
+            assert sessions is not None
+            session = sessions.lookup(session_id)
+            if session is None:
+                await self._no_session(send)
+            elif kind is Notification:
+                await sessions.notification(session, msg, headers, send)  # type: ignore[arg-type]
+            else:  # the answer to one of the server's requests
+                await sessions.response(session, msg, headers, send)
         elif kind is Notification:
             log.debug("notification %s accepted and dropped", msg.method)  # type: ignore[union-attr]
-            await send({"type": "http.response.start", "status": 202, "headers": [(b"content-length", b"0")]})
-            await send({"type": "http.response.body", "body": b""})
+            await empty_reply(send, 202)
         else:  # Response or ErrorResponse
             not_allowed = InvalidRequest(
                 "Invalid Request: a client must not send JSON-RPC responses to the MCP endpoint "
                 "(streamable-http.mdx, Sending Messages)"
             )
             data, _ = reply_failed(None, not_allowed)
-            await _json(send, 400, data)
+            await json_reply(send, 400, data)
 
-    async def _checked_body(self, scope: Scope, headers: dict[bytes, bytes], receive: Receive) -> bytes | None:
-        """The request body after the HTTP-level checks, or ``None`` if the client left."""
-        guard = self._guard
-        problem = guard.host_problem(headers.get(b"host"), scope.get("server")) or guard.origin_problem(
-            headers.get(b"origin")
-        )
+    async def _not_a_post(
+        self, method: str, problem: str | None, headers: dict[bytes, bytes], receive: Receive, send: Send
+    ) -> None:
+        """403 (Host/Origin), a legacy session's GET or DELETE, or 405."""
         if problem is not None:
             log.warning("refused a request: %s", problem)
-            raise _Refused(403, f"Forbidden: {problem}")
-        if scope["method"] != "POST":
-            raise _Refused(
-                405,
-                f"Method Not Allowed: the MCP endpoint accepts POST only, not {scope['method']}",
-                ((b"allow", b"POST"),),
-            )
+            await json_reply(send, 403, http_error(f"Forbidden: {problem}"))
+            return
+        sessions = self._sessions
+        session_id = headers.get(SESSION_HEADER)
+        if sessions is not None and method in _SESSION_METHODS and session_id is not None:
+            session = sessions.lookup(session_id)
+            if session is None:
+                await self._no_session(send)
+            elif method == "GET":
+                await sessions.get(session, headers, receive, send)
+            else:
+                await sessions.delete(session, headers, send)
+            return
+        told = (
+            f"Method Not Allowed: the MCP endpoint accepts POST only, not {method}"
+            if sessions is None
+            else f"Method Not Allowed: {method} needs the Mcp-Session-Id of a 2025-11-25 session; "
+            "otherwise the MCP endpoint accepts POST only"
+        )
+        await json_reply(send, 405, http_error(told), ((b"allow", b"POST"),))
+
+    async def _legacy_request(
+        self, sessions: Sessions, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send
+    ) -> None:
+        """A request without modern ``_meta``: in its session, a new session, or refused."""
+        session_id = headers.get(SESSION_HEADER)
+        if session_id is not None:
+            session = sessions.lookup(session_id)
+            if session is None:
+                await self._no_session(send)
+            else:
+                await sessions.request(session, req, headers, receive, send)
+            return
+        if req.method == "initialize":
+            await sessions.initialize(req, headers, send)
+            return
+        version = headers.get(_VERSION_HEADER)
+        if version is not None and version.strip(b" \t") not in LEGACY_HEADER_VALUES:
+            # Not a legacy client: the modern checks say what the request lacks (-32602, -32020...).
+            await self._request(req, headers, receive, send)
+            return
+        # 2025-11-25 transports.mdx, Session Management 2: no session id (other than initialize) is 400.
+        problem = InvalidRequest(
+            "Bad Request: the Mcp-Session-Id header is missing: a 2025-11-25 client sends initialize "
+            "first, then the Mcp-Session-Id it gets with every request; a 2026-07-28 request carries "
+            "io.modelcontextprotocol/protocolVersion in params._meta",
+            id=req.id,
+        )
+        await json_reply(send, 400, reply_failed(req.id, problem)[0])
+
+    @staticmethod
+    async def _no_session(send: Send) -> None:
+        # 2025-11-25 transports.mdx, Session Management 3 and 4: the client starts over.
+        await json_reply(
+            send,
+            404,
+            http_error(
+                "Not Found: no such session (it ended, expired or never existed); "
+                "send initialize without Mcp-Session-Id to start a new one"
+            ),
+        )
+
+    async def _checked_body(self, headers: dict[bytes, bytes], receive: Receive) -> bytes | None:
+        """The body of a POST after the HTTP-level checks, or ``None`` if the client left."""
         if not is_json_content_type(headers.get(b"content-type")):
             raise _Refused(415, "Unsupported Media Type: the body must be Content-Type: application/json")
         if not accepts_json_and_sse(headers.get(b"accept")):
@@ -480,10 +579,10 @@ class MCPApp:
     async def _final(send: Send, ex: _Exchange, data: bytes, code: int | None) -> None:
         """Answer a request whose reply is ready: JSON, or SSE when it emitted first."""
         if ex.events:
-            await send(_sse_start())
+            await send(sse_start())
             await send({"type": "http.response.body", "body": b"".join(ex.events) + b"data: " + data + b"\n"})
             return
-        await _json(send, 200 if code is None else STATUS_BY_CODE.get(code, 200), data)
+        await json_reply(send, 200 if code is None else STATUS_BY_CODE.get(code, 200), data)
 
     async def _stream(self, ex: _Exchange, pending: Awaitable[Any], receive: Receive, send: Send) -> None:
         """Await an asynchronous handler, streaming what it emits (see the module docs)."""
@@ -506,30 +605,30 @@ class MCPApp:
                     ex.pending = 0
                     if not started:
                         started = True
-                        await send(_sse_start())
+                        await send(sse_start())
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
                     continue
                 if task.done():
                     break
                 waiter = ex.waiter = loop.create_future()
-                timer = loop.call_later(keepalive, _fire, waiter) if keepalive is not None else None
+                timer = loop.call_later(keepalive, fire, waiter) if keepalive is not None else None
                 try:
                     woken_by = await waiter
                 finally:
                     ex.waiter = None
                     if timer is not None:
                         timer.cancel()
-                if woken_by is _KEEPALIVE and not ex.gone:
+                if woken_by is KEEPALIVE and not ex.gone:
                     if not started:
                         started = True
-                        await send(_sse_start())
-                    await send({"type": "http.response.body", "body": _KEEPALIVE_COMMENT, "more_body": True})
+                        await send(sse_start())
+                    await send({"type": "http.response.body", "body": KEEPALIVE_COMMENT, "more_body": True})
             ex.closed = True
             data, code = task.result()
             if started:
                 await send({"type": "http.response.body", "body": b"data: " + data + b"\n"})
             else:
-                await _json(send, 200 if code is None else STATUS_BY_CODE.get(code, 200), data)
+                await json_reply(send, 200 if code is None else STATUS_BY_CODE.get(code, 200), data)
         finally:
             ex.closed = True
             if not task.done():
@@ -542,32 +641,3 @@ class MCPApp:
 def asgi_app(server: Server, **options: Any) -> MCPApp:
     """The MCP endpoint of ``server`` as an ASGI app; options as for `MCPApp`."""
     return MCPApp(server, **options)
-
-
-def _http_error(message: str) -> bytes:
-    """A JSON-RPC error body with no id, for refusals made before the body is read."""
-    return encode_error(None, {"code": INVALID_REQUEST, "message": message})  # MCP: no id member
-
-
-async def _json(send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:
-    headers = [(b"content-type", _JSON), (b"content-length", str(len(body)).encode())]
-    if extra:
-        headers.extend(extra)
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-
-
-async def _plain(send: Send, status: int, body: bytes) -> None:
-    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-
-
-async def _lifespan(receive: Receive, send: Send) -> None:
-    while True:
-        msg = await receive()
-        if msg["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif msg["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
-            return

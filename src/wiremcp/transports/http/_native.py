@@ -301,13 +301,14 @@ class _Cycle:
         transport = conn.transport
         if not self.head_sent:
             head = self._head(None if more else len(body))
+            if not self.bodyless and not self.chunked:
+                self._owe(len(body))  # before anything is written: an app error is still a 500
             self.head_sent = True
             if self.bodyless:
                 transport.write(head)
             elif self.chunked:
                 transport.write(head + self._chunk(body, more))
             else:
-                self._owe(len(body))
                 if not body:
                     transport.write(head)
                 elif len(body) <= _JOIN_LIMIT:
@@ -512,7 +513,8 @@ class _Connection(asyncio.Protocol):
                 self._refuse(500, "Internal Server Error")
             return
         except httptools.HttpParserError as exc:
-            if self.last_request:  # data after a request that closes the connection: ignored
+            if self.last_request and self.parsing is None:
+                # data after a complete request that closes the connection: ignored
                 self._stop_reading()
                 return
             self._refuse(400, f"Bad Request: {exc}")

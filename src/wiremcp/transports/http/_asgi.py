@@ -1,0 +1,116 @@
+"""Small ASGI pieces shared by the endpoint (`_app`) and its legacy sessions (`_sessions`).
+
+Rules kept here:
+
+* every reply message is built afresh (middleware may edit it in place);
+* a JSON reply carries ``Content-Length``; an SSE reply carries
+  ``Cache-Control: no-cache`` and ``X-Accel-Buffering: no`` (so that proxies
+  do not hold events back);
+* the status of a JSON-RPC error is looked up by its code in one table,
+  `STATUS_BY_CODE` (2026-07-28 streamable-http.mdx, "Protocol Version Header"
+  and "Server Validation"; basic/index.mdx, "_meta"); codes not listed are
+  answered with 200.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable, Callable, MutableMapping
+
+from ...jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, encode_error
+from ...protocol.errors import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION
+
+__all__ = [
+    "Scope",
+    "Message",
+    "Receive",
+    "Send",
+    "STATUS_BY_CODE",
+    "KEEPALIVE",
+    "KEEPALIVE_COMMENT",
+    "fire",
+    "sse_start",
+    "http_error",
+    "json_reply",
+    "plain_reply",
+    "empty_reply",
+    "lifespan",
+]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+#: HTTP status for a JSON-RPC error code; codes not listed are answered with 200.
+STATUS_BY_CODE: dict[int, int] = {
+    PARSE_ERROR: 400,
+    INVALID_REQUEST: 400,
+    INVALID_PARAMS: 400,  # basic/index.mdx, "_meta": a malformed request is 400
+    HEADER_MISMATCH: 400,  # streamable-http.mdx, "Server Validation"
+    MISSING_REQUIRED_CLIENT_CAPABILITY: 400,  # basic/index.mdx, "_meta"
+    UNSUPPORTED_PROTOCOL_VERSION: 400,  # streamable-http.mdx, "Protocol Version Header"
+    METHOD_NOT_FOUND: 404,  # streamable-http.mdx, "Protocol Version Header"
+    INTERNAL_ERROR: 500,
+}
+
+_JSON = b"application/json"
+KEEPALIVE_COMMENT = b": keep-alive\n\n"
+#: What a waiter is woken with when a keep-alive interval passed in silence.
+KEEPALIVE = object()
+
+
+def fire(waiter: asyncio.Future[Any]) -> None:
+    """The keep-alive timer's callback: wake ``waiter`` with `KEEPALIVE`."""
+    if not waiter.done():
+        waiter.set_result(KEEPALIVE)
+
+
+def sse_start() -> Message:
+    return {
+        "type": "http.response.start",
+        "status": 200,
+        "headers": [
+            (b"content-type", b"text/event-stream"),
+            (b"cache-control", b"no-cache"),
+            (b"x-accel-buffering", b"no"),
+        ],
+    }
+
+
+def http_error(message: str, code: int = INVALID_REQUEST) -> bytes:
+    """A JSON-RPC error body with no id, for refusals that answer no particular request."""
+    return encode_error(None, {"code": code, "message": message})  # MCP: no id member
+
+
+async def json_reply(send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:
+    headers = [(b"content-type", _JSON), (b"content-length", str(len(body)).encode())]
+    if extra:
+        headers.extend(extra)
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def plain_reply(send: Send, status: int, body: bytes) -> None:
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def empty_reply(send: Send, status: int) -> None:
+    """A reply without a body: 202 Accepted, 204 No Content."""
+    headers = [] if status == 204 else [(b"content-length", b"0")]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})
+
+
+async def lifespan(receive: Receive, send: Send, on_shutdown: Callable[[], None] | None = None) -> None:
+    while True:
+        msg = await receive()
+        if msg["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif msg["type"] == "lifespan.shutdown":
+            if on_shutdown is not None:
+                on_shutdown()
+            await send({"type": "lifespan.shutdown.complete"})
+            return

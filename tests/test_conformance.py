@@ -1,7 +1,8 @@
 """The official MCP conformance suite (pinned in conformance/package.json) against our server and client.
 
 Server legs: ``wiremcp run examples/everything.py --http`` on loopback, scored
-with ``conformance/server.sh`` per revision. Client legs: each non-auth
+with ``conformance/server.sh`` per revision, both revisions against the same
+server process (one dual-era endpoint). Client legs: each non-auth
 scenario of the suite, run on its own with ``conformance/harness.sh`` against
 ``conformance/client.py``. The harness installs its pinned packages (and Node
 22 from the npm registry) on first use.
@@ -88,6 +89,20 @@ def test_server_2026_07_28(everything_url, results_root):
     statuses = {s["name"]: s["status"] for s in summary["scenarios"]}
     for pending in ("json-schema-2020-12", "http-header-validation", "http-custom-header-server-validation"):
         assert statuses.get(pending) == "pass", (pending, statuses.get(pending))
+
+
+def test_server_2025_11_25(everything_url, results_root):
+    """The 2025-11-25 requirement set, 30/30, on the same server process as the 2026-07-28 leg (one dual-era
+    endpoint: 2026-07-28 basic/versioning.mdx, "Backward Compatibility with Initialization-Based Versions"),
+    plus the unscored session lifecycle and SSE polling scenarios (2025-11-25 basic/transports.mdx,
+    "Session Management" and "Resumability and Redelivery"; FIXTURES.md 3.1)."""
+    done, summary = run_server_leg(everything_url, "2025-11-25", results_root)
+    print(done.stdout[-3000:])
+    assert done.stdout.strip().splitlines()[-1] == "server 2025-11-25: 30/30 scenarios passed", done.stdout[-3000:]
+    assert done.returncode == 0
+    statuses = {s["name"]: s["status"] for s in summary["scenarios"]}
+    for unscored in ("server-session-lifecycle", "server-sse-polling", "json-schema-2020-12"):
+        assert statuses.get(unscored) == "pass", (unscored, statuses.get(unscored))
 
 
 CLIENT_SCENARIOS = [

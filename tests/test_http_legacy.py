@@ -2,8 +2,8 @@
 
 Two real servers are started once per module: ``wiremcp run
 tests/servers/legacy_http.py --http --port 0`` (default limits), and
-``python -m uvicorn legacy_http:app`` (three endpoints with small limits:
-``/expiring``, ``/capped`` and the modern-only ``/modern``). The tests speak raw
+``python -m uvicorn legacy_http:app`` (endpoints with small limits:
+``/expiring``, ``/capped``, ``/tiny`` and the modern-only ``/modern``). The tests speak raw
 HTTP/1.1 with ``http.client``, reading SSE replies line by line while the
 request is still running; one test drives two `wiremcp.Client` instances,
 a legacy one and a modern one, against the same server at once.
@@ -102,7 +102,8 @@ def server() -> Iterator[ServerProcess]:
 
 @pytest.fixture(scope="module")
 def small() -> Iterator[ServerProcess]:
-    """``python -m uvicorn legacy_http:app``: /expiring (0.3 s idle timeout), /capped (2 sessions), /modern."""
+    """``python -m uvicorn legacy_http:app``: /expiring (0.3 s idle timeout), /capped (2 sessions), /modern
+    (legacy off), /tiny (2 KiB replay buffer)."""
     proc = ServerProcess(
         [sys.executable, "-m", "uvicorn", "legacy_http:app", "--app-dir", str(SERVERS),
          "--host", "127.0.0.1", "--port", "0", "--no-access-log"],
@@ -131,6 +132,7 @@ class Reply:
 
 
 def _connection(port: int, method: str, path: str, headers: dict[str, Any], body: bytes | None, timeout: float):
+    """A connection with the request sent; its reply not read yet."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
     for name, value in {"Host": f"127.0.0.1:{port}", **headers}.items():
@@ -141,7 +143,7 @@ def _connection(port: int, method: str, path: str, headers: dict[str, Any], body
         conn.endheaders(body)
     else:
         conn.endheaders()
-    return conn, conn.getresponse()
+    return conn
 
 
 def send(port: int, message: Any = None, headers: dict[str, Any] | None = None, *, method: str = "POST",
@@ -149,8 +151,9 @@ def send(port: int, message: Any = None, headers: dict[str, Any] | None = None, 
     """One request, read to the end; ``headers`` override the defaults (None drops one)."""
     base: dict[str, Any] = {"Content-Type": "application/json", "Accept": ACCEPT} if method == "POST" else {}
     body = orjson.dumps(message) if message is not None else None
-    conn, resp = _connection(port, method, path, {**base, **(headers or {})}, body, timeout)
+    conn = _connection(port, method, path, {**base, **(headers or {})}, body, timeout)
     try:
+        resp = conn.getresponse()
         return Reply(resp.status, resp.getheaders(), resp.read())
     finally:
         conn.close()
@@ -171,27 +174,44 @@ class Event:
 
 
 class SSE:
-    """A reply read as it arrives: SSE events one at a time (or a JSON body)."""
+    """A reply read as it arrives: SSE events one at a time.
 
-    def __init__(self, conn: http.client.HTTPConnection, resp: http.client.HTTPResponse) -> None:
+    The reply's head is awaited only when first needed: a silent request's
+    reply starts when it first sends something (or at the first keep-alive).
+    """
+
+    def __init__(self, conn: http.client.HTTPConnection) -> None:
         self.conn = conn
-        self.resp = resp
-        self.status = resp.status
-        self.headers = {k.lower(): v for k, v in resp.getheaders()}
+        self._resp: http.client.HTTPResponse | None = None
         self.comments: list[bytes] = []
-        self.ended = False
+
+    @property
+    def resp(self) -> http.client.HTTPResponse:
+        if self._resp is None:
+            self._resp = self.conn.getresponse()
+        return self._resp
+
+    @property
+    def status(self) -> int:
+        return self.resp.status
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {k.lower(): v for k, v in self.resp.getheaders()}
 
     @property
     def is_sse(self) -> bool:
         return self.headers.get("content-type", "").startswith("text/event-stream")
 
-    def event(self) -> Event | None:
-        """The next event (comments are collected aside), or None at the end of the stream."""
+    def event(self, *, comments: int | None = None) -> Event | None:
+        """The next event (comments are collected aside), or None at the end of the stream
+        (or once ``comments`` comment lines have been collected)."""
         id_ = data = retry = None
         while True:
+            if comments is not None and len(self.comments) >= comments:
+                return None
             line = self.resp.readline()
             if not line:
-                self.ended = True
                 return Event(id_, data, retry) if (id_ or data is not None or retry is not None) else None
             line = line.rstrip(b"\r\n")
             if not line:
@@ -270,13 +290,13 @@ class Session:
     def open(self, message: Any, timeout: float = 15) -> SSE:
         """POST ``message`` and return its reply unread."""
         headers = {"Content-Type": "application/json", "Accept": ACCEPT, **self.headers()}
-        return SSE(*_connection(self.port, "POST", self.path, headers, orjson.dumps(message), timeout))
+        return SSE(_connection(self.port, "POST", self.path, headers, orjson.dumps(message), timeout))
 
     def get(self, last_event_id: str | None = None, timeout: float = 15, **headers: Any) -> SSE:
         merged = {"Accept": "text/event-stream", **self.headers(**headers)}
         if last_event_id is not None:
             merged["Last-Event-ID"] = last_event_id
-        return SSE(*_connection(self.port, "GET", self.path, merged, None, timeout))
+        return SSE(_connection(self.port, "GET", self.path, merged, None, timeout))
 
     def delete(self) -> Reply:
         return send(self.port, None, self.headers(), method="DELETE", path=self.path)
@@ -630,6 +650,44 @@ def test_an_unknown_last_event_id_opens_the_standalone_stream(server):
     stream.close()
 
 
+def test_close_sse_stream_does_nothing_in_a_modern_request(server):
+    """2026-07-28 streamable-http.mdx, Backward Compatibility: modern streams are not resumable; the same
+    tool just answers."""
+    message = call(1, "reconnect", {"pause": 0})
+    reply = send(server.port, message, modern_headers(message))
+    assert reply.status == 200 and text_of(reply.json) == "closed=False"
+
+
+def test_messages_held_for_an_absent_client_are_bounded(small):
+    """DESIGN.md, every size has a limit: a request whose messages, held while its client is away, outgrow
+    the replay buffer is stopped; a client that resumes learns it from a -32603 error response."""
+    s = Session(small.port, path="/tiny")
+    stream = s.open(tool(1, "steps", {"count": 200, "pause": 0.005}, progressToken="big"))
+    priming = stream.event()
+    assert priming is not None and priming.data == ""
+    stream.close()
+    small.wait_for_log(r"request 1 \(tools/call\) stopped: \d+ bytes of messages for it were left unsent")
+    rest = messages(s.get(last_event_id=priming.id).rest())
+    assert rest[-1]["id"] == 1 and rest[-1]["error"]["code"] == -32603
+    assert s.ask(2, "ping")["result"] == {}  # the session goes on
+
+
+def test_session_notifications_held_without_a_get_stream_are_bounded(small):
+    """DESIGN.md, every size has a limit: notifications for a session with no GET stream open wait for one,
+    up to the replay buffer; past it the oldest are dropped and the newest delivered."""
+    s = Session(small.port, path="/tiny")
+    assert s.ask(1, "resources/subscribe", {"uri": "file:///notes.txt"})["result"] == {}
+    for i in range(40):  # 80 tools/list_changed notifications, about 4 KiB
+        s.ask(10 + i, "tools/call", {"name": "change_tools", "arguments": {}})
+    small.wait_for_log(r"dropped \d+ unsent messages of stream 0")
+    stream = s.get()
+    assert stream.event().data == ""
+    s.ask(2, "tools/call", {"name": "touch", "arguments": {"uri": "file:///notes.txt"}})  # a marker
+    got = [e.message["method"] for e in stream.until(lambda e: e.message and "updated" in e.message["method"])]
+    assert 0 < got.count("notifications/tools/list_changed") < 80 and got[-1] == "notifications/resources/updated"
+    stream.close()
+
+
 # -- cancellation ----------------------------------------------------------------------------------
 
 
@@ -665,8 +723,8 @@ def test_a_session_with_an_open_stream_does_not_expire(small):
     s = Session(small.port, path="/expiring")
     stream = s.get()
     assert stream.event().data == ""
-    while len(stream.comments) < 3:  # ~0.6 s: twice the idle timeout
-        assert stream.event() is None or True
+    assert stream.event(comments=3) is None  # ~0.6 s of keep-alives: twice the idle timeout
+    assert stream.comments == [b": keep-alive"] * 3
     assert s.ask(1, "ping")["result"] == {}
     stream.close()
 
@@ -686,17 +744,58 @@ def test_the_number_of_sessions_is_capped(small):
 
 
 def test_legacy_turned_off(small):
-    """versioning.mdx, Backward Compatibility: a modern-only server (Server(legacy=False)) answers initialize
-    with -32601 naming its versions, GET and DELETE with 405, and mints no session id."""
+    """versioning.mdx, Backward Compatibility and Compatibility Matrix (Legacy client, Modern server): a
+    modern-only server (Server(legacy=False)) refuses initialize with 400 (header validation), or -32601
+    with modern _meta, naming its versions either way; GET and DELETE are 405; no session id is minted."""
     init = legacy(1, "initialize", {"protocolVersion": LEGACY, "capabilities": {}})
-    reply = send(small.port, init, path="/modern")
-    assert_error(reply, 404, -32601, 1)
-    assert "2026-07-28" in reply.json["error"]["message"] and "mcp-session-id" not in reply.headers
+    reply = send(small.port, init, path="/modern")  # no MCP-Protocol-Version: fails header validation
+    assert "2026-07-28" in assert_error(reply, 400, -32020, 1) and "mcp-session-id" not in reply.headers
+    init["params"]["_meta"] = META
+    reply = send(small.port, init, modern_headers(init), path="/modern")
+    assert "2026-07-28" in assert_error(reply, 404, -32601, 1)
     for method in ("GET", "DELETE"):
         reply = send(small.port, None, {"Mcp-Session-Id": "x", "Accept": "text/event-stream"}, method=method, path="/modern")
         assert reply.status == 405
     modern = call(2, "ping_me")
     assert text_of(send(small.port, modern, modern_headers(modern), path="/modern").json) == "pong"
+
+
+def test_shutdown_ends_get_streams():
+    """The server stopping (SIGTERM) ends the open GET streams at once (Server.close_subscriptions), so that
+    they do not hold the shutdown until its grace period runs out and they are cancelled."""
+    proc = ServerProcess(
+        wiremcp_cmd("run", str(SERVERS / "legacy_http.py"), "--http", "--port", "0", "--log-level", "INFO"),
+        r"serving 'legacy-http' .* at http://127\.0\.0\.1:(\d+)/mcp",
+    )
+    try:
+        s = Session(proc.port)
+        stream = s.get()
+        assert stream.event().data == ""
+        proc.proc.terminate()
+        assert stream.rest() == []
+        assert proc.proc.wait(15) is not None
+        log = proc.log()
+        assert "session" in log and "ended: the server is shutting down" in log  # lifespan shutdown
+        assert "graceful shutdown exceeded" not in log and "Cancel" not in log, log
+    finally:
+        proc.stop()
+
+
+def test_mcpapp_legacy_follows_the_server():
+    """MCPApp(legacy=...) defaults to server.legacy; it can turn legacy off for HTTP only, never on for a
+    server that does not serve legacy sessions; the session limits are validated."""
+    import wiremcp
+    from wiremcp.transports.http import MCPApp
+
+    dual, modern_only = wiremcp.Server("dual"), wiremcp.Server("modern", legacy=False)
+    assert MCPApp(dual).legacy is True and MCPApp(modern_only).legacy is False
+    assert MCPApp(dual, legacy=False).legacy is False
+    with pytest.raises(ValueError):
+        MCPApp(modern_only, legacy=True)
+    for bad in ({"session_idle_timeout": 0}, {"max_sessions": -1}, {"replay_buffer": -1}):
+        with pytest.raises(ValueError):
+            MCPApp(dual, **bad)
+    assert MCPApp(dual).session_count == 0
 
 
 # -- both eras on one endpoint ----------------------------------------------------------------------------

@@ -1,12 +1,13 @@
 """A test server for legacy (2025-11-25) sessions on Streamable HTTP (tests/test_http_legacy.py).
 
 Served by ``wiremcp run tests/servers/legacy_http.py --http`` with the default
-limits; ``app`` routes three endpoints with small limits for
+limits; ``app`` routes four endpoints with small limits for
 ``python -m uvicorn legacy_http:app``:
 
 * ``/expiring``: sessions end after 0.3 s unused; keep-alive every 0.2 s;
 * ``/capped``: two live sessions at most;
-* ``/modern``: a server with ``legacy=False`` (2026-07-28 only).
+* ``/modern``: a server with ``legacy=False`` (2026-07-28 only);
+* ``/tiny``: a 2 KiB replay buffer.
 
 The tools print to stderr when they are cancelled (the tests' side channel).
 """
@@ -115,11 +116,12 @@ _apps = {
     "/expiring": MCPApp(server, path="/expiring", session_idle_timeout=0.3, keepalive_interval=0.2),
     "/capped": MCPApp(server, path="/capped", max_sessions=2),
     "/modern": MCPApp(modern_only, path="/modern"),
+    "/tiny": MCPApp(server, path="/tiny", replay_buffer=2048),
 }
 
 
 async def app(scope, receive, send):
-    """Route to the three endpoints; lifespan events go to the first (they are all alike)."""
+    """Route to the endpoints; lifespan events go to the first (they are all alike)."""
     if scope["type"] == "lifespan":
         await _apps["/expiring"](scope, receive, send)
         return

@@ -1,4 +1,4 @@
-"""Streamable HTTP for MCP 2026-07-28: the server's endpoint as an ASGI app.
+"""Streamable HTTP for MCP 2026-07-28, and 2025-11-25 sessions on the same endpoint, as an ASGI app.
 
     from wiremcp.transports.http import asgi_app
     app = asgi_app(server)                 # mount it, or: uvicorn module:app
@@ -10,9 +10,11 @@
 ASGI 3), so it mounts into Starlette, FastAPI or any ASGI server; only
 `serve_http` needs uvicorn (the ``[http]`` extra). Nothing here is imported
 by the stdio path. The rules each part keeps are in its module docstring:
-``_app`` (statuses, JSON vs SSE replies, cancellation on disconnect),
-``_headers`` (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*),
-``_security`` (Host/Origin, Content-Type, Accept).
+``_app`` (statuses, JSON vs SSE replies, cancellation on disconnect, the era
+of each request), ``_sessions`` (legacy sessions: Mcp-Session-Id, the GET
+stream, resumable streams, DELETE, expiry), ``_headers`` (MCP-Protocol-Version,
+Mcp-Method, Mcp-Name, Mcp-Param-*), ``_security`` (Host/Origin, Content-Type,
+Accept).
 """
 
 from ._app import (

@@ -1,4 +1,4 @@
-"""The MCP endpoint as a raw ASGI application (streamable-http.mdx, 2026-07-28).
+"""The MCP endpoint as a raw ASGI application (streamable-http.mdx, 2026-07-28; dual-era).
 
 `MCPApp(server)` serves one endpoint path and needs nothing beyond the
 standard library and orjson, so it mounts into any ASGI application. What it
@@ -9,6 +9,7 @@ situation                                              status   JSON-RPC
 =====================================================  =======  =========
 path is not the endpoint                               404      (plain text)
 ``Host`` or ``Origin`` not allowed (DNS rebinding)     403      -32600, no id
+GET or DELETE with ``Mcp-Session-Id`` (legacy on)      see `_sessions`
 method other than POST (GET and DELETE included)       405      -32600, no id; ``Allow: POST``
 ``Content-Type`` is not ``application/json``           415      -32600, no id
 ``Accept`` lacks ``application/json`` or SSE           406      -32600, no id
@@ -16,12 +17,29 @@ body longer than ``max_body_size``                     413      -32600, no id; n
 body not complete within ``read_timeout``              408      -32600, no id
 not one JSON text                                      400      -32700, no id
 a batch, or not a valid JSON-RPC message               400      -32600, the id if readable
+legacy on, a request without modern ``_meta``:
+  with ``Mcp-Session-Id``: its session                 see `_sessions` (404 if unknown)
+  ``initialize``: opens a session                      see `_sessions`
+  ``MCP-Protocol-Version`` absent or legacy            400      -32600, the id (no session)
+  (otherwise it goes on as a modern request)
+legacy on, a notification or response with
+  ``Mcp-Session-Id``: its session                      see `_sessions` (404 if unknown)
 a JSON-RPC response (clients MUST NOT send one)        400      -32600, no id
 a notification                                         202      (empty body)
 a request: mirrored headers disagree with the body     400      -32020, the id
 a request: `Server.handle` raises or returns an error  by code  the id
 a request: a result                                    200      the id
 =====================================================  =======  =========
+
+The era is decided per request (2026-07-28 basic/versioning.mdx, "Backward
+Compatibility with Initialization-Based Versions"): a request whose
+``params._meta`` carries ``io.modelcontextprotocol/protocolVersion`` is
+modern and served statelessly, whatever session id it also carries; legacy
+(2025-11-25) clients open a session with ``initialize`` and are served in it
+by `_sessions.Sessions` (``Mcp-Session-Id``, the GET stream, resumable
+streams, DELETE). ``legacy`` follows ``server.legacy``; with it off the
+endpoint is modern only: GET and DELETE are 405, ``initialize`` is refused
+(its message names the supported versions) and no session id is issued.
 
 The status of a JSON-RPC error is looked up by its code in one table,
 `STATUS_BY_CODE` (streamable-http.mdx, "Protocol Version Header" and "Server
@@ -30,7 +48,8 @@ Validation"; basic/index.mdx, "_meta"): -32700, -32600, -32602, -32020,
 names no status for it; the server failed); any other code is 200 (the
 request was served; its answer is an error).
 
-Replies (streamable-http.mdx, "Sending Messages" and "Receiving Messages"):
+Replies to modern requests (streamable-http.mdx, "Sending Messages" and
+"Receiving Messages"):
 
 * a handler that returns a result without calling ``emit`` is answered with
   one ``application/json`` body;
@@ -51,10 +70,11 @@ Replies (streamable-http.mdx, "Sending Messages" and "Receiving Messages"):
 ``emit`` must be called on the event loop's thread, as tools running on the
 loop do through their `Context`.
 
-Notifications posted by a client are accepted and dropped (2026-07-28
-defines none for HTTP; ``notifications/cancelled`` is not honoured, since
-closing the stream is how HTTP cancels). ``Mcp-Session-Id`` and
-``Last-Event-ID`` are ignored ("Backward Compatibility").
+Notifications posted without a session id are accepted and dropped
+(2026-07-28 defines none for HTTP; ``notifications/cancelled`` is not
+honoured, since closing the stream is how HTTP cancels). On a modern request
+``Mcp-Session-Id`` and ``Last-Event-ID`` are ignored ("Backward
+Compatibility").
 """
 
 from __future__ import annotations
@@ -66,7 +86,6 @@ from typing import Any, Awaitable, Iterable
 from ...jsonrpc import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_MESSAGE_SIZE,
-    INVALID_REQUEST,
     MCP,
     Decoder,
     InvalidRequest,
@@ -76,6 +95,7 @@ from ...jsonrpc import (
     Request,
     encode_notification,
 )
+from ...protocol.errors import HeaderMismatch
 from ...protocol.meta import PROTOCOL_VERSION
 from ...server import Server
 from ...server._reply import reply_failed, reply_ok, settle
@@ -337,7 +357,7 @@ class MCPApp:
         )
 
     @property
-    def sessions(self) -> int:
+    def session_count(self) -> int:
         """How many legacy sessions are open."""
         return len(self._sessions) if self._sessions is not None else 0
 
@@ -446,10 +466,10 @@ class MCPApp:
                 await sessions.delete(session, headers, send)
             return
         told = (
-            f"Method Not Allowed: the MCP endpoint accepts POST only, not {method}"
-            if sessions is None
-            else f"Method Not Allowed: {method} needs the Mcp-Session-Id of a 2025-11-25 session; "
+            f"Method Not Allowed: {method} needs the Mcp-Session-Id of a 2025-11-25 session; "
             "otherwise the MCP endpoint accepts POST only"
+            if sessions is not None and method in _SESSION_METHODS
+            else f"Method Not Allowed: the MCP endpoint accepts POST only, not {method}"
         )
         await json_reply(send, 405, http_error(told), ((b"allow", b"POST"),))
 
@@ -565,6 +585,12 @@ class MCPApp:
             out = self.server.handle(req, ex.emit)
         except BaseException as exc:  # noqa: BLE001 - every failure gets its reply
             ex.closed = True
+            if req.method == "initialize" and type(exc) is HeaderMismatch:
+                # versioning.mdx, Backward Compatibility: name our versions to a legacy client.
+                exc = HeaderMismatch(
+                    f"{exc.message}; this endpoint serves MCP {', '.join(self.server.supported_versions)} "
+                    "only, which has no initialize (every request carries its version in params._meta)"
+                )
             data, code = reply_failed(req.id, exc)
             await self._final(send, ex, data, code)
             return

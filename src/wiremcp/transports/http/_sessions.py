@@ -285,12 +285,17 @@ class _Stream:
             self.finish(_unline(reply_failed(self.request_id, stopped)[0]))
             task.cancel()
             return
+        # The standalone stream (session notifications): drop the oldest, keep the newest.
+        pending = self.pending
         dropped = 0
-        while self.pending_bytes > limit and len(self.pending) > 1:
-            self.pending_bytes -= len(self.pending[dropped])
+        while self.pending_bytes > limit and len(pending) - dropped > 1:
+            self.pending_bytes -= len(pending[dropped])
             dropped += 1
-        del self.pending[:dropped]
-        log.warning("session %s: dropped %d unread messages of stream %d (limit %d bytes)", self.session.id[:8], dropped, self.sid, limit)
+        del pending[:dropped]
+        log.warning(
+            "session %s: dropped %d unsent messages of stream %d (limit %d bytes)",
+            self.session.id[:8], dropped, self.sid, limit,
+        )
 
     def wake(self) -> None:
         pump = self.pump
@@ -351,6 +356,8 @@ class _Stream:
         pump = self.pump
         if pump is None or pump.gone or (self.finished and not self.ready):
             return False
+        if not (self.named or self.session.primes):
+            return False  # no event id to resume from would reach the client (a 2025-06-18 session)
         tail = pump.queued
         pump.queued = b""
         if not pump.started:
@@ -569,6 +576,7 @@ class Sessions:
         self.retry_ms = retry_ms
         self.by_key: dict[bytes, HTTPSession] = {}
         self._timer: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._unsubscribe: Any = None
 
     def __len__(self) -> int:
@@ -595,8 +603,10 @@ class Sessions:
 
     def _watch(self) -> None:
         """Start the idle sweep (and the shutdown hook) with the first session."""
-        if self._timer is None:
-            self._timer = asyncio.get_running_loop().call_later(self._tick, self._sweep)
+        loop = asyncio.get_running_loop()
+        if self._timer is None or self._loop is not loop:  # (an app may outlive a loop, as in tests)
+            self._loop = loop
+            self._timer = loop.call_later(self._tick, self._sweep)
         if self._unsubscribe is None:
             self._unsubscribe = self.server.bus.subscribe(self._on_change)
 
@@ -612,8 +622,8 @@ class Sessions:
         for session in list(self.by_key.values()):
             if now - session.last_seen >= limit and not session.busy:
                 session.close(f"unused for {limit:g} s")
-        if self.by_key:
-            self._timer = asyncio.get_running_loop().call_later(self._tick, self._sweep)
+        if self.by_key and self._loop is not None:
+            self._timer = self._loop.call_later(self._tick, self._sweep)
 
     def _on_change(self, event: Any) -> None:
         if event is None:  # Server.close_subscriptions(): the server is stopping; let GET streams go

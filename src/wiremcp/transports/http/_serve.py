@@ -8,9 +8,10 @@ they are installed, h11 and the standard asyncio loop otherwise; no access
 log, no ``Server`` header, no WebSocket support.
 
 ``http_server="native"``: `_native.HTTPServer`, an asyncio.Protocol +
-httptools HTTP/1.1 server (uvloop when installed) that does the same job with
-less than half of uvicorn's own work per request (bench/README.md). Same URL
-announcement, same graceful shutdown.
+httptools HTTP/1.1 server (uvloop when installed): one ``write()`` per
+response and no per-request timers, about 15 % less server CPU per small
+request than uvicorn (bench/README.md). Same URL announcement, same graceful
+shutdown (``close_subscriptions`` first, then ``GRACEFUL_SHUTDOWN_TIMEOUT``).
 """
 
 from __future__ import annotations

@@ -14,10 +14,12 @@ script, and measures itself:
 
 Calls are made one at a time (``--inflight 1``: latency-bound) and with 16
 in flight (``asyncio.gather``; throughput-bound), after ``--warmup`` calls.
-Every reply is checked (the echoed text must come back).
+Every reply is checked (the echoed text must come back). Each client runs
+``--reps`` times (a fresh worker and server each time), interleaved (A B,
+then B A); the table shows median [min-max] and the ratio of the medians.
 
-    .venv/bin/python bench/client_bench.py                  # both clients, 2000 calls each
-    .venv/bin/python bench/client_bench.py --calls 500 --impl wiremcp
+    .venv/bin/python bench/client_bench.py                  # both clients, 3 reps of 2000 calls
+    .venv/bin/python bench/client_bench.py --calls 500 --reps 1 --impl wiremcp
 
 The official client is `mcp.Client(StdioServerParameters(...))`, its
 recommended entry point, which drives `mcp.ClientSession`; mode ``auto``
@@ -30,6 +32,7 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -96,6 +99,7 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--impl", choices=["wiremcp", "official", "both"], default="both")
+    parser.add_argument("--reps", type=int, default=3, help="runs of each client, interleaved (default 3)")
     parser.add_argument("--worker", choices=["wiremcp", "official"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -103,24 +107,40 @@ def main() -> int:
         print(json.dumps(asyncio.run(fn(args))))
         return 0
     impls = ["wiremcp", "official"] if args.impl == "both" else [args.impl]
-    results = {}
-    for impl in impls:
+    for impl in list(impls):
         python = WIREMCP_PYTHON if impl == "wiremcp" else OFFICIAL_PYTHON
         if not python.exists():
             print(f"skipping {impl}: {python} not found (bench/setup_official.sh)", file=sys.stderr)
-            continue
-        results[impl] = run_worker(python, impl, args)
+            impls.remove(impl)
+    load_start = os.getloadavg()
+    runs: dict[str, list[dict]] = {impl: [] for impl in impls}
+    for rep in range(args.reps):
+        for impl in impls if rep % 2 == 0 else list(reversed(impls)):
+            python = WIREMCP_PYTHON if impl == "wiremcp" else OFFICIAL_PYTHON
+            runs[impl].append(run_worker(python, impl, args))
+    load_end = os.getloadavg()
+
+    def values(impl: str, inflight: str, key: str) -> list[float]:
+        return [r[inflight][key] for r in runs[impl]]
+
+    def cell(vals: list[float]) -> str:
+        if len(vals) == 1:
+            return f"{vals[0]:.0f}"
+        return f"{statistics.median(vals):.0f} [{min(vals):.0f}–{max(vals):.0f}]"
+
     print(f"client CPU per tools/call, echo of {len(TEXT)} bytes, wiremcp echo server over stdio, "
-          f"{args.calls} calls (loadavg {os.getloadavg()[0]:.2f})\n")
-    print("| client | in flight | client CPU µs/call | wall µs/call |")
+          f"{args.calls} calls x {args.reps} reps (loadavg {load_start[0]:.2f} -> {load_end[0]:.2f})\n")
+    print("| client | in flight | client CPU µs/call, median [min–max] | wall µs/call, median [min–max] |")
     print("|---|---:|---:|---:|")
-    for impl, by_inflight in results.items():
-        for inflight, r in by_inflight.items():
-            print(f"| {impl} | {inflight} | {r['cpu_us_per_call']:.0f} | {r['wall_us_per_call']:.0f} |")
-    if len(results) == 2:
+    for impl in impls:
+        for inflight in ("1", "16"):
+            print(f"| {impl} | {inflight} | {cell(values(impl, inflight, 'cpu_us_per_call'))} | "
+                  f"{cell(values(impl, inflight, 'wall_us_per_call'))} |")
+    if len(impls) == 2:
         for k in ("1", "16"):
-            ratio = results["official"][k]["cpu_us_per_call"] / results["wiremcp"][k]["cpu_us_per_call"]
-            print(f"\nin flight {k}: the official client uses {ratio:.1f}x the CPU of wiremcp's")
+            ratio = statistics.median(values("official", k, "cpu_us_per_call")) / statistics.median(
+                values("wiremcp", k, "cpu_us_per_call"))
+            print(f"\nin flight {k}: the official client uses {ratio:.1f}x the CPU of wiremcp's (ratio of medians)")
     return 0
 
 

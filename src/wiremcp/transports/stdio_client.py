@@ -32,6 +32,7 @@ from typing import Any, Callable, Hashable
 from ..client._errors import ConnectionClosed
 from ..client._transport import Receiver
 from ..jsonrpc import DEFAULT_MAX_MESSAGE_SIZE, LineSplitter, TooLong
+from .stdio import small_reads
 
 __all__ = ["StdioTransport", "DEFAULT_EXIT_TIMEOUT", "DEFAULT_TERM_TIMEOUT", "DEFAULT_STDERR_LIMIT"]
 
@@ -130,6 +131,8 @@ class StdioTransport:
         except OSError as exc:
             raise ConnectionClosed(f"cannot start {self.command!r}: {exc}") from exc
         self._stdin = self._process.get_pipe_transport(0)
+        for fd in (1, 2):
+            small_reads(self._process.get_pipe_transport(fd))
 
     # -- output of the child --------------------------------------------------
 

@@ -246,7 +246,10 @@ class _ReadDeadlines:
         self.loop: asyncio.AbstractEventLoop | None = None
 
     def start(self) -> asyncio.Task[Any]:
-        task = asyncio.current_task()
+        # With the loop given, current_task skips get_running_loop() and its getpid() syscall.
+        task = asyncio.current_task(self.loop) if self.loop is not None else None
+        if task is None:
+            task = asyncio.current_task()
         assert task is not None
         loop = task.get_loop()
         self.reading[task] = loop.time() + self.timeout

@@ -7,9 +7,9 @@ WebSocket, no HTTP/2, no TLS: put a proxy in front for those). Why it exists:
 uvicorn (uvloop + httptools) writes each response with two ``write()`` calls,
 so two loopback sends, and keeps more state per request (a keep-alive timer,
 a task set, per-request events); this server writes once and keeps one
-deadline per connection. Measured with the echo tool (bench/README.md): about
-15 % less server CPU per small request than uvicorn with the same app, and
-about 25 % more requests per second over 16 connections.
+deadline per connection. Measured with the echo tool (bench/README.md):
+10-20 % less server CPU per small request than uvicorn with the same app,
+and about 25 % more requests per second over 16 connections.
 
 The rules it keeps, per connection:
 

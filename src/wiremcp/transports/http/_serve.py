@@ -9,7 +9,7 @@ log, no ``Server`` header, no WebSocket support.
 
 ``http_server="native"``: `_native.HTTPServer`, an asyncio.Protocol +
 httptools HTTP/1.1 server (uvloop when installed): one ``write()`` per
-response and no per-request timers, about 15 % less server CPU per small
+response and no per-request timers, 10-20 % less server CPU per small
 request than uvicorn (bench/README.md). Same URL announcement, same graceful
 shutdown (``close_subscriptions`` first, then ``GRACEFUL_SHUTDOWN_TIMEOUT``).
 """

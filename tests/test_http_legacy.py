@@ -22,22 +22,20 @@ from __future__ import annotations
 import asyncio
 import http.client
 import re
-import socket
-import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 from typing import Any, Iterator
 
 import orjson
 import pytest
 
-from conftest import META, ROOT, SERVERS, call, request, wiremcp_cmd
+from conftest import META, SERVERS, call, request, wiremcp_cmd
 
 pytestmark = pytest.mark.slow
 
 pytest.importorskip("uvicorn", reason="the HTTP transport needs the [http] extra")
+
+import test_http as _http_tests  # noqa: E402 - after importorskip
 
 LEGACY = "2025-11-25"
 ACCEPT = "application/json, text/event-stream"
@@ -46,47 +44,7 @@ ACCEPT = "application/json, text/event-stream"
 # -- real servers -------------------------------------------------------------
 
 
-class ServerProcess:
-    """A server subprocess whose stderr goes to a file (a side channel); knows its port once it is up."""
-
-    def __init__(self, args: list[str], ready: str) -> None:
-        self.log_path = Path(tempfile.mkstemp(prefix="wiremcp-legacy-", suffix=".log")[1])
-        self._log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log, cwd=ROOT)
-        self.port = int(self.wait_for_log(ready).group(1))
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or self.proc.poll() is not None:
-                    raise AssertionError(f"server did not start listening; log:\n{self.log()}")
-                time.sleep(0.02)
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-    def wait_for_log(self, pattern: str, timeout: float = 15.0) -> re.Match[str]:
-        deadline = time.monotonic() + timeout
-        while True:
-            found = re.search(pattern, self.log())
-            if found:
-                return found
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                raise AssertionError(f"{pattern!r} never appeared in the server's stderr:\n{self.log()}")
-            time.sleep(0.02)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._log.close()
-        self.log_path.unlink(missing_ok=True)
+ServerProcess = _http_tests.ServerProcess  # one helper for both HTTP suites
 
 
 @pytest.fixture(scope="module")

@@ -37,7 +37,7 @@ from conftest import ROOT, SERVERS, call, request, wiremcp_cmd
 pytest.importorskip("httptools", reason="the native HTTP server needs the [http] extra")
 
 import test_http as _http  # noqa: E402
-from test_http import MAX_BODY, ServerProcess, _dechunk, _raw_request, _read_until, post, sse_events  # noqa: E402
+from test_http import MAX_BODY, ServerProcess, _dechunk, _raw_request, _read_until, sse_events  # noqa: E402
 
 from wiremcp.transports.http import _native  # noqa: E402
 from wiremcp.transports.http._native import HTTPServer  # noqa: E402

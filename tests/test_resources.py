@@ -16,10 +16,9 @@ from typing import Any, Iterator
 
 import pytest
 
-import wiremcp
 from conftest import META, SERVERS, StdioPeer, request, wiremcp_cmd
 from schema_check import check, handle, wire_error
-from wiremcp import Context, JSONRPCError, ResourceNotFound, Server
+from wiremcp import Context, JSONRPCError, Server
 from wiremcp.server import TemplateError
 
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"

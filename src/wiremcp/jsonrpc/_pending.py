@@ -20,7 +20,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import OrderedDict
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from ._errors import LocalProtocolError, RemoteProtocolError
 from ._messages import ErrorResponse, Response

@@ -243,3 +243,18 @@ def test_bad_command():
                 pass
 
     run(main())
+
+
+def test_timeouts_share_one_timer_and_the_earliest_wins():
+    """cancellation.mdx, Timeouts: per-request timeouts; a later, shorter timeout fires first."""
+    async def main():
+        async with Client.stdio(*sample_cmd()) as c:
+            long = asyncio.ensure_future(c.call_tool("slow", {"seconds": 0.3, "label": "long"}, timeout=30))
+            await asyncio.sleep(0.05)
+            with pytest.raises(RequestTimeout):
+                # guard: a timer left at the 30 s deadline would fail this wait instead
+                await asyncio.wait_for(c.call_tool("slow", {"seconds": 5}, timeout=0.1), 3)
+            assert (await long).text == "long"
+            assert (await c.call_tool("echo", {"text": "after"}, timeout=5)).text == "after"
+
+    run(main())

@@ -252,3 +252,19 @@ def test_iteration_is_a_snapshot() -> None:
     for entry in p:  # settling while iterating is fine
         p.resolve(ok(entry.id))
     assert len(p) == 0
+
+
+def test_the_deadline_heap_stays_proportional_to_what_is_in_flight() -> None:
+    """Settled requests do not pile up in the deadline heap (a client with a timeout on every call)."""
+    pending: PendingRequests[None] = PendingRequests()
+    for i in range(1000):
+        pending.add(i, "m", deadline=1000.0 + i)
+        if i >= 10:
+            if i % 2:
+                pending.resolve(Response(i - 10, {}))
+            else:
+                pending.abandon(i - 10)
+    assert len(pending) == 10
+    assert len(pending._deadlines) <= 64 + 2 * len(pending)
+    assert pending.next_deadline() == 1990.0
+    assert [e.id for e in pending.expire(2000.0)] == list(range(990, 1000))

@@ -184,7 +184,7 @@ def _log_task_error(task: asyncio.Future[Any]) -> None:
 class _Call:
     """One request in flight: what to settle and where its notifications go."""
 
-    __slots__ = ("future", "method", "on_progress", "on_log", "timer", "cancel_on_timeout", "raw", "subscription")
+    __slots__ = ("future", "method", "on_progress", "on_log", "cancel_on_timeout", "raw", "subscription")
 
     def __init__(
         self,
@@ -199,20 +199,15 @@ class _Call:
         self.method = method
         self.on_progress = on_progress
         self.on_log = on_log
-        self.timer: asyncio.TimerHandle | None = None
         self.cancel_on_timeout = cancel_on_timeout
         self.raw = raw
         self.subscription: Subscription | None = None
 
     def settle(self, value: Any) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
         if not self.future.done():
             self.future.set_result(value)
 
     def fail(self, exc: BaseException) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
         if not self.future.done():
             self.future.set_exception(exc)
 
@@ -303,6 +298,8 @@ class Client:
         self.protocol_version: str | None = None
         self._server: DiscoverResult | None = None
         self._log_calls: set[Any] = set()
+        self._deadline_timer: asyncio.TimerHandle | None = None
+        self._deadline_at = 0.0
         self._subscriptions: dict[Any, Subscription] = {}
         self._unmatched: deque[asyncio.Future[Any]] = deque()
         self._closed: BaseException | None = None
@@ -548,7 +545,8 @@ class Client:
             id = pending.new_id()
         full = self._params(params, id, call, log_level, meta)
         data = encode_request(id, method, full)
-        pending.add(id, method, context=call)
+        deadline = None if timeout is None else self._loop.time() + timeout  # type: ignore[union-attr]
+        pending.add(id, method, deadline=deadline, context=call)
         if call.on_log is not None:
             self._log_calls.add(id)
         if self.on_wire is not None:
@@ -565,8 +563,8 @@ class Client:
             pending.abandon(id)
             self._log_calls.discard(id)
             raise
-        if timeout is not None:
-            call.timer = self._loop.call_later(timeout, self._timed_out, id)  # type: ignore[union-attr]
+        if deadline is not None:
+            self._arm(deadline)
         return id
 
     async def _roundtrip(
@@ -589,13 +587,30 @@ class Client:
             self._abandon(id, "the caller cancelled the request")
             raise
 
-    def _timed_out(self, id: Any) -> None:
-        entry = self._pending.abandon(id, "timed out")
-        if entry is None:
-            return
+    # Timeouts: one timer for the whole connection, at the earliest deadline the
+    # pending map holds (not a timer per call, created and cancelled each time).
+
+    def _arm(self, deadline: float) -> None:
+        timer = self._deadline_timer
+        if timer is None or deadline < self._deadline_at:
+            if timer is not None:
+                timer.cancel()
+            self._deadline_at = deadline
+            self._deadline_timer = self._loop.call_at(deadline, self._expire)  # type: ignore[union-attr]
+
+    def _expire(self) -> None:
+        self._deadline_timer = None
+        # A timer may fire a hair early (the loop's clock resolution): allow 1 ms.
+        for entry in self._pending.expire(self._loop.time() + 1e-3):  # type: ignore[union-attr]
+            self._timed_out(entry)
+        following = self._pending.next_deadline()
+        if following is not None and self._closed is None:
+            self._arm(following)
+
+    def _timed_out(self, entry: Any) -> None:
+        id = entry.id
         call = entry.context
         self._log_calls.discard(id)
-        call.timer = None
         call.fail(RequestTimeout(f"no reply to {entry.method} (id {id}) in time; the request was cancelled"))
         if call.cancel_on_timeout:
             self._cancel_on_wire(id, "timed out")
@@ -605,9 +620,6 @@ class Client:
         if entry is None:
             return
         self._log_calls.discard(id)
-        call = entry.context
-        if call.timer is not None:
-            call.timer.cancel()
         if self._closed is None:
             self._cancel_on_wire(id, reason)
 
@@ -761,6 +773,9 @@ class Client:
         self._fail_all(self._closed)
 
     def _fail_all(self, exc: BaseException) -> None:
+        if self._deadline_timer is not None:
+            self._deadline_timer.cancel()
+            self._deadline_timer = None
         for entry in self._pending.drain():
             entry.context.fail(ConnectionClosed(str(exc)) if not isinstance(exc, ConnectionClosed) else exc)
         self._log_calls.clear()

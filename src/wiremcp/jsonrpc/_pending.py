@@ -109,6 +109,8 @@ class PendingRequests(Generic[C]):
         """
         entry = self._by_id.pop(response.id, None)  # type: ignore[arg-type]
         if entry is not None:
+            if entry.deadline is not None:
+                self._compact()
             return entry
         if response.id in self._abandoned:
             del self._abandoned[response.id]  # type: ignore[arg-type]
@@ -120,6 +122,8 @@ class PendingRequests(Generic[C]):
         entry = self._by_id.pop(id, None)
         if entry is not None:
             self._remember(id, reason)
+            if entry.deadline is not None:
+                self._compact()
         return entry
 
     def expire(self, now: float) -> list[Pending[C]]:
@@ -152,6 +156,16 @@ class PendingRequests(Generic[C]):
         self._by_id.clear()
         self._deadlines.clear()
         return entries
+
+    def _compact(self) -> None:
+        # Settled requests leave their deadlines in the heap (dropped lazily);
+        # rebuild it when they outnumber the live ones, so it stays O(in flight).
+        if len(self._deadlines) > 64 + 2 * len(self._by_id):
+            tiebreak = self._tiebreak
+            self._deadlines = [
+                (e.deadline, next(tiebreak), e.id) for e in self._by_id.values() if e.deadline is not None
+            ]
+            heapq.heapify(self._deadlines)
 
     def _remember(self, id: str | int, reason: str) -> None:
         self._abandoned[id] = reason

@@ -198,7 +198,7 @@ class LineServer:
             return
         call = _Call(self, id_)
         try:
-            if self.server.legacy and not _modern(req.params) and (self.session is not None or req.method == "initialize"):
+            if (self.session is not None or req.method == "initialize") and self.server.legacy and not _modern(req.params):
                 if self.session is None:
                     self.session = self.server.open_session(self._send_request, self._notify)
                 out = self.session.handle(req, call.emit)

@@ -50,7 +50,7 @@ WIREMCP_EXAMPLE = ROOT / "examples" / "echo.py"
 
 IMPLS = ("wiremcp", "official")
 #: The HTTP servers wiremcp can run on (``wiremcp run --http --server X``).
-HTTP_SERVERS = ("native", "uvicorn")
+HTTP_SERVERS = ("uvicorn",)
 PAYLOADS = {100: "100 B", 10_000: "10 KB", 1_000_000: "1 MB"}
 INFLIGHT = (1, 16)
 
@@ -139,7 +139,7 @@ def build_table(
     samples: list[dict[str, Any]],
     unavailable: dict[str, str],
     impls: Sequence[str],
-    http_servers: Sequence[str] = ("native",),
+    http_servers: Sequence[str] = ("uvicorn",),
 ) -> str:
     """One Markdown row per (transport, era, in-flight, payload, metric); one value column per
     contender, then one ratio column per wiremcp contender (against official)."""

@@ -195,7 +195,7 @@ def test_shutdown_escalates_to_signals(tmp_path):
     )
 
     async def main():
-        from wiremcp.transports.stdio_client import StdioTransport
+        from wiremcp.transports.stdio.client import StdioTransport
 
         t = StdioTransport(sys.executable, [str(script)], exit_timeout=0.2, term_timeout=0.2)
         c = Client(t, era="modern")

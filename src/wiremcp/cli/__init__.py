@@ -53,12 +53,6 @@ def main(argv: list[str] | None = None) -> int:
     http.add_argument("--port", type=int, default=8000, help="port to bind; 0 picks a free one (default: 8000)")
     http.add_argument("--path", default="/mcp", help="path of the MCP endpoint (default: /mcp)")
     http.add_argument(
-        "--server",
-        choices=["uvicorn", "native"],
-        default="uvicorn",
-        help="the HTTP/1.1 server: uvicorn, or the built-in asyncio + httptools one (default: uvicorn)",
-    )
-    http.add_argument(
         "--allow-host",
         action="append",
         metavar="HOST[:PORT]",
@@ -89,13 +83,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.http:
             import importlib.util
 
-            needs = "uvicorn" if args.server == "uvicorn" else "httptools"
-            if importlib.util.find_spec(needs) is None:
-                print(f"wiremcp run: --http needs {needs}: pip install 'wiremcp[http]'", file=sys.stderr)
+            if importlib.util.find_spec("uvicorn") is None:
+                print("wiremcp run: --http needs uvicorn: pip install 'wiremcp[http]'", file=sys.stderr)
                 return 2
             limits = {"host": args.host, "port": args.port, "path": args.path, "log_level": args.log_level.lower()}
-            if args.server != "uvicorn":
-                limits["http_server"] = args.server
             if args.max_message_size is not None:
                 limits["max_body_size"] = args.max_message_size
             if args.allow_host:

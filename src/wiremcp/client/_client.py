@@ -324,7 +324,7 @@ class Client:
         **options: Any,
     ) -> Client:
         """A client for a server launched as a subprocess speaking stdio (transports/stdio.mdx)."""
-        from ..transports.stdio_client import StdioTransport
+        from ..transports.stdio.client import StdioTransport
 
         return cls(StdioTransport(command, list(args), env=env, cwd=cwd, on_stderr=on_stderr), **options)
 
@@ -338,7 +338,7 @@ class Client:
     @classmethod
     def http(cls, url: str, *, headers: dict[str, str] | None = None, **options: Any) -> Client:
         """A client for a Streamable HTTP endpoint (transports/streamable-http.mdx)."""
-        from ..transports.http_client import HTTPTransport
+        from ..transports.http.client import HTTPTransport
 
         return cls(HTTPTransport(url, headers=headers), **options)
 

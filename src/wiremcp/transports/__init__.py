@@ -1,6 +1,12 @@
-"""Transports: stdio (newline-delimited JSON-RPC over a byte stream)."""
+"""Transports: each binding in its own package, with its server and its client side.
 
-from ._lines import DEFAULT_MAX_IN_FLIGHT, LineServer
-from .stdio import serve_stdio, serve_streams
+* `wiremcp.transports.stdio`: newline-delimited JSON-RPC on a byte stream;
+  ``serve_stdio``/``serve_streams`` (server), ``StdioTransport`` (client: a subprocess).
+* `wiremcp.transports.http`: Streamable HTTP; ``MCPApp``/``serve_http`` (server, ASGI on
+  uvicorn), ``HTTPTransport`` in `wiremcp.transports.http.client` (client).
+* `wiremcp.transports.memory`: a `Client` and a `Server` in one process, joined by bytes.
+"""
+
+from .stdio import DEFAULT_MAX_IN_FLIGHT, LineServer, serve_stdio, serve_streams
 
 __all__ = ["LineServer", "serve_stdio", "serve_streams", "DEFAULT_MAX_IN_FLIGHT"]

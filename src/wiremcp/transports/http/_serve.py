@@ -1,17 +1,10 @@
-"""Serving the MCP endpoint: on uvicorn, or on the native server (``pip install 'wiremcp[http]'``).
+"""Serving the MCP endpoint on uvicorn (``pip install 'wiremcp[http]'``).
 
-``http_server="uvicorn"`` (the default): uvicorn is imported only here, and
-only when `serve_http` runs. It is set up for the lowest server CPU per
+uvicorn is imported only here, and only when `serve_http` runs. It is set up for the lowest server CPU per
 request measured on this package's echo benchmark (see pyproject.toml, extra
 ``http``): uvloop as the event loop and httptools as the HTTP/1.1 parser when
 they are installed, h11 and the standard asyncio loop otherwise; no access
 log, no ``Server`` header, no WebSocket support.
-
-``http_server="native"``: `_native.HTTPServer`, an asyncio.Protocol +
-httptools HTTP/1.1 server (uvloop when installed): one ``write()`` per
-response and no per-request timers, 10-20 % less server CPU per small
-request than uvicorn (bench/README.md). Same URL announcement, same graceful
-shutdown (``close_subscriptions`` first, then ``GRACEFUL_SHUTDOWN_TIMEOUT``).
 """
 
 from __future__ import annotations
@@ -25,16 +18,13 @@ from ...server import Server
 from ._app import MCPApp
 from ._security import DEFAULT_ALLOWED_HOSTS
 
-__all__ = ["serve_http", "GRACEFUL_SHUTDOWN_TIMEOUT", "HTTP_SERVERS"]
+__all__ = ["serve_http", "GRACEFUL_SHUTDOWN_TIMEOUT"]
 
 #: Seconds in-flight requests get to finish on shutdown (SIGINT/SIGTERM)
 #: before they are cancelled. Open ``subscriptions/listen`` streams are first
 #: ended gracefully (``Server.close_subscriptions``); without a bound, a
 #: stream that does not end would hold the process forever.
 GRACEFUL_SHUTDOWN_TIMEOUT = 5
-
-#: The values of ``http_server``: which HTTP/1.1 server runs the app.
-HTTP_SERVERS = ("uvicorn", "native")
 
 _ANY_ADDRESS = frozenset({"", "0.0.0.0", "::"})
 
@@ -52,7 +42,6 @@ def serve_http(
     allowed_hosts: Iterable[str] | None = None,
     log_level: str | None = None,
     announce: bool = True,
-    http_server: str = "uvicorn",
     **options: Any,
 ) -> None:
     """Serve ``server`` at ``http://host:port/path`` until interrupted.
@@ -60,18 +49,12 @@ def serve_http(
     ``port=0`` picks a free port; the URL actually served is printed to
     stderr once the socket is bound. Unless ``allowed_hosts`` is given, the
     bound host (when it is a name or address other than a wildcard) is
-    allowed in ``Host`` besides the local defaults. ``http_server`` is
-    ``"uvicorn"`` or ``"native"`` (see the module docs). Other ``options`` go
+    allowed in ``Host`` besides the local defaults. Other ``options`` go
     to `MCPApp` (``allowed_origins``, ``max_body_size``, ``read_timeout``,
     ``keepalive_interval``...).
     """
-    if http_server not in HTTP_SERVERS:
-        raise ValueError(f"unknown http_server {http_server!r}; choose one of {', '.join(HTTP_SERVERS)}")
     if allowed_hosts is None and host not in _ANY_ADDRESS and _bracketed(host).lower() not in DEFAULT_ALLOWED_HOSTS:
         allowed_hosts = (*DEFAULT_ALLOWED_HOSTS, _bracketed(host))
-    if http_server == "native":
-        _serve_native(server, host=host, port=port, path=path, allowed_hosts=allowed_hosts, announce=announce, **options)
-        return
     try:
         import uvicorn
     except ImportError:
@@ -119,31 +102,3 @@ def _announce(server: Server, host: str, port: int, path: str) -> None:
         flush=True,
     )
 
-
-def _serve_native(
-    server: Server,
-    *,
-    host: str,
-    port: int,
-    path: str,
-    allowed_hosts: Iterable[str] | None,
-    announce: bool,
-    **options: Any,
-) -> None:
-    try:
-        from . import _native
-    except ImportError:
-        raise RuntimeError("the native HTTP server needs httptools: pip install 'wiremcp[http]'") from None
-    app = MCPApp(server, path=path, allowed_hosts=allowed_hosts, **options)
-    sock = _native.bind_socket(host, port)
-    bound_port = sock.getsockname()[1]
-    _native.serve(
-        app,
-        sock=sock,
-        grace=GRACEFUL_SHUTDOWN_TIMEOUT,
-        on_listening=(lambda _: _announce(server, host, bound_port, path)) if announce else None,
-        # The server's own body limit only guards apps that do not limit: MCPApp refuses first,
-        # with a JSON-RPC error body (413), at its lower max_body_size.
-        max_body_size=max(_native.DEFAULT_MAX_BODY_SIZE, 2 * app.max_body_size),
-        on_shutdown=getattr(server, "close_subscriptions", None),
-    )

@@ -29,10 +29,10 @@ import os
 from collections import deque
 from typing import Any, Callable, Hashable
 
-from ..client._errors import ConnectionClosed
-from ..client._transport import Receiver
-from ..jsonrpc import DEFAULT_MAX_MESSAGE_SIZE, LineSplitter, TooLong
-from .stdio import small_reads
+from ...client._errors import ConnectionClosed
+from ...client._transport import Receiver
+from ...jsonrpc import DEFAULT_MAX_MESSAGE_SIZE, LineSplitter, TooLong
+from .server import small_reads
 
 __all__ = ["StdioTransport", "DEFAULT_EXIT_TIMEOUT", "DEFAULT_TERM_TIMEOUT", "DEFAULT_STDERR_LIMIT"]
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any, Hashable
 
-from ..client._errors import ConnectionClosed
-from ..client._transport import Receiver
-from ..jsonrpc import LineSplitter, TooLong
-from ..server import Server
-from ._lines import LineServer
+from ...client._errors import ConnectionClosed
+from ...client._transport import Receiver
+from ...jsonrpc import LineSplitter, TooLong
+from ...server import Server
+from ..stdio._lines import LineServer
 
 __all__ = ["MemoryTransport"]
 

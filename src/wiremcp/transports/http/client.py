@@ -40,8 +40,8 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from ..client._errors import ConnectionClosed, HTTPError
-from ..client._transport import Receiver
+from ...client._errors import ConnectionClosed, HTTPError
+from ...client._transport import Receiver
 
 __all__ = ["HTTPTransport", "DEFAULT_CONNECT_TIMEOUT"]
 

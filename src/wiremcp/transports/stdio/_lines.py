@@ -36,7 +36,7 @@ import functools
 import logging
 from typing import Any, Awaitable, Callable
 
-from ..jsonrpc import (
+from ...jsonrpc import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_MESSAGE_SIZE,
     MCP,
@@ -53,11 +53,11 @@ from ..jsonrpc import (
     encode_notification,
     encode_request,
 )
-from ..protocol import methods
-from ..protocol.meta import PROTOCOL_VERSION
-from ..server import Server
-from ..server._legacy import ClientRequestFailed
-from ..server._reply import reply_failed, reply_ok, settle
+from ...protocol import methods
+from ...protocol.meta import PROTOCOL_VERSION
+from ...server import Server
+from ...server._legacy import ClientRequestFailed
+from ...server._reply import reply_failed, reply_ok, settle
 
 __all__ = ["LineServer", "DEFAULT_MAX_IN_FLIGHT"]
 

@@ -21,7 +21,7 @@ import stat
 import sys
 from typing import Any
 
-from ..server import Server
+from ...server import Server
 from ._lines import LineServer
 
 __all__ = ["serve_stdio", "serve_streams", "READ_CHUNK"]

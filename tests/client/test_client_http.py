@@ -17,7 +17,7 @@ import orjson
 import pytest
 
 from _helpers import HERE, OFFICIAL_ECHO, OFFICIAL_PYTHON, needs_official, SAMPLE, run
-from wiremcp.client import Client, RemoteError, RequestTimeout, forget_eras
+from wiremcp.client import Client, RemoteError, RequestTimeout
 from wiremcp.client._headers import InvalidToolHeaders, encode_header_value, header_annotations, request_headers
 from wiremcp.protocol import Era
 
@@ -60,7 +60,6 @@ def http_server():
 def test_calls_progress_logs_over_http(http_server):
     """streamable-http.mdx, Receiving Messages: JSON or SSE replies; notifications on a request's stream belong to it."""
     url = http_server(SAMPLE)
-    forget_eras()
 
     async def main():
         async with Client.http(url) as c:
@@ -144,7 +143,6 @@ def test_mcp_param_headers_and_invalid_tools(mock_http):
 def test_http_fallback_to_legacy(mock_http):
     """streamable-http.mdx, Backward Compatibility: a 400 without a modern error body means legacy."""
     url = mock_http("legacy")
-    forget_eras()
 
     async def main():
         async with Client.http(url) as c:
@@ -250,7 +248,6 @@ def official_http():
 def test_official_sdk_http_modern(official_http):
     """Interop over HTTP with mcp 2.3.0: the first modern request succeeds; the client stays modern."""
     url = official_http()
-    forget_eras()
 
     async def main():
         async with Client.http(url) as c:

@@ -11,7 +11,7 @@ import asyncio
 
 import pytest
 
-from _helpers import run
+from _helpers import Wire, run
 import wiremcp
 from wiremcp import Context
 from wiremcp.client import Client, RemoteError
@@ -115,10 +115,13 @@ def test_graceful_server_close_ends_iteration():
 def test_memory_framing_error_replies():
     """stdio.mdx framing through the in-memory transport: a non-JSON line gets -32700 with id null."""
 
+    wire = Wire()
+
     async def main():
-        async with Client.memory(make_server()) as c:
-            reply = await c.send_raw(b"not json")
-            assert reply.code == -32700 and reply.id is None
+        async with Client.memory(make_server(), on_wire=wire) as c:
+            c.transport.write_line(b"not json")
+            reply = await wire.reply(lambda m: type(m) is dict and "error" in m)
+            assert reply["error"]["code"] == -32700 and "id" not in reply
             assert (await c.call_tool("echo", {"text": "ok"})).text == "ok"
 
     run(main())
@@ -129,10 +132,12 @@ def test_public_surface():
     import wiremcp.client as client_pkg
 
     assert sorted(client_pkg.__all__) == sorted([
-        "Client", "Subscription", "ClientTransport", "Receiver", "forget_eras",
+        "Client", "Subscription", "ClientTransport", "Receiver", "ClientProtocol", "Outgoing", "events",
+        "CallOptions", "DEFAULT", "EraCache",
         "DEFAULT_TIMEOUT", "DEFAULT_PROBE_TIMEOUT", "DEFAULT_MAX_INPUT_ROUNDS",
         "Result", "DiscoverResult", "CallToolResult", "ReadResourceResult", "GetPromptResult", "CompleteResult", "Page",
         "ClientError", "RemoteError", "RequestTimeout", "ConnectionClosed", "HTTPError", "ProtocolViolation",
         "IncompatibleServer", "ToolCallError",
     ])
     assert wiremcp.Client is client_pkg.Client
+    assert not hasattr(client_pkg, "forget_eras")

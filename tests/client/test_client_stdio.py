@@ -14,8 +14,8 @@ import sys
 import orjson
 import pytest
 
-from _helpers import run, sample_cmd
-from wiremcp.client import Client, ConnectionClosed, RemoteError, RequestTimeout, ToolCallError, forget_eras
+from _helpers import Wire, run, sample_cmd
+from wiremcp.client import Client, ConnectionClosed, RemoteError, RequestTimeout, ToolCallError
 from wiremcp.protocol import Era
 
 pytestmark = pytest.mark.slow
@@ -28,7 +28,6 @@ def client(**options):
 
 def test_connect_probes_and_reports_the_server():
     """stdio.mdx, Backward Compatibility: the discover probe finds a modern server; server/discover.mdx fields."""
-    forget_eras()
 
     async def main():
         async with client() as c:
@@ -222,18 +221,32 @@ def test_server_exit_fails_requests_in_flight(tmp_path):
     run(main())
 
 
-def test_raw_escape_hatch():
-    """basic/index.mdx: a request without _meta gets -32602; a non-JSON line gets -32700 with id null."""
+def test_raw_lines_through_the_stdio_transport():
+    """basic/index.mdx: a request without _meta gets -32602; a non-JSON line gets -32700 with id null; a notification nothing.
+
+    Raw lines are the transport's own `write_line` (not the client's, not the
+    transport contract); their replies reach the client, which drops them as
+    matching no request of its own, and the connection stays good.
+    """
+    wire = Wire()
 
     async def main():
-        async with client() as c:
-            reply = await c.send_raw({"jsonrpc": "2.0", "id": "raw-1", "method": "tools/call", "params": {"name": "echo"}})
-            assert reply.id == "raw-1" and reply.code == -32602
-            reply = await c.send_raw(b'{"jsonrpc": "2.0", "id": 5, oops}')
-            assert reply.id is None and reply.code == -32700
-            assert await c.send_raw({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}}) is None
+        async with client(on_wire=wire) as c:
+            c.transport.write_line(b'{"jsonrpc": "2.0", "id": "raw-1", "method": "tools/call", "params": {"name": "echo"}}')
+            reply = await wire.reply(lambda m: type(m) is dict and m.get("id") == "raw-1")
+            assert reply["error"]["code"] == -32602 and "result" not in reply
+            c.transport.write_line(b'{"jsonrpc": "2.0", "id": 5, oops}')
+            reply = await wire.reply(lambda m: type(m) is dict and "id" not in m)
+            assert reply["error"]["code"] == -32700
+            before = len(wire.received)
+            c.transport.write_line(b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}}')
+            assert (await c.call_tool("echo", {"text": "after"})).text == "after"
+            # Only the echo's reply came after the notification: a notification gets none.
+            assert [m.get("id") for m in wire.received[before:]] == [wire.sent[-1]["id"]]
+            assert c.in_flight == 0
 
     run(main())
+    assert not hasattr(Client, "send_raw")
 
 
 def test_bad_command():

@@ -16,7 +16,7 @@ import pytest
 
 from _helpers import TESTS, run
 from test_client_http import http_server  # noqa: F401 - the fixture
-from wiremcp.client import Client, forget_eras
+from wiremcp.client import Client
 from wiremcp.protocol import Era
 
 pytestmark = pytest.mark.slow
@@ -43,7 +43,6 @@ async def answer_both(params):
 
 @pytest.mark.parametrize("era", ["auto", "legacy"])
 def test_stdio_both_eras(era):
-    forget_eras()
     expected = Era.MODERN if era == "auto" else Era.LEGACY
 
     async def main():
@@ -56,7 +55,6 @@ def test_stdio_both_eras(era):
 @pytest.mark.parametrize("era", ["auto", "legacy"])
 def test_http_both_eras(http_server, era):  # noqa: F811
     url = http_server(ROUNDS)
-    forget_eras()
     expected = Era.MODERN if era == "auto" else Era.LEGACY
 
     async def main():
@@ -68,7 +66,6 @@ def test_http_both_eras(http_server, era):  # noqa: F811
 
 def test_modern_and_legacy_clients_interleaved_on_one_http_server(http_server):  # noqa: F811
     url = http_server(ROUNDS)
-    forget_eras()
 
     async def one(era: str) -> str:
         async with Client.http(url, era=era, elicitation=answer_both) as c:

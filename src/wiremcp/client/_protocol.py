@@ -252,7 +252,8 @@ class ClientProtocol(Generic[T]):
                 self._meta = None
             if step.server is not None:
                 self.server = DiscoverResult(step.server)
-            self.eras.remember(self.server_key, step.era, step.version)
+            if self._negotiation.choice == "auto":  # a forced era is an order, not knowledge about the server
+                self.eras.remember(self.server_key, step.era, step.version)
         return step
 
     def _use_modern(self, version: str) -> None:

@@ -27,7 +27,7 @@ needs_official = pytest.mark.skipif(
 
 def run(coro: Awaitable[Any]) -> Any:
     """Run one test coroutine on a fresh event loop (no pytest-asyncio needed)."""
-    return asyncio.run(asyncio.wait_for(coro, 60))  # type: ignore[arg-type]
+    return asyncio.run(asyncio.wait_for(coro, 60))
 
 
 def sample_cmd() -> tuple[str, list[str]]:

@@ -7,6 +7,8 @@ basic/lifecycle.mdx (Initialization), 2025-11-25 client/elicitation.mdx.
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 import pytest
 
@@ -17,17 +19,17 @@ from wiremcp.protocol import Era
 pytestmark = pytest.mark.slow
 
 
-def test_fallback_on_non_modern_error():
+def test_fallback_on_non_modern_error() -> None:
     """stdio.mdx: any error that is not a recognized modern error means legacy: initialize follows."""
     sent = []
     eras = EraCache()
 
-    async def main():
+    async def main() -> Any:
         command, args = legacy_cmd("error")
         async with Client.stdio(command, args, eras=eras, on_wire=lambda d, b: sent.append((d, orjson.loads(b)))) as c:
             assert c.era is Era.LEGACY and c.protocol_version == "2025-11-25"
             assert c.server_info == {"name": "legacy", "version": "1.0"}
-            assert c.server.instructions == "old school"
+            assert c.server is not None and c.server.instructions == "old school"
             assert [t["name"] for t in await c.list_tools()] == ["echo", "ask", "received"]
             assert (await c.call_tool("echo", {"text": "hi"})).text == "hi"
             await c.ping()
@@ -45,11 +47,11 @@ def test_fallback_on_non_modern_error():
     assert eras.get(key) == (Era.LEGACY, "2025-11-25")
 
 
-def test_era_is_cached_per_server():
+def test_era_is_cached_per_server() -> None:
     """versioning.mdx: the era is cached for the server; a second client given the same EraCache skips the probe."""
     eras = EraCache()
 
-    async def main():
+    async def main() -> Any:
         command, args = legacy_cmd("error")
         async with Client.stdio(command, args, eras=eras) as c:
             assert c.era is Era.LEGACY
@@ -61,10 +63,10 @@ def test_era_is_cached_per_server():
     assert [m.get("method") for m in received][:2] == ["initialize", "notifications/initialized"]
 
 
-def test_fallback_on_silence():
+def test_fallback_on_silence() -> None:
     """stdio.mdx: no answer to the probe within a timeout means legacy."""
 
-    async def main():
+    async def main() -> None:
         command, args = legacy_cmd("silent")
         async with Client.stdio(command, args, probe_timeout=0.3) as c:
             assert c.era is Era.LEGACY
@@ -73,15 +75,15 @@ def test_fallback_on_silence():
     run(main())
 
 
-def test_legacy_server_requests_answered_by_callbacks():
+def test_legacy_server_requests_answered_by_callbacks() -> None:
     """2025-11-25: the server sends elicitation/create on the connection; the elicitation callback answers it."""
     asked = []
 
-    async def elicit(params):
+    async def elicit(params: Any) -> Any:
         asked.append(params)
         return {"action": "accept", "content": {"name": "octocat"}}
 
-    async def main():
+    async def main() -> Any:
         command, args = legacy_cmd("error")
         async with Client.stdio(command, args, elicitation=elicit) as c:
             return await c.call_tool("ask")
@@ -91,10 +93,10 @@ def test_legacy_server_requests_answered_by_callbacks():
     assert orjson.loads(result.text) == {"action": "accept", "content": {"name": "octocat"}}
 
 
-def test_legacy_server_request_without_callback_gets_an_error():
+def test_legacy_server_request_without_callback_gets_an_error() -> None:
     """A server request the client did not declare a capability for gets -32601, never silence."""
 
-    async def main():
+    async def main() -> Any:
         command, args = legacy_cmd("error")
         async with Client.stdio(command, args) as c:
             return await c.call_tool("ask")
@@ -106,13 +108,13 @@ def test_legacy_server_request_without_callback_gets_an_error():
 
 
 @needs_official
-def test_official_sdk_server_modern():
+def test_official_sdk_server_modern() -> None:
     """Interop: the official SDK (mcp 2.3.0) server answers the probe; we stay modern."""
 
-    async def main():
+    async def main() -> None:
         async with Client.stdio(str(OFFICIAL_PYTHON), [OFFICIAL_ECHO]) as c:
             assert c.era is Era.MODERN
-            assert c.server_info["name"] == "bench-echo"
+            assert (c.server_info or {})["name"] == "bench-echo"
             assert [t["name"] for t in await c.list_tools()] == ["echo"]
             assert (await c.call_tool("echo", {"text": "über"})).text == "über"
             with pytest.raises(RemoteError):
@@ -122,13 +124,13 @@ def test_official_sdk_server_modern():
 
 
 @needs_official
-def test_official_sdk_server_forced_legacy():
+def test_official_sdk_server_forced_legacy() -> None:
     """Interop: era='legacy' runs the 2025-11-25 initialize handshake against the official SDK server."""
 
-    async def main():
+    async def main() -> None:
         async with Client.stdio(str(OFFICIAL_PYTHON), [OFFICIAL_ECHO], era="legacy") as c:
             assert c.era is Era.LEGACY and c.protocol_version == "2025-11-25"
-            assert c.server_info["name"] == "bench-echo"
+            assert (c.server_info or {})["name"] == "bench-echo"
             await c.ping()
             assert [t["name"] for t in await c.list_tools()] == ["echo"]
             assert (await c.call_tool("echo", {"text": "old"})).text == "old"
@@ -136,10 +138,10 @@ def test_official_sdk_server_forced_legacy():
     run(main())
 
 
-def test_era_knowledge_is_per_client_by_default():
+def test_era_knowledge_is_per_client_by_default() -> None:
     """No process-global era cache: a client without a shared EraCache probes for itself."""
 
-    async def main():
+    async def main() -> Any:
         command, args = legacy_cmd("error")
         async with Client.stdio(command, args) as c:
             assert c.era is Era.LEGACY and len(c.eras) == 1

@@ -35,7 +35,7 @@ from ..protocol import MODERN_VERSIONS, Era, methods
 from ..protocol.errors import HEADER_MISMATCH
 from . import events as ev
 from .events import Id
-from ._eras import EraCache, EraChoice, Initialize, Probe, Ready
+from ._eras import EraCache, EraChoice, Initialize, Probe
 from ._errors import ClientError, ConnectionClosed, HTTPError, ProtocolViolation, RemoteError, RequestTimeout
 from ._mrtr import check_complete
 from ._options import CallKeywords, CallOptions
@@ -344,7 +344,6 @@ class Client:
             started = getattr(self.transport, "legacy_session_started", None)
             if started is not None:  # e.g. HTTP: open the 2025-11-25 GET stream for server requests
                 started(proto.protocol_version)
-        assert type(step) in (Ready, Initialize)
 
     async def aclose(self) -> None:
         """Fail what is in flight with `ConnectionClosed` and close the transport."""

@@ -27,7 +27,7 @@ needs_official = pytest.mark.skipif(
 
 def run(coro: Awaitable[Any]) -> Any:
     """Run one test coroutine on a fresh event loop (no pytest-asyncio needed)."""
-    return asyncio.run(asyncio.wait_for(coro, 60))  # type: ignore[arg-type]
+    return asyncio.run(asyncio.wait_for(coro, 60))
 
 
 def sample_cmd() -> tuple[str, list[str]]:
@@ -36,3 +36,35 @@ def sample_cmd() -> tuple[str, list[str]]:
 
 def legacy_cmd(mode: str = "error") -> tuple[str, list[str]]:
     return sys.executable, [LEGACY, mode]
+
+
+class Wire:
+    """An ``on_wire`` collector: every envelope sent and received, decoded when it is JSON."""
+
+    def __init__(self) -> None:
+        self.sent: list[Any] = []
+        self.received: list[Any] = []
+        self._arrived = asyncio.Event()
+
+    def __call__(self, direction: str, data: bytes) -> None:
+        import orjson
+
+        try:
+            obj: Any = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            obj = data
+        (self.sent if direction == "send" else self.received).append(obj)
+        if direction == "recv":
+            self._arrived.set()
+
+    async def reply(self, predicate: Any, timeout: float = 10) -> Any:
+        """The first received message ``predicate`` accepts, waiting for it up to ``timeout`` seconds."""
+        async def wait() -> Any:
+            while True:
+                for msg in self.received:
+                    if predicate(msg):
+                        return msg
+                self._arrived.clear()
+                await self._arrived.wait()
+
+        return await asyncio.wait_for(wait(), timeout)

@@ -19,11 +19,11 @@ pytestmark = pytest.mark.slow
 SCRIPTED = str(HERE / "servers" / "scripted.py")
 
 
-def wiremcp(*args: str) -> subprocess.CompletedProcess:
+def wiremcp(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "wiremcp", *args], capture_output=True, text=True, timeout=60, cwd=ROOT)
 
 
-def test_inspect_a_server_file():
+def test_inspect_a_server_file() -> None:
     """The inspector shows era, server info, capabilities and the tools with their parameters."""
     done = wiremcp("inspect", SAMPLE)
     assert done.returncode == 0, done.stderr
@@ -33,24 +33,24 @@ def test_inspect_a_server_file():
     assert "\x1b[" not in out  # plain when piped
 
 
-def test_call_with_a_stdio_command_after_dashes():
+def test_call_with_a_stdio_command_after_dashes() -> None:
     done = wiremcp("call", "add", '{"a": 20, "b": 22}', "--", sys.executable, "-m", "wiremcp", "run", SAMPLE)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "42"
 
 
-def test_call_tool_error_exit_status():
+def test_call_tool_error_exit_status() -> None:
     """A tool execution error (isError) is printed and gives exit status 1."""
     done = wiremcp("call", SAMPLE, "fail", '{"message": "broken"}')
     assert done.returncode == 1 and "broken" in done.stdout
 
 
-def test_protocol_error_exit_status():
+def test_protocol_error_exit_status() -> None:
     done = wiremcp("call", SAMPLE, "no_such_tool")
     assert done.returncode == 1 and "error -32602" in done.stdout
 
 
-def test_wire_shows_every_envelope():
+def test_wire_shows_every_envelope() -> None:
     """--wire prints each envelope with direction and timing."""
     done = wiremcp("call", "--wire", SAMPLE, "echo", '{"text": "hi"}')
     assert done.returncode == 0, done.stderr
@@ -58,7 +58,7 @@ def test_wire_shows_every_envelope():
     assert '"method": "tools/call"' in done.stdout
 
 
-def test_read_prompt_and_inspect_sections():
+def test_read_prompt_and_inspect_sections() -> None:
     """resources/read, prompts/get and the resource/prompt sections of inspect."""
     target = ["--", sys.executable, SCRIPTED]
     done = wiremcp("read", "mem://a", *target)
@@ -70,7 +70,7 @@ def test_read_prompt_and_inspect_sections():
     assert "mem://a" in done.stdout and "mem://{x}" in done.stdout and "greet(who?)" in done.stdout
 
 
-def test_usage_errors():
+def test_usage_errors() -> None:
     assert wiremcp("call", SAMPLE, "echo", "{not json").returncode == 2
     done = wiremcp("inspect", "--", "/no/such/command-xyz")
     assert done.returncode == 2 and "cannot start" in done.stderr

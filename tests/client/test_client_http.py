@@ -8,6 +8,8 @@ Parameters, Value Encoding, Backward Compatibility), server/tools.mdx
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import asyncio
 import re
 import subprocess
@@ -17,14 +19,15 @@ import orjson
 import pytest
 
 from _helpers import HERE, OFFICIAL_ECHO, OFFICIAL_PYTHON, needs_official, SAMPLE, run
-from wiremcp.client import Client, RemoteError, RequestTimeout, forget_eras
+from wiremcp.client import Client, RemoteError, RequestTimeout
 from wiremcp.client._headers import InvalidToolHeaders, encode_header_value, header_annotations, request_headers
 from wiremcp.protocol import Era
+from wiremcp.transports.http.client import HTTPTransport
 
 pytestmark = pytest.mark.slow
 
 
-def _start(args: list[str], pattern: str) -> tuple[subprocess.Popen, str]:
+def _start(args: list[str], pattern: str) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     assert proc.stderr is not None
     for _ in range(50):
@@ -39,7 +42,7 @@ def _start(args: list[str], pattern: str) -> tuple[subprocess.Popen, str]:
 
 
 @pytest.fixture
-def http_server():
+def http_server() -> Any:
     procs = []
 
     def start(path: str) -> str:
@@ -57,18 +60,18 @@ def http_server():
             proc.wait()
 
 
-def test_calls_progress_logs_over_http(http_server):
+def test_calls_progress_logs_over_http(http_server: Callable[[str], str]) -> None:
     """streamable-http.mdx, Receiving Messages: JSON or SSE replies; notifications on a request's stream belong to it."""
     url = http_server(SAMPLE)
-    forget_eras()
 
-    async def main():
+    async def main() -> None:
         async with Client.http(url) as c:
-            assert c.era is Era.MODERN and c.server_info["name"] == "sample"
+            assert c.era is Era.MODERN and (c.server_info or {})["name"] == "sample"
             assert "echo" in [t["name"] for t in await c.list_tools()]
             results = await asyncio.gather(*[c.call_tool("add", {"a": i, "b": 1}) for i in range(10)])
             assert [r.text for r in results] == [str(i + 1) for i in range(10)]
-            progress, logs = [], []
+            progress: list[Any] = []
+            logs: list[Any] = []
             assert (await c.call_tool("steps", {"count": 2}, on_progress=lambda *a: progress.append(a))).text == "done"
             assert progress == [(1, 2, "step 1"), (2, 2, "step 2")]
             r = await c.call_tool("chatty", {"level": "info"}, on_log=logs.append, log_level="warning")
@@ -78,12 +81,12 @@ def test_calls_progress_logs_over_http(http_server):
     run(main())
 
 
-def test_timeout_closes_the_stream(http_server):
+def test_timeout_closes_the_stream(http_server: Callable[[str], str]) -> None:
     """cancellation.mdx: on HTTP, closing the response stream is the cancellation; no notification is sent."""
     url = http_server(SAMPLE)
     sent = []
 
-    async def main():
+    async def main() -> None:
         async with Client.http(url, on_wire=lambda d, b: sent.append((d, b))) as c:
             with pytest.raises(RequestTimeout):
                 await c.call_tool("slow", {"seconds": 30}, timeout=0.3)
@@ -93,11 +96,11 @@ def test_timeout_closes_the_stream(http_server):
     assert not [b for d, b in sent if b"notifications/cancelled" in b]
 
 
-def test_error_body_is_kept(http_server):
+def test_error_body_is_kept(http_server: Callable[[str], str]) -> None:
     """streamable-http.mdx, Server Validation: a 400 keeps its JSON-RPC error (code, message) and status."""
     url = http_server(SAMPLE)
 
-    async def main():
+    async def main() -> Any:
         async with Client.http(url) as c:
             with pytest.raises(RemoteError) as info:
                 await c.call_tool("nope")
@@ -108,7 +111,7 @@ def test_error_body_is_kept(http_server):
 
 
 @pytest.fixture
-def mock_http():
+def mock_http() -> Any:
     procs = []
 
     def start(mode: str) -> str:
@@ -122,11 +125,11 @@ def mock_http():
         proc.wait()
 
 
-def test_mcp_param_headers_and_invalid_tools(mock_http):
+def test_mcp_param_headers_and_invalid_tools(mock_http: Callable[[str], str]) -> None:
     """tools.mdx x-mcp-header; streamable-http.mdx Client Behavior: headers mirrored, invalid tools dropped."""
     url = mock_http("modern")
 
-    async def main():
+    async def main() -> None:
         async with Client.http(url) as c:
             assert [t["name"] for t in await c.list_tools()] == ["valid_tool", "mismatch"]
             seen = orjson.loads((await c.call_tool("valid_tool", {"region": " Zürich ", "query": "q"})).text)
@@ -141,25 +144,24 @@ def test_mcp_param_headers_and_invalid_tools(mock_http):
     run(main())
 
 
-def test_http_fallback_to_legacy(mock_http):
+def test_http_fallback_to_legacy(mock_http: Callable[[str], str]) -> None:
     """streamable-http.mdx, Backward Compatibility: a 400 without a modern error body means legacy."""
     url = mock_http("legacy")
-    forget_eras()
 
-    async def main():
+    async def main() -> None:
         async with Client.http(url) as c:
-            assert c.era is Era.LEGACY and c.server_info["name"] == "mock-legacy"
-            assert c.transport.session_id == "sess-1"
+            assert c.era is Era.LEGACY and (c.server_info or {})["name"] == "mock-legacy"
+            assert isinstance(c.transport, HTTPTransport) and c.transport.session_id == "sess-1"
             assert (await c.call_tool("hello")).text == "hello from legacy 2025-11-25"
 
     run(main())
 
 
-def test_our_server_checks_our_mirrored_headers(http_server):
+def test_our_server_checks_our_mirrored_headers(http_server: Callable[[str], str]) -> None:
     """wiremcp's own HTTP server validates Mcp-Param-* against the body; the client's headers pass it."""
     url = http_server(str(HERE / "servers" / "headers.py"))
 
-    async def main():
+    async def main() -> None:
         async with Client.http(url) as c:
             assert [t["name"] for t in await c.list_tools()] == ["valid_tool"]
             r = await c.call_tool("valid_tool", {"region": "us-west1", "count": 7, "flag": True, "query": "q"})
@@ -170,7 +172,7 @@ def test_our_server_checks_our_mirrored_headers(http_server):
     run(main())
 
 
-def test_header_rules():
+def test_header_rules() -> None:
     """streamable-http.mdx, Value Encoding and Schema Extension."""
     assert encode_header_value("us-west1") == "us-west1"
     assert encode_header_value("Hello, 世界") == "=?base64?SGVsbG8sIOS4lueVjA==?="
@@ -179,7 +181,7 @@ def test_header_rules():
     assert encode_header_value("=?base64?literal?=") == "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
     assert encode_header_value(True) == "true" and encode_header_value(-7) == "-7" and encode_header_value("") == ""
 
-    def tool(props, **extra):
+    def tool(props: Any, **extra: Any) -> Any:
         return {"name": "t", "inputSchema": {"type": "object", "properties": props, **extra}}
 
     assert header_annotations(tool({"r": {"type": "string", "x-mcp-header": "Region"}})) == [(("r",), "Region")]
@@ -215,7 +217,7 @@ def test_header_rules():
 
 
 @pytest.fixture
-def official_http():
+def official_http() -> Any:
     procs = []
 
     def start(*extra: str) -> str:
@@ -247,12 +249,11 @@ def official_http():
 
 
 @needs_official
-def test_official_sdk_http_modern(official_http):
+def test_official_sdk_http_modern(official_http: Callable[..., str]) -> None:
     """Interop over HTTP with mcp 2.3.0: the first modern request succeeds; the client stays modern."""
     url = official_http()
-    forget_eras()
 
-    async def main():
+    async def main() -> None:
         async with Client.http(url) as c:
             assert c.era is Era.MODERN
             assert (await c.call_tool("echo", {"text": "hé"})).text == "hé"
@@ -261,15 +262,15 @@ def test_official_sdk_http_modern(official_http):
 
 
 @needs_official
-def test_official_sdk_http_legacy_session_sse(official_http):
+def test_official_sdk_http_legacy_session_sse(official_http: Callable[..., str]) -> None:
     """2025-11-25 Streamable HTTP: initialize, session id, SSE replies (era='legacy')."""
     url = official_http("--stateful", "--sse")
     sent = []
 
-    async def main():
+    async def main() -> None:
         async with Client.http(url, era="legacy", on_wire=lambda d, b: sent.append((d, b))) as c:
             assert c.era is Era.LEGACY
-            assert c.transport.session_id
+            assert isinstance(c.transport, HTTPTransport) and c.transport.session_id
             await c.ping()
             assert [t["name"] for t in await c.list_tools()] == ["echo"]
             assert (await c.call_tool("echo", {"text": "sse"})).text == "sse"

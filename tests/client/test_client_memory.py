@@ -7,14 +7,17 @@ server/utilities/caching.mdx (Interaction with Notifications).
 
 from __future__ import annotations
 
+from typing import Any
+
 import asyncio
 
 import pytest
 
-from _helpers import run
+from _helpers import Wire, run
 import wiremcp
 from wiremcp import Context
 from wiremcp.client import Client, RemoteError
+from wiremcp.transports.memory import MemoryTransport
 
 
 def make_server() -> wiremcp.Server:
@@ -36,19 +39,19 @@ def make_server() -> wiremcp.Server:
     return server
 
 
-def test_mrtr_round_trips_with_callbacks():
+def test_mrtr_round_trips_with_callbacks() -> None:
     """mrtr.mdx, Client Requirements: answer inputRequests via callbacks, retry with inputResponses + requestState."""
     asked = []
 
-    async def elicit(params):
+    async def elicit(params: Any) -> Any:
         asked.append(("elicit", params["message"]))
         return {"action": "accept", "content": {"ok": True}}
 
-    def sample(params):  # a plain function works too
+    def sample(params: Any) -> Any:  # a plain function works too
         asked.append(("sample", params["maxTokens"]))
         return {"role": "assistant", "content": {"type": "text", "text": "hi!"}, "model": "m"}
 
-    async def main():
+    async def main() -> None:
         sent = []
         async with Client.memory(
             make_server(), elicitation=elicit, sampling=sample, roots=[{"uri": "file:///a"}, {"uri": "file:///b"}],
@@ -63,10 +66,10 @@ def test_mrtr_round_trips_with_callbacks():
     assert asked == [("elicit", "About cats?"), ("sample", 5)]
 
 
-def test_missing_capability_is_a_remote_error():
+def test_missing_capability_is_a_remote_error() -> None:
     """basic/index.mdx: -32021 when the client did not declare what the tool needs."""
 
-    async def main():
+    async def main() -> None:
         async with Client.memory(make_server()) as c:
             with pytest.raises(RemoteError) as info:
                 await c.call_tool("interview", {"topic": "x"})
@@ -76,16 +79,16 @@ def test_missing_capability_is_a_remote_error():
     run(main())
 
 
-def test_subscription_delivers_and_invalidates_the_cache():
+def test_subscription_delivers_and_invalidates_the_cache() -> None:
     """subscriptions.mdx: acknowledgment first, then notifications with subscriptionId; caching.mdx: they invalidate."""
     server = make_server()
 
-    async def main():
+    async def main() -> None:
         sent = []
         async with Client.memory(server, on_wire=lambda d, b: sent.append((d, b))) as c:
             assert [t["name"] for t in await c.list_tools()] == ["echo", "interview"]
             async with c.listen(tools=True, resources=["mem://x"]) as sub:
-                assert sub.acknowledged["toolsListChanged"] is True
+                assert (sub.acknowledged or {})["toolsListChanged"] is True
                 server.add_tool(lambda: "new", name="fresh")
                 method, params = await asyncio.wait_for(sub.__anext__(), 5)
                 assert method == "notifications/tools/list_changed"
@@ -98,11 +101,11 @@ def test_subscription_delivers_and_invalidates_the_cache():
     run(main())
 
 
-def test_graceful_server_close_ends_iteration():
+def test_graceful_server_close_ends_iteration() -> None:
     """subscriptions.mdx, Graceful Closure: the listen response ends the stream without an error."""
     server = make_server()
 
-    async def main():
+    async def main() -> None:
         async with Client.memory(server) as c:
             async with c.listen(tools=True) as sub:
                 server.close_subscriptions()
@@ -112,27 +115,36 @@ def test_graceful_server_close_ends_iteration():
     run(main())
 
 
-def test_memory_framing_error_replies():
+def test_memory_framing_error_replies() -> None:
     """stdio.mdx framing through the in-memory transport: a non-JSON line gets -32700 with id null."""
 
-    async def main():
-        async with Client.memory(make_server()) as c:
-            reply = await c.send_raw(b"not json")
-            assert reply.code == -32700 and reply.id is None
+    wire = Wire()
+
+    async def main() -> None:
+        transport = MemoryTransport(make_server())
+        async with Client(transport, on_wire=wire) as c:
+            transport.write_line(b"not json")
+            reply = await wire.reply(lambda m: type(m) is dict and "error" in m)
+            assert reply["error"]["code"] == -32700 and "id" not in reply
             assert (await c.call_tool("echo", {"text": "ok"})).text == "ok"
 
     run(main())
 
 
-def test_public_surface():
+def test_public_surface() -> None:
     """The client's public names are exactly these (httpx style: the surface is deliberate)."""
     import wiremcp.client as client_pkg
 
     assert sorted(client_pkg.__all__) == sorted([
-        "Client", "Subscription", "ClientTransport", "Receiver", "forget_eras",
+        "Client", "Subscription", "ClientTransport", "Receiver", "ClientProtocol", "Outgoing", "events",
+        "CallOptions", "DEFAULT", "EraCache",
         "DEFAULT_TIMEOUT", "DEFAULT_PROBE_TIMEOUT", "DEFAULT_MAX_INPUT_ROUNDS",
         "Result", "DiscoverResult", "CallToolResult", "ReadResourceResult", "GetPromptResult", "CompleteResult", "Page",
         "ClientError", "RemoteError", "RequestTimeout", "ConnectionClosed", "HTTPError", "ProtocolViolation",
         "IncompatibleServer", "ToolCallError",
     ])
     assert wiremcp.Client is client_pkg.Client
+    assert not hasattr(client_pkg, "forget_eras")
+    # The transport's callbacks live on a private receiver, and raw sends belong to transports that offer them.
+    assert not [name for name in ("message", "request_failed", "closed", "send_raw") if hasattr(Client, name)]
+    assert "send_raw" not in dir(client_pkg.ClientTransport)

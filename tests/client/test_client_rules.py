@@ -8,6 +8,8 @@ server/utilities/pagination.mdx.
 
 from __future__ import annotations
 
+from typing import Any
+
 import sys
 
 import orjson
@@ -22,14 +24,14 @@ SCRIPTED = str(HERE / "servers" / "scripted.py")
 STATE = "opaque \u00e9=+/ \"quoted\" state"
 
 
-def client(**options):
+def client(**options: Any) -> Any:
     return Client.stdio(sys.executable, [SCRIPTED], **options)
 
 
-def test_unknown_result_type_is_invalid():
+def test_unknown_result_type_is_invalid() -> None:
     """basic/index.mdx, ResultType: a resultType the client does not recognize MUST be considered invalid."""
 
-    async def main():
+    async def main() -> None:
         async with client() as c:
             with pytest.raises(ProtocolViolation, match="banana"):
                 await c.call_tool("weird")
@@ -39,11 +41,11 @@ def test_unknown_result_type_is_invalid():
     run(main())
 
 
-def test_request_state_is_echoed_byte_for_byte_under_a_new_id():
+def test_request_state_is_echoed_byte_for_byte_under_a_new_id() -> None:
     """mrtr.mdx, Client Requirements 1-3: retry at once, echo requestState exactly, new JSON-RPC id, no inputResponses."""
     sent = []
 
-    async def main():
+    async def main() -> Any:
         async with client(on_wire=lambda d, b: sent.append((d, b))) as c:
             return await c.call_tool("state_only", {"x": 1})
 
@@ -58,23 +60,23 @@ def test_request_state_is_echoed_byte_for_byte_under_a_new_id():
     assert raw_state in [b for d, b in sent if d == "send" and b'"state_only"' in b][1]
 
 
-def test_input_rounds_are_bounded():
+def test_input_rounds_are_bounded() -> None:
     """mrtr.mdx: a server MAY ask again; the client bounds the rounds and then fails."""
 
-    async def main():
+    async def main() -> None:
         async with client(max_input_rounds=3, on_wire=lambda d, b: sent.append(b) if d == "send" else None) as c:
             with pytest.raises(ProtocolViolation, match="3 rounds"):
                 await c.call_tool("forever")
 
-    sent = []
+    sent: list[bytes] = []
     run(main())
     assert sum(1 for b in sent if b'"forever"' in b) == 4
 
 
-def test_malformed_input_required():
+def test_malformed_input_required() -> None:
     """mrtr.mdx, Server Requirements 6; undeclared capability (Requirement 7) is refused by the client."""
 
-    async def main():
+    async def main() -> None:
         async with client() as c:
             with pytest.raises(ProtocolViolation, match="inputRequests or requestState"):
                 await c.call_tool("empty_input")
@@ -84,10 +86,10 @@ def test_malformed_input_required():
     run(main())
 
 
-def test_resources_prompts_completion_and_pagination():
+def test_resources_prompts_completion_and_pagination() -> None:
     """server/resources.mdx, server/prompts.mdx, completion.mdx, pagination.mdx."""
 
-    async def main():
+    async def main() -> None:
         async with client() as c:
             assert [r["uri"] for r in await c.list_resources()] == ["mem://a", "mem://b"]
             assert [t["uriTemplate"] for t in await c.list_resource_templates()] == ["mem://{x}"]
@@ -102,11 +104,11 @@ def test_resources_prompts_completion_and_pagination():
     run(main())
 
 
-def test_cache_keys_and_mrtr_results_are_not_cached():
+def test_cache_keys_and_mrtr_results_are_not_cached() -> None:
     """caching.mdx, Cache Key: per method and params; results of MRTR retries are never cached."""
     sent = []
 
-    async def main():
+    async def main() -> Any:
         async with client(roots=[{"uri": "file:///w", "name": "w"}], on_wire=lambda d, b: sent.append((d, b))) as c:
             await c.read_resource("mem://a")
             await c.read_resource("mem://a")
@@ -122,11 +124,11 @@ def test_cache_keys_and_mrtr_results_are_not_cached():
     assert reads.count("mem://ask") == 4  # two calls, each two rounds: nothing cached
 
 
-def test_unclaimed_log_messages_go_to_the_client_callback():
+def test_unclaimed_log_messages_go_to_the_client_callback() -> None:
     """stdio: notifications/message names no request; with no call asking for logs it goes to Client(on_log=)."""
-    logs = []
+    logs: list[Any] = []
 
-    async def main():
+    async def main() -> None:
         async with client(on_log=logs.append) as c:
             await c.call_tool("shout_log")
 

@@ -8,29 +8,32 @@ server/utilities/caching.mdx.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from typing import Any
+
 import asyncio
 import sys
 
 import orjson
 import pytest
 
-from _helpers import run, sample_cmd
-from wiremcp.client import Client, ConnectionClosed, RemoteError, RequestTimeout, ToolCallError, forget_eras
+from _helpers import Wire, run, sample_cmd
+from wiremcp.client import Client, ConnectionClosed, RemoteError, RequestTimeout, ToolCallError
 from wiremcp.protocol import Era
 
 pytestmark = pytest.mark.slow
 
 
-def client(**options):
+def client(**options: Any) -> Any:
     command, args = sample_cmd()
     return Client.stdio(command, args, **options)
 
 
-def test_connect_probes_and_reports_the_server():
+def test_connect_probes_and_reports_the_server() -> None:
     """stdio.mdx, Backward Compatibility: the discover probe finds a modern server; server/discover.mdx fields."""
-    forget_eras()
 
-    async def main():
+    async def main() -> None:
         async with client() as c:
             assert c.era is Era.MODERN
             assert c.protocol_version == "2026-07-28"
@@ -42,10 +45,10 @@ def test_connect_probes_and_reports_the_server():
     run(main())
 
 
-def test_every_request_carries_meta():
+def test_every_request_carries_meta() -> None:
     """basic/index.mdx, _meta: protocolVersion, clientCapabilities, clientInfo on every request."""
 
-    async def main():
+    async def main() -> None:
         async with client(name="tester", version="7", elicitation=lambda p: {"action": "decline"}) as c:
             seen = orjson.loads((await c.call_tool("whoami")).text)
             assert seen["protocolVersion"] == "2026-07-28"
@@ -57,10 +60,10 @@ def test_every_request_carries_meta():
     run(main())
 
 
-def test_tools_and_results():
+def test_tools_and_results() -> None:
     """server/tools.mdx: list, call; a tool execution error is a result (isError), not an exception."""
 
-    async def main():
+    async def main() -> None:
         async with client() as c:
             names = [t["name"] for t in await c.list_tools()]
             assert names[:3] == ["echo", "add", "slow"]
@@ -77,10 +80,10 @@ def test_tools_and_results():
     run(main())
 
 
-def test_many_in_flight_out_of_order():
+def test_many_in_flight_out_of_order() -> None:
     """basic/index.mdx, Requests: concurrent requests on one stream, replies matched by id in any order."""
 
-    async def main():
+    async def main() -> None:
         async with client() as c:
             delays = [0.3, 0.2, 0.1, 0.0]
             results = await asyncio.gather(
@@ -94,11 +97,11 @@ def test_many_in_flight_out_of_order():
     run(main())
 
 
-def test_timeout_cancels_on_the_wire():
+def test_timeout_cancels_on_the_wire() -> None:
     """cancellation.mdx, Timeouts; stdio.mdx, Cancellation: a timed-out request is cancelled with notifications/cancelled."""
     sent = []
 
-    async def main():
+    async def main() -> None:
         async with client(on_wire=lambda d, b: sent.append((d, orjson.loads(b)))) as c:
             with pytest.raises(RequestTimeout):
                 await c.call_tool("slow", {"seconds": 30}, timeout=0.2)
@@ -114,11 +117,11 @@ def test_timeout_cancels_on_the_wire():
     assert not [m for d, m in sent if d == "recv" and m.get("id") == call_id]
 
 
-def test_task_cancellation_cancels_on_the_wire():
+def test_task_cancellation_cancels_on_the_wire() -> None:
     """cancellation.mdx: cancelling the awaiting task sends notifications/cancelled."""
     sent = []
 
-    async def main():
+    async def main() -> None:
         async with client(on_wire=lambda d, b: sent.append((d, orjson.loads(b)))) as c:
             task = asyncio.ensure_future(c.call_tool("slow", {"seconds": 30}))
             await asyncio.sleep(0.2)
@@ -131,16 +134,16 @@ def test_task_cancellation_cancels_on_the_wire():
     assert any(m.get("method") == "notifications/cancelled" for d, m in sent if d == "send")
 
 
-def test_progress_and_log_routing():
+def test_progress_and_log_routing() -> None:
     """progress.mdx: progressToken routes notifications/progress; logging.mdx: per-request logLevel."""
 
-    async def main():
+    async def main() -> None:
         async with client() as c:
             progress = []
             r = await c.call_tool("steps", {"count": 3}, on_progress=lambda p, t, m: progress.append((p, t, m)))
             assert r.text == "done"
             assert progress == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
-            logs = []
+            logs: list[Any] = []
             r = await c.call_tool("chatty", {"level": "info"}, on_log=logs.append, log_level="warning")
             assert r.text == "warning,error"
             assert [m["level"] for m in logs] == ["warning", "error"]
@@ -150,11 +153,11 @@ def test_progress_and_log_routing():
     run(main())
 
 
-def test_list_results_are_cached_for_ttl():
+def test_list_results_are_cached_for_ttl() -> None:
     """caching.mdx: a fresh cached tools/list is served without a request; refresh=True re-fetches."""
     sent = []
 
-    async def main():
+    async def main() -> None:
         async with client(on_wire=lambda d, b: sent.append((d, b))) as c:
             first = await c.list_tools()
             second = await c.list_tools()
@@ -167,11 +170,11 @@ def test_list_results_are_cached_for_ttl():
     run(main())
 
 
-def test_stderr_is_captured():
+def test_stderr_is_captured() -> None:
     """stdio.mdx: the client MAY capture the server's stderr; it is not an error."""
-    chunks = []
+    chunks: list[bytes] = []
 
-    async def main():
+    async def main() -> Any:
         async with client(on_stderr=chunks.append) as c:
             assert (await c.call_tool("shout", {"text": "hi"})).text == "HI"
             await asyncio.sleep(0.1)
@@ -183,7 +186,7 @@ def test_stderr_is_captured():
     assert c.transport.returncode == 0  # closing stdin was enough (stdio.mdx, Shutdown)
 
 
-def test_shutdown_escalates_to_signals(tmp_path):
+def test_shutdown_escalates_to_signals(tmp_path: Path) -> None:
     """stdio.mdx, Shutdown: close stdin, wait, then SIGTERM, then SIGKILL."""
     script = tmp_path / "stubborn.py"
     script.write_text(
@@ -194,7 +197,7 @@ def test_shutdown_escalates_to_signals(tmp_path):
         "time.sleep(60)\n"
     )
 
-    async def main():
+    async def main() -> Any:
         from wiremcp.transports.stdio.client import StdioTransport
 
         t = StdioTransport(sys.executable, [str(script)], exit_timeout=0.2, term_timeout=0.2)
@@ -207,12 +210,12 @@ def test_shutdown_escalates_to_signals(tmp_path):
     assert t.returncode == -9
 
 
-def test_server_exit_fails_requests_in_flight(tmp_path):
+def test_server_exit_fails_requests_in_flight(tmp_path: Path) -> None:
     """stdio.mdx, Unexpected Termination: in-flight requests are lost; the error says how the server ended."""
     script = tmp_path / "dies.py"
     script.write_text("import sys\nsys.stdin.readline()\nsys.stderr.write('fatal: out of cheese\\n')\nsys.exit(3)\n")
 
-    async def main():
+    async def main() -> None:
         async with Client.stdio(sys.executable, [str(script)], era="modern") as c:
             with pytest.raises(ConnectionClosed, match="out of cheese"):
                 await c.call_tool("echo", {"text": "x"})
@@ -222,22 +225,36 @@ def test_server_exit_fails_requests_in_flight(tmp_path):
     run(main())
 
 
-def test_raw_escape_hatch():
-    """basic/index.mdx: a request without _meta gets -32602; a non-JSON line gets -32700 with id null."""
+def test_raw_lines_through_the_stdio_transport() -> None:
+    """basic/index.mdx: a request without _meta gets -32602; a non-JSON line gets -32700 with id null; a notification nothing.
 
-    async def main():
-        async with client() as c:
-            reply = await c.send_raw({"jsonrpc": "2.0", "id": "raw-1", "method": "tools/call", "params": {"name": "echo"}})
-            assert reply.id == "raw-1" and reply.code == -32602
-            reply = await c.send_raw(b'{"jsonrpc": "2.0", "id": 5, oops}')
-            assert reply.id is None and reply.code == -32700
-            assert await c.send_raw({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}}) is None
+    Raw lines are the transport's own `write_line` (not the client's, not the
+    transport contract); their replies reach the client, which drops them as
+    matching no request of its own, and the connection stays good.
+    """
+    wire = Wire()
+
+    async def main() -> None:
+        async with client(on_wire=wire) as c:
+            c.transport.write_line(b'{"jsonrpc": "2.0", "id": "raw-1", "method": "tools/call", "params": {"name": "echo"}}')
+            reply = await wire.reply(lambda m: type(m) is dict and m.get("id") == "raw-1")
+            assert reply["error"]["code"] == -32602 and "result" not in reply
+            c.transport.write_line(b'{"jsonrpc": "2.0", "id": 5, oops}')
+            reply = await wire.reply(lambda m: type(m) is dict and "id" not in m)
+            assert reply["error"]["code"] == -32700
+            before = len(wire.received)
+            c.transport.write_line(b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}}')
+            assert (await c.call_tool("echo", {"text": "after"})).text == "after"
+            # Only the echo's reply came after the notification: a notification gets none.
+            assert [m.get("id") for m in wire.received[before:]] == [wire.sent[-1]["id"]]
+            assert c.in_flight == 0
 
     run(main())
+    assert not hasattr(Client, "send_raw")
 
 
-def test_bad_command():
-    async def main():
+def test_bad_command() -> None:
+    async def main() -> None:
         with pytest.raises(ConnectionClosed, match="cannot start"):
             async with Client.stdio("/no/such/binary-xyz"):
                 pass
@@ -245,9 +262,9 @@ def test_bad_command():
     run(main())
 
 
-def test_timeouts_share_one_timer_and_the_earliest_wins():
+def test_timeouts_share_one_timer_and_the_earliest_wins() -> None:
     """cancellation.mdx, Timeouts: per-request timeouts; a later, shorter timeout fires first."""
-    async def main():
+    async def main() -> None:
         async with Client.stdio(*sample_cmd()) as c:
             long = asyncio.ensure_future(c.call_tool("slow", {"seconds": 0.3, "label": "long"}, timeout=30))
             await asyncio.sleep(0.05)

@@ -9,6 +9,8 @@ The `greet` tool of tests/servers/rounds.py asks for the user's name with
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import asyncio
 import sys
 
@@ -16,7 +18,7 @@ import pytest
 
 from _helpers import TESTS, run
 from test_client_http import http_server  # noqa: F401 - the fixture
-from wiremcp.client import Client, forget_eras
+from wiremcp.client import Client
 from wiremcp.protocol import Era
 
 pytestmark = pytest.mark.slow
@@ -24,7 +26,7 @@ pytestmark = pytest.mark.slow
 ROUNDS = str(TESTS / "servers" / "rounds.py")
 
 
-async def answer_name(params):
+async def answer_name(params: Any) -> Any:
     assert params["message"] == "What is your name?"
     return {"action": "accept", "content": {"name": "Ada"}}
 
@@ -35,18 +37,17 @@ async def exercise(client: Client, era: Era) -> None:
     assert (await client.call_tool("two_step", {})).text == "Ada likes Ada"
 
 
-async def answer_both(params):
+async def answer_both(params: Any) -> Any:
     if "colour" in params["message"].lower() or "Colour" in params["message"]:
         return {"action": "accept", "content": {"color": "Ada"}}
     return {"action": "accept", "content": {"name": "Ada"}}
 
 
 @pytest.mark.parametrize("era", ["auto", "legacy"])
-def test_stdio_both_eras(era):
-    forget_eras()
+def test_stdio_both_eras(era: str) -> None:
     expected = Era.MODERN if era == "auto" else Era.LEGACY
 
-    async def main():
+    async def main() -> None:
         async with Client.stdio(sys.executable, ["-m", "wiremcp", "run", ROUNDS], era=era, elicitation=answer_both) as c:
             await exercise(c, expected)
 
@@ -54,21 +55,19 @@ def test_stdio_both_eras(era):
 
 
 @pytest.mark.parametrize("era", ["auto", "legacy"])
-def test_http_both_eras(http_server, era):  # noqa: F811
+def test_http_both_eras(http_server: Callable[[str], str], era: str) -> None:  # noqa: F811
     url = http_server(ROUNDS)
-    forget_eras()
     expected = Era.MODERN if era == "auto" else Era.LEGACY
 
-    async def main():
+    async def main() -> None:
         async with Client.http(url, era=era, elicitation=answer_both) as c:
             await exercise(c, expected)
 
     run(main())
 
 
-def test_modern_and_legacy_clients_interleaved_on_one_http_server(http_server):  # noqa: F811
+def test_modern_and_legacy_clients_interleaved_on_one_http_server(http_server: Callable[[str], str]) -> None:  # noqa: F811
     url = http_server(ROUNDS)
-    forget_eras()
 
     async def one(era: str) -> str:
         async with Client.http(url, era=era, elicitation=answer_both) as c:
@@ -76,9 +75,10 @@ def test_modern_and_legacy_clients_interleaved_on_one_http_server(http_server): 
             for _ in range(3):
                 texts.append((await c.call_tool("greet", {})).text)
                 await asyncio.sleep(0)
+            assert c.era is not None
             return f"{c.era.value}:{','.join(texts)}"
 
-    async def main():
+    async def main() -> Any:
         return await asyncio.gather(one("modern"), one("legacy"), one("modern"), one("legacy"))
 
     results = run(main())

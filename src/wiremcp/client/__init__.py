@@ -7,20 +7,24 @@
         result = await client.call_tool("echo", {"text": "hi"})
         print(result.text)
 
-The protocol logic here (correlation, era detection, MRTR, caching,
-subscriptions) is transport-agnostic; transports (`wiremcp.transports`)
-implement the small `ClientTransport` interface. See `_client` for the rules
-the client keeps and `_errors` for the exception tree.
+Shaped like h11 under httpx: `ClientProtocol` (`_protocol`) is the whole
+client side of MCP without I/O (correlation, ``_meta``, the era decision,
+MRTR steps, caching, notification routing, replies to legacy server
+requests): bytes in, bytes and `events` out, testable with no event loop.
+`Client` (`_client`) drives it on asyncio over a transport
+(`wiremcp.transports`) implementing the small `ClientTransport` contract.
+Per-call options travel as one `CallOptions`; era decisions are kept in an
+`EraCache` that belongs to the client (or to whoever shares one). The rules
+live in the docstrings of `_protocol`, `_eras`, `_mrtr`, `_cache`; the
+exception tree in `_errors`.
 """
 
-from ._client import (
-    DEFAULT_MAX_INPUT_ROUNDS,
-    DEFAULT_PROBE_TIMEOUT,
-    DEFAULT_TIMEOUT,
-    Client,
-    Subscription,
-    forget_eras,
-)
+from . import events
+from ._client import DEFAULT_PROBE_TIMEOUT, DEFAULT_TIMEOUT, Client
+from ._eras import EraCache
+from ._options import DEFAULT, CallOptions
+from ._protocol import DEFAULT_MAX_INPUT_ROUNDS, ClientProtocol, Outgoing
+from ._subscription import Subscription
 from ._errors import (
     ClientError,
     ConnectionClosed,
@@ -47,7 +51,12 @@ __all__ = [
     "Subscription",
     "ClientTransport",
     "Receiver",
-    "forget_eras",
+    "ClientProtocol",
+    "Outgoing",
+    "events",
+    "CallOptions",
+    "DEFAULT",
+    "EraCache",
     "DEFAULT_TIMEOUT",
     "DEFAULT_PROBE_TIMEOUT",
     "DEFAULT_MAX_INPUT_ROUNDS",

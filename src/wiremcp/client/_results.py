@@ -53,9 +53,9 @@ class Result:
         return self.raw.get("cacheScope")
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, Result) or type(other) is not type(self):
             return NotImplemented
-        return self.raw == other.raw  # type: ignore[attr-defined, no-any-return]
+        return self.raw == other.raw
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -1,15 +1,17 @@
-"""The interface between the `Client` and a transport: small on purpose.
+"""The contract between the `Client` and a transport: small on purpose.
 
 A transport moves encoded messages; it knows nothing of MCP. The client
 hands it each outgoing message already encoded (one JSON text, no newline)
 together with what an HTTP transport needs to build headers; the transport
-reports what arrives through the `Receiver` the client gave to `open`:
+reports what arrives through the `Receiver` the client gave to `open` (a
+private object of the client's, not the `Client` itself):
 
-* ``receiver.message(data, origin)``: one incoming JSON text. ``origin`` is
-  the id of the request whose response stream carried it (HTTP), or
-  ``None`` when the channel is shared (stdio, memory): notifications on a
-  shared channel are correlated by their content, not by where they came
-  from;
+* ``receiver.message(data, origin, status=None)``: one incoming JSON text.
+  ``origin`` is the id of the request whose response stream carried it
+  (HTTP), or ``None`` when the channel is shared (stdio, memory):
+  notifications on a shared channel are correlated by their content, not by
+  where they came from. ``status`` is the HTTP status of a non-2xx reply,
+  kept on the `RemoteError`;
 * ``receiver.request_failed(id, exc)``: the request with this id cannot be
   answered by the server any more (an HTTP error without a JSON-RPC body, a
   dropped connection); ``exc`` is the `ClientError` to raise to the caller;
@@ -20,16 +22,23 @@ reports what arrives through the `Receiver` the client gave to `open`:
 client sends ``notifications/cancelled``; ``False`` for HTTP, where the
 transport closes the request's response stream in `abandon`.
 
-``cache_key`` names the server for the process-wide era cache
-(versioning.mdx: the era is cached per server process or per HTTP origin).
+``cache_key`` names the server for the client's `EraCache` (versioning.mdx:
+the era is cached per server process or per HTTP origin).
 
-``mirrors_headers`` (optional, default ``False``): when ``True`` the client
-computes the HTTP metadata headers (``MCP-Protocol-Version``, ``Mcp-Method``,
-``Mcp-Name``, ``Mcp-Param-*``; `wiremcp.client._headers`) and passes them as
-``send(..., headers=)``, and drops tools whose ``x-mcp-header`` annotations
-are invalid. ``receiver.message`` takes an optional ``status`` (the HTTP
-status of a non-2xx reply), kept on the `RemoteError`. An optional
-``legacy_session_started(version)`` is called after a 2025-11-25 handshake.
+Optional members, looked up with ``getattr`` (a transport without them is
+complete):
+
+* ``mirrors_headers`` (default ``False``): when ``True`` the client computes
+  the HTTP metadata headers (``MCP-Protocol-Version``, ``Mcp-Method``,
+  ``Mcp-Name``, ``Mcp-Param-*``; `wiremcp.client._headers`) and passes them
+  as ``send(..., headers=)``, and drops tools whose ``x-mcp-header``
+  annotations are invalid;
+* ``legacy_session_started(version)``: called once after a 2025-11-25
+  ``initialize`` handshake (HTTP opens its GET stream for server requests).
+
+Writing bytes that are not a message the client built (a demo's malformed
+line) is not part of the contract: a transport may offer it as its own
+method (`StdioTransport.write_line`).
 """
 
 from __future__ import annotations
@@ -57,13 +66,10 @@ class ClientTransport(Protocol):
     def send(
         self, data: bytes, *, id: Any = None, method: str | None = None, params: Any = None, headers: Any = None
     ) -> None:
-        """Send one encoded message. ``id`` is set for requests, ``None`` for notifications."""
+        """Send one encoded message. ``id`` is set for requests, ``None`` for notifications and replies."""
 
     def abandon(self, id: Any) -> None:
         """Stop receiving for the request ``id`` (HTTP: close its stream). No-op on shared streams."""
-
-    def send_raw(self, data: bytes) -> None:
-        """Write bytes as they are (a shared stream adds the newline); for demos and tests."""
 
     async def aclose(self) -> None:
         """Close the channel and release everything (stop the process, ...)."""

@@ -14,6 +14,7 @@ Prints ``listening on http://127.0.0.1:PORT/mcp`` to stderr once bound.
 
 import json
 import sys
+from typing import Any, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "modern"
@@ -34,10 +35,10 @@ TOOLS = [
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, *args):
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
-    def reply(self, status, obj=None, text=None, headers=()):
+    def reply(self, status: int, obj: Any = None, text: str | None = None, headers: Iterable[tuple[str, str]] = ()) -> None:
         body = json.dumps(obj).encode() if obj is not None else (text or "").encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json" if obj is not None else "text/plain")
@@ -47,17 +48,17 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def do_DELETE(self):
+    def do_DELETE(self) -> None:
         self.reply(200, text="")
 
-    def do_POST(self):
+    def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         msg = json.loads(body)
         id, method, params = msg.get("id"), msg.get("method"), msg.get("params") or {}
         if id is None:
             self.reply(202, text="")
             return
-        def result(r, headers=()):
+        def result(r: Any, headers: Iterable[tuple[str, str]] = ()) -> None:
             self.reply(200, {"jsonrpc": "2.0", "id": id, "result": r}, headers=headers)
         if MODE == "legacy":
             if method == "initialize":

@@ -11,24 +11,25 @@ the ``received`` tool returns.
 
 import json
 import sys
+from typing import Any
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "error"
-received = []
+received: list[Any] = []
 initialized = False
-waiting = {}  # our request id -> the tools/call id to answer
+waiting: dict[Any, Any] = {}  # our request id -> the tools/call id to answer
 next_id = 0
 
 
-def send(obj):
+def send(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
 
 
-def result(id, value):
+def result(id: Any, value: Any) -> None:
     send({"jsonrpc": "2.0", "id": id, "result": value})
 
 
-def error(id, code, message):
+def error(id: Any, code: int, message: str) -> None:
     send({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 
 

@@ -10,30 +10,31 @@ completion with fixed answers, and records every message it received
 
 import json
 import sys
+from typing import Any
 
-received = []
+received: list[Any] = []
 SERVER_INFO = {"io.modelcontextprotocol/serverInfo": {"name": "scripted", "version": "1"}}
 STATE = "opaque \u00e9=+/ \"quoted\" state"
 
 
-def send(obj):
+def send(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
 
 
-def result(id, value):
+def result(id: Any, value: dict[str, Any]) -> None:
     value.setdefault("_meta", SERVER_INFO)
     send({"jsonrpc": "2.0", "id": id, "result": value})
 
 
-def error(id, code, message, data=None):
+def error(id: Any, code: int, message: str, data: Any = None) -> None:
     err = {"code": code, "message": message}
     if data is not None:
         err["data"] = data
     send({"jsonrpc": "2.0", "id": id, "error": err})
 
 
-def text(t):
+def text(t: str) -> dict[str, Any]:
     return {"resultType": "complete", "content": [{"type": "text", "text": t}]}
 
 

@@ -4,15 +4,15 @@ Nothing is short-circuited: the client's messages are encoded, framed with
 newlines and fed to a `LineServer`, and the server's output is split into
 lines again with a `LineSplitter`, exactly as on stdio. So a test through
 `Client.memory(server)` exercises the same framing, decoding, error replies
-and cancellation as a real subprocess, without one.
+and cancellation as a real subprocess, without one. `MemoryTransport.write_line` feeds bytes
+the client did not build (not part of the `ClientTransport` contract).
 """
 
 from __future__ import annotations
 
 from typing import Any, Hashable
 
-from ...client._errors import ConnectionClosed
-from ...client._transport import Receiver
+from ...client import ConnectionClosed, Receiver
 from ...jsonrpc import LineSplitter, TooLong
 from ...server import Server
 from ..stdio._lines import LineServer
@@ -55,7 +55,8 @@ class MemoryTransport:
     ) -> None:
         self._write(data)
 
-    def send_raw(self, data: bytes) -> None:
+    def write_line(self, data: bytes) -> None:
+        """Feed ``data`` and a newline to the server as they are (for tests of its framing errors)."""
         self._write(data)
 
     def abandon(self, id: Any) -> None:

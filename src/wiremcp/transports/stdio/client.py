@@ -19,6 +19,10 @@ Rules it keeps (basic/transports/stdio.mdx):
   tail of stderr.
 
 The child inherits the parent's environment with ``env`` applied on top.
+
+`StdioTransport.write_line` writes bytes the client did not build (a demo's
+malformed line); it is this transport's own, not part of the
+`ClientTransport` contract.
 """
 
 from __future__ import annotations
@@ -29,8 +33,7 @@ import os
 from collections import deque
 from typing import Any, Callable, Hashable
 
-from ...client._errors import ConnectionClosed
-from ...client._transport import Receiver
+from ...client import ConnectionClosed, Receiver
 from ...jsonrpc import DEFAULT_MAX_MESSAGE_SIZE, LineSplitter, TooLong
 from .server import small_reads
 
@@ -192,7 +195,12 @@ class StdioTransport:
     ) -> None:
         self._write(data)
 
-    def send_raw(self, data: bytes) -> None:
+    def write_line(self, data: bytes) -> None:
+        """Write ``data`` and a newline to the server's stdin, as they are (for demos and tests).
+
+        Nothing is registered: a reply to it reaches the client's receiver
+        like any other message, which drops a reply it cannot correlate.
+        """
         self._write(data)
 
     def abandon(self, id: Any) -> None:

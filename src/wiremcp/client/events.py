@@ -1,0 +1,128 @@
+"""What the `ClientProtocol` asks its I/O layer to do: plain, immutable events.
+
+Every method of the protocol that takes input (a received message, a
+deadline passing, a cancellation, the connection ending) returns a list of
+these, in the order they must be acted on. ``tag`` is the opaque handle the
+I/O layer attached to a request when it sent it (an asyncio future, a test's
+string); the protocol never looks inside it.
+
+* `Send`: write these bytes (a notification or a reply to the server).
+* `Abandon`: stop receiving for request ``id`` (HTTP: close its stream).
+* `Settled` / `Failed`: the request tagged ``tag`` is done.
+* `Progress` / `LogMessage`: a request-scoped notification for ``tag``
+  (``LogMessage.tag`` is ``None`` when no single request claims it).
+* `Acknowledged` / `SubscriptionNote` / `SubscriptionEnded`: a
+  ``subscriptions/listen`` stream's life.
+* `Notified`: a notification nothing else claimed.
+* `ServerRequest`: a legacy server asks for input; answer it with
+  `ClientProtocol.answer` or `ClientProtocol.answer_error`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from ..jsonrpc import Notification
+
+__all__ = [
+    "Event",
+    "Send",
+    "Abandon",
+    "Settled",
+    "Failed",
+    "Progress",
+    "LogMessage",
+    "Acknowledged",
+    "SubscriptionNote",
+    "SubscriptionEnded",
+    "Notified",
+    "ServerRequest",
+]
+
+T = TypeVar("T")
+#: A request id as MCP allows it (a string or an integer).
+Id = str | int
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Abandon:
+    id: Id
+
+
+@dataclass(frozen=True, slots=True)
+class Settled(Generic[T]):
+    tag: T
+    result: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Failed(Generic[T]):
+    tag: T
+    error: BaseException
+
+
+@dataclass(frozen=True, slots=True)
+class Progress(Generic[T]):
+    tag: T
+    progress: Any
+    total: Any
+    message: Any
+
+
+@dataclass(frozen=True, slots=True)
+class LogMessage(Generic[T]):
+    tag: T | None
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Acknowledged(Generic[T]):
+    tag: T
+    notifications: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SubscriptionNote(Generic[T]):
+    tag: T
+    method: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SubscriptionEnded(Generic[T]):
+    tag: T
+    error: BaseException | None
+
+
+@dataclass(frozen=True, slots=True)
+class Notified:
+    notification: Notification
+
+
+@dataclass(frozen=True, slots=True)
+class ServerRequest:
+    id: Id
+    method: str
+    kind: str
+    params: dict[str, Any]
+
+
+Event = (
+    Send
+    | Abandon
+    | Settled[T]
+    | Failed[T]
+    | Progress[T]
+    | LogMessage[T]
+    | Acknowledged[T]
+    | SubscriptionNote[T]
+    | SubscriptionEnded[T]
+    | Notified
+    | ServerRequest
+)

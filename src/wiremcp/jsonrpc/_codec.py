@@ -198,11 +198,11 @@ class Decoder:
             f"Invalid Request: a JSON-RPC message must be an object, not {_type_name(obj)}"
         )
 
-    def _parse_error(self, head: bytes, reason: str) -> ParseError:
+    def _parse_error(self, head: bytes, reason: str) -> ParseError | InvalidRequest:
         if head.startswith(_BOM):
             return ParseError("Parse error: the message starts with a byte-order mark (BOM), which is not allowed")
         if "depth limit" in reason:
-            return InvalidRequest(  # type: ignore[return-value]
+            return InvalidRequest(
                 f"Invalid Request: the message nests deeper than {min(self.max_depth, _ORJSON_MAX_DEPTH)} levels"
             )
         if "empty" in reason:

@@ -25,7 +25,7 @@ RequestId = Union[str, int, float, None]
 
 
 class _Value:
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -90,11 +90,13 @@ class ErrorResponse(_Value):
 
     @property
     def code(self) -> int:
-        return self.error["code"]  # type: ignore[no-any-return]
+        code: int = self.error["code"]  # the decoder checked it is an int
+        return code
 
     @property
     def message(self) -> str:
-        return self.error["message"]  # type: ignore[no-any-return]
+        message: str = self.error["message"]  # the decoder checked it is a str
+        return message
 
     @property
     def data(self) -> Any:

@@ -119,13 +119,15 @@ class Context:
             "requestedSchema": schema if schema is not None else {"type": "object", "properties": {}},
         }
         k = self._key(key)
-        return (await self.ask({k: {"method": ELICIT, "params": params}}))[k]  # type: ignore[no-any-return]
+        result: dict[str, Any] = (await self.ask({k: {"method": ELICIT, "params": params}}))[k]  # checked: an object
+        return result
 
     async def elicit_url(self, message: str, url: str, elicitation_id: str, *, key: str | None = None) -> dict[str, Any]:
         """Send the user to a URL (URL-mode elicitation); returns the ElicitResult."""
         params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
         k = self._key(key)
-        return (await self.ask({k: {"method": ELICIT, "params": params}}))[k]  # type: ignore[no-any-return]
+        result: dict[str, Any] = (await self.ask({k: {"method": ELICIT, "params": params}}))[k]  # checked: an object
+        return result
 
     async def sample(
         self,
@@ -148,13 +150,15 @@ class Context:
         if system_prompt is not None:
             params["systemPrompt"] = system_prompt
         k = self._key(key)
-        return (await self.ask({k: {"method": SAMPLE, "params": params}}))[k]  # type: ignore[no-any-return]
+        result: dict[str, Any] = (await self.ask({k: {"method": SAMPLE, "params": params}}))[k]  # checked: an object
+        return result
 
     async def list_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
         """The client's roots (client/roots.mdx)."""
         k = self._key(key)
         result = (await self.ask({k: {"method": ROOTS, "params": {}}}))[k]
-        return result["roots"]  # type: ignore[no-any-return]
+        roots: list[dict[str, Any]] = result["roots"]  # checked: an array
+        return roots
 
     def close_sse_stream(self, retry_ms: int | None = None) -> bool:
         """Close the HTTP connection carrying this request's SSE stream, leaving the stream open.
@@ -169,7 +173,7 @@ class Context:
         session = self.meta.session
         if session is None:
             return False
-        return session.close_sse_stream(self.request_id, retry_ms)  # type: ignore[no-any-return]
+        return session.close_sse_stream(self.request_id, retry_ms)
 
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> bool:
         """Send ``notifications/progress`` if the request asked for it (a ``progressToken``).

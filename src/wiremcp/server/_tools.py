@@ -374,6 +374,7 @@ class Tool:
             return _bad_output(self.name, f"cannot be sent as JSON: {exc}")
         data = orjson.loads(raw)
         structured = {"result": data} if self._wrap else data
+        # _structured is the result builder only when _output_check is set (__init__)
         problem = self._output_check(structured)  # type: ignore[misc]
         if problem is not None:
             return _bad_output(self.name, f"does not match the tool's outputSchema: {problem}")

@@ -49,6 +49,19 @@ async def greet(ctx: wiremcp.Context) -> str:
     return "hi"
 
 
+@server.prompt
+def review(code: str) -> str:
+    return "Review: " + code
+
+
+@server.resource("config://app")
+def config() -> str:
+    return "{}"
+
+
+reveal_type(review)  # [prompt]
+reveal_type(config)  # [resource]
+reveal_type(wiremcp.text("hi"))  # [text]
 reveal_type(wiremcp.run)  # [run]
 wiremcp.NoSuchThing  # [typo]: an error, not Any
 """
@@ -104,9 +117,12 @@ def test_public_api_is_typed_for_users(tmp_path: Path) -> None:
     assert seen["Client"].endswith(") -> wiremcp.client._client.Client"), seen["Client"]
     assert seen["client"] == "wiremcp.client._client.Client"
     assert seen["result"] == "wiremcp.client._results.CallToolResult"
-    assert seen["progress"] == (
-        "def (progress: float, total: float | None =, message: str | None =) -> bool"
-    )
+    # (mypy 1.x writes Union[float, None] where 2.x writes float | None)
+    assert seen["progress"].startswith("def (progress: float, total: ") and seen["progress"].endswith(") -> bool")
+    assert "Any" not in seen["progress"], seen["progress"]
+    assert seen["prompt"] == "def (code: str) -> str"  # bare @server.prompt too
+    assert seen["resource"] == "def () -> str"
+    assert re.match(r"TypedDict\('?wiremcp\.server\._content\.TextContent'?, \{'type': Literal\['text'\], 'text': str", seen["text"]), seen["text"]
     assert seen["run"] == "def (server: wiremcp.server._server.Server, transport: str =, **options: Any)"
 
 

@@ -203,7 +203,8 @@ async def test_elicitation_sep1330_enums(ctx: Context) -> str:
 async def test_missing_capability(ctx: Context) -> str:
     """Needs sampling: a client that did not declare it gets -32021."""
     reply = await ctx.sample("Say hello", max_tokens=10)
-    return f"Sampled: {reply.get('content', {}).get('text', '')}"
+    content = reply["content"]  # one content block, or a list of them
+    return f"Sampled: {content.get('text', '') if isinstance(content, dict) else ''}"
 
 
 @server.tool()
@@ -229,7 +230,8 @@ async def test_input_required_result_elicitation(ctx: Context) -> str:
 async def test_input_required_result_sampling(ctx: Context) -> str:
     """Asks the client's model a question."""
     reply = await ctx.sample("What is the capital of France?", max_tokens=100, key="capital_question")
-    return f"The model answered: {reply.get('content', {}).get('text', '')}"
+    content = reply["content"]  # one content block, or a list of them
+    return f"The model answered: {content.get('text', '') if isinstance(content, dict) else ''}"
 
 
 @server.tool()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Union
 
+from ._errors import InvalidRequest
+
 __all__ = [
     "Request",
     "Notification",
@@ -116,5 +118,5 @@ class Batch(_Value):
 
     __slots__ = ("items",)
 
-    def __init__(self, items: tuple[Any, ...]) -> None:
+    def __init__(self, items: tuple[Message | InvalidRequest, ...]) -> None:
         self.items = items

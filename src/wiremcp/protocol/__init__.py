@@ -1,10 +1,11 @@
 """MCP on top of JSON-RPC: revisions and eras, ``_meta`` fields, method names, error codes.
 
 Submodules: `versions`, `meta`, `methods`, `errors`, `state` (sealed requestState),
-`headers` (x-mcp-header annotations and header value encoding).
+`headers` (x-mcp-header annotations and header value encoding), `inputs` (the
+types of the answers a client gives to elicitation, sampling and roots requests).
 """
 
-from . import meta, methods
+from . import inputs, meta, methods
 from .errors import (
     HEADER_MISMATCH,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
@@ -19,6 +20,7 @@ from .meta import LOG_LEVELS, RequestMeta, parse_request_meta
 from .versions import LATEST, LEGACY_VERSIONS, MODERN_VERSIONS, Era, era_of
 
 __all__ = [
+    "inputs",
     "meta",
     "methods",
     "LATEST",

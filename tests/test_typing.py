@@ -123,7 +123,11 @@ def test_public_api_is_typed_for_users(tmp_path: Path) -> None:
     assert seen["prompt"] == "def (code: str) -> str"  # bare @server.prompt too
     assert seen["resource"] == "def () -> str"
     assert re.match(r"TypedDict\('?wiremcp\.server\._content\.TextContent'?, \{'type': Literal\['text'\], 'text': str", seen["text"]), seen["text"]
-    assert seen["run"] == "def (server: wiremcp.server._server.Server, transport: str =, **options: Any)"
+    assert seen["run"] == (
+        "def (server: wiremcp.server._server.Server, transport: Literal['stdio'] | Literal['http'] =, **options: Any)"
+    ) or seen["run"] == (  # mypy 1.x
+        "def (server: wiremcp.server._server.Server, transport: Union[Literal['stdio'], Literal['http']] =, **options: Any)"
+    )
 
 
 def test_the_client_is_still_loaded_lazily() -> None:

@@ -19,7 +19,7 @@ JSON-RPC 2.0) → `wiremcp.protocol` (MCP revisions, _meta, error codes) →
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .jsonrpc import JSONRPCError
 from .protocol import (
@@ -89,7 +89,7 @@ if not TYPE_CHECKING:  # hidden from type checkers, so that `wiremcp.Typo` is an
         raise AttributeError(f"module 'wiremcp' has no attribute {name!r}")
 
 
-def run(server: Server, transport: str = "stdio", **options: Any) -> None:
+def run(server: Server, transport: Literal["stdio", "http"] = "stdio", **options: Any) -> None:
     """Serve ``server`` until its input ends (stdio) or until interrupted (HTTP).
 
     ``transport`` is ``"stdio"`` or ``"http"`` (Streamable HTTP on uvicorn, the

@@ -26,7 +26,7 @@ from ..protocol import MODERN_VERSIONS, methods
 from ..protocol.meta import SERVER_INFO, RequestMeta, parse_request_meta
 from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
 from ._context import Context, Emit
-from ._legacy import LegacySession
+from ._legacy import LegacySession, Notify, SendRequest
 from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
 from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, listen, parse_filter
 from ._tools import Tool
@@ -557,7 +557,7 @@ class Server:
 
     # -- legacy sessions (2025-11-25; see _legacy) -----------------------------
 
-    def open_session(self, send_request: Any, notify: Any, *, session_id: str | None = None) -> LegacySession:
+    def open_session(self, send_request: SendRequest, notify: Notify, *, session_id: str | None = None) -> LegacySession:
         """A new legacy session for a transport that received ``initialize``."""
         if not self.legacy:
             raise self._method_not_found("initialize")

@@ -43,10 +43,17 @@ async def main() -> None:
         reveal_type(result)  # [result]
 
 
-@server.tool()
+@server.tool(annotations={"readOnlyHint": True})
 async def greet(ctx: wiremcp.Context) -> str:
     reveal_type(ctx.report_progress)  # [progress]
+    answer = await ctx.elicit("Your name?", {"type": "object", "properties": {"name": {"type": "string"}}})
+    reveal_type(answer["action"])  # [action]
     return "hi"
+
+
+@server.tool(annotations={"readOnly": True})  # [annotation]: an error, the key is readOnlyHint
+def misnamed() -> None:
+    pass
 
 
 @server.prompt
@@ -107,9 +114,11 @@ def test_public_api_is_typed_for_users(tmp_path: Path) -> None:
             revealed[number] = text[len("Revealed type is ") :].strip('"').replace("builtins.", "")
         elif kind == "error":
             errors.append((number, text))
-    assert code == 1, lines  # exactly the one deliberate error below
-    assert errors == [(LINE["typo"], 'Module has no attribute "NoSuchThing"  [attr-defined]')], lines
-    seen = {name: revealed.get(number) for name, number in LINE.items() if name != "typo"}
+    assert code == 1, lines  # exactly the deliberate errors
+    assert [number for number, _ in errors] == [LINE["annotation"], LINE["typo"]], errors
+    assert '"ToolAnnotations' in errors[0][1], errors  # the wording differs between mypy versions
+    assert errors[1][1] == 'Module has no attribute "NoSuchThing"  [attr-defined]', errors
+    seen = {name: revealed.get(number) for name, number in LINE.items() if name not in ("typo", "annotation")}
     assert seen["server"] == "wiremcp.server._server.Server"
     # the decorator hands back the function with its own signature, not Callable[..., Any]
     assert seen["tool"] == "def (text: str) -> str"
@@ -120,6 +129,10 @@ def test_public_api_is_typed_for_users(tmp_path: Path) -> None:
     # (mypy 1.x writes Union[float, None] where 2.x writes float | None)
     assert seen["progress"].startswith("def (progress: float, total: ") and seen["progress"].endswith(") -> bool")
     assert "Any" not in seen["progress"], seen["progress"]
+    assert seen["action"] in (
+        "Literal['accept'] | Literal['decline'] | Literal['cancel']",
+        "Union[Literal['accept'], Literal['decline'], Literal['cancel']]",  # mypy 1.x
+    ), seen["action"]
     assert seen["prompt"] == "def (code: str) -> str"  # bare @server.prompt too
     assert seen["resource"] == "def () -> str"
     assert re.match(r"TypedDict\('?wiremcp\.server\._content\.TextContent'?, \{'type': Literal\['text'\], 'text': str", seen["text"]), seen["text"]

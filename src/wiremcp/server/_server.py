@@ -29,7 +29,7 @@ from ._context import Context, Emit
 from ._legacy import LegacySession, Notify, SendRequest
 from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
 from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, listen, parse_filter
-from ._tools import Tool
+from ._tools import Tool, ToolAnnotations
 
 # Resources, templates, prompts, completion (the section "resources, prompts, completion" below).
 from ._completion import Completer, Completers
@@ -126,7 +126,7 @@ class Server:
         input_schema: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         structured_output: bool | None = None,
-        annotations: dict[str, Any] | None = None,
+        annotations: ToolAnnotations | None = None,
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
     ) -> Callable[[F], F]:

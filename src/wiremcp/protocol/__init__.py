@@ -2,10 +2,11 @@
 
 Submodules: `versions`, `meta`, `methods`, `errors`, `state` (sealed requestState),
 `headers` (x-mcp-header annotations and header value encoding), `inputs` (the
-types of the answers a client gives to elicitation, sampling and roots requests).
+types of the answers a client gives to elicitation, sampling and roots requests;
+imported on use, not here).
 """
 
-from . import inputs, meta, methods
+from . import meta, methods
 from .errors import (
     HEADER_MISMATCH,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
@@ -20,7 +21,6 @@ from .meta import LOG_LEVELS, RequestMeta, parse_request_meta
 from .versions import LATEST, LEGACY_VERSIONS, MODERN_VERSIONS, Era, era_of
 
 __all__ = [
-    "inputs",
     "meta",
     "methods",
     "LATEST",

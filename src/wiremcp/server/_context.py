@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..jsonrpc import RequestId
 from ..protocol import methods
-from ..protocol.inputs import CreateMessageResult, ElicitResult, Root
 from ..protocol.meta import RequestMeta
 from ._mrtr import ELICIT, ROOTS, SAMPLE, InputRequired, check_answer, check_capabilities
 
 if TYPE_CHECKING:
+    # Types only: the answers' TypedDicts cost import time and nothing here needs them at run time.
+    from ..protocol.inputs import CreateMessageResult, ElicitResult, Root
     from ._server import Server
 
 __all__ = ["Context", "Emit"]

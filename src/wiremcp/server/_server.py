@@ -236,7 +236,7 @@ class Server:
             return self._complete(input_required_result(self.state_sealer, method, params, exc))
         if type(out) is dict:
             return out
-        return self._rounds(out, method, params)  # type: ignore[arg-type]  # not a dict: the awaitable (type() narrows one branch only)
+        return self._rounds(out, method, params)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
 
     async def _rounds(self, pending: Awaitable[dict[str, Any]], method: str, params: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -303,7 +303,7 @@ class Server:
         out = tool.call(arguments, ctx)
         if type(out) is dict:
             return self._complete(out)
-        return self._after(out)  # type: ignore[arg-type]  # not a dict: the awaitable (type() narrows one branch only)
+        return self._after(out)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
 
     async def _after(self, pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
         return self._complete(await pending)
@@ -514,7 +514,7 @@ class Server:
         out = resource.read(uri, arguments, ctx)
         if type(out) is list:
             return self._read_result(resource, out)
-        return self._read_later(resource, out)  # type: ignore[arg-type]  # not a dict: the awaitable (type() narrows one branch only)
+        return self._read_later(resource, out)  # type: ignore[arg-type]  # the awaitable: `type() is list` narrows one branch only
 
     def _read_result(self, resource: Resource, contents: list[dict[str, Any]]) -> dict[str, Any]:
         return self._complete(
@@ -538,7 +538,7 @@ class Server:
         out = prompt.get(arguments, ctx)
         if type(out) is dict:
             return self._complete(out)
-        return self._after(out)  # type: ignore[arg-type]  # not a dict: the awaitable (type() narrows one branch only)
+        return self._after(out)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
 
     def _completion_complete(
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
@@ -550,7 +550,7 @@ class Server:
         out = completer.complete(value, context_arguments, ctx)
         if type(out) is dict:
             return self._complete({"resultType": "complete", "completion": out})
-        return self._completion_later(out)  # type: ignore[arg-type]  # not a dict: the awaitable (type() narrows one branch only)
+        return self._completion_later(out)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
 
     async def _completion_later(self, pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
         return self._complete({"resultType": "complete", "completion": await pending})

@@ -19,7 +19,7 @@ JSON-RPC 2.0) → `wiremcp.protocol` (MCP revisions, _meta, error codes) →
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .jsonrpc import JSONRPCError
 from .protocol import (
@@ -40,6 +40,11 @@ from .server import (  # resources, prompts, completion
     resource_link,
     user,
 )
+
+if TYPE_CHECKING:
+    # Seen by type checkers only: at run time `Client` comes from `__getattr__`
+    # below, on first use, so that a server never loads the client.
+    from .client import Client
 
 __version__ = "0.1.0"
 
@@ -74,15 +79,17 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "Client":
-        from .client import Client
+if not TYPE_CHECKING:  # hidden from type checkers, so that `wiremcp.Typo` is an error there
 
-        return Client
-    raise AttributeError(f"module 'wiremcp' has no attribute {name!r}")
+    def __getattr__(name: str) -> object:
+        if name == "Client":
+            from .client import Client
+
+            return Client
+        raise AttributeError(f"module 'wiremcp' has no attribute {name!r}")
 
 
-def run(server: Server, transport: str = "stdio", **options: Any) -> None:
+def run(server: Server, transport: Literal["stdio", "http"] = "stdio", **options: Any) -> None:
     """Serve ``server`` until its input ends (stdio) or until interrupted (HTTP).
 
     ``transport`` is ``"stdio"`` or ``"http"`` (Streamable HTTP on uvicorn, the

@@ -7,7 +7,7 @@ import importlib.util
 import os
 import sys
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 
 from ..server import Server
 
@@ -65,7 +65,7 @@ def load_server(target: str) -> Server:
     raise TargetError(f"{spec} defines several Servers; name one as {spec}:NAME")
 
 
-def run_target(target: str, transport: str = "stdio", **limits: Any) -> int:
+def run_target(target: str, transport: Literal["stdio", "http"] = "stdio", **limits: Any) -> int:
     try:
         server = load_server(target)
     except TargetError as exc:

@@ -16,10 +16,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import wiremcp
-from wiremcp import Context
+from wiremcp import Content, Context
 
 server = wiremcp.Server(
     "wiremcp-everything",
@@ -51,25 +51,25 @@ def test_simple_text() -> str:
 
 
 @server.tool()
-def test_image_content():
+def test_image_content() -> list[Content]:
     """Returns an image (a 1x1 PNG)."""
     return [wiremcp.image(PNG, "image/png")]
 
 
 @server.tool()
-def test_audio_content():
+def test_audio_content() -> list[Content]:
     """Returns audio (a minimal WAV)."""
     return [wiremcp.audio(WAV, "audio/wav")]
 
 
 @server.tool()
-def test_embedded_resource():
+def test_embedded_resource() -> list[Content]:
     """Returns an embedded text resource."""
     return [wiremcp.embedded_resource("test://embedded-resource", text="This is an embedded resource content.", mime_type="text/plain")]
 
 
 @server.tool()
-def test_multiple_content_types():
+def test_multiple_content_types() -> list[Content]:
     """Returns text, an image and an embedded JSON resource."""
     return [
         wiremcp.text("Multiple content types test:"),
@@ -203,7 +203,8 @@ async def test_elicitation_sep1330_enums(ctx: Context) -> str:
 async def test_missing_capability(ctx: Context) -> str:
     """Needs sampling: a client that did not declare it gets -32021."""
     reply = await ctx.sample("Say hello", max_tokens=10)
-    return f"Sampled: {reply.get('content', {}).get('text', '')}"
+    content = reply["content"]  # one content block, or a list of them
+    return f"Sampled: {content.get('text', '') if isinstance(content, dict) else ''}"
 
 
 @server.tool()
@@ -229,7 +230,8 @@ async def test_input_required_result_elicitation(ctx: Context) -> str:
 async def test_input_required_result_sampling(ctx: Context) -> str:
     """Asks the client's model a question."""
     reply = await ctx.sample("What is the capital of France?", max_tokens=100, key="capital_question")
-    return f"The model answered: {reply.get('content', {}).get('text', '')}"
+    content = reply["content"]  # one content block, or a list of them
+    return f"The model answered: {content.get('text', '') if isinstance(content, dict) else ''}"
 
 
 @server.tool()
@@ -408,7 +410,7 @@ def test_prompt_with_arguments(
 
 
 @server.prompt()
-def test_prompt_with_embedded_resource(resourceUri: Annotated[str, "URI of the resource to embed"]):
+def test_prompt_with_embedded_resource(resourceUri: Annotated[str, "URI of the resource to embed"]) -> list[dict[str, Any]]:
     """A prompt that embeds a resource."""
     return [
         wiremcp.user(wiremcp.embedded_resource(resourceUri, text="Embedded resource content for testing.", mime_type="text/plain")),
@@ -417,13 +419,13 @@ def test_prompt_with_embedded_resource(resourceUri: Annotated[str, "URI of the r
 
 
 @server.prompt()
-def test_prompt_with_image():
+def test_prompt_with_image() -> list[dict[str, Any]]:
     """A prompt with an image."""
     return [wiremcp.user(wiremcp.image(PNG, "image/png")), wiremcp.user("Please analyze the image above.")]
 
 
 @server.prompt()
-async def test_input_required_result_prompt(ctx: Context):
+async def test_input_required_result_prompt(ctx: Context) -> list[dict[str, Any]]:
     """A prompt that first asks the user for context (multi round-trip on prompts/get)."""
     answer = await ctx.elicit(
         "What context should the prompt use?",

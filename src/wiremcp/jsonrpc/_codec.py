@@ -44,7 +44,7 @@ from typing import Any
 import orjson
 
 from ._errors import InvalidRequest, InvalidResponse, LocalProtocolError, ParseError
-from ._messages import Batch, ErrorResponse, Message, Notification, Request, Response
+from ._messages import Batch, ErrorResponse, Message, Notification, Request, RequestId, Response
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
@@ -94,7 +94,7 @@ class Profile:
         self.float_id = float_id
         self.positional_params = positional_params
 
-    def valid_id(self, value: Any) -> bool:
+    def valid_id(self, value: object) -> bool:
         t = type(value)
         if t is str or t is int:
             return True
@@ -110,7 +110,7 @@ JSONRPC_2_0 = Profile("JSON-RPC 2.0", batches=True, null_id=True, float_id=True,
 MCP = Profile("MCP", batches=False, null_id=False, float_id=False, positional_params=False)
 
 
-def _type_name(value: Any) -> str:
+def _type_name(value: object) -> str:
     if value is None:
         return "null"
     return {
@@ -198,11 +198,11 @@ class Decoder:
             f"Invalid Request: a JSON-RPC message must be an object, not {_type_name(obj)}"
         )
 
-    def _parse_error(self, head: bytes, reason: str) -> ParseError:
+    def _parse_error(self, head: bytes, reason: str) -> ParseError | InvalidRequest:
         if head.startswith(_BOM):
             return ParseError("Parse error: the message starts with a byte-order mark (BOM), which is not allowed")
         if "depth limit" in reason:
-            return InvalidRequest(  # type: ignore[return-value]
+            return InvalidRequest(
                 f"Invalid Request: the message nests deeper than {min(self.max_depth, _ORJSON_MAX_DEPTH)} levels"
             )
         if "empty" in reason:
@@ -217,7 +217,7 @@ class Decoder:
             )
         if not items:
             raise InvalidRequest("Invalid Request: a batch must not be empty")
-        out: list[Any] = []
+        out: list[Message | InvalidRequest] = []
         for item in items:
             try:
                 if type(item) is not dict:
@@ -391,11 +391,11 @@ def encode_notification(method: str, params: Any = None, *, line: bool = False) 
     return _dump({"jsonrpc": "2.0", "method": method, "params": params}, line)
 
 
-def encode_result(id: Any, result: Any, *, line: bool = False) -> bytes:
+def encode_result(id: RequestId, result: Any, *, line: bool = False) -> bytes:
     return _dump({"jsonrpc": "2.0", "id": id, "result": result}, line)
 
 
-def encode_error(id: Any, error: dict[str, Any], *, line: bool = False, profile: Profile = MCP) -> bytes:
+def encode_error(id: RequestId, error: dict[str, Any], *, line: bool = False, profile: Profile = MCP) -> bytes:
     """An error response; ``error`` is ``{"code", "message"[, "data"]}``, e.g. ``exc.to_error()``.
 
     ``id=None`` means the request's id could not be read. JSON-RPC 2.0 then

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Union
 
+from ._errors import InvalidRequest
+
 __all__ = [
     "Request",
     "Notification",
@@ -25,7 +27,7 @@ RequestId = Union[str, int, float, None]
 
 
 class _Value:
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -90,11 +92,13 @@ class ErrorResponse(_Value):
 
     @property
     def code(self) -> int:
-        return self.error["code"]  # type: ignore[no-any-return]
+        code: int = self.error["code"]  # the decoder checked it is an int
+        return code
 
     @property
     def message(self) -> str:
-        return self.error["message"]  # type: ignore[no-any-return]
+        message: str = self.error["message"]  # the decoder checked it is a str
+        return message
 
     @property
     def data(self) -> Any:
@@ -114,5 +118,5 @@ class Batch(_Value):
 
     __slots__ = ("items",)
 
-    def __init__(self, items: tuple[Any, ...]) -> None:
+    def __init__(self, items: tuple[Message | InvalidRequest, ...]) -> None:
         self.items = items

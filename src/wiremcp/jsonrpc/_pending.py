@@ -20,10 +20,10 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import OrderedDict
-from typing import Generic, TypeVar
+from typing import Any, Generic, Iterator, TypeVar, overload
 
 from ._errors import LocalProtocolError, RemoteProtocolError
-from ._messages import ErrorResponse, Response
+from ._messages import ErrorResponse, RequestId, Response
 
 __all__ = ["Pending", "PendingRequests", "DEFAULT_ABANDONED_MEMORY"]
 
@@ -55,11 +55,12 @@ class PendingRequests(Generic[C]):
     def __init__(self, *, first_id: int = 1, abandoned_memory: int = DEFAULT_ABANDONED_MEMORY) -> None:
         if abandoned_memory < 0:
             raise ValueError("abandoned_memory must not be negative")
-        self._by_id: dict[str | int, Pending[C]] = {}
+        # Keys are str or int (`add` checks); a reply's id of any type may be looked up.
+        self._by_id: dict[RequestId, Pending[C]] = {}
         self._ids = itertools.count(first_id)
         self._deadlines: list[tuple[float, int, str | int]] = []
         self._tiebreak = itertools.count()
-        self._abandoned: OrderedDict[str | int, str] = OrderedDict()
+        self._abandoned: OrderedDict[RequestId, str] = OrderedDict()
         self._abandoned_memory = abandoned_memory
 
     def __len__(self) -> int:
@@ -68,7 +69,7 @@ class PendingRequests(Generic[C]):
     def __contains__(self, id: object) -> bool:
         return id in self._by_id
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Pending[C]]:
         return iter(list(self._by_id.values()))
 
     def get(self, id: str | int) -> Pending[C] | None:
@@ -81,14 +82,22 @@ class PendingRequests(Generic[C]):
                 return candidate
         raise AssertionError("unreachable")  # pragma: no cover
 
+    @overload
+    def add(
+        self: PendingRequests[None], id: str | int, method: str, *, deadline: float | None = None
+    ) -> Pending[None]: ...
+
+    @overload
+    def add(self, id: str | int, method: str, *, deadline: float | None = None, context: C) -> Pending[C]: ...
+
     def add(
         self,
         id: str | int,
         method: str,
         *,
         deadline: float | None = None,
-        context: C = None,  # type: ignore[assignment]
-    ) -> Pending[C]:
+        context: Any = None,  # typed by the overloads: C, left out only when C is None
+    ) -> Pending[Any]:
         t = type(id)
         if t is not str and t is not int:
             raise LocalProtocolError(f"a request id must be a string or an integer, not {id!r}")
@@ -107,13 +116,13 @@ class PendingRequests(Generic[C]):
         Returns ``None`` for a late reply to an abandoned request; raises
         `RemoteProtocolError` for a reply to an id that was never in flight.
         """
-        entry = self._by_id.pop(response.id, None)  # type: ignore[arg-type]
+        entry = self._by_id.pop(response.id, None)
         if entry is not None:
             if entry.deadline is not None:
                 self._compact()
             return entry
         if response.id in self._abandoned:
-            del self._abandoned[response.id]  # type: ignore[arg-type]
+            del self._abandoned[response.id]
             return None
         raise RemoteProtocolError(f"received a reply for id {response.id!r}, which is not in flight")
 

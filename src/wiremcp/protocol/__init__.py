@@ -1,7 +1,9 @@
 """MCP on top of JSON-RPC: revisions and eras, ``_meta`` fields, method names, error codes.
 
 Submodules: `versions`, `meta`, `methods`, `errors`, `state` (sealed requestState),
-`headers` (x-mcp-header annotations and header value encoding).
+`headers` (x-mcp-header annotations and header value encoding), `inputs` (the
+types of the answers a client gives to elicitation, sampling and roots requests;
+imported on use, not here).
 """
 
 from . import meta, methods

@@ -20,7 +20,7 @@ define them differently.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Protocol
 
 from ..jsonrpc import InvalidParams
 from .errors import UnsupportedProtocolVersion
@@ -35,6 +35,7 @@ __all__ = [
     "PROGRESS_TOKEN",
     "LOG_LEVELS",
     "RequestMeta",
+    "LegacySessionLike",
     "parse_request_meta",
 ]
 
@@ -49,6 +50,22 @@ PROGRESS_TOKEN = "progressToken"
 #: RFC 5424 severities, least severe first (server/utilities/logging.mdx).
 LOG_LEVELS: tuple[str, ...] = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 _LEVEL_RANK = {name: rank for rank, name in enumerate(LOG_LEVELS)}
+
+
+class LegacySessionLike(Protocol):
+    """What a request of a legacy (2025-11-25) session can ask of its session.
+
+    The server's legacy session (``wiremcp.server._legacy.LegacySession``)
+    implements it; it is named here so that `RequestMeta` can carry one.
+    """
+
+    async def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """Send each ``{"method", "params"}`` to the client as a real request; the results by key."""
+        ...
+
+    def close_sse_stream(self, request_id: Any, retry_ms: int | None = None) -> bool:
+        """Close the connection carrying this request's SSE stream (Streamable HTTP only)."""
+        ...
 
 
 class RequestMeta:
@@ -75,7 +92,7 @@ class RequestMeta:
         #: answers from ``requestState`` plus its ``inputResponses``), or None.
         self.inputs: dict[str, Any] | None = None
         #: The legacy (2025-11-25) session the request belongs to, or None (modern).
-        self.session: Any = None
+        self.session: LegacySessionLike | None = None
 
     def wants_log(self, level: str) -> bool:
         """Whether a message at ``level`` may be sent for this request.

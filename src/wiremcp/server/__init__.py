@@ -2,7 +2,7 @@
 
 from ._context import Context, Emit
 from ._server import DEFAULT_LIST_TTL_MS, Server
-from ._tools import Tool, ToolError, ToolResult, text
+from ._tools import Tool, ToolAnnotations, ToolError, ToolResult, text
 
 # Tool definitions: schema markers, content block types.
 from ._content import AudioContent, Content, EmbeddedResource, ImageContent, ResourceLink, TextContent
@@ -15,7 +15,7 @@ from ._prompts import Prompt, assistant, message, user
 from ._resources import Resource
 from ._uri_template import TemplateError, UriTemplate
 
-__all__ = ["Server", "Context", "Emit", "Tool", "ToolError", "ToolResult", "text", "DEFAULT_LIST_TTL_MS"]
+__all__ = ["Server", "Context", "Emit", "Tool", "ToolAnnotations", "ToolError", "ToolResult", "text", "DEFAULT_LIST_TTL_MS"]
 __all__ += [
     "Field",
     "Header",

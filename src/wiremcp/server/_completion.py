@@ -115,7 +115,8 @@ class Completer:
             self.ref, self.target = RESOURCE_REF, template
             what = f"completer for {argument!r} of template {template!r}"
         else:
-            self.ref, self.target = PROMPT_REF, prompt  # type: ignore[assignment]
+            assert prompt is not None  # exactly one of the two, checked above
+            self.ref, self.target = PROMPT_REF, prompt
             what = f"completer for {argument!r} of prompt {prompt!r}"
         self.argument = argument
         self.sig = Signature(fn, what)
@@ -193,8 +194,12 @@ class Completers:
             raise ValueError(f"a completer for {completer.argument!r} of {completer.target!r} is already registered")
         self.by_key[completer.key] = completer
 
-    def remove(self, key: tuple[str, str, str]) -> Completer:
-        return self.by_key.pop(key)
+    def remove(self, key: tuple[str, str | None, str]) -> Completer:
+        """Unregister the completer for ``(ref type, prompt or template, argument)``; KeyError if none."""
+        ref, target, argument = key
+        if target is None:  # neither a prompt nor a template named
+            raise KeyError(key)
+        return self.by_key.pop((ref, target, argument))
 
     def resolve(
         self, params: dict[str, Any], prompts: Prompts, resources: Resources

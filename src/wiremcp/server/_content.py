@@ -23,15 +23,13 @@ A tool annotated to return these types (or `ToolResult`) gets no
 Prompts use the same blocks inside their messages (`_prompts`).
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: this module defines a function
+# named `annotations`, which that import would shadow.
 import base64
 import binascii
 import datetime
 import re
-from typing import Any, Literal, NotRequired, TypedDict, Union
-
-
+from typing import Any, Literal, NotRequired, TypedDict, TypeVar, Union
 
 __all__ = [
     "Annotations",
@@ -124,29 +122,29 @@ def annotations(
     last_modified: str | datetime.datetime | None = None,
 ) -> Annotations:
     """An ``annotations`` object; every argument is optional."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     if audience is not None:
         out["audience"] = audience
     if priority is not None:
         out["priority"] = priority
     if last_modified is not None:
         out["lastModified"] = last_modified
-    return _annotations(out)  # type: ignore[return-value]
+    return _annotations(out)
 
 
-def _annotations(value: Any) -> dict[str, Any]:
+def _annotations(value: object) -> Annotations:
     if not isinstance(value, dict):
         raise TypeError(f"annotations must be a dict with audience, priority, lastModified; not {value!r}")
-    out: dict[str, Any] = {}
+    out: Annotations = {}
     for key, item in value.items():
         if key == "audience":
             if not isinstance(item, (list, tuple)) or not all(r in _ROLES for r in item):
                 raise ValueError(f"annotations.audience must be a list of 'user' and 'assistant', not {item!r}")
-            out[key] = list(item)
+            out["audience"] = list(item)
         elif key == "priority":
             if type(item) not in (int, float) or not 0 <= item <= 1:
                 raise ValueError(f"annotations.priority must be a number from 0 to 1, not {item!r}")
-            out[key] = item
+            out["priority"] = item
         elif key in ("lastModified", "last_modified"):
             if isinstance(item, datetime.datetime):
                 if item.tzinfo is None:
@@ -210,7 +208,11 @@ def check_icons(icons: Any, what: str = "icons") -> list[dict[str, Any]]:
     return out
 
 
-def _finish(block: dict[str, Any], annotations: Any, meta: dict[str, Any] | None) -> Any:
+#: A content block being made (each helper's own TypedDict).
+_Block = TypeVar("_Block", TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource)
+
+
+def _finish(block: _Block, annotations: object, meta: dict[str, Any] | None) -> _Block:
     if annotations is not None:
         block["annotations"] = _annotations(annotations)
     if meta is not None:
@@ -242,9 +244,10 @@ def text(value: str, *, annotations: Annotations | dict[str, Any] | None = None,
     """A text block."""
     if type(value) is not str:
         raise TypeError(f"text() takes a str, not {type(value).__name__}")
+    block: TextContent = {"type": "text", "text": value}
     if annotations is None and meta is None:
-        return {"type": "text", "text": value}
-    return _finish({"type": "text", "text": value}, annotations, meta)  # type: ignore[no-any-return]
+        return block
+    return _finish(block, annotations, meta)
 
 
 def image(
@@ -255,8 +258,8 @@ def image(
     meta: dict[str, Any] | None = None,
 ) -> ImageContent:
     """An image block: raw ``bytes`` (encoded here) or base64 text, and its MIME type (``image/png``)."""
-    block = {"type": "image", "data": _base64(data, "image data"), "mimeType": _string(mime_type, "mime_type")}
-    return _finish(block, annotations, meta)  # type: ignore[no-any-return]
+    block: ImageContent = {"type": "image", "data": _base64(data, "image data"), "mimeType": _string(mime_type, "mime_type")}
+    return _finish(block, annotations, meta)
 
 
 def audio(
@@ -267,8 +270,8 @@ def audio(
     meta: dict[str, Any] | None = None,
 ) -> AudioContent:
     """An audio block: raw ``bytes`` (encoded here) or base64 text, and its MIME type (``audio/wav``)."""
-    block = {"type": "audio", "data": _base64(data, "audio data"), "mimeType": _string(mime_type, "mime_type")}
-    return _finish(block, annotations, meta)  # type: ignore[no-any-return]
+    block: AudioContent = {"type": "audio", "data": _base64(data, "audio data"), "mimeType": _string(mime_type, "mime_type")}
+    return _finish(block, annotations, meta)
 
 
 def resource_link(
@@ -284,7 +287,7 @@ def resource_link(
     meta: dict[str, Any] | None = None,
 ) -> ResourceLink:
     """A link to a resource the client may read or subscribe to (tools.mdx, "Resource Links")."""
-    block: dict[str, Any] = {"type": "resource_link", "uri": _string(uri, "uri"), "name": _string(name, "name")}
+    block: ResourceLink = {"type": "resource_link", "uri": _string(uri, "uri"), "name": _string(name, "name")}
     if title is not None:
         block["title"] = _string(title, "title")
     if description is not None:
@@ -297,7 +300,7 @@ def resource_link(
         block["size"] = size
     if icons is not None:
         block["icons"] = check_icons(icons)
-    return _finish(block, annotations, meta)  # type: ignore[no-any-return]
+    return _finish(block, annotations, meta)
 
 
 def embedded_resource(
@@ -315,11 +318,12 @@ def embedded_resource(
     resource: dict[str, Any] = {"uri": _string(uri, "uri")}
     if mime_type is not None:
         resource["mimeType"] = _string(mime_type, "mime_type")
-    if text is not None:
+    if blob is None:  # then text is not None
         if type(text) is not str:
             raise TypeError(f"text must be a str, not {type(text).__name__}")
         resource["text"] = text
     else:
-        resource["blob"] = _base64(blob, "blob")  # type: ignore[arg-type]
-    return _finish({"type": "resource", "resource": resource}, annotations, meta)  # type: ignore[no-any-return]
+        resource["blob"] = _base64(blob, "blob")
+    block: EmbeddedResource = {"type": "resource", "resource": resource}
+    return _finish(block, annotations, meta)
 

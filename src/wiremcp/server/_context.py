@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..jsonrpc import RequestId
 from ..protocol import methods
 from ..protocol.meta import RequestMeta
 from ._mrtr import ELICIT, ROOTS, SAMPLE, InputRequired, check_answer, check_capabilities
 
 if TYPE_CHECKING:
+    # Types only: the answers' TypedDicts cost import time and nothing here needs them at run time.
+    from ..protocol.inputs import CreateMessageResult, ElicitResult, Root
     from ._server import Server
 
 __all__ = ["Context", "Emit"]
@@ -33,7 +36,7 @@ class Context:
 
     def __init__(
         self,
-        request_id: Any,
+        request_id: RequestId,
         method: str,
         meta: RequestMeta,
         server: Server,
@@ -107,7 +110,7 @@ class Context:
 
     async def elicit(
         self, message: str, schema: dict[str, Any] | None = None, *, key: str | None = None
-    ) -> dict[str, Any]:
+    ) -> ElicitResult:
         """Ask the user to fill a form (client/elicitation.mdx); returns the ElicitResult.
 
         ``schema`` is a flat object schema of primitive properties; the
@@ -119,13 +122,15 @@ class Context:
             "requestedSchema": schema if schema is not None else {"type": "object", "properties": {}},
         }
         k = self._key(key)
-        return (await self.ask({k: {"method": ELICIT, "params": params}}))[k]  # type: ignore[no-any-return]
+        result: ElicitResult = (await self.ask({k: {"method": ELICIT, "params": params}}))[k]  # checked: check_answer
+        return result
 
-    async def elicit_url(self, message: str, url: str, elicitation_id: str, *, key: str | None = None) -> dict[str, Any]:
+    async def elicit_url(self, message: str, url: str, elicitation_id: str, *, key: str | None = None) -> ElicitResult:
         """Send the user to a URL (URL-mode elicitation); returns the ElicitResult."""
         params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
         k = self._key(key)
-        return (await self.ask({k: {"method": ELICIT, "params": params}}))[k]  # type: ignore[no-any-return]
+        result: ElicitResult = (await self.ask({k: {"method": ELICIT, "params": params}}))[k]  # checked: check_answer
+        return result
 
     async def sample(
         self,
@@ -135,7 +140,7 @@ class Context:
         system_prompt: str | None = None,
         key: str | None = None,
         **options: Any,
-    ) -> dict[str, Any]:
+    ) -> CreateMessageResult:
         """Ask the client's LLM (client/sampling.mdx); returns the CreateMessageResult.
 
         ``messages`` may be a plain string: one user text message. Other
@@ -148,13 +153,15 @@ class Context:
         if system_prompt is not None:
             params["systemPrompt"] = system_prompt
         k = self._key(key)
-        return (await self.ask({k: {"method": SAMPLE, "params": params}}))[k]  # type: ignore[no-any-return]
+        result: CreateMessageResult = (await self.ask({k: {"method": SAMPLE, "params": params}}))[k]  # checked: check_answer
+        return result
 
-    async def list_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
+    async def list_roots(self, *, key: str | None = None) -> list[Root]:
         """The client's roots (client/roots.mdx)."""
         k = self._key(key)
         result = (await self.ask({k: {"method": ROOTS, "params": {}}}))[k]
-        return result["roots"]  # type: ignore[no-any-return]
+        roots: list[Root] = result["roots"]  # checked: an array (check_answer)
+        return roots
 
     def close_sse_stream(self, retry_ms: int | None = None) -> bool:
         """Close the HTTP connection carrying this request's SSE stream, leaving the stream open.
@@ -169,7 +176,7 @@ class Context:
         session = self.meta.session
         if session is None:
             return False
-        return session.close_sse_stream(self.request_id, retry_ms)  # type: ignore[no-any-return]
+        return session.close_sse_stream(self.request_id, retry_ms)
 
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> bool:
         """Send ``notifications/progress`` if the request asked for it (a ``progressToken``).

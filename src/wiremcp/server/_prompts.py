@@ -41,7 +41,7 @@ def _block(content: str | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(content, str):
         return {"type": "text", "text": content}
     if isinstance(content, dict) and content.get("type") in CONTENT_TYPES:
-        return content  # type: ignore[return-value]
+        return content
     raise TypeError(f"a message's content is a str (text) or one content block dict, not {content!r:.80}")
 
 
@@ -77,9 +77,10 @@ class Prompt:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
     ) -> None:
-        self.name = name or getattr(fn, "__name__", "")
-        if type(self.name) is not str or not self.name:
+        prompt_name = name or getattr(fn, "__name__", "")
+        if type(prompt_name) is not str or not prompt_name:
             raise ValueError("a prompt needs a name (a non-empty string)")
+        self.name = prompt_name
         self.sig = Signature(fn, f"prompt {self.name!r}")
         definition: dict[str, Any] = {"name": self.name}
         if title:

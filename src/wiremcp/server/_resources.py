@@ -159,8 +159,8 @@ def _item(value: Any, uri: str, mime_type: str | None) -> dict[str, Any]:
     if isinstance(value, str):
         return {"uri": uri, "mimeType": mime_type or "text/plain", "text": value}
     if isinstance(value, (bytes, bytearray, memoryview)):
-        blob = base64.b64encode(value).decode("ascii")
-        return {"uri": uri, "mimeType": mime_type or "application/octet-stream", "blob": blob}
+        data = base64.b64encode(value).decode("ascii")
+        return {"uri": uri, "mimeType": mime_type or "application/octet-stream", "blob": data}
     if type(value) is dict:
         text, blob = value.get("text"), value.get("blob")
         if (text is None) == (blob is None):

@@ -19,17 +19,17 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any, Awaitable, Callable, Iterable, Literal
+from typing import Any, Awaitable, Callable, Iterable, Literal, TypeVar, overload
 
 from ..jsonrpc import InvalidParams, MethodNotFound, Request
 from ..protocol import MODERN_VERSIONS, methods
 from ..protocol.meta import SERVER_INFO, RequestMeta, parse_request_meta
 from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
 from ._context import Context, Emit
-from ._legacy import LegacySession
+from ._legacy import LegacySession, Notify, SendRequest
 from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
 from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, listen, parse_filter
-from ._tools import Tool
+from ._tools import Tool, ToolAnnotations
 
 # Resources, templates, prompts, completion (the section "resources, prompts, completion" below).
 from ._completion import Completer, Completers
@@ -43,6 +43,8 @@ DEFAULT_LIST_TTL_MS = 60_000
 
 Handler = Callable[[Request, dict[str, Any], RequestMeta, "Emit | None"], "dict[str, Any] | Awaitable[dict[str, Any]]"]
 CacheScope = Literal["public", "private"]
+#: A function being registered: the decorators hand it back unchanged, with its own type.
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Server:
@@ -124,10 +126,10 @@ class Server:
         input_schema: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         structured_output: bool | None = None,
-        annotations: dict[str, Any] | None = None,
+        annotations: ToolAnnotations | None = None,
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
-    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    ) -> Callable[[F], F]:
         """Decorator: register a plain or async function as a tool; returns it unchanged.
 
         ``output_schema`` publishes an explicit ``outputSchema``;
@@ -135,7 +137,7 @@ class Server:
         annotation, ``True`` requires one (see `wiremcp.server._tools`).
         """
 
-        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def register(fn: F) -> F:
             self.add_tool(
                 fn,
                 name=name,
@@ -226,15 +228,15 @@ class Server:
         meta = parse_request_meta(params, self.supported_versions)
         method = request.method
         if method not in MRTR_METHODS:
-            return handler(request, params, meta, emit)  # type: ignore[arg-type]
-        begin(self.state_sealer, method, params, meta)  # type: ignore[arg-type]
+            return handler(request, params, meta, emit)
+        begin(self.state_sealer, method, params, meta)
         try:
-            out = handler(request, params, meta, emit)  # type: ignore[arg-type]
+            out = handler(request, params, meta, emit)
         except InputRequired as exc:
-            return self._complete(input_required_result(self.state_sealer, method, params, exc))  # type: ignore[arg-type]
+            return self._complete(input_required_result(self.state_sealer, method, params, exc))
         if type(out) is dict:
             return out
-        return self._rounds(out, method, params)  # type: ignore[arg-type]
+        return self._rounds(out, method, params)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
 
     async def _rounds(self, pending: Awaitable[dict[str, Any]], method: str, params: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -301,7 +303,7 @@ class Server:
         out = tool.call(arguments, ctx)
         if type(out) is dict:
             return self._complete(out)
-        return self._after(out)  # type: ignore[arg-type]
+        return self._after(out)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
 
     async def _after(self, pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
         return self._complete(await pending)
@@ -324,7 +326,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         ttl_ms: int | None = None,
         cache_scope: CacheScope | None = None,
-    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    ) -> Callable[[F], F]:
         """Decorator: register a function as the resource at ``uri``; returns it unchanged.
 
         A ``uri`` with ``{...}`` (RFC 6570) registers a resource template
@@ -333,7 +335,7 @@ class Server:
         results (default: the server's).
         """
 
-        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def register(fn: F) -> F:
             self.add_resource(
                 fn,
                 uri,
@@ -375,6 +377,10 @@ class Server:
         """The resource templates by URI template, in registration order (a copy)."""
         return dict(self._resources.templates)
 
+    @overload
+    def prompt(self, name: F, /) -> F: ...
+
+    @overload
     def prompt(
         self,
         name: str | None = None,
@@ -383,17 +389,26 @@ class Server:
         description: str | None = None,
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
-    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    ) -> Callable[[F], F]: ...
+
+    def prompt(
+        self,
+        name: str | F | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> F | Callable[[F], F]:
         """Decorator: register a function as a prompt; its parameters are the prompt's arguments.
 
         ``@server.prompt()`` and bare ``@server.prompt`` both work.
         """
         if callable(name):  # used bare: the function came as `name`
-            fn: Any = name
-            self.add_prompt(fn, title=title, description=description, icons=icons, meta=meta)
-            return fn  # type: ignore[no-any-return]
+            self.add_prompt(name, title=title, description=description, icons=icons, meta=meta)
+            return name
 
-        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def register(fn: F) -> F:
             self.add_prompt(fn, name=name, title=title, description=description, icons=icons, meta=meta)
             return fn
 
@@ -418,7 +433,7 @@ class Server:
 
     def complete(
         self, *, argument: str, prompt: str | None = None, template: str | None = None
-    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    ) -> Callable[[F], F]:
         """Decorator: register a completer for one argument of a prompt or a template variable.
 
         >>> server = Server("demo")
@@ -427,7 +442,7 @@ class Server:
         ...     return [x for x in ("python", "rust") if x.startswith(value)]
         """
 
-        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def register(fn: F) -> F:
             self.add_completer(fn, argument=argument, prompt=prompt, template=template)
             return fn
 
@@ -443,7 +458,7 @@ class Server:
 
     def remove_completer(self, *, argument: str, prompt: str | None = None, template: str | None = None) -> None:
         ref = "ref/prompt" if prompt is not None else "ref/resource"
-        self._completers.remove((ref, prompt if prompt is not None else template, argument))  # type: ignore[arg-type]
+        self._completers.remove((ref, prompt if prompt is not None else template, argument))
         self._offer()
 
     def _offer(self) -> None:
@@ -499,7 +514,7 @@ class Server:
         out = resource.read(uri, arguments, ctx)
         if type(out) is list:
             return self._read_result(resource, out)
-        return self._read_later(resource, out)  # type: ignore[arg-type]
+        return self._read_later(resource, out)  # type: ignore[arg-type]  # the awaitable: `type() is list` narrows one branch only
 
     def _read_result(self, resource: Resource, contents: list[dict[str, Any]]) -> dict[str, Any]:
         return self._complete(
@@ -523,7 +538,7 @@ class Server:
         out = prompt.get(arguments, ctx)
         if type(out) is dict:
             return self._complete(out)
-        return self._after(out)  # type: ignore[arg-type]
+        return self._after(out)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
 
     def _completion_complete(
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
@@ -535,14 +550,14 @@ class Server:
         out = completer.complete(value, context_arguments, ctx)
         if type(out) is dict:
             return self._complete({"resultType": "complete", "completion": out})
-        return self._completion_later(out)  # type: ignore[arg-type]
+        return self._completion_later(out)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
 
     async def _completion_later(self, pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
         return self._complete({"resultType": "complete", "completion": await pending})
 
     # -- legacy sessions (2025-11-25; see _legacy) -----------------------------
 
-    def open_session(self, send_request: Any, notify: Any, *, session_id: str | None = None) -> LegacySession:
+    def open_session(self, send_request: SendRequest, notify: Notify, *, session_id: str | None = None) -> LegacySession:
         """A new legacy session for a transport that received ``initialize``."""
         if not self.legacy:
             raise self._method_not_found("initialize")

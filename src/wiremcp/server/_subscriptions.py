@@ -22,9 +22,9 @@ Rules kept by `listen` (the request handler):
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Literal, Optional, Protocol
 
-from ..jsonrpc import InvalidParams, JSONRPCError
+from ..jsonrpc import InvalidParams, JSONRPCError, RequestId
 from ..protocol.meta import SUBSCRIPTION_ID
 
 __all__ = ["ChangeBus", "LocalBus", "Event", "listen", "DEFAULT_MAX_SUBSCRIPTIONS", "parse_filter"]
@@ -34,8 +34,8 @@ DEFAULT_MAX_SUBSCRIPTIONS = 1024
 #: Events queued for one slow listener before the oldest are dropped.
 QUEUE_LIMIT = 1024
 
-#: ("tools" | "prompts" | "resources" | "updated", uri or None); None ends every stream.
-Event = "tuple[str, str | None] | None"
+#: What changed: ``(kind, uri or None)``; ``None`` ends every stream.
+Event = Optional[tuple[Literal["tools", "prompts", "resources", "updated"], Optional[str]]]
 
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 _LIST_CHANGED = {
@@ -47,9 +47,11 @@ UPDATED = "notifications/resources/updated"
 
 
 class ChangeBus(Protocol):
-    def publish(self, event: Any) -> None: ...
+    def publish(self, event: Event) -> None:
+        """Deliver ``event`` to every subscriber (on every worker, for a shared bus)."""
+        ...
 
-    def subscribe(self, deliver: Callable[[Any], None]) -> Callable[[], None]:
+    def subscribe(self, deliver: Callable[[Event], None]) -> Callable[[], None]:
         """Register a callback for every event; returns the function that unregisters it."""
         ...
 
@@ -58,13 +60,13 @@ class LocalBus:
     """Fan-out within one process."""
 
     def __init__(self) -> None:
-        self._listeners: set[Callable[[Any], None]] = set()
+        self._listeners: set[Callable[[Event], None]] = set()
 
-    def publish(self, event: Any) -> None:
+    def publish(self, event: Event) -> None:
         for deliver in list(self._listeners):
             deliver(event)
 
-    def subscribe(self, deliver: Callable[[Any], None]) -> Callable[[], None]:
+    def subscribe(self, deliver: Callable[[Event], None]) -> Callable[[], None]:
         self._listeners.add(deliver)
         return lambda: self._listeners.discard(deliver)
 
@@ -87,7 +89,7 @@ def parse_filter(params: dict[str, Any]) -> dict[str, Any]:
 
 
 async def listen(
-    subscription_id: Any,
+    subscription_id: RequestId,
     wanted: dict[str, Any],
     honoured: set[str],
     bus: ChangeBus,
@@ -109,9 +111,9 @@ async def listen(
         agreed["resourceSubscriptions"] = list(wanted["resourceSubscriptions"])
         uris = set(agreed["resourceSubscriptions"])
     meta = {SUBSCRIPTION_ID: subscription_id}
-    queue: asyncio.Queue[Any] = asyncio.Queue(QUEUE_LIMIT)
+    queue: asyncio.Queue[Event] = asyncio.Queue(QUEUE_LIMIT)
 
-    def deliver(event: Any) -> None:
+    def deliver(event: Event) -> None:
         if event is not None:
             kind, uri = event
             if not (kind in kinds or (kind == "updated" and uri in uris)):

@@ -44,7 +44,7 @@ import inspect
 import logging
 import re
 import typing
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, TypedDict
 
 import orjson
 
@@ -65,13 +65,23 @@ from ._schema import (
     signature_info,
 )
 
-__all__ = ["Tool", "ToolError", "ToolResult", "text", "TOOL_ANNOTATIONS"]
+__all__ = ["Tool", "ToolAnnotations", "ToolError", "ToolResult", "text", "TOOL_ANNOTATIONS"]
 
 log = logging.getLogger("wiremcp.server")
 
 _CONTENT_TYPES = CONTENT_TYPES
 
-#: ToolAnnotations keys and their JSON types (schema.json, ToolAnnotations).
+class ToolAnnotations(TypedDict, total=False):
+    """Hints about a tool's behaviour for the client (schema.json, ToolAnnotations); all optional."""
+
+    title: str
+    readOnlyHint: bool
+    destructiveHint: bool
+    idempotentHint: bool
+    openWorldHint: bool
+
+
+#: ToolAnnotations keys and their JSON types, checked at registration.
 TOOL_ANNOTATIONS: dict[str, type] = {
     "title": str,
     "readOnlyHint": bool,
@@ -230,7 +240,7 @@ class Tool:
         input_schema: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         structured_output: bool | None = None,
-        annotations: dict[str, Any] | None = None,
+        annotations: ToolAnnotations | None = None,
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
     ) -> None:
@@ -374,6 +384,7 @@ class Tool:
             return _bad_output(self.name, f"cannot be sent as JSON: {exc}")
         data = orjson.loads(raw)
         structured = {"result": data} if self._wrap else data
+        # _structured is the result builder only when _output_check is set (__init__)
         problem = self._output_check(structured)  # type: ignore[misc]
         if problem is not None:
             return _bad_output(self.name, f"does not match the tool's outputSchema: {problem}")

@@ -198,10 +198,10 @@ class UriTemplate:
         """
         out: list[str] = []
         for part in self._parts:
-            if type(part) is str:
+            if isinstance(part, str):
                 out.append(part)
             else:
-                out.append(_expand(part, values))  # type: ignore[arg-type]
+                out.append(_expand(part, values))
         return "".join(out)
 
     # -- matching --------------------------------------------------------------
@@ -211,10 +211,10 @@ class UriTemplate:
         groups: list[tuple[str, int, _Op, _Var | None]] = []
         pool: dict[str, _Var] = {}
         for part in self._parts:
-            if type(part) is str:
+            if isinstance(part, str):
                 pattern.append(re.escape(part))
                 continue
-            expr: _Expr = part  # type: ignore[assignment]
+            expr = part
             op = expr.op
             if op.named:
                 group = f"g{len(groups)}"
@@ -332,12 +332,12 @@ def _follow(parts: list[str | _Expr], start: int) -> set[str] | None:
     """The characters the text after ``parts[:start]`` may begin with; None: any."""
     chars: set[str] = set()
     for part in parts[start:]:
-        if type(part) is str:
+        if isinstance(part, str):
             if part:
                 chars.add(part[0])
                 return chars
             continue
-        first = part.op.first  # type: ignore[union-attr]
+        first = part.op.first
         if not first:  # a required value comes next: it may begin with anything
             return None
         chars.add(first)  # an optional expression: it, or what follows it
@@ -348,9 +348,9 @@ def _ambiguous_values(parts: list[str | _Expr]) -> int:
     """How many captured values may end at more than one place (module docstring)."""
     count = 0
     for i, part in enumerate(parts):
-        if type(part) is str:
+        if isinstance(part, str):
             continue
-        expr: _Expr = part  # type: ignore[assignment]
+        expr = part
         op = expr.op
         after = _follow(parts, i + 1)
         if op.named:

@@ -5,8 +5,8 @@
 //
 // CONFIG.json: {"issuer": "http://127.0.0.1:PORT", "port": PORT, "keys": [private JWKs],
 // "alg": "ES256" | "RS256", "clients": [{"client_id", "client_secret", "scope", "ttl"?}]}.
-// Every resource indicator is a resource server whose tokens are JWTs with `aud` = the
-// indicator, scopes "mcp admin", signed with the first key of `alg`; a client's `ttl`
+// Every resource indicator is a resource server whose tokens are JWTs (opaque when its path
+// contains "opaque") with `aud` = the indicator, scopes "mcp admin", signed with the first key of `alg`; a client's `ttl`
 // (seconds) sets the lifetime of its tokens. Prints "ready ISSUER" once listening.
 import { readFileSync } from 'node:fs';
 import Provider from 'oidc-provider';
@@ -39,7 +39,8 @@ const provider = new Provider(config.issuer, {
         scope: 'mcp admin',
         audience: resourceIndicator,
         accessTokenTTL: ttlByClient.get(client.clientId) ?? 300,
-        accessTokenFormat: 'jwt',
+        // opaque tokens (introspection only) for resources whose path mentions "opaque"
+        accessTokenFormat: new URL(resourceIndicator).pathname.includes('opaque') ? 'opaque' : 'jwt',
         jwt: { sign: { alg: config.alg ?? 'ES256' } },
       }),
     },

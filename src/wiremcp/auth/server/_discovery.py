@@ -102,13 +102,18 @@ class Fetcher:
 
     def __init__(self, client: httpx.AsyncClient | None = None, *, timeout: float = DEFAULT_HTTP_TIMEOUT) -> None:
         self._client = client
+        self._given = client is not None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.timeout = timeout
 
     def client(self) -> httpx.AsyncClient:
-        if self._client is None:
+        loop = asyncio.get_running_loop()
+        if self._client is None or (not self._given and self._loop is not loop):
+            # One client per event loop: a connection pool cannot outlive the loop it was made on.
             import httpx
 
             self._client = httpx.AsyncClient(timeout=self.timeout, follow_redirects=False)
+            self._loop = loop
         return self._client
 
     async def get_json(self, url: str) -> tuple[int, Any]:

@@ -5,7 +5,7 @@ loopback port with a key set the test generates (so that tests can also
 forge tokens with the issuer's own keys, or rotate them), and gets tokens
 from it with the client_credentials grant and a resource indicator
 (RFC 8707), optionally DPoP-bound (RFC 9449). The node packages are
-installed with ``npm ci`` on first use, as conformance/ does.
+installed with ``npm ci`` on first use (the ``node`` fixture), as conformance/ does.
 """
 
 from __future__ import annotations
@@ -14,14 +14,13 @@ import base64
 import hashlib
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest

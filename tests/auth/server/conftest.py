@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 pytest.importorskip("jwt")
 
-from _oauth import AS_DIR, CONFORMANCE_NODE, AuthorizationServer, ProtectedServer, ec_key, node_major  # noqa: E402
+from ._oauth import AS_DIR, CONFORMANCE_NODE, AuthorizationServer, ProtectedServer, ec_key, node_major  # noqa: E402
 
 
 @pytest.fixture(scope="session")

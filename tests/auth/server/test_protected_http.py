@@ -15,7 +15,7 @@ import httpx
 import jwt
 import pytest
 
-from _oauth import AuthorizationServer, DPoPKey, ProtectedServer, b64, challenge, ec_key, request
+from ._oauth import AuthorizationServer, DPoPKey, ProtectedServer, b64, challenge, ec_key, request
 
 pytestmark = pytest.mark.slow
 

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import httpx
 import pytest
 
-from _oauth import challenge, free_port, request
+from ._oauth import challenge, free_port, request
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ import httpx
 import jwt
 import pytest
 
-from _oauth import AuthorizationServer, DPoPKey, b64, ec_key, rsa_key
+from ._oauth import AuthorizationServer, DPoPKey, b64, ec_key, rsa_key
 from wiremcp.auth.server import (
     AccessToken,
     AuthError,
@@ -153,7 +153,7 @@ def test_discovery_urls_follow_the_spec_order():
 
 
 def test_an_unreachable_issuer_is_unavailable():
-    from _oauth import free_port
+    from ._oauth import free_port
 
     verifier = JWTVerifier(issuer=f"http://127.0.0.1:{free_port()}", resource=RESOURCE)
     token = jwt.encode({"aud": RESOURCE}, ec_key("k")[1], algorithm="ES256", headers={"kid": "k"})

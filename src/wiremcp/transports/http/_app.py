@@ -84,7 +84,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Awaitable, Iterable
+from typing import TYPE_CHECKING, Any, Awaitable, Iterable
 
 from ...jsonrpc import (
     DEFAULT_MAX_DEPTH,
@@ -128,6 +128,9 @@ from ._sessions import (
     SESSION_HEADER,
     Sessions,
 )
+
+if TYPE_CHECKING:
+    from ...auth.server import ResourceServer
 
 __all__ = [
     "MCPApp",
@@ -327,7 +330,7 @@ class MCPApp:
         session_idle_timeout: float = DEFAULT_SESSION_IDLE_TIMEOUT,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         replay_buffer: int = DEFAULT_REPLAY_BUFFER,
-        auth: Any = None,
+        auth: ResourceServer | None = None,
     ) -> None:
         if not path.startswith("/"):
             raise ValueError("path must start with '/'")

@@ -253,3 +253,12 @@ def test_dpop_bound_token(protected: ProtectedServer, auth_server: Authorization
         assert protected.call("whoami", token=token, scheme="DPoP", headers={"DPoP": bad}).status_code == 401
     # no proof at all
     assert protected.call("whoami", token=token, scheme="DPoP").status_code == 401
+
+
+def test_dpop_bound_token_without_the_scope_gets_a_dpop_challenge(protected: ProtectedServer, auth_server: AuthorizationServer):
+    key = DPoPKey()
+    token = auth_server.token("reader", protected.url, "mcp", dpop=key)
+    got = protected.call("admin_echo", {"text": "x"}, token=token, scheme="DPoP", headers={"DPoP": key.proof("POST", protected.url, token)})
+    assert got.status_code == 403
+    params = challenge(got)
+    assert params["scheme"] == "DPoP" and params["error"] == "insufficient_scope" and params["scope"] == "mcp admin"

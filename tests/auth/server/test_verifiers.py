@@ -172,12 +172,14 @@ class Clock:
 
 
 class CountingFetcher:
-    def __init__(self, keys: list[dict[str, Any]]) -> None:
+    def __init__(self, keys: list[dict[str, Any]] | None) -> None:
         self.keys = keys
         self.calls = 0
 
     async def get_json(self, url: str) -> tuple[int, Any]:
         self.calls += 1
+        if self.keys is None:
+            return 500, None
         return 200, {"keys": self.keys}
 
 
@@ -213,6 +215,29 @@ def test_unknown_kid_refreshes_once_per_interval():
         clock.now += 3601  # older than max_age: fetched again on use
         await jwks.key("a")
         assert fetcher.calls == 3
+
+    run(go())
+
+
+def test_a_failing_key_set_is_not_fetched_again_within_the_interval():
+    clock = Clock()
+    fetcher = CountingFetcher(None)
+
+    async def locate() -> str:
+        return "https://auth.example.com/jwks"
+
+    jwks = JWKS(locate, fetcher, min_refresh_interval=5.0, clock=clock)  # type: ignore[arg-type]
+
+    async def go() -> None:
+        for _ in range(3):
+            with pytest.raises(AuthError) as caught:
+                await jwks.key("a")
+            assert caught.value.reason == "unavailable"
+        assert fetcher.calls == 1
+        fetcher.keys = [public("a")]
+        clock.now += 5
+        assert (await jwks.key("a"))["kid"] == "a"
+        assert fetcher.calls == 2
 
     run(go())
 

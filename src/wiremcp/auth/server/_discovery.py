@@ -13,7 +13,9 @@ Keys (`JWKS`): fetched on first use and kept; they are fetched again when
 older than ``max_age``, and when a token names a ``kid`` the set lacks (the
 issuer rotated its keys) -- but at most once per ``min_refresh_interval``
 seconds, however many unknown ``kid``s arrive, and one fetch at a time
-(concurrent requests wait for the same fetch). Keys that are not signature
+(concurrent requests wait for the same fetch). A failed fetch counts: while
+no key set could be read, requests are refused as ``unavailable`` without
+asking again within the interval. Keys that are not signature
 keys (``use`` other than ``sig``), symmetric keys (``kty: oct``) and
 entries that carry private material are ignored.
 
@@ -191,6 +193,8 @@ class JWKS:
         """The JWK for ``kid`` (a token without ``kid``: the set's only key); `AuthError` if none."""
         keys = self._keys
         now = self._clock()
+        if keys is None and now - self._fetched_at < self.min_refresh_interval:
+            raise AuthError("unavailable", "the issuer's key set (jwks_uri) could not be read")
         if keys is None or now - self._fetched_at > self.max_age:
             keys = await self._refresh(force=True)
         found = self._pick(keys, kid)
@@ -212,15 +216,17 @@ class JWKS:
             self._lock = asyncio.Lock()
         before = self._fetched_at
         async with self._lock:
-            if self._fetched_at != before and self._keys is not None:
-                return self._keys  # another request fetched meanwhile
+            if self._fetched_at != before:  # another request fetched (or failed to) meanwhile
+                if self._keys is None:
+                    raise AuthError("unavailable", "the issuer's key set (jwks_uri) could not be read")
+                return self._keys
             if not force and self._clock() - self._fetched_at < self.min_refresh_interval:
                 assert self._keys is not None
                 return self._keys
+            self._fetched_at = self._clock()  # failures count too: a down issuer is not hammered
+            self.fetches += 1
             uri = await self._locate()
             status, doc = await self._fetcher.get_json(uri)
-            self._fetched_at = self._clock()
-            self.fetches += 1
             if status != 200 or type(doc) is not dict or type(doc.get("keys")) is not list:
                 if self._keys is None:
                     raise AuthError("unavailable", "the issuer's key set (jwks_uri) could not be read")

@@ -107,7 +107,11 @@ class AuthGate:
         """403 for an operation whose ``scopes`` the token lacks (hook 2 in the module docs)."""
         needed = self.rs.needed_scopes(exc.scopes)
         refusal = AuthError("insufficient_scope", exc.message, scopes=needed)
-        await self.refuse(send, refusal, body=reply_failed(request_id, exc)[0])
+        # A DPoP-bound token was only accepted with the DPoP scheme: challenge in that scheme.
+        token = current_auth.get()
+        cnf = getattr(token, "cnf", None)
+        bound = cnf is not None and "jkt" in cnf
+        await self.refuse(send, refusal, dpop_scheme=bound, body=reply_failed(request_id, exc)[0])
 
 
 _STATUS_TEXT = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 503: "Service Unavailable"}

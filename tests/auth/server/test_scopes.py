@@ -147,3 +147,32 @@ def test_legacy_session_is_authenticated_and_scoped(url: str):
     refused = post(url, {**call, "params": {"name": "list_files", "arguments": {}}}, "t-mcp", headers)
     error = refused.json()["error"]
     assert error["code"] == -32600 and "insufficient scope" in error["message"]
+
+
+def test_scopes_without_auth_are_warned_about(caplog):
+    import wiremcp
+    from wiremcp.transports.http import MCPApp
+
+    server = wiremcp.Server("open")
+
+    @server.tool(scopes=["admin"])
+    def danger() -> str:
+        return "x"
+
+    with caplog.at_level("WARNING", logger="wiremcp.auth"):
+        MCPApp(server)
+    assert "tool 'danger'" in caplog.text and "not enforced" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="wiremcp.auth"):
+        MCPApp(wiremcp.Server("plain"))
+    assert caplog.text == ""
+
+
+def test_an_endpoint_without_auth_loads_no_auth_code():
+    code = (
+        "import sys, wiremcp; from wiremcp.transports.http import MCPApp; MCPApp(wiremcp.Server('x'));"
+        "bad = [m for m in sys.modules if m.startswith(('wiremcp.auth', 'jwt', 'cryptography'))];"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

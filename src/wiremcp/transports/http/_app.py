@@ -375,7 +375,10 @@ class MCPApp:
 
             self._auth: AuthGate | None = AuthGate(auth, path)
         else:
+            from ._auth import warn_if_unprotected
+
             self._auth = None
+            warn_if_unprotected(server)
 
     @property
     def session_count(self) -> int:

@@ -18,6 +18,9 @@
    ``error="insufficient_scope"`` and every scope the operation needs, the
    body being the JSON-RPC error for the request's id (`AuthGate.forbidden`).
 
+Without a ``ResourceServer``, `warn_if_unprotected` logs a warning when the
+server's tools, resources or prompts declare ``scopes`` (nothing enforces them).
+
 The metadata is served with ``Access-Control-Allow-Origin: *`` (RFC 9728
 is public metadata; browsers' MCP clients read it) and a one-hour cache
 lifetime. Tokens are never logged; refusals are logged with their reason.
@@ -26,17 +29,18 @@ lifetime. Tokens are never logged; refusals are logged with their reason.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ...auth.server import AuthError, ResourceServer
-from ...auth.server._resource import METADATA_WELL_KNOWN
-from ...server import InsufficientScope, current_auth
+from ...server import InsufficientScope, Server, current_auth
 from ...server._reply import reply_failed
 from ._asgi import Scope, Send, http_error, json_reply
 
-__all__ = ["AuthGate"]
+if TYPE_CHECKING:  # imported when an AuthGate is made: an endpoint without auth never loads them
+    from ...auth.server import AuthError, ResourceServer
+
+__all__ = ["AuthGate", "warn_if_unprotected"]
 
 log = logging.getLogger("wiremcp.auth")
 
@@ -49,9 +53,12 @@ _METADATA_HEADERS = (
 class AuthGate:
     """A `ResourceServer` applied to one MCP endpoint (see the module docs)."""
 
-    __slots__ = ("rs", "endpoint", "metadata_paths", "_document")
+    __slots__ = ("rs", "endpoint", "metadata_paths", "_document", "_error")
 
     def __init__(self, rs: ResourceServer, endpoint: str) -> None:
+        from ...auth.server import METADATA_WELL_KNOWN, AuthError
+
+        self._error = AuthError
         self.rs = rs
         self.endpoint = endpoint
         self.metadata_paths = frozenset({rs.metadata_path, METADATA_WELL_KNOWN})
@@ -76,7 +83,7 @@ class AuthGate:
             token = await self.rs.authenticate(
                 authorization, dpop, method=scope["method"], query=query.decode("latin-1") if query else ""
             )
-        except AuthError as exc:
+        except self._error as exc:
             used_dpop = bool(authorization) and authorization[0].lstrip().lower().startswith("dpop ")
             await self.refuse(send, exc, dpop_scheme=used_dpop)
             return True
@@ -106,12 +113,31 @@ class AuthGate:
     async def forbidden(self, send: Send, request_id: Any, exc: InsufficientScope) -> None:
         """403 for an operation whose ``scopes`` the token lacks (hook 2 in the module docs)."""
         needed = self.rs.needed_scopes(exc.scopes)
-        refusal = AuthError("insufficient_scope", exc.message, scopes=needed)
+        refusal = self._error("insufficient_scope", exc.message, scopes=needed)
         # A DPoP-bound token was only accepted with the DPoP scheme: challenge in that scheme.
         token = current_auth.get()
         cnf = getattr(token, "cnf", None)
         bound = cnf is not None and "jkt" in cnf
         await self.refuse(send, refusal, dpop_scheme=bound, body=reply_failed(request_id, exc)[0])
+
+
+def warn_if_unprotected(server: Server) -> None:
+    """Log a warning when operations declare ``scopes`` but the endpoint checks no token.
+
+    Without a `ResourceServer` nothing is enforced: such a server is open to anyone who can
+    reach it. (Checked when the app is made; operations registered later are not seen.)
+    """
+    scoped = [
+        *(f"tool {t.name!r}" for t in server.tools.values() if t.scopes),
+        *(f"resource {r.uri!r}" for r in (*server.resources.values(), *server.resource_templates.values()) if r.scopes),
+        *(f"prompt {p.name!r}" for p in server.prompts.values() if p.scopes),
+    ]
+    if scoped:
+        log.warning(
+            "%s declare OAuth scopes, but this HTTP endpoint has no auth (Server(auth=...) or "
+            "MCPApp(auth=...)): the scopes are not enforced and anyone who reaches it may call them",
+            ", ".join(scoped),
+        )
 
 
 _STATUS_TEXT = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 503: "Service Unavailable"}

@@ -99,6 +99,18 @@ def test_reasons(verifier: JWTVerifier, auth_server: AuthorizationServer):
     assert reason(strict, forge({"aud": RESOURCE}, headers={"typ": "application/at+jwt"})) == "accepted"
 
 
+def test_jws_syntax(verifier: JWTVerifier, auth_server: AuthorizationServer):
+    """RFC 7515: three base64url segments, JSON object header and payload, no unknown ``crit``."""
+    good = auth_server.forge({"aud": RESOURCE})
+    head, body, sig = good.split(".")
+    assert reason(verifier, good) == "accepted"
+    assert reason(verifier, auth_server.forge({"aud": RESOURCE}, headers={"crit": ["exp"], "exp": 1})) == "malformed"
+    for bad in (f"{head}.{body}=.{sig}", f"{head}.{body}.{sig}+", f"{head}.{body}", f"{head}.{body}.{sig}.x",
+                f"{b64(b'[1]')}.{body}.{sig}", f"{head}.{b64(b'not json')}.{sig}", f"{head}.{body}.{sig[:-1]}é"):
+        assert reason(verifier, bad) == "malformed", bad
+    assert reason(verifier, f"{head}.{body}.{sig[:-4]}") == "bad_signature"
+
+
 def test_scp_list_and_string(verifier: JWTVerifier, auth_server: AuthorizationServer):
     got = verify(verifier, auth_server.forge({"aud": RESOURCE, "scp": ["mcp", "files:read"]}))
     assert got.scopes == frozenset({"mcp", "files:read"})

@@ -35,6 +35,7 @@ from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
 from ._errors import AuthError
+from ._jws import parse, verify_signature
 from ._token import DPoPProof
 
 __all__ = ["ReplayCache", "check_binding", "jwk_thumbprint", "DEFAULT_DPOP_ALGORITHMS"]
@@ -119,32 +120,23 @@ def check_binding(
         return
     if dpop is None:
         raise AuthError("invalid_dpop", "the token is DPoP-bound: send it with the DPoP scheme and a DPoP proof")
-    import jwt
-
-    try:
-        header = jwt.get_unverified_header(dpop.jwt)
-    except jwt.PyJWTError:
-        raise AuthError("invalid_dpop", "the DPoP proof is not a JWS") from None
+    header, claims, signing_input, signature = parse(dpop.jwt, what="DPoP proof", reason="invalid_dpop")
     if header.get("typ") != "dpop+jwt":
         raise AuthError("invalid_dpop", "the DPoP proof's typ is not dpop+jwt")
     alg = header.get("alg")
-    if alg not in algorithms:
+    if not isinstance(alg, str) or alg not in algorithms:
         raise AuthError("invalid_dpop", "the DPoP proof's alg is not allowed")
     jwk = header.get("jwk")
     if type(jwk) is not dict or _PRIVATE & jwk.keys():
         raise AuthError("invalid_dpop", "the DPoP proof's jwk is missing or not a public key")
+    import jwt
+
     try:
-        key = jwt.PyJWK(jwk, algorithm=alg)
-        claims = jwt.decode(
-            dpop.jwt,
-            key.key,
-            algorithms=[alg],
-            options={"require": ["iat", "jti", "htm", "htu"], "verify_aud": False, "verify_iat": False},
-        )
-    except jwt.InvalidSignatureError:
-        raise AuthError("invalid_dpop", "the DPoP proof's signature does not verify") from None
+        key = jwt.PyJWK(jwk, algorithm=alg).key
     except jwt.PyJWTError:
-        raise AuthError("invalid_dpop", "the DPoP proof is malformed") from None
+        raise AuthError("invalid_dpop", "the DPoP proof's jwk is not a key for its alg") from None
+    if not verify_signature(alg, key, signing_input, signature):
+        raise AuthError("invalid_dpop", "the DPoP proof's signature does not verify")
     if claims.get("htm") != method:
         raise AuthError("invalid_dpop", "the DPoP proof's htm is not the request's method")
     htu = claims.get("htu")
@@ -152,10 +144,10 @@ def check_binding(
         raise AuthError("invalid_dpop", "the DPoP proof's htu is not the request's URI")
     iat = claims.get("iat")
     now = clock()
-    if not isinstance(iat, (int, float)) or iat > now + leeway or iat < now - max_age - leeway:
+    if not isinstance(iat, (int, float)) or isinstance(iat, bool) or iat > now + leeway or iat < now - max_age - leeway:
         raise AuthError("invalid_dpop", "the DPoP proof's iat is outside the accepted window")
     ath = claims.get("ath")
-    expected = _b64(hashlib.sha256(token.encode("ascii")).digest())
+    expected = _b64(hashlib.sha256(token.encode()).digest())
     if not isinstance(ath, str) or not hmac.compare_digest(ath, expected):
         raise AuthError("invalid_dpop", "the DPoP proof's ath does not match the access token")
     if not hmac.compare_digest(jwk_thumbprint(jwk), str(jkt)):

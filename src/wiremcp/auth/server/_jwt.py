@@ -2,7 +2,8 @@
 
 The checks, in order (the first that fails decides the `AuthError` reason):
 
-1. the token is a compact JWS (three base64url parts) -- ``malformed``;
+1. the token is a compact JWS (three base64url parts, a JSON object header
+   and payload, no ``crit``; see `_jws`) -- ``malformed``;
 2. ``alg`` is in the allow-list -- ``bad_algorithm``. The allow-list holds
    asymmetric algorithms only: ``none`` and the ``HS*`` family are refused
    at construction, so a public key can never be used as an HMAC secret;
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from ._discovery import JWKS, DEFAULT_JWKS_MAX_AGE, DEFAULT_JWKS_MIN_REFRESH, Fetcher, canonical_uri, check_fetchable, discover
 from ._dpop import DEFAULT_DPOP_ALGORITHMS, ReplayCache, check_binding
 from ._errors import AuthError
+from ._jws import parse, verify_signature
 from ._token import AccessToken, DPoPProof, scopes_of
 
 if TYPE_CHECKING:
@@ -118,6 +120,9 @@ class JWTVerifier:
             self._locate_jwks, self._fetcher, max_age=jwks_max_age, min_refresh_interval=jwks_min_refresh_interval
         )
         self.replay = ReplayCache()
+        # Parsed keys by (kid, alg), with the JWK they came from: loading a key costs more than
+        # checking a signature with it, so it is done once per key (a new key set, new objects).
+        self._parsed: dict[tuple[str | None, str], tuple[dict[str, Any], Any]] = {}
 
     async def _locate_jwks(self) -> str:
         if self._jwks_uri is None:
@@ -136,14 +141,7 @@ class JWTVerifier:
         await self._fetcher.aclose()
 
     async def verify(self, token: str, *, dpop: DPoPProof | None = None, method: str = "POST", url: str = "") -> AccessToken:
-        import jwt
-
-        if token.count(".") != 2:
-            raise AuthError("malformed", "the access token is not a JWT (compact JWS)")
-        try:
-            header = jwt.get_unverified_header(token)
-        except jwt.PyJWTError:
-            raise AuthError("malformed", "the access token's JOSE header cannot be read") from None
+        header, claims, signing_input, signature = parse(token)
         alg = header.get("alg")
         if not isinstance(alg, str) or alg not in self.algorithms:
             raise AuthError("bad_algorithm", "the access token's signing algorithm is not accepted")
@@ -157,31 +155,26 @@ class JWTVerifier:
         if not typ_ok:
             raise AuthError("malformed", "the token's typ is not at+jwt: it is not an access token")
         kid = header.get("kid")
-        jwk = await self.jwks.key(kid if isinstance(kid, str) else None)
+        kid = kid if isinstance(kid, str) else None
+        jwk = await self.jwks.key(kid)
         if "alg" in jwk and jwk["alg"] != alg:
             raise AuthError("bad_algorithm", "the token's alg is not the one its key is published for")
-        try:
-            key = jwt.PyJWK(jwk, algorithm=alg)
-        except jwt.PyJWTError:
-            raise AuthError("bad_algorithm", "the token's alg does not fit the issuer's key") from None
-        try:
-            claims: dict[str, Any] = jwt.decode(
-                token,
-                key.key,
-                algorithms=[alg],
-                options={
-                    "verify_signature": True,
-                    "verify_exp": False,
-                    "verify_nbf": False,
-                    "verify_iat": False,
-                    "verify_aud": False,
-                    "verify_iss": False,
-                },
-            )
-        except jwt.InvalidSignatureError:
-            raise AuthError("bad_signature", "the access token's signature does not verify") from None
-        except jwt.PyJWTError:
-            raise AuthError("malformed", "the access token's claims cannot be read") from None
+        slot = (kid, alg)
+        cached = self._parsed.get(slot)
+        if cached is not None and cached[0] is jwk:
+            key = cached[1]
+        else:
+            import jwt
+
+            try:
+                key = jwt.PyJWK(jwk, algorithm=alg).key
+            except jwt.PyJWTError:
+                raise AuthError("bad_algorithm", "the token's alg does not fit the issuer's key") from None
+            if len(self._parsed) >= 64:
+                self._parsed.clear()
+            self._parsed[slot] = (jwk, key)
+        if not verify_signature(alg, key, signing_input, signature):
+            raise AuthError("bad_signature", "the access token's signature does not verify")
         if claims.get("iss") != self.issuer:
             raise AuthError("wrong_issuer", f"the access token was not issued by {self.issuer}")
         if not names_resource(claims, self.resource):

@@ -1,7 +1,9 @@
 """DESIGN.md, Layers: a layer imports only the layers below it.
 
-jsonrpc → protocol → server | client → transports → cli (top-level package
-and examples may use anything). Checked on the source, imports inside
+jsonrpc → protocol → auth → server | client → transports → cli (top-level
+package and examples may use anything). ``auth`` (OAuth: wiremcp.auth.server
+verifies tokens) sits below server and client, which may use it; the server
+core does not (``ctx.auth`` is duck-typed), only the HTTP transport does. Checked on the source, imports inside
 functions included, so a lazy import cannot hide a dependency upwards.
 """
 
@@ -13,7 +15,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "wiremcp"
-RANK = {"jsonrpc": 0, "protocol": 1, "server": 2, "client": 2, "transports": 3, "cli": 4}
+RANK = {"jsonrpc": 0, "protocol": 1, "auth": 1.5, "server": 2, "client": 2, "transports": 3, "cli": 4}
 #: Deliberate, documented exceptions: (importing layer, imported layer) -> reason.
 ALLOWED = {
     # Client.stdio / Client.http / Client.memory are conveniences that build the
@@ -78,7 +80,8 @@ def test_stdio_server_imports_no_http_or_client_code():
 
     code = (
         "import sys, wiremcp, wiremcp.transports.stdio, wiremcp.cli._run;"
-        "bad = [m for m in sys.modules if m.startswith(('wiremcp.client', 'wiremcp.transports.http', 'uvicorn', 'httpx', 'pydantic'))];"
+        "bad = [m for m in sys.modules if m.startswith(('wiremcp.client', 'wiremcp.transports.http', 'uvicorn', 'httpx', 'pydantic',"
+        " 'wiremcp.auth', 'jwt', 'cryptography'))];"
         "print(bad); sys.exit(1 if bad else 0)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -1,6 +1,6 @@
 """The server API: register tools, resources, prompts and completers on a `Server`; transports serve it."""
 
-from ._context import Context, Emit
+from ._context import Context, Emit, InsufficientScope, current_auth
 from ._server import DEFAULT_LIST_TTL_MS, Server
 from ._tools import Tool, ToolAnnotations, ToolError, ToolResult, text
 
@@ -16,6 +16,8 @@ from ._resources import Resource
 from ._uri_template import TemplateError, UriTemplate
 
 __all__ = ["Server", "Context", "Emit", "Tool", "ToolAnnotations", "ToolError", "ToolResult", "text", "DEFAULT_LIST_TTL_MS"]
+# Authorization: the verified token of the request being served, and a scope refusal.
+__all__ += ["InsufficientScope", "current_auth"]
 __all__ += [
     "Field",
     "Header",

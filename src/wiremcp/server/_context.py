@@ -2,13 +2,23 @@
 
 A tool asks for it by annotating a parameter with `Context`; the parameter is
 injected and left out of the tool's ``inputSchema``.
+
+Authorization (basic/authorization/): a transport that authenticates
+requests (Streamable HTTP with a ``ResourceServer``) sets `current_auth` to
+the verified access token while it serves the request; ``ctx.auth`` is that
+token, or None where requests are not authenticated (stdio: the spec has
+no authorization there). Tools, resources and prompts registered with
+``scopes`` call `require_scopes` first: with a token that lacks one of them
+the request fails with `InsufficientScope`, which the HTTP transport answers
+with 403 ``insufficient_scope``. Without a token nothing is enforced.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from ..jsonrpc import RequestId
+from ..jsonrpc import InvalidRequest, RequestId
 from ..protocol import methods
 from ..protocol.meta import RequestMeta
 from ._mrtr import ELICIT, ROOTS, SAMPLE, InputRequired, check_answer, check_capabilities
@@ -18,7 +28,43 @@ if TYPE_CHECKING:
     from ..protocol.inputs import CreateMessageResult, ElicitResult, Root
     from ._server import Server
 
-__all__ = ["Context", "Emit"]
+__all__ = ["Context", "Emit", "InsufficientScope", "current_auth", "require_scopes", "scope_tuple"]
+
+#: The verified access token of the request being served (a
+#: ``wiremcp.auth.server.AccessToken``), set by an authenticating transport; None elsewhere.
+current_auth: ContextVar[Any] = ContextVar("wiremcp.auth", default=None)
+
+
+class InsufficientScope(InvalidRequest):
+    """The request's token lacks scopes the operation needs; ``scopes`` lists all it needs."""
+
+    def __init__(self, scopes: tuple[str, ...], what: str) -> None:
+        super().__init__(f"Forbidden: insufficient scope: {what} needs the scopes {' '.join(scopes)}")
+        self.scopes = scopes
+
+
+def scope_tuple(scopes: Iterable[str] | None) -> tuple[str, ...]:
+    """Registration's ``scopes=``: a tuple of non-empty strings without spaces (ValueError otherwise)."""
+    if scopes is None:
+        return ()
+    if isinstance(scopes, str):
+        raise ValueError("scopes must be a list of scope names, not one string")
+    out = tuple(dict.fromkeys(scopes))
+    for scope in out:
+        if type(scope) is not str or not scope or " " in scope:
+            raise ValueError(f"scopes: {scope!r} is not a scope name (a non-empty string without spaces)")
+    return out
+
+
+def require_scopes(scopes: tuple[str, ...], what: str) -> None:
+    """Raise `InsufficientScope` if the request's token (if any) lacks one of ``scopes``."""
+    token = current_auth.get()
+    if token is None:
+        return
+    granted = token.scopes
+    for scope in scopes:
+        if scope not in granted:
+            raise InsufficientScope(scopes, what)
 
 #: Sends one notification about the request: ``emit(method, params)``. The
 #: transport drops it once the request was cancelled (stdio.mdx, Cancellation).
@@ -32,7 +78,7 @@ def _discard(method: str, params: dict[str, Any]) -> None:
 class Context:
     """The request being served: its id, its ``_meta`` fields, progress and logging."""
 
-    __slots__ = ("request_id", "method", "meta", "server", "_emit", "_asked")
+    __slots__ = ("request_id", "method", "meta", "server", "auth", "_emit", "_asked")
 
     def __init__(
         self,
@@ -46,6 +92,8 @@ class Context:
         self.method = method
         self.meta = meta
         self.server = server
+        #: The request's verified access token (``wiremcp.auth.server.AccessToken``), or None.
+        self.auth: Any = current_auth.get()
         self._emit = emit or _discard
         self._asked = 0
 

@@ -24,11 +24,11 @@ Exceptions are not caught here (see `_resources` for why).
 from __future__ import annotations
 
 import inspect
-from typing import Any, Awaitable, Callable, Mapping
+from typing import Any, Awaitable, Callable, Iterable, Mapping
 
 from ..jsonrpc import InvalidParams
 from ._content import CONTENT_TYPES
-from ._context import Context
+from ._context import Context, scope_tuple
 from ._inject import Signature
 
 __all__ = ["Prompt", "Prompts", "to_messages", "message", "user", "assistant", "ROLES"]
@@ -65,7 +65,7 @@ def assistant(content: str | Mapping[str, Any]) -> dict[str, Any]:
 class Prompt:
     """A registered prompt: its wire definition and how to get it."""
 
-    __slots__ = ("name", "sig", "definition", "description")
+    __slots__ = ("name", "sig", "definition", "description", "scopes")
 
     def __init__(
         self,
@@ -76,7 +76,10 @@ class Prompt:
         description: str | None = None,
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
+        scopes: Iterable[str] | None = None,
     ) -> None:
+        #: OAuth scopes a request needs to get it (enforced where requests are authenticated).
+        self.scopes = scope_tuple(scopes)
         prompt_name = name or getattr(fn, "__name__", "")
         if type(prompt_name) is not str or not prompt_name:
             raise ValueError("a prompt needs a name (a non-empty string)")

@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import base64
 import inspect
-from typing import Any, Awaitable, Callable, Literal
+from typing import Any, Awaitable, Callable, Iterable, Literal
 
 from ..protocol import ResourceNotFound
-from ._context import Context
+from ._context import Context, scope_tuple
 from ._inject import Signature
 from ._uri_template import UriTemplate
 
@@ -48,7 +48,7 @@ Contents = list[dict[str, Any]]
 class Resource:
     """A registered resource or resource template: its wire definition and how to read it."""
 
-    __slots__ = ("uri", "template", "name", "sig", "definition", "mime_type", "ttl_ms", "cache_scope")
+    __slots__ = ("uri", "template", "name", "sig", "definition", "mime_type", "ttl_ms", "cache_scope", "scopes")
 
     def __init__(
         self,
@@ -65,7 +65,10 @@ class Resource:
         meta: dict[str, Any] | None = None,
         ttl_ms: int | None = None,
         cache_scope: CacheScope | None = None,
+        scopes: Iterable[str] | None = None,
     ) -> None:
+        #: OAuth scopes a request needs to read it (enforced where requests are authenticated).
+        self.scopes = scope_tuple(scopes)
         if type(uri) is not str or not uri:
             raise ValueError("a resource needs a URI (a non-empty string)")
         if ttl_ms is not None and (type(ttl_ms) is not int or ttl_ms < 0):

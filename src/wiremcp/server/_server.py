@@ -25,7 +25,7 @@ from ..jsonrpc import InvalidParams, MethodNotFound, Request
 from ..protocol import MODERN_VERSIONS, methods
 from ..protocol.meta import SERVER_INFO, RequestMeta, parse_request_meta
 from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
-from ._context import Context, Emit
+from ._context import Context, Emit, require_scopes
 from ._legacy import LegacySession, Notify, SendRequest
 from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
 from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, listen, parse_filter
@@ -73,6 +73,7 @@ class Server:
         bus: ChangeBus | None = None,
         max_subscriptions: int = DEFAULT_MAX_SUBSCRIPTIONS,
         legacy: bool = True,
+        auth: Any = None,
     ) -> None:
         if list_ttl_ms < 0:
             raise ValueError("list_ttl_ms must be >= 0 (server/utilities/caching.mdx)")
@@ -113,6 +114,9 @@ class Server:
         self.max_subscriptions = max_subscriptions
         #: Serve 2025-11-25 clients (initialize handshake) too; see _legacy.
         self.legacy = legacy
+        #: A ``wiremcp.auth.server.ResourceServer``: served over HTTP, every request then needs
+        #: an access token (`MCPApp` reads it); stdio ignores it (basic/authorization/).
+        self.auth = auth
         self._open_subscriptions = [0]
 
     # -- registration -------------------------------------------------------
@@ -129,12 +133,14 @@ class Server:
         annotations: ToolAnnotations | None = None,
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
+        scopes: Iterable[str] | None = None,
     ) -> Callable[[F], F]:
         """Decorator: register a plain or async function as a tool; returns it unchanged.
 
         ``output_schema`` publishes an explicit ``outputSchema``;
         ``structured_output=False`` turns off the one made from the return
         annotation, ``True`` requires one (see `wiremcp.server._tools`).
+        ``scopes`` are the OAuth scopes a caller's token needs (see `_context`).
         """
 
         def register(fn: F) -> F:
@@ -149,6 +155,7 @@ class Server:
                 annotations=annotations,
                 icons=icons,
                 meta=meta,
+                scopes=scopes,
             )
             return fn
 
@@ -294,6 +301,8 @@ class Server:
         tool = self._tools.get(name)
         if tool is None:
             raise InvalidParams(f"Unknown tool: {name}", {"name": name})
+        if tool.scopes:
+            require_scopes(tool.scopes, f"the tool {name!r}")
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}
@@ -326,6 +335,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         ttl_ms: int | None = None,
         cache_scope: CacheScope | None = None,
+        scopes: Iterable[str] | None = None,
     ) -> Callable[[F], F]:
         """Decorator: register a function as the resource at ``uri``; returns it unchanged.
 
@@ -349,6 +359,7 @@ class Server:
                 meta=meta,
                 ttl_ms=ttl_ms,
                 cache_scope=cache_scope,
+                scopes=scopes,
             )
             return fn
 
@@ -389,6 +400,7 @@ class Server:
         description: str | None = None,
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
+        scopes: Iterable[str] | None = None,
     ) -> Callable[[F], F]: ...
 
     def prompt(
@@ -399,17 +411,18 @@ class Server:
         description: str | None = None,
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
+        scopes: Iterable[str] | None = None,
     ) -> F | Callable[[F], F]:
         """Decorator: register a function as a prompt; its parameters are the prompt's arguments.
 
         ``@server.prompt()`` and bare ``@server.prompt`` both work.
         """
         if callable(name):  # used bare: the function came as `name`
-            self.add_prompt(name, title=title, description=description, icons=icons, meta=meta)
+            self.add_prompt(name, title=title, description=description, icons=icons, meta=meta, scopes=scopes)
             return name
 
         def register(fn: F) -> F:
-            self.add_prompt(fn, name=name, title=title, description=description, icons=icons, meta=meta)
+            self.add_prompt(fn, name=name, title=title, description=description, icons=icons, meta=meta, scopes=scopes)
             return fn
 
         return register
@@ -510,6 +523,8 @@ class Server:
         if type(uri) is not str:
             raise InvalidParams("Invalid params: resources/read needs 'uri', the resource's URI as a string")
         resource, arguments = self._resources.find(uri)
+        if resource.scopes:
+            require_scopes(resource.scopes, f"the resource {resource.uri!r}")
         ctx = self._context_for(request, meta, emit) if resource.sig.context is not None else None
         out = resource.read(uri, arguments, ctx)
         if type(out) is list:
@@ -533,6 +548,8 @@ class Server:
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
     ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
         prompt = self._prompts.find(params.get("name"))
+        if prompt.scopes:
+            require_scopes(prompt.scopes, f"the prompt {prompt.name!r}")
         arguments = prompt.arguments(params.get("arguments"))
         ctx = self._context_for(request, meta, emit) if prompt.sig.context is not None else None
         out = prompt.get(arguments, ctx)

@@ -44,13 +44,13 @@ import inspect
 import logging
 import re
 import typing
-from typing import Any, Awaitable, Callable, TypedDict
+from typing import Any, Awaitable, Callable, Iterable, TypedDict
 
 import orjson
 
 from ..jsonrpc import JSONRPCError
 from ._content import CONTENT_HINTS, CONTENT_TYPES, check_icons, text
-from ._context import Context
+from ._context import Context, scope_tuple
 from ._inject import context_param
 from ._convert import ArgumentError, arguments_converter
 from ._schema import (
@@ -228,6 +228,7 @@ class Tool:
         "_result",
         "_output_check",
         "_wrap",
+        "scopes",
     )
 
     def __init__(
@@ -243,8 +244,11 @@ class Tool:
         annotations: ToolAnnotations | None = None,
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
+        scopes: Iterable[str] | None = None,
     ) -> None:
         self.fn = fn
+        #: OAuth scopes a request needs to call it (enforced where requests are authenticated).
+        self.scopes = scope_tuple(scopes)
         self.name = name if name is not None else fn.__name__
         if type(self.name) is not str or not self.name:
             raise ValueError(f"a tool needs a name (a non-empty string), not {self.name!r}")

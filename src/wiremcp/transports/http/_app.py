@@ -7,6 +7,8 @@ does with a request, in order (the first check that fails decides):
 =====================================================  =======  =========
 situation                                              status   JSON-RPC
 =====================================================  =======  =========
+with ``auth``: a protected resource metadata path      200      (the document; see `_auth`)
+with ``auth``: no valid token at the endpoint          401/403  -32600, no id; see `_auth`
 path is not the endpoint                               404      (plain text)
 ``Host`` or ``Origin`` not allowed (DNS rebinding)     403      -32600, no id
 GET or DELETE with ``Mcp-Session-Id`` (legacy on)      see `_sessions`
@@ -27,6 +29,7 @@ legacy on, a notification or response with
 a JSON-RPC response (clients MUST NOT send one)        400      -32600, no id
 a notification                                         202      (empty body)
 a request: mirrored headers disagree with the body     400      -32020, the id
+a request: its token lacks the operation's ``scopes``  403      -32600, the id; see `_auth`
 a request: `Server.handle` raises or returns an error  by code  the id
 a request: a result                                    200      the id
 =====================================================  =======  =========
@@ -81,7 +84,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Awaitable, Iterable
+from typing import TYPE_CHECKING, Any, Awaitable, Iterable
 
 from ...jsonrpc import (
     DEFAULT_MAX_DEPTH,
@@ -97,7 +100,7 @@ from ...jsonrpc import (
 )
 from ...protocol.errors import HeaderMismatch
 from ...protocol.meta import PROTOCOL_VERSION
-from ...server import Server
+from ...server import InsufficientScope, Server
 from ...server._reply import reply_failed, reply_ok, settle
 from ._asgi import (
     KEEPALIVE,
@@ -125,6 +128,9 @@ from ._sessions import (
     SESSION_HEADER,
     Sessions,
 )
+
+if TYPE_CHECKING:
+    from ...auth.server import ResourceServer
 
 __all__ = [
     "MCPApp",
@@ -305,6 +311,7 @@ class MCPApp:
         "_decoder",
         "_deadlines",
         "_sessions",
+        "_auth",
     )
 
     def __init__(
@@ -323,6 +330,7 @@ class MCPApp:
         session_idle_timeout: float = DEFAULT_SESSION_IDLE_TIMEOUT,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         replay_buffer: int = DEFAULT_REPLAY_BUFFER,
+        auth: ResourceServer | None = None,
     ) -> None:
         if not path.startswith("/"):
             raise ValueError("path must start with '/'")
@@ -358,6 +366,19 @@ class MCPApp:
             if legacy
             else None
         )
+        # OAuth (basic/authorization/): a wiremcp.auth.server.ResourceServer, by default the
+        # server's own (`Server(auth=...)`); the rules and both hooks are in `_auth`.
+        if auth is None:
+            auth = server.auth
+        if auth is not None:
+            from ._auth import AuthGate
+
+            self._auth: AuthGate | None = AuthGate(auth, path)
+        else:
+            from ._auth import warn_if_unprotected
+
+            self._auth = None
+            warn_if_unprotected(server)
 
     @property
     def session_count(self) -> int:
@@ -385,6 +406,8 @@ class MCPApp:
         root = scope.get("root_path")
         if root and path.startswith(root):
             path = path[len(root) :] or "/"
+        if self._auth is not None and await self._auth.gate(scope, path, send):  # hook 1 (see _auth)
+            return
         if path != self.path:
             await plain_reply(send, 404, b"Not Found")
             return
@@ -588,6 +611,9 @@ class MCPApp:
             out = self.server.handle(req, ex.emit)
         except BaseException as exc:  # noqa: BLE001 - every failure gets its reply
             ex.closed = True
+            if self._auth is not None and type(exc) is InsufficientScope:  # hook 2 (see _auth)
+                await self._auth.forbidden(send, req.id, exc)
+                return
             if req.method == "initialize" and type(exc) is HeaderMismatch:
                 # versioning.mdx, Backward Compatibility: name our versions to a legacy client.
                 exc = HeaderMismatch(

@@ -1,0 +1,143 @@
+"""OAuth on the MCP endpoint: the protected resource metadata, 401 and 403 (basic/authorization/).
+
+`AuthGate` applies a ``wiremcp.auth.server.ResourceServer`` to the requests
+`MCPApp` receives. It hooks into `MCPApp` at two places:
+
+1. ``MCPApp._http``, first thing after the path is known: `AuthGate.gate`
+   serves the metadata document at its well-known paths (``GET``/``HEAD``;
+   405 otherwise) and, for the endpoint, authenticates every request
+   whatever its method (POST, and a legacy session's GET and DELETE).
+   Refused: 401 (no or invalid token), 403 (``required_scopes`` missing),
+   400 (malformed credentials) or 503 (the authorization server cannot be
+   reached), each with ``WWW-Authenticate`` and a JSON-RPC error body without
+   an id. Accepted: the token is put in ``wiremcp.server.current_auth`` for
+   the rest of the request (``ctx.auth``) and the app carries on;
+2. ``MCPApp._request``, where `Server.handle` raised: a
+   ``wiremcp.server.InsufficientScope`` (a tool, resource or prompt
+   registered with ``scopes`` the token lacks) becomes 403 with
+   ``error="insufficient_scope"`` and every scope the operation needs, the
+   body being the JSON-RPC error for the request's id (`AuthGate.forbidden`).
+
+Without a ``ResourceServer``, `warn_if_unprotected` logs a warning when the
+server's tools, resources or prompts declare ``scopes`` (nothing enforces them).
+
+The metadata is served with ``Access-Control-Allow-Origin: *`` (RFC 9728
+is public metadata; browsers' MCP clients read it) and a one-hour cache
+lifetime. Tokens are never logged; refusals are logged with their reason.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ...server import InsufficientScope, Server, current_auth
+from ...server._reply import reply_failed
+from ._asgi import Scope, Send, http_error, json_reply
+
+if TYPE_CHECKING:  # imported when an AuthGate is made: an endpoint without auth never loads them
+    from ...auth.server import AuthError, ResourceServer
+
+__all__ = ["AuthGate", "warn_if_unprotected"]
+
+log = logging.getLogger("wiremcp.auth")
+
+_METADATA_HEADERS = (
+    (b"access-control-allow-origin", b"*"),
+    (b"cache-control", b"public, max-age=3600"),
+)
+
+
+class AuthGate:
+    """A `ResourceServer` applied to one MCP endpoint (see the module docs)."""
+
+    __slots__ = ("rs", "endpoint", "metadata_paths", "_document", "_error")
+
+    def __init__(self, rs: ResourceServer, endpoint: str) -> None:
+        from ...auth.server import METADATA_WELL_KNOWN, AuthError
+
+        self._error = AuthError
+        self.rs = rs
+        self.endpoint = endpoint
+        self.metadata_paths = frozenset({rs.metadata_path, METADATA_WELL_KNOWN})
+        self._document = orjson.dumps(rs.metadata())
+
+    async def gate(self, scope: Scope, path: str, send: Send) -> bool:
+        """Answer the request here (metadata, refusal: True) or let the app serve it (False)."""
+        if path != self.endpoint:
+            if path in self.metadata_paths or scope["path"] in self.metadata_paths:
+                await self._metadata(scope["method"], send)
+                return True
+            return False
+        authorization: list[str] = []
+        dpop: list[str] = []
+        for name, value in scope["headers"]:
+            if name == b"authorization":
+                authorization.append(value.decode("latin-1"))
+            elif name == b"dpop":
+                dpop.append(value.decode("latin-1"))
+        query = scope.get("query_string", b"")
+        try:
+            token = await self.rs.authenticate(
+                authorization, dpop, method=scope["method"], query=query.decode("latin-1") if query else ""
+            )
+        except self._error as exc:
+            used_dpop = bool(authorization) and authorization[0].lstrip().lower().startswith("dpop ")
+            await self.refuse(send, exc, dpop_scheme=used_dpop)
+            return True
+        current_auth.set(token)
+        return False
+
+    async def _metadata(self, method: str, send: Send) -> None:
+        if method in ("GET", "HEAD"):
+            body = self._document
+            headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+            headers.extend(_METADATA_HEADERS)
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": body if method == "GET" else b""})
+            return
+        await json_reply(
+            send, 405, http_error("Method Not Allowed: the resource metadata is read with GET"), ((b"allow", b"GET, HEAD"),)
+        )
+
+    async def refuse(self, send: Send, exc: AuthError, *, dpop_scheme: bool = False, body: bytes | None = None) -> None:
+        log.info("refused a request: %s (%s)", exc.reason, exc.message)
+        challenge = self.rs.challenge(exc, dpop_scheme=dpop_scheme).encode("latin-1", "replace")
+        status = exc.status
+        if body is None:
+            body = http_error(f"{_STATUS_TEXT.get(status, 'Unauthorized')}: {exc.message}")
+        await json_reply(send, status, body, ((b"www-authenticate", challenge),))
+
+    async def forbidden(self, send: Send, request_id: Any, exc: InsufficientScope) -> None:
+        """403 for an operation whose ``scopes`` the token lacks (hook 2 in the module docs)."""
+        needed = self.rs.needed_scopes(exc.scopes)
+        refusal = self._error("insufficient_scope", exc.message, scopes=needed)
+        # A DPoP-bound token was only accepted with the DPoP scheme: challenge in that scheme.
+        token = current_auth.get()
+        cnf = getattr(token, "cnf", None)
+        bound = cnf is not None and "jkt" in cnf
+        await self.refuse(send, refusal, dpop_scheme=bound, body=reply_failed(request_id, exc)[0])
+
+
+def warn_if_unprotected(server: Server) -> None:
+    """Log a warning when operations declare ``scopes`` but the endpoint checks no token.
+
+    Without a `ResourceServer` nothing is enforced: such a server is open to anyone who can
+    reach it. (Checked when the app is made; operations registered later are not seen.)
+    """
+    scoped = [
+        *(f"tool {t.name!r}" for t in server.tools.values() if t.scopes),
+        *(f"resource {r.uri!r}" for r in (*server.resources.values(), *server.resource_templates.values()) if r.scopes),
+        *(f"prompt {p.name!r}" for p in server.prompts.values() if p.scopes),
+    ]
+    if scoped:
+        log.warning(
+            "%s declare OAuth scopes, but this HTTP endpoint has no auth (Server(auth=...) or "
+            "MCPApp(auth=...)): the scopes are not enforced and anyone who reaches it may call them",
+            ", ".join(scoped),
+        )
+
+
+_STATUS_TEXT = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 503: "Service Unavailable"}

@@ -1,0 +1,1 @@
+"""OAuth tests: tests/auth/server (resource server) against a real authorization server (tests/auth/as)."""

@@ -1,0 +1,1 @@
+"""The resource server side of MCP authorization, over real HTTP against oidc-provider."""

@@ -1,0 +1,229 @@
+"""Helpers: a real authorization server (oidc-provider, tests/auth/as/) and the protected example server.
+
+`AuthorizationServer` starts ``node tests/auth/as/server.mjs`` on a free
+loopback port with a key set the test generates (so that tests can also
+forge tokens with the issuer's own keys, or rotate them), and gets tokens
+from it with the client_credentials grant and a resource indicator
+(RFC 8707), optionally DPoP-bound (RFC 9449). The node packages are
+installed with ``npm ci`` on first use (the ``node`` fixture), as conformance/ does.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+jwt = pytest.importorskip("jwt")
+from cryptography.hazmat.primitives.asymmetric import ec, rsa  # noqa: E402
+from jwt.algorithms import ECAlgorithm, RSAAlgorithm  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+AS_DIR = ROOT / "tests" / "auth" / "as"
+CONFORMANCE_NODE = ROOT / "conformance" / "node_modules" / ".bin" / "node"
+
+CLIENT_SECRET = "a-test-secret-of-decent-length"
+#: client id -> (allowed scopes, token lifetime in seconds)
+CLIENTS = {"reader": ("mcp", 300), "admin": ("mcp admin", 300), "short": ("mcp", 1), "outsider": ("admin", 300)}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def node_major(node: str) -> int:
+    try:
+        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=10).stdout
+        return int(out.strip().lstrip("v").split(".")[0])
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return 0
+
+
+def ec_key(kid: str) -> tuple[dict[str, Any], Any]:
+    """A fresh P-256 signing key: (private JWK with kid, the key object)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    jwk = json.loads(ECAlgorithm.to_jwk(key))
+    jwk.update(kid=kid, use="sig", alg="ES256")
+    return jwk, key
+
+
+def rsa_key(kid: str) -> tuple[dict[str, Any], Any]:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    jwk = json.loads(RSAAlgorithm.to_jwk(key))
+    jwk.update(kid=kid, use="sig", alg="RS256")
+    return jwk, key
+
+
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class DPoPKey:
+    """A client's DPoP key pair, making proofs (RFC 9449 section 4.2)."""
+
+    def __init__(self) -> None:
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        self.public_jwk = json.loads(ECAlgorithm.to_jwk(self.key.public_key()))
+
+    def proof(self, method: str, url: str, token: str | None = None, *, iat: float | None = None, **extra: Any) -> str:
+        claims: dict[str, Any] = {"jti": uuid.uuid4().hex, "htm": method, "htu": url, "iat": int(iat or time.time())}
+        if token is not None:
+            claims["ath"] = b64(hashlib.sha256(token.encode()).digest())
+        claims.update(extra)
+        return jwt.encode(claims, self.key, algorithm="ES256", headers={"typ": "dpop+jwt", "jwk": self.public_jwk})
+
+
+class AuthorizationServer:
+    """One oidc-provider process (see the module docs)."""
+
+    def __init__(self, node: str, tmp: Path, *, port: int | None = None, alg: str = "ES256") -> None:
+        self.node = node
+        self.tmp = tmp
+        self.port = port or free_port()
+        self.issuer = f"http://127.0.0.1:{self.port}"
+        self.alg = alg
+        self.keys: list[tuple[dict[str, Any], Any]] = []
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, keys: list[tuple[dict[str, Any], Any]]) -> AuthorizationServer:
+        self.keys = keys
+        config = {
+            "issuer": self.issuer,
+            "port": self.port,
+            "alg": self.alg,
+            "keys": [jwk for jwk, _ in keys],
+            "clients": [
+                {"client_id": cid, "client_secret": CLIENT_SECRET, "scope": scope, "ttl": ttl}
+                for cid, (scope, ttl) in CLIENTS.items()
+            ],
+        }
+        path = self.tmp / f"as-{self.port}-{uuid.uuid4().hex[:6]}.json"
+        path.write_text(json.dumps(config))
+        self.proc = subprocess.Popen(
+            [self.node, str(AS_DIR / "server.mjs"), str(path)],
+            cwd=AS_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline().decode()
+        if not line.startswith("ready"):
+            self.proc.kill()
+            pytest.fail(f"the authorization server did not start: {line}{self.proc.stderr.read().decode()}")  # type: ignore[union-attr]
+        return self
+
+    def stop(self) -> None:
+        proc = self.proc
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:  # pragma: no cover
+                proc.kill()
+            for stream in (proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()
+            self.proc = None
+
+    def token_response(
+        self, client: str, resource: str, scope: str | None = None, *, dpop: DPoPKey | None = None
+    ) -> dict[str, Any]:
+        form = {"grant_type": "client_credentials", "resource": resource}
+        if scope is not None:
+            form["scope"] = scope
+        headers = {}
+        url = f"{self.issuer}/token"
+        if dpop is not None:
+            headers["DPoP"] = dpop.proof("POST", url)
+        got = httpx.post(url, data=form, auth=(client, CLIENT_SECRET), headers=headers, timeout=10)
+        assert got.status_code == 200, got.text
+        return got.json()  # type: ignore[no-any-return]
+
+    def token(self, client: str, resource: str, scope: str | None = None, *, dpop: DPoPKey | None = None) -> str:
+        return str(self.token_response(client, resource, scope, dpop=dpop)["access_token"])
+
+    def forge(self, claims: dict[str, Any], *, kid: str | None = None, headers: dict[str, Any] | None = None) -> str:
+        """A token signed with one of the issuer's own keys (the first, or ``kid``)."""
+        jwk, key = next((k for k in self.keys if kid is None or k[0]["kid"] == kid))
+        now = int(time.time())
+        body = {"iss": self.issuer, "iat": now, "exp": now + 300, "sub": "forged", "client_id": "forged", **claims}
+        return jwt.encode(body, key, algorithm=jwk["alg"], headers={"kid": jwk["kid"], "typ": "at+jwt", **(headers or {})})
+
+
+class ProtectedServer:
+    """``wiremcp run examples/protected.py --http`` with its issuer and resource from the environment."""
+
+    def __init__(self, issuer: str, *, leeway: float | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        env = {**os.environ, "WIREMCP_AUTH_ISSUER": issuer, "WIREMCP_AUTH_RESOURCE": self.url}
+        if leeway is not None:
+            env["WIREMCP_AUTH_LEEWAY"] = str(leeway)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "wiremcp", "run", "examples/protected.py", "--http", "--host", "127.0.0.1", "--port", str(self.port)],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                if self.proc.poll() is not None:
+                    break
+                time.sleep(0.05)
+        self.proc.kill()
+        pytest.fail(f"the protected server did not start: {self.proc.stderr.read().decode()}")  # type: ignore[union-attr]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            self.proc.kill()
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+
+    def post(self, body: dict[str, Any], *, token: str | None = None, scheme: str = "Bearer", headers: dict[str, str] | None = None) -> httpx.Response:
+        hdrs = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+        if token is not None:
+            hdrs["authorization"] = f"{scheme} {token}"
+        params = body.get("params") or {}
+        if body.get("method"):
+            hdrs["mcp-protocol-version"] = "2026-07-28"
+            hdrs["mcp-method"] = body["method"]
+            if body["method"] == "tools/call":
+                hdrs["mcp-name"] = params["name"]
+        hdrs.update(headers or {})
+        return httpx.post(self.url, content=json.dumps(body), headers=hdrs, timeout=10)
+
+    def call(self, tool: str, arguments: dict[str, Any] | None = None, **kw: Any) -> httpx.Response:
+        return self.post(request("tools/call", {"name": tool, "arguments": arguments or {}}), **kw)
+
+
+def request(method: str, params: dict[str, Any] | None = None, id: int = 1) -> dict[str, Any]:
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    return {"jsonrpc": "2.0", "id": id, "method": method, "params": {**(params or {}), "_meta": meta}}
+
+
+def challenge(response: httpx.Response) -> dict[str, str]:
+    """The auth-params of a response's ``WWW-Authenticate`` (one challenge), plus its scheme."""
+    value = response.headers["www-authenticate"]
+    scheme, _, rest = value.partition(" ")
+    params = {"scheme": scheme}
+    import re
+
+    for name, quoted in re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', rest):
+        params[name] = quoted.replace('\\"', '"').replace("\\\\", "\\")
+    return params

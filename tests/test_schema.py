@@ -22,12 +22,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wiremcp import Context, Field, Header
-from wiremcp.server._convert import ArgumentError, arguments_converter, converter_for
 from wiremcp.server._schema import (
     MAX_SCHEMA_DEPTH,
+    ArgumentError,
     SchemaError,
+    arguments_converter,
     check_headers,
-    compile,
+    compile_validator,
+    converter_for,
     is_structured,
     output_schema_for,
     parse_docstring,
@@ -248,14 +250,14 @@ def test_recursive_types_use_local_defs():
             }
         },
     }
-    check = compile(schema)
+    check = compile_validator(schema)
     assert check([{"value": 1, "children": [{"value": 2, "children": []}]}]) is None
     assert check([{"value": 1, "children": [{"value": "x"}]}]) == "'[0].children[0].value' must be integer, not a string"
     # mutual recursion: only the type that closes the cycle goes to $defs
     mutual = valid_2020_12(schema_for(Ping))
     assert list(mutual["$defs"]) == ["Ping"]
-    assert compile(mutual)({"pong": {"ping": {"pong": None}}}) is None
-    assert compile(mutual)({"pong": {"ping": {"pong": 3}}}) is not None
+    assert compile_validator(mutual)({"pong": {"ping": {"pong": None}}}) is None
+    assert compile_validator(mutual)({"pong": {"ping": {"pong": 3}}}) is not None
 
 
 def test_the_same_recursive_type_twice_shares_one_def():
@@ -465,7 +467,7 @@ def test_pydantic_models_are_inlined_and_converted():
     schema = valid_2020_12(schema_for(Person))
     assert "$defs" not in schema and "$ref" not in str(schema)
     assert schema["properties"]["home"]["properties"]["zip"]["pattern"] == "^[0-9]{5}$"
-    check = compile(schema)
+    check = compile_validator(schema)
     assert check({"name": "a", "home": {"zip": "12345"}}) is None
     assert check({"name": "a", "home": {"zip": "1"}}) == "'home.zip' must match the pattern '^[0-9]{5}$'"
     person = converter_for(Person)({"name": "a", "home": {"zip": "12345"}})
@@ -483,7 +485,7 @@ def test_pydantic_recursive_model_keeps_local_refs():
     schema = valid_2020_12(schema_for(Tree))
     assert schema["type"] == "object"  # the root shows the body, not a bare $ref
     assert schema["properties"]["kids"]["items"] == {"$ref": "#/$defs/Tree"}
-    assert compile(schema)({"v": 1, "kids": [{"v": 2, "kids": [{"v": "x"}]}]}) == "'kids[0].kids[0].v' must be integer, not a string"
+    assert compile_validator(schema)({"v": 1, "kids": [{"v": 2, "kids": [{"v": "x"}]}]}) == "'kids[0].kids[0].v' must be integer, not a string"
     output, wrapped = output_schema_for(Tree)
     assert wrapped is False and output["type"] == "object"
 
@@ -590,7 +592,7 @@ KEYWORD_CASES = [
 
 @pytest.mark.parametrize("schema, good, bad", KEYWORD_CASES)
 def test_validator_keywords_agree_with_jsonschema(schema, good, bad):
-    check = compile(schema)
+    check = compile_validator(schema)
     reference = jsonschema.Draft202012Validator(schema)
     for value in good:
         assert check(value) is None, (schema, value, check(value))
@@ -621,15 +623,15 @@ def test_validator_keywords_agree_with_jsonschema(schema, good, bad):
     ],
 )
 def test_validator_messages(schema, value, message):
-    assert compile(schema)(value) == message
+    assert compile_validator(schema)(value) == message
 
 
 def test_path_prefix_and_noun():
-    """compile(schema, path) prefixes names (used for elicitation answers in _mrtr)."""
+    """compile_validator(schema, path) prefixes names (used for elicitation answers in _mrtr)."""
     schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"], "additionalProperties": False}
-    assert compile(schema, "content")({}) == "'content.name' is required"
-    assert compile(schema, "content")(3) == "'content' must be object, not an integer"
-    assert compile(schema, noun="argument")({"name": "a", "x": 1}) == "'x' is not an accepted argument"
+    assert compile_validator(schema, "content")({}) == "'content.name' is required"
+    assert compile_validator(schema, "content")(3) == "'content' must be object, not an integer"
+    assert compile_validator(schema, noun="argument")({"name": "a", "x": 1}) == "'x' is not an accepted argument"
 
 
 @pytest.mark.parametrize(
@@ -652,7 +654,7 @@ def test_path_prefix_and_noun():
 def test_uncompilable_schemas_are_refused(schema, fragment):
     """basic/index.mdx: external $refs are not fetched; unsupported dialects are an error."""
     with pytest.raises(SchemaError, match=fragment):
-        compile(schema)
+        compile_validator(schema)
 
 
 def test_dialects():
@@ -664,12 +666,12 @@ def test_dialects():
         "properties": {"pair": {"items": [{"$ref": "#/definitions/n"}, {"type": "string"}], "additionalItems": False}},
         "dependencies": {"a": ["b"], "c": {"required": ["d"]}},
     }
-    check = compile(draft7)
+    check = compile_validator(draft7)
     reference = jsonschema.Draft7Validator(draft7)
     for value in ({"pair": [1, "x"]}, {"pair": [1, "x", 3]}, {"pair": ["x"]}, {"a": 1}, {"a": 1, "b": 1}, {"c": 1}, {"c": 1, "d": 1}):
         assert (check(value) is None) == reference.is_valid(value), value
-    assert compile({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "string"})("x") is None
-    assert compile({"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "string"})(1) is not None
+    assert compile_validator({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "string"})("x") is None
+    assert compile_validator({"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "string"})(1) is not None
 
 
 def test_limits():
@@ -678,8 +680,8 @@ def test_limits():
     for _ in range(MAX_SCHEMA_DEPTH + 5):
         deep = {"items": deep}
     with pytest.raises(SchemaError, match="deeper"):
-        compile(deep)
-    recursive = compile({"items": {"$ref": "#"}})
+        compile_validator(deep)
+    recursive = compile_validator({"items": {"$ref": "#"}})
     value: Any = []
     for _ in range(5000):
         value = [value]
@@ -696,7 +698,7 @@ def test_generated_schemas_validate_like_jsonschema():
     def f(name: Annotated[str, Field(min_length=1)], opts: Opts, tags: set[str] = set(), pair: tuple[int, str] | None = None) -> None: ...
 
     schema = valid_2020_12(signature_schema(f)[0])
-    check = compile(schema, noun="argument")
+    check = compile_validator(schema, noun="argument")
     reference = jsonschema.Draft202012Validator(schema)
     samples = [
         {"name": "x", "opts": {"mode": "a"}},
@@ -725,7 +727,7 @@ json_values = st.recursive(
 @given(case=st.sampled_from(KEYWORD_CASES), value=json_values)
 def test_validator_agrees_with_jsonschema_on_random_values(case, value):
     schema = case[0]
-    assert (compile(schema)(value) is None) == jsonschema.Draft202012Validator(schema).is_valid(value)
+    assert (compile_validator(schema)(value) is None) == jsonschema.Draft202012Validator(schema).is_valid(value)
 
 
 # -- conversion --------------------------------------------------------------------------------------
@@ -803,8 +805,8 @@ def test_conversions():
 
 def test_multiple_of_tolerates_float_rounding():
     """0.3 is a multiple of 0.1 (jsonschema says no: 0.3 / 0.1 == 2.9999999999999996)."""
-    assert compile({"multipleOf": 0.1})(0.3) is None
-    assert compile({"multipleOf": 0.1})(0.35) is not None
+    assert compile_validator({"multipleOf": 0.1})(0.3) is None
+    assert compile_validator({"multipleOf": 0.1})(0.35) is not None
 
 
 def test_unchanged_arguments_are_not_copied():

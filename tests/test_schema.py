@@ -36,13 +36,63 @@ from wiremcp.server._schema import (
     schema_for,
     signature_info,
     signature_schema,
+    type_node,
 )
+from wiremcp.server._schema._types import ANY, ArrayType, ObjectType, Scalar, TupleType, UnionType
 
 
 def valid_2020_12(schema):
     """Every generated schema must itself be a valid 2020-12 schema."""
     jsonschema.Draft202012Validator.check_schema(schema)
     return schema
+
+
+# -- the type model ----------------------------------------------------------------
+
+
+def test_the_type_model_is_one_small_tree():
+    """One walk of the hint: the schema writer and the converter both read these nodes."""
+    node = type_node(Optional[list[int]])
+    assert isinstance(node, UnionType)
+    array, null = node.members
+    assert isinstance(array, ArrayType) and array.collection is list
+    assert isinstance(array.item, Scalar) and array.item.py is int
+    assert isinstance(null, Scalar) and null.py is type(None)
+    assert type_node(Any) is ANY and type_node(list).item is ANY
+    assert type_node(frozenset[str]).collection is frozenset and type_node(tuple[int, ...]).collection is tuple
+    assert isinstance(type_node(tuple[int, str]), TupleType)
+
+
+def test_a_recursive_type_is_one_node_pointing_at_itself():
+    node = type_node(Node)
+    assert isinstance(node, ObjectType) and [f.name for f in node.fields] == ["value", "children"]
+    children = node.fields[1].node
+    assert isinstance(children, ArrayType) and children.item is node
+    assert node.fields[0].required and not node.fields[1].required and node.fields[1].has_factory
+
+
+def test_walk_errors_name_the_type_and_field():
+    class Bad(TypedDict):
+        when: complex
+
+    with pytest.raises(SchemaError, match="Bad.when: cannot express"):
+        type_node(Bad)
+    class Pair(enum.Enum):
+        ONE = (1, 2)
+
+    with pytest.raises(SchemaError, match="enum values must be JSON scalars"):
+        type_node(Pair)
+
+
+def test_an_init_false_field_is_only_needed_by_output_schemas():
+    @dataclasses.dataclass
+    class Cached:
+        a: int
+        cache: complex = dataclasses.field(init=False, default=0j)
+
+    assert schema_for(Cached)["properties"] == {"a": {"type": "integer"}}
+    with pytest.raises(SchemaError, match="Cached.cache"):
+        output_schema_for(Cached)
 
 
 # -- hints → schema -------------------------------------------------------------
@@ -845,6 +895,81 @@ def test_conversion_failures_name_the_argument():
         convert({"when": "2024-01-01", "p": {"n": 0}})
     with pytest.raises(ArgumentError, match="'raw': is not valid base64"):
         convert({"when": "2024-01-01", "raw": "***"})
+
+
+@dataclasses.dataclass
+class IntX:
+    x: int
+
+
+@dataclasses.dataclass
+class StrX:
+    x: str
+
+
+@dataclasses.dataclass
+class XY:
+    x: int
+    y: int = 0
+
+
+def test_a_union_converts_by_the_member_its_schema_matches():
+    """The first member whose schema accepts the value converts it (as the validator would pick)."""
+    assert converter_for(Union[int, float])(1.0) == 1 and type(converter_for(Union[int, float])(1.0)) is int
+    assert converter_for(Union[int, float])(1.5) == 1.5
+    assert type(converter_for(Union[float, int])(1.0)) is float  # float accepts 1.0 first
+    assert converter_for(Union[Color, str])("red") is Color.RED
+    assert converter_for(Union[Color, str])("blue") == "blue"
+    either = converter_for(Union[IntX, StrX])  # same keys: told apart by the field types
+    assert either({"x": 1}) == IntX(1) and either({"x": "a"}) == StrX("a")
+    keys = converter_for(Union[StrX, XY])  # different keys: told apart by the keys
+    assert keys({"x": 1, "y": 2}) == XY(1, 2) and keys({"x": "a"}) == StrX("a")
+    assert converter_for(Union[XY, dict[str, int]])({"x": 1}) == XY(1)  # a defaulted field may be left out
+    assert converter_for(Union[XY, dict[str, int]])({"z": 1}) == {"z": 1}  # a key XY does not have
+    assert converter_for(Optional[XY])(None) is None
+    assert converter_for(Union[tuple[int, int], list[str]])([1, 2]) == (1, 2)
+    assert converter_for(Union[tuple[int, int], list[str]])(["a"]) == ["a"]
+    assert converter_for(Union[str, int]) is not None and converter_for(Union[str, bool]) is None
+
+
+UNION_HINTS = [
+    Union[int, float],
+    Union[float, int],
+    Union[Color, str],
+    Union[Level, float, None],
+    Union[IntX, StrX, XY],
+    Union[XY, dict[str, int]],
+    Union[tuple[int, int], list[Color], int],
+    Union[Annotated[int, Field(ge=3)], float],
+    Union[Annotated[dict[str, Any], Field(json_schema={"minProperties": 2})], XY],
+    Optional[list[XY]],
+    Union[Literal[1, "a"], int, str],
+]
+union_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 5) | st.sampled_from([1.0, 2.5, 3.0]) | st.sampled_from(["", "a", "red", "green"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["x", "y", "z"]), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _reference_union_convert(hint, value):
+    """The rule before the type model: check every member's schema in order, convert by the first that accepts."""
+    for member in typing.get_args(hint):
+        if compile_validator(schema_for(member))(value) is None:
+            convert = converter_for(member)
+            return value if convert is None else convert(value)
+    return value
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hint=st.sampled_from(UNION_HINTS), value=union_values)
+def test_union_conversion_agrees_with_checking_every_member(hint, value):
+    if compile_validator(schema_for(hint))(value) is not None:
+        return  # the converter only ever sees values the schema accepted
+    convert = converter_for(hint)
+    got = value if convert is None else convert(value)
+    expected = _reference_union_convert(hint, value)
+    assert got == expected and type(got) is type(expected), (hint, value)
 
 
 def test_recursive_conversion():

@@ -38,7 +38,6 @@ from __future__ import annotations
 import math
 import re
 from typing import Any, Callable
-from urllib.parse import unquote
 
 import orjson
 
@@ -630,6 +629,8 @@ def _regex(pattern: Any) -> re.Pattern[str]:
 
 def unescape_pointer(part: str) -> str:
     """One JSON pointer segment (RFC 6901, percent-decoded as a URI fragment): ``a~1b`` is ``a/b``."""
+    from urllib.parse import unquote  # only for schemas with $ref: not at import
+
     return unquote(part).replace("~1", "/").replace("~0", "~")
 
 

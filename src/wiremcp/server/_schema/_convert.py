@@ -126,9 +126,9 @@ class _Converters:
         if isinstance(node, EnumType):
             return node.cls
         if isinstance(node, ArrayType):
-            return _array(self.of(node.item), node.collection)
+            return _array_converter(self.of(node.item), node.collection)
         if isinstance(node, TupleType):
-            return _tuple([self.of(item) for item in node.items])
+            return _tuple_converter([self.of(item) for item in node.items])
         if isinstance(node, MappingType):
             value = self.of(node.value)
             if value is None:
@@ -137,7 +137,8 @@ class _Converters:
         if isinstance(node, ObjectType):
             return self._named(node)
         if isinstance(node, ModelType):
-            validate: Convert = node.cls.model_validate  # type: ignore[attr-defined]  # a pydantic model, duck-typed
+            model: Any = node.cls  # a pydantic model, duck-typed
+            validate: Convert = model.model_validate
             return validate
         if isinstance(node, UnionType):
             return self._union(node)
@@ -178,7 +179,9 @@ class _Converters:
 
     def _dataclass(self, node: ObjectType) -> Convert:
         cls = node.cls
-        fields = [(f.name, c) for f in node.fields if f.init and f.node is not None and (c := self.of(f.node)) is not None]
+        fields = [
+            (f.name, c) for f in node.fields if f.init and f.node is not None and (c := self.of(f.node)) is not None
+        ]
         if not fields:
             return lambda v: cls(**v)
 
@@ -195,10 +198,10 @@ class _Converters:
         members = [(may_match(m), self.of(m)) for m in node.members]
         if all(c is None for _, c in members):
             return None
-        return _union(members, node.members)
+        return _union_converter(members, node.members)
 
 
-def _array(item: Convert | None, collection: type) -> Convert | None:
+def _array_converter(item: Convert | None, collection: type) -> Convert | None:
     if collection is list:
         if item is None:
             return None
@@ -208,13 +211,13 @@ def _array(item: Convert | None, collection: type) -> Convert | None:
     return lambda v: collection(item(x) for x in v)
 
 
-def _tuple(parts: list[Convert | None]) -> Convert:
+def _tuple_converter(parts: list[Convert | None]) -> Convert:
     if all(c is None for c in parts):
         return tuple
     return lambda v: tuple(x if c is None else c(x) for x, c in zip(v, parts))
 
 
-def _union(members: list[tuple[_Test | None, Convert | None]], nodes: Sequence[TypeNode]) -> Convert:
+def _union_converter(members: list[tuple[_Test | None, Convert | None]], nodes: Sequence[TypeNode]) -> Convert:
     n = len(members)
     checks: list[Check | None] = [None] * n
 

@@ -133,7 +133,8 @@ class SchemaWriter:
             return self._named(node)
         if isinstance(node, ModelType):
             mode = "serialization" if self.output else "validation"
-            raw: dict[str, Any] = node.cls.model_json_schema(mode=mode)  # type: ignore[attr-defined]  # duck-typed pydantic
+            model: Any = node.cls  # a pydantic model, duck-typed
+            raw: dict[str, Any] = model.model_json_schema(mode=mode)
             return self.adopt(raw)
         raise TypeError(f"not a type node: {node!r}")  # every node kind is above
 

@@ -30,7 +30,7 @@ from ..protocol import methods
 from ..protocol.errors import MissingClientCapability
 from ..protocol.meta import RequestMeta
 from ..protocol.state import StateSealer, request_digest
-from ._schema import compile as compile_schema
+from ._schema import compile_validator
 
 __all__ = [
     "InputRequired",
@@ -130,7 +130,7 @@ def check_answer(key: str, request: dict[str, Any], answer: Any) -> None:
             raise InvalidParams(f"Invalid params: {where}.action must be accept, decline or cancel")
         schema = (request.get("params") or {}).get("requestedSchema")
         if action == "accept" and schema is not None and "content" in answer:
-            problem = compile_schema(schema, "content")(answer.get("content"))
+            problem = compile_validator(schema, "content")(answer.get("content"))
             if problem is not None:
                 raise InvalidParams(f"Invalid params: {where} does not match the requested schema: {problem}")
     elif method == SAMPLE:

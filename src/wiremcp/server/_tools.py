@@ -8,7 +8,7 @@ description). Everything is worked out once, at registration; a call does:
 1. the arguments are checked against the input schema (compiled); a problem
    becomes a tool execution error (``isError: true``) the model can read and
    fix (server/tools.mdx, "Error Handling");
-2. they are converted to the declared Python types (`_convert`; nothing to do
+2. they are converted to the declared Python types (`_schema._convert`; nothing to do
    for ``str``/``bool``/``float``/... parameters);
 3. the function runs on the event loop (an async one is awaited);
 4. what it returns becomes the result:
@@ -52,12 +52,13 @@ from ..jsonrpc import JSONRPCError
 from ._content import CONTENT_HINTS, CONTENT_TYPES, check_icons, text
 from ._context import Context, scope_tuple
 from ._inject import context_param
-from ._convert import ArgumentError, arguments_converter
 from ._schema import (
+    ArgumentError,
     Check,
     SchemaError,
+    arguments_converter,
     check_headers,
-    compile,
+    compile_validator,
     is_structured,
     json_default,
     output_schema_for,
@@ -276,7 +277,7 @@ class Tool:
             return_hint = _return_hint(fn)
             self._convert = None  # a hand-written schema: arguments arrive as JSON
         try:
-            self._check = compile(input_schema, noun="argument")
+            self._check = compile_validator(input_schema, noun="argument")
         except SchemaError as exc:
             raise SchemaError(f"{where}: input_schema: {exc}") from None
         check_headers(input_schema, f"{where} inputSchema")
@@ -305,7 +306,7 @@ class Tool:
             )
         if self.output_schema is not None:
             try:
-                self._output_check = compile(self.output_schema)
+                self._output_check = compile_validator(self.output_schema)
             except SchemaError as exc:
                 raise SchemaError(f"{where}: output_schema: {exc}") from None
             self._result: Callable[[Any], dict[str, Any]] = self._structured

@@ -35,7 +35,7 @@ CONFORMANCE_NODE = ROOT / "conformance" / "node_modules" / ".bin" / "node"
 
 CLIENT_SECRET = "a-test-secret-of-decent-length"
 #: client id -> (allowed scopes, token lifetime in seconds)
-CLIENTS = {"reader": ("mcp", 300), "admin": ("mcp admin", 300), "short": ("mcp", 1), "outsider": ("admin", 300)}
+CLIENTS = {"reader": ("mcp", 300), "admin": ("mcp admin", 300), "short": ("mcp", 4), "outsider": ("admin", 300)}
 
 
 def free_port() -> int:

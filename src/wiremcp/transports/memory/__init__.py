@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Hashable
 
-from ...client._errors import ConnectionClosed
-from ...client._transport import Receiver
+from ...client import ConnectionClosed, Receiver
 from ...jsonrpc import LineSplitter, TooLong
 from ...server import Server
 from ..stdio._lines import LineServer

@@ -29,8 +29,7 @@ import os
 from collections import deque
 from typing import Any, Callable, Hashable
 
-from ...client._errors import ConnectionClosed
-from ...client._transport import Receiver
+from ...client import ConnectionClosed, Receiver
 from ...jsonrpc import DEFAULT_MAX_MESSAGE_SIZE, LineSplitter, TooLong
 from .server import small_reads
 

@@ -446,11 +446,11 @@ class MCPApp:
             if session is None:
                 await self._no_session(send)
             elif kind is Notification:
-                await sessions.notification(session, msg, headers, send)  # type: ignore[arg-type]
+                await sessions.notification(session, msg, headers, send)  # type: ignore[arg-type]  # kind is Notification
             else:  # the answer to one of the server's requests
                 await sessions.response(session, msg, headers, send)  # type: ignore[arg-type]  # Response or ErrorResponse
         elif kind is Notification:
-            log.debug("notification %s accepted and dropped", msg.method)  # type: ignore[union-attr]
+            log.debug("notification %s accepted and dropped", msg.method)  # type: ignore[union-attr]  # a Notification
             await empty_reply(send, 202)
         else:  # Response or ErrorResponse
             not_allowed = InvalidRequest(

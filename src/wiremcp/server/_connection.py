@@ -58,12 +58,19 @@ __all__ = ["ServerConnection", "ConnectionState", "Era", "request_era", "carries
 
 log = logging.getLogger("wiremcp.server")
 
+_RUNNING = CallState.RUNNING
+_CANCELLED = CallState.CANCELLED
+
 
 class Era(enum.Enum):
     """Which revision's rules serve a request."""
 
     MODERN = "2026-07-28"  #: stateless: every request carries its version in ``_meta``
     LEGACY = "2025-11-25"  #: in a session opened by ``initialize``
+
+
+_LEGACY_ERA = Era.LEGACY
+_MODERN_ERA = Era.MODERN
 
 
 def carries_protocol_meta(params: Any) -> bool:
@@ -82,8 +89,8 @@ def request_era(request: Request, in_session: bool, legacy: bool) -> Era:
     ``_meta`` for ``initialize``.
     """
     if (in_session or request.method == "initialize") and legacy and not carries_protocol_meta(request.params):
-        return Era.LEGACY
-    return Era.MODERN
+        return _LEGACY_ERA
+    return _MODERN_ERA
 
 
 class ConnectionState(enum.Enum):
@@ -134,9 +141,9 @@ class ServerConnection:
         calls = self.calls
         if id_ in calls:
             return reply_failed(id_, InvalidRequest(f"Invalid Request: request id {id_!r} is already in flight", id=id_))
-        call = Call(id_, request.method, write or self.write, line=self.line)
+        call = Call(id_, request.method, write or self.write, self.line)
         session = self.session
-        if request_era(request, session is not None, self.legacy) is Era.LEGACY:
+        if request_era(request, session is not None, self.legacy) is _LEGACY_ERA:
             if session is None:
                 try:
                     session = self.session = self._open_session()
@@ -152,8 +159,8 @@ class ServerConnection:
 
     def finished(self, call: Call) -> None:
         """The transport's task for ``call`` is over (replied, failed or cancelled)."""
-        if call.state is CallState.RUNNING:
-            call.state = CallState.CANCELLED  # cancelled before it ran
+        if call.state is _RUNNING:
+            call.state = _CANCELLED  # cancelled before it ran
         if self.calls.get(call.id) is call:
             del self.calls[call.id]
 
@@ -177,7 +184,7 @@ class ServerConnection:
             params = note.params or {}
             target = params.get("requestId")
             call = self.calls.get(target) if type(target) in (str, int) else None
-            if call is None or call.state is not CallState.RUNNING:
+            if call is None or call.state is not _RUNNING:
                 log.debug("cancellation for %r ignored: no such request in flight", target)
                 return None
             log.info("request %r cancelled: %s", target, params.get("reason", "no reason given"))

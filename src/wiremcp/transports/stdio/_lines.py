@@ -144,8 +144,15 @@ class LineServer:
             out = self.conn.request(msg)  # type: ignore[arg-type]  # t is Request
             if type(out) is tuple:
                 self.write(out[0])
-            else:
-                self._run(out)  # type: ignore[arg-type]  # not a reply: a Call
+                return
+            call: Call = out  # type: ignore[assignment]  # not a reply: a Call to run
+            task = asyncio.get_running_loop().create_task(self._finish(call))
+            # Clean up in a done-callback: it also runs for a task cancelled before its first step.
+            task.add_done_callback(functools.partial(self._finished, call))
+            call.task = task
+            if len(self._calls) >= self._max_in_flight and self._pause is not None and not self._paused:
+                self._paused = True
+                self._pause()
         elif t is Notification:
             self.conn.notification(msg)  # type: ignore[arg-type]  # t is Notification
         elif not self.conn.response(msg):  # type: ignore[arg-type]  # a Response or ErrorResponse
@@ -154,15 +161,6 @@ class LineServer:
                 "in MCP 2026-07-28",
                 getattr(msg, "id", None),
             )
-
-    def _run(self, call: Call) -> None:
-        task = asyncio.get_running_loop().create_task(self._finish(call))
-        # Clean up in a done-callback: it also runs for a task cancelled before its first step.
-        task.add_done_callback(functools.partial(self._finished, call))
-        call.task = task
-        if len(self._calls) >= self._max_in_flight and self._pause is not None and not self._paused:
-            self._paused = True
-            self._pause()
 
     async def _finish(self, call: Call) -> None:
         reply = await call.finish()

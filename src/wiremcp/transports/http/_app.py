@@ -31,13 +31,17 @@ a request: `Server.handle` raises or returns an error  by code  the id
 a request: a result                                    200      the id
 =====================================================  =======  =========
 
-The era is decided per request (2026-07-28 basic/versioning.mdx, "Backward
-Compatibility with Initialization-Based Versions"): a request whose
-``params._meta`` carries ``io.modelcontextprotocol/protocolVersion`` is
-modern and served statelessly, whatever session id it also carries; legacy
-(2025-11-25) clients open a session with ``initialize`` and are served in it
-by `_sessions.Sessions` (``Mcp-Session-Id``, the GET stream, resumable
-streams, DELETE). ``legacy`` follows ``server.legacy``; with it off the
+The era is decided per request by the server's `request_era` (2026-07-28
+basic/versioning.mdx, "Backward Compatibility with Initialization-Based
+Versions"), the request being in a session when it carries
+``Mcp-Session-Id``: a request whose ``params._meta`` carries
+``io.modelcontextprotocol/protocolVersion`` is modern and served statelessly,
+whatever session id it also carries; legacy (2025-11-25) clients open a
+session with ``initialize`` and are served in it by `_sessions.Sessions`
+(``Mcp-Session-Id``, the GET stream, resumable streams, DELETE), each session
+around its own `ServerConnection`. A modern request is one `Call` whose
+``write`` is the exchange (`_Exchange`); the states of the exchange are
+`_Reply` (pending, streaming, done, gone). ``legacy`` follows ``server.legacy``; with it off the
 endpoint is modern only: GET and DELETE are 405, ``initialize`` is refused
 (its message names the supported versions) and no session id is issued.
 

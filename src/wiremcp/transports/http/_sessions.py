@@ -41,8 +41,8 @@ Replies and streams ("Sending Messages", "Listening", "Resumability and Redelive
   body; otherwise its reply is an SSE stream: a priming event (an id and empty
   data; 2025-11-25 sessions only, older clients cannot parse it), the
   request's notifications and the server's requests to the client (sampling,
-  elicitation, roots: `LegacySession.send_request` run by its handler), then
-  its response, then the end of the stream;
+  elicitation, roots, sent by its handler through the session's
+  `ServerConnection`), then its response, then the end of the stream;
 * the server's requests go on the stream of the request whose handler makes
   them; on the standalone stream when made outside any request, or when that
   request's stream has no connection and the standalone stream has one;
@@ -66,6 +66,13 @@ Replies and streams ("Sending Messages", "Listening", "Resumability and Redelive
   events so far, a ``retry`` field, the end of the response; the client
   resumes with ``Last-Event-ID`` (SEP-1699, the ``test_reconnection`` fixture);
 * a stream silent for ``keepalive_interval`` gets a ``: keep-alive`` comment.
+
+The server decides what each message means: every session holds a
+`ServerConnection` (its `LegacySession`, its requests in flight, the
+server's requests awaiting answers); each request's `Call` writes to the
+request's stream (`_Stream`: open, closing, closed), which is carried by at
+most one HTTP response at a time (`_Pump`, whose state is `_Carrying`: new,
+streaming, released, lost, gone).
 
 Memory: at most ``max_sessions`` sessions; each keeps the written events of
 its streams for replay up to ``replay_buffer`` bytes (oldest dropped first),

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..jsonrpc import ErrorResponse, InvalidRequest, LocalProtocolError, Notification, Request, Response, encode_notification
 from ..protocol import methods
@@ -53,6 +53,9 @@ from ._call import Call, CallState, Write
 from ._legacy import LegacySession
 from ._outgoing import OutgoingRequests
 from ._reply import Reply, reply_failed
+
+if TYPE_CHECKING:
+    from ._server import Server
 
 __all__ = ["ServerConnection", "ConnectionState", "Era", "request_era", "carries_protocol_meta"]
 
@@ -94,6 +97,8 @@ def request_era(request: Request, in_session: bool, legacy: bool) -> Era:
 
 
 class ConnectionState(enum.Enum):
+    """Whether a `ServerConnection` still serves."""
+
     OPEN = "open"  #: messages are served
     CLOSED = "closed"  #: the peer is gone: the server's requests failed, the session closed
 
@@ -105,7 +110,7 @@ class ServerConnection:
 
     def __init__(
         self,
-        server: Any,
+        server: Server,
         write: Write,
         *,
         line: bool = True,

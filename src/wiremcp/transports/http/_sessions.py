@@ -536,6 +536,8 @@ class HTTPSession:
         log.info("session %s ended: %s", self.id[:8], why)
         self.sessions.forget(self)
         for call in self.conn.cancel_calls():
+            if call.task is not None:
+                call.task.cancel()  # now, not on the next step: the app may be shutting down
             stream = _stream_of(call)
             stream.drop()
             stream.let_go(lost=True)

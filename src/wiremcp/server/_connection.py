@@ -106,7 +106,20 @@ class ConnectionState(enum.Enum):
 class ServerConnection:
     """One connection's server side: its legacy session, its requests in flight, its requests to the peer."""
 
-    __slots__ = ("server", "write", "line", "legacy", "session_id", "session", "calls", "outgoing", "state", "route", "close_stream")
+    __slots__ = (
+        "server",
+        "write",
+        "line",
+        "legacy",
+        "session_id",
+        "session",
+        "calls",
+        "outgoing",
+        "state",
+        "route",
+        "close_stream",
+        "_handle",
+    )
 
     def __init__(
         self,
@@ -120,6 +133,7 @@ class ServerConnection:
         close_stream: Callable[[Any, int | None], bool] | None = None,
     ) -> None:
         self.server = server
+        self._handle = server.handle  # bound once: the modern path looks up nothing per request
         self.write = write  # messages not tied to a request: session notifications, by default requests to the peer
         self.line = line
         self.legacy: bool = server.legacy if legacy is None else legacy
@@ -156,7 +170,7 @@ class ServerConnection:
                     return reply_failed(id_, exc)
             reply = call.start(session.handle, request)
         else:
-            reply = call.start(self.server.handle, request)
+            reply = call.start(self._handle, request)
         if reply is not None:
             return reply
         calls[id_] = call

@@ -929,5 +929,55 @@ def test_public_surface():
         "MCPApp", "asgi_app", "serve_http", "STATUS_BY_CODE", "DEFAULT_ALLOWED_HOSTS", "DEFAULT_ALLOWED_ORIGINS",
         "DEFAULT_READ_TIMEOUT", "DEFAULT_KEEPALIVE_INTERVAL", "DEFAULT_MAX_STREAM_BACKLOG",
         "GRACEFUL_SHUTDOWN_TIMEOUT", "encode_header_value", "decode_header_value",
+        "uvicorn_config", "DEFAULT_LIMIT_CONCURRENCY", "DEFAULT_TIMEOUT_KEEP_ALIVE", "DEFAULT_BACKLOG",
+        "DEFAULT_MAX_HEAD_SIZE",
     }
     assert all(hasattr(http_transport, name) for name in http_transport.__all__)
+
+
+# -- uvicorn's limits (serve_http) ---------------------------------------------
+
+
+def test_serve_http_runs_uvicorn_with_every_limit():
+    """serve_http's uvicorn.Config carries the defensive limits (docs/http.md, reverse proxy)."""
+    from wiremcp.transports.http import (
+        DEFAULT_BACKLOG,
+        DEFAULT_LIMIT_CONCURRENCY,
+        DEFAULT_MAX_HEAD_SIZE,
+        DEFAULT_TIMEOUT_KEEP_ALIVE,
+        MCPApp,
+        uvicorn_config,
+    )
+
+    from wiremcp import Server
+
+    app = MCPApp(Server("limits"))
+    config = uvicorn_config(app)
+    assert config.limit_concurrency == DEFAULT_LIMIT_CONCURRENCY == 1000
+    assert config.timeout_keep_alive == DEFAULT_TIMEOUT_KEEP_ALIVE == 5
+    assert config.backlog == DEFAULT_BACKLOG == 1024
+    assert config.h11_max_incomplete_event_size == DEFAULT_MAX_HEAD_SIZE == 64 * 1024
+    assert config.server_header is False and config.access_log is False and config.ws == "none"
+    lifted = uvicorn_config(app, limit_concurrency=None, timeout_keep_alive=30, backlog=64, max_head_size=8192)
+    assert (lifted.limit_concurrency, lifted.timeout_keep_alive, lifted.backlog) == (None, 30, 64)
+    assert lifted.h11_max_incomplete_event_size == 8192
+
+
+def test_serve_http_refuses_past_its_concurrency_limit():
+    """limit_concurrency=2: a request that arrives while two connections are open gets 503, not service."""
+    code = (
+        "from http_sample import server\n"
+        "from wiremcp.transports.http import serve_http\n"
+        "serve_http(server, port=0, limit_concurrency=2)\n"
+    )
+    proc = ServerProcess([sys.executable, "-c", code], r"serving 'http-sample' .* at http://127\.0\.0\.1:(\d+)/mcp", cwd=SERVERS)
+    try:
+        assert post(proc.port, call(80, "echo", {"text": "alone"})).status == 200  # one connection: served
+        idle = socket.create_connection(("127.0.0.1", proc.port), timeout=10)  # a second one, open
+        try:
+            refused = post(proc.port, call(81, "echo", {"text": "third"}))
+            assert refused.status == 503, refused
+        finally:
+            idle.close()
+    finally:
+        proc.stop()

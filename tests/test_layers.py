@@ -1,10 +1,15 @@
-"""DESIGN.md, Layers: a layer imports only the layers below it.
+"""DESIGN.md, Layers: a layer imports only the layers below it, and only their public names.
 
 jsonrpc → protocol → auth → server | client → transports → cli (top-level
 package and examples may use anything). ``auth`` (OAuth: wiremcp.auth.server
 verifies tokens) sits below server and client, which may use it; the server
 core does not (``ctx.auth`` is duck-typed), only the HTTP transport does. Checked on the source, imports inside
 functions included, so a lazy import cannot hide a dependency upwards.
+
+Public means: no part of the imported module's dotted name, and no imported
+name, starts with ``_`` (``from ...server._reply import settle`` and
+``from ...server import _reply`` both fail). Within its own layer a module may
+import what it likes.
 """
 
 from __future__ import annotations
@@ -42,13 +47,27 @@ def _resolve(path: Path, level: int, module: str | None) -> str:
 
 
 def _imports(path: Path) -> list[str]:
-    out = []
+    return [module for module, _ in _imported_names(path)]
+
+
+def _imported_names(path: Path) -> list[tuple[str, list[str]]]:
+    """Each import of ``path``: the absolute module and the names taken from it (none for ``import x``)."""
+    out: list[tuple[str, list[str]]] = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            out.extend(alias.name for alias in node.names)
+            out.extend((alias.name, []) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            out.append(_resolve(path, node.level, node.module) if node.level else (node.module or ""))
+            module = _resolve(path, node.level, node.module) if node.level else (node.module or "")
+            out.append((module, [alias.name for alias in node.names]))
     return out
+
+
+def _private_part(module: str, names: list[str]) -> str | None:
+    """The first private part of an import (a module name part or an imported name), if any."""
+    for part in module.split(".")[1:] + names:
+        if part.startswith("_") and not (part.startswith("__") and part.endswith("__")):
+            return part
+    return None
 
 
 def test_the_checker_resolves_relative_imports():
@@ -72,6 +91,39 @@ def test_layer_imports_only_below(path):
         if (own, other) in ALLOWED:
             continue
         assert RANK[other] < RANK[own], f"{path.relative_to(PACKAGE)} ({own}) imports {module} ({other})"
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(PACKAGE)) for p in FILES])
+def test_layer_imports_only_public_names_of_other_layers(path):
+    own = path.relative_to(PACKAGE).parts[0]
+    for module, names in _imported_names(path):
+        other = _layer_of(module)
+        if other is None or other == own or (own, other) in ALLOWED:
+            continue
+        private = _private_part(module, names)
+        assert private is None, (
+            f"{path.relative_to(PACKAGE)} ({own}) imports the private {private!r} of {other} ({module}); "
+            f"use the names {other}/__init__.py exports"
+        )
+
+
+def test_the_checker_finds_private_imports():
+    assert _private_part("wiremcp.server._reply", ["settle"]) == "_reply"
+    assert _private_part("wiremcp.server", ["_reply"]) == "_reply"
+    assert _private_part("wiremcp.client", ["ConnectionClosed", "Receiver"]) is None
+    assert _private_part("wiremcp.protocol.meta", ["PROTOCOL_VERSION"]) is None
+    assert _private_part("wiremcp.server.__init__", []) is None
+
+
+def test_the_checker_reads_every_form_of_import(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text(
+        "import wiremcp.client._errors\n"
+        "from wiremcp.server._reply import settle\n"
+        "def lazy():\n    from wiremcp.server import _legacy\n"
+    )
+    found = _imported_names(source)
+    assert [_private_part(m, n) for m, n in found] == ["_errors", "_reply", "_legacy"]
 
 
 def test_stdio_server_imports_no_http_or_client_code():

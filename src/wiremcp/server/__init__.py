@@ -1,6 +1,32 @@
-"""The server API: register tools, resources, prompts and completers on a `Server`; transports serve it."""
+"""The server API: register tools, resources, prompts and completers on a `Server`; transports serve it.
+
+What a transport needs from the server is public here too, and is all a
+transport may use (tests/test_layers.py checks it):
+
+* `ServerConnection`: one connection's server side without I/O. Fed decoded
+  messages (`request`, `notification`, `response`), it decides the era of
+  each request (`request_era`: modern ``_meta`` is served statelessly; a
+  request of a connection holding a legacy session, or ``initialize``, is
+  served in the `LegacySession`), and answers at once or hands back a running
+  `Call`. It owns the legacy session and the server's requests to the peer.
+* `Call`: one request in progress and its notifications' way out (the
+  transport supplies the ``write`` function), with a `CallState`
+  (running, replied, cancelled); it makes exactly one reply, or none once
+  cancelled.
+* `reply_ok`, `reply_failed`, `settle`: the only place where a handler's
+  outcome, exceptions included, becomes a reply (``(line, code)``, a `Reply`).
+* `OutgoingRequests`: the server's requests to its peer (elicitation,
+  sampling, roots in a legacy session) and their answers, on
+  `wiremcp.jsonrpc.PendingRequests`; an error answer raises
+  `ClientRequestFailed`.
+"""
 
 from ._context import Context, Emit, InsufficientScope, current_auth
+from ._call import Call, CallState, Write
+from ._connection import ConnectionState, Era, ServerConnection, carries_protocol_meta, request_era
+from ._legacy import ClientRequestFailed, LegacySession
+from ._outgoing import OutgoingRequests
+from ._reply import Reply, reply_failed, reply_ok, settle
 from ._server import DEFAULT_LIST_TTL_MS, Server
 from ._tools import Tool, ToolAnnotations, ToolError, ToolResult, text
 
@@ -28,6 +54,24 @@ __all__ += [
     "AudioContent",
     "ResourceLink",
     "EmbeddedResource",
+]
+__all__ += [
+    # the transport contract
+    "ServerConnection",
+    "ConnectionState",
+    "Era",
+    "request_era",
+    "carries_protocol_meta",
+    "Call",
+    "CallState",
+    "Write",
+    "Reply",
+    "reply_ok",
+    "reply_failed",
+    "settle",
+    "OutgoingRequests",
+    "LegacySession",
+    "ClientRequestFailed",
 ]
 __all__ += [
     "Resource",

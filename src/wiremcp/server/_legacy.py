@@ -26,11 +26,15 @@ What differs from the modern era, and lives here:
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from ..jsonrpc import InvalidParams, InvalidRequest, MethodNotFound, Request
 from ..protocol import LEGACY_VERSIONS, methods
 from ..protocol.meta import LOG_LEVELS, PROGRESS_TOKEN, RequestMeta
+
+if TYPE_CHECKING:
+    from ._context import Emit
+    from ._server import Server
 
 __all__ = ["LegacySession", "ClientRequestFailed", "LEGACY_ONLY_METHODS", "DEFAULT_CLIENT_REQUEST_TIMEOUT"]
 
@@ -70,7 +74,7 @@ class LegacySession:
 
     def __init__(
         self,
-        server: Any,
+        server: Server,
         send_request: SendRequest,
         notify: Notify,
         *,
@@ -129,7 +133,7 @@ class LegacySession:
 
     # -- requests inside the session ----------------------------------------------
 
-    def handle(self, request: Request, emit: Any) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+    def handle(self, request: Request, emit: Emit | None) -> dict[str, Any] | Awaitable[dict[str, Any]]:
         method = request.method
         if method == "initialize":
             return self.initialize(request)

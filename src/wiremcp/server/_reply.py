@@ -1,7 +1,10 @@
 """The one place where a handler's outcome becomes reply bytes.
 
 Every transport calls `reply_ok` / `reply_failed` (or `settle` for an
-awaitable); nothing else turns an exception into a wire error. A
+awaitable), directly or through `Call`; nothing else turns an exception into
+a wire error. A reply is ``(line, code)``: the encoded response, newline
+included, and the JSON-RPC error code it carries (``None`` for a result), from
+which HTTP picks its status. A
 `JSONRPCError` keeps its code, message and data; any other exception is
 logged with its traceback and answered with -32603 and a generic message
 (internal details stay in the server's log). A result that cannot be encoded
@@ -16,19 +19,23 @@ from typing import Any, Awaitable
 
 from ..jsonrpc import INTERNAL_ERROR, JSONRPCError, LocalProtocolError, encode_error, encode_result
 
-__all__ = ["reply_ok", "reply_failed", "settle", "error_object"]
+__all__ = ["Reply", "reply_ok", "reply_failed", "settle", "error_object"]
 
 log = logging.getLogger("wiremcp.server")
 
+#: An encoded response line, and the error code it carries (``None`` for a result).
+Reply = tuple[bytes, int | None]
+
 
 def error_object(exc: BaseException) -> dict[str, Any]:
+    """The JSON-RPC error object for ``exc`` (-32603, logged, for anything not a `JSONRPCError`)."""
     if isinstance(exc, JSONRPCError):
         return exc.to_error()
     log.error("internal error while handling a request", exc_info=exc)
     return {"code": INTERNAL_ERROR, "message": "Internal error: the server failed while handling the request"}
 
 
-def reply_ok(id: Any, result: Any) -> tuple[bytes, int | None]:
+def reply_ok(id: Any, result: Any) -> Reply:
     """``(line, None)``; an unencodable result becomes a -32603 reply."""
     try:
         return encode_result(id, result, line=True), None
@@ -50,7 +57,7 @@ def reply_failed(id: Any, exc: BaseException) -> tuple[bytes, int]:
         return encode_error(id, error, line=True), error["code"]
 
 
-async def settle(id: Any, pending: Awaitable[Any]) -> tuple[bytes, int | None]:
+async def settle(id: Any, pending: Awaitable[Any]) -> Reply:
     """Await a handler and make its reply. Cancellation propagates (no reply)."""
     try:
         result = await pending

@@ -5,6 +5,13 @@
 * `wiremcp.transports.http`: Streamable HTTP; ``MCPApp``/``serve_http`` (server, ASGI on
   uvicorn), ``HTTPTransport`` in `wiremcp.transports.http.client` (client).
 * `wiremcp.transports.memory`: a `Client` and a `Server` in one process, joined by bytes.
+
+A transport does I/O and framing only. What each message means is decided by
+the public names of the layers below: the server side drives a
+`wiremcp.server.ServerConnection` (the era of a request, its one reply,
+cancellation, legacy sessions, the server's requests to the client), the
+client side implements `wiremcp.client.ClientTransport`. No transport imports
+a private module of another layer (tests/test_layers.py).
 """
 
 from .stdio import DEFAULT_MAX_IN_FLIGHT, LineServer, serve_stdio, serve_streams

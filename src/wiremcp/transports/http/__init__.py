@@ -4,7 +4,7 @@
     app = asgi_app(server)                 # mount it, or: uvicorn module:app
 
     from wiremcp.transports.http import serve_http
-    serve_http(server, host="127.0.0.1", port=8000)   # uvicorn, tuned
+    serve_http(server, host="127.0.0.1", port=8000)   # uvicorn, tuned and limited
 
 `MCPApp` depends on nothing beyond the standard library and orjson (raw
 ASGI 3), so it mounts into Starlette, FastAPI or any ASGI server; only
@@ -14,7 +14,12 @@ by the stdio path. The rules each part keeps are in its module docstring:
 of each request), ``_sessions`` (legacy sessions: Mcp-Session-Id, the GET
 stream, resumable streams, DELETE, expiry), ``_headers`` (MCP-Protocol-Version,
 Mcp-Method, Mcp-Name, Mcp-Param-*), ``_security`` (Host/Origin, Content-Type,
-Accept).
+Accept), ``_serve`` (uvicorn's settings and limits).
+
+What a request means (its era, its one reply, cancellation, a legacy
+session's state and the server's requests to the client) is decided by the
+server's public transport contract (`wiremcp.server.ServerConnection`,
+`Call`, `request_era`); this package does the HTTP around it.
 """
 
 from ._app import (
@@ -27,7 +32,15 @@ from ._app import (
 )
 from ._headers import decode_header_value, encode_header_value
 from ._security import DEFAULT_ALLOWED_HOSTS, DEFAULT_ALLOWED_ORIGINS
-from ._serve import GRACEFUL_SHUTDOWN_TIMEOUT, serve_http
+from ._serve import (
+    DEFAULT_BACKLOG,
+    DEFAULT_LIMIT_CONCURRENCY,
+    DEFAULT_MAX_HEAD_SIZE,
+    DEFAULT_TIMEOUT_KEEP_ALIVE,
+    GRACEFUL_SHUTDOWN_TIMEOUT,
+    serve_http,
+    uvicorn_config,
+)
 
 __all__ = [
     "MCPApp",
@@ -40,6 +53,11 @@ __all__ = [
     "DEFAULT_READ_TIMEOUT",
     "DEFAULT_KEEPALIVE_INTERVAL",
     "GRACEFUL_SHUTDOWN_TIMEOUT",
+    "uvicorn_config",
+    "DEFAULT_LIMIT_CONCURRENCY",
+    "DEFAULT_TIMEOUT_KEEP_ALIVE",
+    "DEFAULT_BACKLOG",
+    "DEFAULT_MAX_HEAD_SIZE",
     "encode_header_value",
     "decode_header_value",
 ]

@@ -34,13 +34,17 @@ a request: `Server.handle` raises or returns an error  by code  the id
 a request: a result                                    200      the id
 =====================================================  =======  =========
 
-The era is decided per request (2026-07-28 basic/versioning.mdx, "Backward
-Compatibility with Initialization-Based Versions"): a request whose
-``params._meta`` carries ``io.modelcontextprotocol/protocolVersion`` is
-modern and served statelessly, whatever session id it also carries; legacy
-(2025-11-25) clients open a session with ``initialize`` and are served in it
-by `_sessions.Sessions` (``Mcp-Session-Id``, the GET stream, resumable
-streams, DELETE). ``legacy`` follows ``server.legacy``; with it off the
+The era is decided per request by the server's `request_era` (2026-07-28
+basic/versioning.mdx, "Backward Compatibility with Initialization-Based
+Versions"), the request being in a session when it carries
+``Mcp-Session-Id``: a request whose ``params._meta`` carries
+``io.modelcontextprotocol/protocolVersion`` is modern and served statelessly,
+whatever session id it also carries; legacy (2025-11-25) clients open a
+session with ``initialize`` and are served in it by `_sessions.Sessions`
+(``Mcp-Session-Id``, the GET stream, resumable streams, DELETE), each session
+around its own `ServerConnection`. A modern request is one `Call` whose
+``write`` is the exchange (`_Exchange`); the states of the exchange are
+`_Reply` (pending, streaming, done, gone). ``legacy`` follows ``server.legacy``; with it off the
 endpoint is modern only: GET and DELETE are 405, ``initialize`` is refused
 (its message names the supported versions) and no session id is issued.
 
@@ -83,8 +87,10 @@ Compatibility").
 from __future__ import annotations
 
 import asyncio
+import enum
+import functools
 import logging
-from typing import TYPE_CHECKING, Any, Awaitable, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from ...jsonrpc import (
     DEFAULT_MAX_DEPTH,
@@ -93,15 +99,11 @@ from ...jsonrpc import (
     Decoder,
     InvalidRequest,
     JSONRPCError,
-    LocalProtocolError,
     Notification,
     Request,
-    encode_notification,
 )
 from ...protocol.errors import HeaderMismatch
-from ...protocol.meta import PROTOCOL_VERSION
-from ...server import InsufficientScope, Server
-from ...server._reply import reply_failed, reply_ok, settle
+from ...server import Call, Era, InsufficientScope, Server, carries_protocol_meta, reply_failed, request_era
 from ._asgi import (
     KEEPALIVE,
     KEEPALIVE_COMMENT,
@@ -163,32 +165,36 @@ _VERSION_HEADER = b"mcp-protocol-version"
 _SESSION_METHODS = ("GET", "DELETE")
 
 
+class _Reply(enum.Enum):
+    """Where the HTTP response to a modern request is."""
+
+    PENDING = "pending"  #: nothing sent: the reply may still be one JSON body
+    STREAMING = "streaming"  #: the SSE head is sent: the rest goes as events
+    DONE = "done"  #: the response is complete
+    GONE = "gone"  #: the client disconnected or stopped reading: nothing more is sent
+
+
 class _Exchange:
-    """One request being answered: the notifications it emitted, and whether anyone still listens."""
+    """The HTTP side of one modern request: the events its `Call` wrote, and whether anyone still listens.
 
-    __slots__ = ("id", "method", "backlog", "events", "pending", "closed", "gone", "waiter", "task", "receive", "watch")
+    The exchange is the call's ``write``: each notification becomes a
+    ``data:`` event, held here until the response loop sends it.
+    """
 
-    def __init__(self, id: Any, method: str, backlog: int) -> None:
-        self.id = id
-        self.method = method
+    __slots__ = ("call", "backlog", "events", "pending", "state", "waiter", "receive", "watch")
+
+    def __init__(self, backlog: int) -> None:
+        self.call: Call | None = None
         self.backlog = backlog  # the most bytes `events` may hold
         self.events: list[bytes] | None = None
         self.pending = 0  # bytes in `events`
-        self.closed = False  # replied to or abandoned: emit drops
-        self.gone = False  # the client disconnected
+        self.state = _Reply.PENDING
         self.waiter: asyncio.Future[Any] | None = None
-        self.task: asyncio.Task[Any] | None = None
         self.receive: Receive | None = None
         self.watch: asyncio.Task[Message] | None = None
 
-    def emit(self, method: str, params: dict[str, Any]) -> None:
-        if self.closed:
-            log.debug("dropped %s for request %r: it is finished or cancelled", method, self.id)
-            return
-        try:
-            data = encode_notification(method, params)
-        except LocalProtocolError as exc:
-            log.error("cannot encode %s for request %r: %s", method, self.id, exc)
+    def __call__(self, data: bytes) -> None:
+        if self.state is _Reply.GONE or self.state is _Reply.DONE:
             return
         event = b"data: " + data + b"\n\n"
         if self.events is None:
@@ -196,18 +202,23 @@ class _Exchange:
         else:
             self.events.append(event)
         self.pending += len(event)
-        if self.pending > self.backlog and self.task is not None:
+        call = self.call
+        if self.pending > self.backlog and call is not None and call.task is not None:
             # The client does not read its stream (the write is blocked): stop, rather than
             # buffer without bound. The response ends without its final message.
             log.warning(
                 "request %r (%s) stopped: its client left %d bytes of notifications unread",
-                self.id, self.method, self.pending,
+                call.id, call.method, self.pending,
             )
-            self.gone = self.closed = True
+            self.state = _Reply.GONE
             self.events = None
-            if not self.task.done():
-                self.task.cancel()
+            call.cancel()
         self.wake()
+
+    @property
+    def gone(self) -> bool:
+        """The client left or stopped reading (set by callbacks while the response loop awaits)."""
+        return self.state is _Reply.GONE
 
     def wake(self, _: Any = None) -> None:
         waiter = self.waiter
@@ -222,14 +233,19 @@ class _Exchange:
         if exc is None and watch.result().get("type") != "http.disconnect":
             # Not a disconnect (an ASGI server may report trailing empty body chunks): keep watching.
             assert self.receive is not None
-            again = self.watch = asyncio.get_running_loop().create_task(self.receive())  # type: ignore[arg-type]
+            again = self.watch = asyncio.get_running_loop().create_task(_next(self.receive))
             again.add_done_callback(self.received)
             return
-        self.gone = self.closed = True
-        if self.task is not None and not self.task.done():
-            log.info("request %r (%s) cancelled: the client closed the connection", self.id, self.method)
-            self.task.cancel()
+        self.state = _Reply.GONE
+        call = self.call
+        if call is not None and call.task is not None and not call.task.done():
+            log.info("request %r (%s) cancelled: the client closed the connection", call.id, call.method)
+            call.cancel()
         self.wake()
+
+
+async def _next(receive: Receive) -> Message:
+    return await receive()
 
 
 class _ReadDeadlines:
@@ -440,29 +456,29 @@ class MCPApp:
             return
         kind = type(msg)
         sessions = self._sessions
-        if kind is Request:
-            if sessions is not None:
-                # The era, per request (versioning.mdx, "Backward Compatibility ..."): modern
-                # `_meta` is served statelessly below; anything else belongs to the legacy era.
-                params = msg.params  # type: ignore[union-attr]
-                meta = params.get("_meta") if type(params) is dict else None
-                if type(meta) is not dict or PROTOCOL_VERSION not in meta:
-                    await self._legacy_request(sessions, msg, headers, receive, send)  # type: ignore[arg-type]
-                    return
-            await self._request(msg, headers, receive, send)  # type: ignore[arg-type]
-            return
         session_id = headers.get(SESSION_HEADER) if sessions is not None else None
+        if kind is Request:
+            assert isinstance(msg, Request)
+            # The era, per request (versioning.mdx, "Backward Compatibility ..."), decided by the server.
+            if request_era(msg, session_id is not None, sessions is not None) is Era.LEGACY:
+                assert sessions is not None
+                await self._legacy_request(sessions, session_id, msg, headers, receive, send)
+            elif sessions is not None and session_id is None and self._lost_legacy_client(msg, headers):
+                await self._no_session_id(msg, send)
+            else:
+                await self._request(msg, headers, receive, send)
+            return
         if session_id is not None:
             assert sessions is not None
             session = sessions.lookup(session_id)
             if session is None:
                 await self._no_session(send)
             elif kind is Notification:
-                await sessions.notification(session, msg, headers, send)  # type: ignore[arg-type]
+                await sessions.notification(session, msg, headers, send)  # type: ignore[arg-type]  # kind is Notification
             else:  # the answer to one of the server's requests
-                await sessions.response(session, msg, headers, send)
+                await sessions.response(session, msg, headers, send)  # type: ignore[arg-type]  # Response or ErrorResponse
         elif kind is Notification:
-            log.debug("notification %s accepted and dropped", msg.method)  # type: ignore[union-attr]
+            log.debug("notification %s accepted and dropped", msg.method)  # type: ignore[union-attr]  # a Notification
             await empty_reply(send, 202)
         else:  # Response or ErrorResponse
             not_allowed = InvalidRequest(
@@ -500,25 +516,35 @@ class MCPApp:
         await json_reply(send, 405, http_error(told), ((b"allow", b"POST"),))
 
     async def _legacy_request(
-        self, sessions: Sessions, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send
+        self,
+        sessions: Sessions,
+        session_id: bytes | None,
+        req: Request,
+        headers: dict[bytes, bytes],
+        receive: Receive,
+        send: Send,
     ) -> None:
-        """A request without modern ``_meta``: in its session, a new session, or refused."""
-        session_id = headers.get(SESSION_HEADER)
-        if session_id is not None:
-            session = sessions.lookup(session_id)
-            if session is None:
-                await self._no_session(send)
-            else:
-                await sessions.request(session, req, headers, receive, send)
-            return
-        if req.method == "initialize":
+        """A legacy request: in its session, or ``initialize`` opening one."""
+        if session_id is None:
             await sessions.initialize(req, headers, send)
             return
+        session = sessions.lookup(session_id)
+        if session is None:
+            await self._no_session(send)
+        else:
+            await sessions.request(session, req, headers, receive, send)
+
+    @staticmethod
+    def _lost_legacy_client(req: Request, headers: dict[bytes, bytes]) -> bool:
+        """A request without modern ``_meta`` nor a session id, whose version header is absent or legacy."""
+        if carries_protocol_meta(req.params):
+            return False
         version = headers.get(_VERSION_HEADER)
-        if version is not None and version.strip(b" \t") not in LEGACY_HEADER_VALUES:
-            # Not a legacy client: the modern checks say what the request lacks (-32602, -32020...).
-            await self._request(req, headers, receive, send)
-            return
+        # A modern version header: not a legacy client; the modern checks say what the request lacks.
+        return version is None or version.strip(b" \t") in LEGACY_HEADER_VALUES
+
+    @staticmethod
+    async def _no_session_id(req: Request, send: Send) -> None:
         # 2025-11-25 transports.mdx, Session Management 2: no session id (other than initialize) is 400.
         problem = InvalidRequest(
             "Bad Request: the Mcp-Session-Id header is missing: a 2025-11-25 client sends initialize "
@@ -605,50 +631,54 @@ class MCPApp:
         )
 
     async def _request(self, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
-        ex = _Exchange(req.id, req.method, self.max_stream_backlog)
+        ex = _Exchange(self.max_stream_backlog)
+        call = ex.call = Call(req.id, req.method, ex, line=False)
         try:
             self._rules.check(headers, req)
-            out = self.server.handle(req, ex.emit)
-        except BaseException as exc:  # noqa: BLE001 - every failure gets its reply
-            ex.closed = True
-            if self._auth is not None and type(exc) is InsufficientScope:  # hook 2 (see _auth)
-                await self._auth.forbidden(send, req.id, exc)
-                return
-            if req.method == "initialize" and type(exc) is HeaderMismatch:
+        except HeaderMismatch as exc:
+            if req.method == "initialize":
                 # versioning.mdx, Backward Compatibility: name our versions to a legacy client.
                 exc = HeaderMismatch(
                     f"{exc.message}; this endpoint serves MCP {', '.join(self.server.supported_versions)} "
                     "only, which has no initialize (every request carries its version in params._meta)"
                 )
-            data, code = reply_failed(req.id, exc)
-            await self._final(send, ex, data, code)
+            await self._final(send, ex, *reply_failed(req.id, exc))
             return
-        if type(out) is dict:
-            ex.closed = True
-            data, code_or_none = reply_ok(req.id, out)
-            await self._final(send, ex, data, code_or_none)
+        except BaseException as exc:  # noqa: BLE001 - every failure gets its reply
+            await self._final(send, ex, *reply_failed(req.id, exc))
             return
-        await self._stream(ex, out, receive, send)  # type: ignore[arg-type]
+        if self._auth is None:
+            reply = call.start(self.server.handle, req)
+        else:  # hook 2 (see _auth): a token without the operation's scopes is a 403, not a JSON-RPC error
+            refused: list[InsufficientScope] = []
+            reply = call.start(functools.partial(_scoped, self.server.handle, refused), req)
+            if refused:
+                await self._auth.forbidden(send, req.id, refused[0])
+                return
+        if reply is not None:
+            await self._final(send, ex, *reply)
+            return
+        await self._stream(ex, call, receive, send)
 
     @staticmethod
     async def _final(send: Send, ex: _Exchange, data: bytes, code: int | None) -> None:
         """Answer a request whose reply is ready: JSON, or SSE when it emitted first."""
+        ex.state = _Reply.DONE
         if ex.events:
             await send(sse_start())
             await send({"type": "http.response.body", "body": b"".join(ex.events) + b"data: " + data + b"\n"})
             return
         await json_reply(send, 200 if code is None else STATUS_BY_CODE.get(code, 200), data)
 
-    async def _stream(self, ex: _Exchange, pending: Awaitable[Any], receive: Receive, send: Send) -> None:
+    async def _stream(self, ex: _Exchange, call: Call, receive: Receive, send: Send) -> None:
         """Await an asynchronous handler, streaming what it emits (see the module docs)."""
         loop = asyncio.get_running_loop()
-        task = ex.task = loop.create_task(settle(ex.id, pending))
+        task = call.task = loop.create_task(call.finish())
         task.add_done_callback(ex.wake)
         ex.receive = receive
-        watch = ex.watch = loop.create_task(receive())  # type: ignore[arg-type]
+        watch = ex.watch = loop.create_task(_next(receive))
         watch.add_done_callback(ex.received)
         keepalive = self.keepalive_interval
-        started = False
         try:
             while True:
                 if ex.gone:
@@ -658,8 +688,8 @@ class MCPApp:
                     chunk = b"".join(events)
                     events.clear()
                     ex.pending = 0
-                    if not started:
-                        started = True
+                    if ex.state is _Reply.PENDING:
+                        ex.state = _Reply.STREAMING
                         await send(sse_start())
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
                     continue
@@ -674,18 +704,24 @@ class MCPApp:
                     if timer is not None:
                         timer.cancel()
                 if woken_by is KEEPALIVE and not ex.gone:
-                    if not started:
-                        started = True
+                    if ex.state is _Reply.PENDING:
+                        ex.state = _Reply.STREAMING
                         await send(sse_start())
                     await send({"type": "http.response.body", "body": KEEPALIVE_COMMENT, "more_body": True})
-            ex.closed = True
-            data, code = task.result()
-            if started:
+            reply = None if task.cancelled() else task.result()
+            if reply is None or ex.gone:
+                return  # cancelled: nothing more is sent
+            streaming = ex.state is _Reply.STREAMING
+            ex.state = _Reply.DONE
+            data, code = reply
+            if streaming:
                 await send({"type": "http.response.body", "body": b"data: " + data + b"\n"})
             else:
                 await json_reply(send, 200 if code is None else STATUS_BY_CODE.get(code, 200), data)
         finally:
-            ex.closed = True
+            if ex.state is not _Reply.DONE:
+                ex.state = _Reply.GONE  # emit drops from now on
+            call.cancel()  # a no-op once replied; otherwise its notifications drop from now on
             if not task.done():
                 task.cancel()  # the client left, or this app is being shut down
             watch = ex.watch
@@ -696,3 +732,12 @@ class MCPApp:
 def asgi_app(server: Server, **options: Any) -> MCPApp:
     """The MCP endpoint of ``server`` as an ASGI app; options as for `MCPApp`."""
     return MCPApp(server, **options)
+
+
+def _scoped(handle: Any, refused: list[InsufficientScope], request: Request, emit: Any) -> Any:
+    """``handle`` that records an `InsufficientScope` it raises (the scope checks run before any await)."""
+    try:
+        return handle(request, emit)
+    except InsufficientScope as exc:
+        refused.append(exc)
+        raise

@@ -69,8 +69,10 @@ def _rules(entries: Iterable[str]) -> tuple[bool, dict[str, frozenset[str] | Non
         host, port = _split_authority(entry)
         if port is None:
             table[host] = None
-        elif host not in table or table[host] is not None:
-            table.setdefault(host, set()).add(port)  # type: ignore[union-attr]
+        else:
+            ports = table.setdefault(host, set())
+            if ports is not None:  # None: this host is already allowed on any port
+                ports.add(port)
     return False, {h: (None if p is None else frozenset(p)) for h, p in table.items()}
 
 

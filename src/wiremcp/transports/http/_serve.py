@@ -5,6 +5,25 @@ request measured on this package's echo benchmark (see pyproject.toml, extra
 ``http``): uvloop as the event loop and httptools as the HTTP/1.1 parser when
 they are installed, h11 and the standard asyncio loop otherwise; no access
 log, no ``Server`` header, no WebSocket support.
+
+It is also set up defensively, with every limit uvicorn offers
+(`uvicorn_config` builds the configuration; docs/http.md, "Deploying behind a
+reverse proxy"):
+
+* ``limit_concurrency``: past `DEFAULT_LIMIT_CONCURRENCY` open connections
+  (or running requests), a new request gets 503 instead of more memory and
+  file descriptors (SSE streams hold their connection, so this also bounds
+  the open ``subscriptions/listen`` and GET streams);
+* ``timeout_keep_alive``: an idle keep-alive connection is closed after
+  `DEFAULT_TIMEOUT_KEEP_ALIVE` seconds;
+* ``backlog``: at most `DEFAULT_BACKLOG` connections wait to be accepted;
+* ``h11_max_incomplete_event_size``: with h11 (no httptools), a request head
+  larger than `DEFAULT_MAX_HEAD_SIZE` bytes is refused.
+
+uvicorn enforces no header count, no header-size limit with httptools and no
+timeout for a slow request head: a reverse proxy in front (nginx, see
+docs/http.md) does that. The body has its own limits in `MCPApp`
+(``max_body_size``, ``read_timeout``).
 """
 
 from __future__ import annotations
@@ -18,13 +37,32 @@ from ...server import Server
 from ._app import MCPApp
 from ._security import DEFAULT_ALLOWED_HOSTS
 
-__all__ = ["serve_http", "GRACEFUL_SHUTDOWN_TIMEOUT"]
+__all__ = [
+    "serve_http",
+    "uvicorn_config",
+    "GRACEFUL_SHUTDOWN_TIMEOUT",
+    "DEFAULT_LIMIT_CONCURRENCY",
+    "DEFAULT_TIMEOUT_KEEP_ALIVE",
+    "DEFAULT_BACKLOG",
+    "DEFAULT_MAX_HEAD_SIZE",
+]
 
 #: Seconds in-flight requests get to finish on shutdown (SIGINT/SIGTERM)
 #: before they are cancelled. Open ``subscriptions/listen`` streams are first
 #: ended gracefully (``Server.close_subscriptions``); without a bound, a
 #: stream that does not end would hold the process forever.
 GRACEFUL_SHUTDOWN_TIMEOUT = 5
+
+#: Open connections (or running requests) before a new request gets 503: below the
+#: common 1024 file-descriptor limit, with room for the process's own files.
+DEFAULT_LIMIT_CONCURRENCY = 1000
+#: Seconds an idle keep-alive connection stays open (uvicorn's default, stated).
+DEFAULT_TIMEOUT_KEEP_ALIVE = 5
+#: Connections the kernel queues before they are accepted.
+DEFAULT_BACKLOG = 1024
+#: Bytes of request head (request line and headers) h11 buffers before refusing it: room for
+#: the Mcp-Name and Mcp-Param-* headers of large arguments, far below the 16 MiB body limit.
+DEFAULT_MAX_HEAD_SIZE = 64 * 1024
 
 _ANY_ADDRESS = frozenset({"", "0.0.0.0", "::"})
 
@@ -42,6 +80,10 @@ def serve_http(
     allowed_hosts: Iterable[str] | None = None,
     log_level: str | None = None,
     announce: bool = True,
+    limit_concurrency: int | None = DEFAULT_LIMIT_CONCURRENCY,
+    timeout_keep_alive: int = DEFAULT_TIMEOUT_KEEP_ALIVE,
+    backlog: int = DEFAULT_BACKLOG,
+    max_head_size: int = DEFAULT_MAX_HEAD_SIZE,
     **options: Any,
 ) -> None:
     """Serve ``server`` at ``http://host:port/path`` until interrupted.
@@ -49,9 +91,11 @@ def serve_http(
     ``port=0`` picks a free port; the URL actually served is printed to
     stderr once the socket is bound. Unless ``allowed_hosts`` is given, the
     bound host (when it is a name or address other than a wildcard) is
-    allowed in ``Host`` besides the local defaults. Other ``options`` go
-    to `MCPApp` (``allowed_origins``, ``max_body_size``, ``read_timeout``,
-    ``keepalive_interval``...).
+    allowed in ``Host`` besides the local defaults. ``limit_concurrency``,
+    ``timeout_keep_alive``, ``backlog`` and ``max_head_size`` are uvicorn's
+    limits (see the module docs; ``limit_concurrency=None`` lifts it). Other
+    ``options`` go to `MCPApp` (``allowed_origins``, ``max_body_size``,
+    ``read_timeout``, ``keepalive_interval``...).
     """
     if allowed_hosts is None and host not in _ANY_ADDRESS and _bracketed(host).lower() not in DEFAULT_ALLOWED_HOSTS:
         allowed_hosts = (*DEFAULT_ALLOWED_HOSTS, _bracketed(host))
@@ -62,21 +106,15 @@ def serve_http(
             "the HTTP transport needs uvicorn: pip install 'wiremcp[http]'"
         ) from None
     app = MCPApp(server, path=path, allowed_hosts=allowed_hosts, **options)
-    config = uvicorn.Config(
+    config = uvicorn_config(
         app,
         host=host,
         port=port,
-        loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
-        http="httptools" if importlib.util.find_spec("httptools") else "h11",
-        ws="none",
-        lifespan="on",
-        interface="asgi3",
-        access_log=False,
-        log_config=None,  # log through the root logger the caller set up
         log_level=log_level,
-        server_header=False,
-        proxy_headers=False,  # the app reads no client address: skip the middleware
-        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_TIMEOUT,
+        limit_concurrency=limit_concurrency,
+        timeout_keep_alive=timeout_keep_alive,
+        backlog=backlog,
+        max_head_size=max_head_size,
     )
     close_streams = getattr(server, "close_subscriptions", None)
 
@@ -92,6 +130,42 @@ def serve_http(
     if announce:
         _announce(server, host, sock.getsockname()[1], path)
     _Uvicorn(config).run(sockets=[sock])
+
+
+def uvicorn_config(
+    app: Any,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    log_level: str | None = None,
+    limit_concurrency: int | None = DEFAULT_LIMIT_CONCURRENCY,
+    timeout_keep_alive: int = DEFAULT_TIMEOUT_KEEP_ALIVE,
+    backlog: int = DEFAULT_BACKLOG,
+    max_head_size: int = DEFAULT_MAX_HEAD_SIZE,
+) -> Any:
+    """The ``uvicorn.Config`` `serve_http` runs ``app`` with: tuned, and with the limits of the module docs."""
+    import uvicorn
+
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
+        http="httptools" if importlib.util.find_spec("httptools") else "h11",
+        ws="none",
+        lifespan="on",
+        interface="asgi3",
+        access_log=False,
+        log_config=None,  # log through the root logger the caller set up
+        log_level=log_level,
+        server_header=False,
+        proxy_headers=False,  # the app reads no client address: skip the middleware
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_TIMEOUT,
+        limit_concurrency=limit_concurrency,
+        timeout_keep_alive=timeout_keep_alive,
+        backlog=backlog,
+        h11_max_incomplete_event_size=max_head_size,
+    )
 
 
 def _announce(server: Server, host: str, port: int, path: str) -> None:

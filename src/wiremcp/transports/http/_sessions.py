@@ -41,8 +41,8 @@ Replies and streams ("Sending Messages", "Listening", "Resumability and Redelive
   body; otherwise its reply is an SSE stream: a priming event (an id and empty
   data; 2025-11-25 sessions only, older clients cannot parse it), the
   request's notifications and the server's requests to the client (sampling,
-  elicitation, roots: `LegacySession.send_request` run by its handler), then
-  its response, then the end of the stream;
+  elicitation, roots, sent by its handler through the session's
+  `ServerConnection`), then its response, then the end of the stream;
 * the server's requests go on the stream of the request whose handler makes
   them; on the standalone stream when made outside any request, or when that
   request's stream has no connection and the standalone stream has one;
@@ -67,6 +67,13 @@ Replies and streams ("Sending Messages", "Listening", "Resumability and Redelive
   resumes with ``Last-Event-ID`` (SEP-1699, the ``test_reconnection`` fixture);
 * a stream silent for ``keepalive_interval`` gets a ``: keep-alive`` comment.
 
+The server decides what each message means: every session holds a
+`ServerConnection` (its `LegacySession`, its requests in flight, the
+server's requests awaiting answers); each request's `Call` writes to the
+request's stream (`_Stream`: open, closing, closed), which is carried by at
+most one HTTP response at a time (`_Pump`, whose state is `_Carrying`: new,
+streaming, released, lost, gone).
+
 Memory: at most ``max_sessions`` sessions; each keeps the written events of
 its streams for replay up to ``replay_buffer`` bytes (oldest dropped first),
 and each of its streams holds at most ``replay_buffer`` bytes unsent while no
@@ -77,30 +84,28 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import enum
 import functools
 import itertools
 import logging
 import secrets
 import time
 from collections import deque
-from typing import Any, Awaitable
+from typing import Any
 
-from ...jsonrpc import (
-    InternalError,
-    InvalidRequest,
-    LocalProtocolError,
-    Notification,
-    PendingRequests,
-    RemoteProtocolError,
-    Request,
-    encode_notification,
-    encode_request,
-)
-from ...protocol import LEGACY_VERSIONS, methods
+from ...jsonrpc import ErrorResponse, InternalError, Notification, Request, Response
+from ...protocol import LEGACY_VERSIONS
 from ...protocol.errors import HEADER_MISMATCH, HeaderMismatch
-from ...server import Server
-from ...server._legacy import ClientRequestFailed, LegacySession
-from ...server._reply import reply_failed, reply_ok, settle
+from ...server import (
+    Call,
+    ConnectionState,
+    LegacySession,
+    Reply,
+    Server,
+    ServerConnection,
+    Write,
+    reply_failed,
+)
 from ._asgi import (
     KEEPALIVE,
     KEEPALIVE_COMMENT,
@@ -152,7 +157,7 @@ LEGACY_HEADER_VALUES = frozenset(v.encode("ascii") for v in LEGACY_VERSIONS)
 _CURRENT: contextvars.ContextVar[_Stream | None] = contextvars.ContextVar("wiremcp_http_stream", default=None)
 
 
-def _discard(method: str, params: dict[str, Any]) -> None:
+def _discard(data: bytes) -> None:
     return None
 
 
@@ -165,10 +170,20 @@ def _event(sid: int, n: int, data: bytes) -> bytes:
     return b"id: %d-%d\ndata: %s\n\n" % (sid, n, data)
 
 
+class _Carrying(enum.Enum):
+    """Where one HTTP response carrying a stream (a `_Pump`) is."""
+
+    NEW = "new"  #: nothing committed: a request's reply may still be one JSON body
+    STREAMING = "streaming"  #: committed to SSE (the priming event is given out)
+    RELEASED = "released"  #: the stream let go of it: its ``ending``, then the end of the response
+    LOST = "lost"  #: ... because the session ended (404 when nothing was sent yet)
+    GONE = "gone"  #: the client disconnected: nothing more is written
+
+
 class _Pump:
     """One HTTP response carrying a stream: a POST's reply, or a GET."""
 
-    __slots__ = ("receive", "queued", "prime", "waiter", "watch", "gone", "started", "head_sent", "ending", "lost")
+    __slots__ = ("receive", "queued", "prime", "waiter", "watch", "state", "head_sent", "ending")
 
     def __init__(self, receive: Receive, *, queued: bytes = b"", prime: bool = True) -> None:
         self.receive = receive
@@ -176,11 +191,9 @@ class _Pump:
         self.prime = prime  # open with a priming event (not when resuming)
         self.waiter: asyncio.Future[Any] | None = None
         self.watch: asyncio.Task[Any] | None = None
-        self.gone = False  # the client disconnected
-        self.started = False  # committed to SSE (the priming event is given out)
-        self.head_sent = False
-        self.ending: bytes | None = None  # set when the stream let go of this response: its last bytes
-        self.lost = False  # ... because the session ended
+        self.state = _Carrying.NEW
+        self.head_sent = False  # the response's head is written (I/O record, not a state)
+        self.ending = b""  # the last bytes, once RELEASED
 
     def wake(self, _: Any = None) -> None:
         waiter = self.waiter
@@ -192,29 +205,44 @@ class _Pump:
         if watch.cancelled():
             return
         if watch.exception() is None and watch.result().get("type") != "http.disconnect":
-            again = self.watch = asyncio.get_running_loop().create_task(self.receive())  # type: ignore[arg-type]
+            again = self.watch = asyncio.get_running_loop().create_task(_next(self.receive))
             again.add_done_callback(self.received)
             return
-        self.gone = True
+        self.state = _Carrying.GONE
         self.wake()
 
 
+async def _next(receive: Receive) -> Any:
+    return await receive()
+
+
+class _StreamState(enum.Enum):
+    """Where one SSE stream of a session is."""
+
+    OPEN = "open"  #: messages may still be added
+    CLOSING = "closing"  #: nothing more is added; what is pending (the response last) is still to be written
+    CLOSED = "closed"  #: everything is written, or dropped
+
+
 class _Stream:
-    """One SSE stream of a session: a request's reply stream (number >= 1) or the standalone stream (0)."""
+    """One SSE stream of a session: a request's reply stream (number >= 1) or the standalone stream (0).
+
+    A stream is the ``write`` of its request's `Call` (and of the server's
+    requests made by that request's handler): calling it adds a message.
+    """
 
     __slots__ = (
         "session",
         "sid",
         "request_id",
         "method",
-        "task",
+        "call",
         "seq",
         "pending",
         "pending_bytes",
         "pump",
-        "finished",
+        "state",
         "final",
-        "final_sent",
         "named",
         "retained",
     )
@@ -224,33 +252,21 @@ class _Stream:
         self.sid = sid
         self.request_id = request_id
         self.method = method
-        self.task: asyncio.Task[Any] | None = None
+        self.call: Call | None = None  # the request in flight whose stream this is
         self.seq = 0  # the number of the last event written
         self.pending: list[bytes] = []  # messages not written yet
         self.pending_bytes = 0
         self.pump: _Pump | None = None  # the response carrying the stream now, if any
-        self.finished = False  # nothing more will be added
+        self.state = _StreamState.OPEN
         self.final: bytes | None = None  # the response, once there is one
-        self.final_sent = False
         self.named = False  # an event id of this stream was given out: it can be resumed
         self.retained = 0  # its events in the session's replay buffer
 
     # -- adding ----------------------------------------------------------------
 
-    def emit(self, method: str, params: dict[str, Any]) -> None:
-        """The request's notifications (progress, log messages)."""
-        if self.finished:
-            log.debug("dropped %s for request %r: it is finished or cancelled", method, self.request_id)
-            return
-        try:
-            data = encode_notification(method, params)
-        except LocalProtocolError as exc:
-            log.error("cannot encode %s for request %r: %s", method, self.request_id, exc)
-            return
-        self.push(data)
-
-    def push(self, data: bytes) -> None:
-        if self.finished:
+    def __call__(self, data: bytes) -> None:
+        """Add one encoded message (a notification, a request to the client)."""
+        if self.state is not _StreamState.OPEN:
             log.debug("dropped a message for request %r: it is finished or cancelled", self.request_id)
             return
         self.pending.append(data)
@@ -261,17 +277,30 @@ class _Stream:
             self._overflow(limit)
         self.wake()
 
+    push = __call__
+
+    @property
+    def finished(self) -> bool:
+        """Nothing more will be added."""
+        return self.state is not _StreamState.OPEN
+
     def finish(self, final: bytes | None) -> None:
         """No more messages: ``final`` is the response (None: cancelled, nothing more is sent)."""
-        if self.finished:
+        if self.state is not _StreamState.OPEN:
             return
-        self.finished = True
         self.final = final
+        self.state = _StreamState.CLOSING if (final is not None or self.pending) else _StreamState.CLOSED
         self.wake()
 
+    def drop(self) -> None:
+        """Cancelled: what is still unsent is dropped, and nothing more is sent."""
+        self.pending = []
+        self.pending_bytes = 0
+        self.finish(None)
+
     def _overflow(self, limit: int) -> None:
-        task = self.task
-        if task is not None and not task.done():
+        call = self.call
+        if call is not None and call.task is not None and not call.task.done():
             log.warning(
                 "request %r (%s) stopped: %d bytes of messages for it were left unsent (limit %d)",
                 self.request_id, self.method, self.pending_bytes, limit,
@@ -283,7 +312,7 @@ class _Stream:
                 "of messages unread"
             )
             self.finish(_unline(reply_failed(self.request_id, stopped)[0]))
-            task.cancel()
+            call.cancel()
             return
         # The standalone stream (session notifications): drop the oldest, keep the newest.
         pending = self.pending
@@ -307,7 +336,7 @@ class _Stream:
     @property
     def ready(self) -> bool:
         """Whether something is waiting to be written."""
-        return bool(self.pending) or (self.final is not None and not self.final_sent)
+        return bool(self.pending) or self.state is _StreamState.CLOSING
 
     def prime(self) -> bytes:
         """The priming event: an id to resume from, and empty data."""
@@ -325,9 +354,10 @@ class _Stream:
                 parts.append(self._frame(data))
             self.pending = []
             self.pending_bytes = 0
-        if self.final is not None and not self.final_sent:
-            self.final_sent = True
-            parts.append(self._frame(self.final))
+        if self.state is _StreamState.CLOSING:
+            if self.final is not None:
+                parts.append(self._frame(self.final))
+            self.state = _StreamState.CLOSED
         return b"".join(parts)
 
     def _frame(self, data: bytes) -> bytes:
@@ -347,21 +377,21 @@ class _Stream:
         if pump is None:
             return
         self.pump = None
-        pump.ending = ending
-        pump.lost = lost
+        if pump.state is not _Carrying.GONE:
+            pump.ending = ending
+            pump.state = _Carrying.LOST if lost else _Carrying.RELEASED
         pump.wake()
 
     def close_connection(self, retry_ms: int) -> bool:
         """`Context.close_sse_stream`: what is ready, a ``retry`` field, the end of the response."""
         pump = self.pump
-        if pump is None or pump.gone or (self.finished and not self.ready):
+        if pump is None or pump.state is _Carrying.GONE or self.state is _StreamState.CLOSED:
             return False
         if not (self.named or self.session.primes):
             return False  # no event id to resume from would reach the client (a 2025-06-18 session)
         tail = pump.queued
         pump.queued = b""
-        if not pump.started:
-            pump.started = True
+        if pump.state is _Carrying.NEW:
             tail = self.prime() + tail
         self.let_go(tail + self.take() + b"retry: %d\n\n" % retry_ms)
         log.debug("closed the connection of stream %d (request %r); the client may resume it", self.sid, self.request_id)
@@ -369,27 +399,31 @@ class _Stream:
 
     def forget_if_done(self) -> None:
         """Drop a finished stream from the resumable ones once nothing of it is left to send again."""
-        if self.sid and self.finished and not self.ready and self.retained == 0 and self.pump is None:
+        if self.sid and self.state is _StreamState.CLOSED and self.retained == 0 and self.pump is None:
             self.session.streams.pop(self.sid, None)
 
 
+def _stream_of(call: Call) -> _Stream:
+    """The stream a session's `Call` writes to (its ``write``)."""
+    stream = call.write
+    assert isinstance(stream, _Stream)
+    return stream
+
+
 class HTTPSession:
-    """One legacy session: its `LegacySession`, its streams, the server's requests awaiting answers."""
+    """One legacy session: its `ServerConnection` (the `LegacySession`, calls, the server's requests) and its streams."""
 
     __slots__ = (
         "id",
         "key",
         "sessions",
-        "legacy",
+        "conn",
         "primes",
         "standalone",
         "streams",
-        "calls",
-        "outgoing",
         "replay",
         "replay_bytes",
         "last_seen",
-        "closed",
         "_sids",
     )
 
@@ -397,26 +431,40 @@ class HTTPSession:
         self.id = id
         self.key = id.encode("ascii")
         self.sessions = sessions
-        self.legacy: LegacySession | None = None
         self.primes = False  # whether its streams open with a priming event
         self.standalone = _Stream(self, 0)
+        self.conn = ServerConnection(
+            sessions.server,
+            self.standalone,  # session notifications go on the standalone stream
+            line=False,
+            legacy=True,
+            session_id=id,
+            route=self.route,
+            close_stream=self.close_stream,
+        )
         self.streams: dict[int, _Stream] = {}  # resumable streams, by number
-        self.calls: dict[Any, _Stream] = {}  # requests in flight, by JSON-RPC id
-        self.outgoing: PendingRequests[asyncio.Future[Any]] = PendingRequests()
         self.replay: deque[tuple[_Stream, int, bytes]] = deque()
         self.replay_bytes = 0
         self.last_seen = time.monotonic()
-        self.closed = False
         self._sids = itertools.count(1)
 
     @property
+    def legacy(self) -> LegacySession | None:
+        return self.conn.session
+
+    @property
     def version(self) -> str | None:
-        return self.legacy.version if self.legacy is not None else None
+        legacy = self.conn.session
+        return legacy.version if legacy is not None else None
+
+    @property
+    def closed(self) -> bool:
+        return self.conn.state is ConnectionState.CLOSED
 
     @property
     def busy(self) -> bool:
         """Something in flight or a stream connected: not idle, whatever the clock says."""
-        if self.calls or self.standalone.pump is not None:
+        if self.conn.calls or self.standalone.pump is not None:
             return True
         return any(s.pump is not None for s in self.streams.values())
 
@@ -453,98 +501,54 @@ class HTTPSession:
         again = b"".join(_event(stream.sid, m, d) for s, m, d in self.replay if s is stream and m > after)
         return stream, again
 
-    # -- the transport side of LegacySession ----------------------------------------
+    # -- the transport side of the ServerConnection ------------------------------------
 
-    def notify(self, method: str, params: dict[str, Any]) -> None:
-        """Session notifications (list changes, resource updates): the standalone stream."""
-        self.standalone.emit(method, params)
+    def route(self) -> Write:
+        """Where a request to the client goes now: the asking request's stream, else the standalone stream.
 
-    async def send_request(self, method: str, params: dict[str, Any]) -> Any:
-        """A request to the client (sampling, elicitation, roots), awaited until it answers."""
-        if self.closed:
-            raise ConnectionError("the session has ended")
+        The standalone stream also takes it when the asking request's stream
+        has no connection and the standalone stream has one; the request's
+        ``notifications/cancelled`` follows it, or goes to the standalone
+        stream once the request's stream is finished.
+        """
         standalone = self.standalone
         stream = _CURRENT.get()
         if stream is None or stream.session is not self or stream.finished or (stream.pump is None and standalone.pump is not None):
-            stream = standalone
-        id_ = self.outgoing.new_id()
-        data = encode_request(id_, method, params)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.outgoing.add(id_, method, context=future)
-        stream.push(data)
-        try:
-            return await future
-        except asyncio.CancelledError:  # timed out, or the request was cancelled: tell the client
-            if self.outgoing.abandon(id_) is not None and not self.closed:
-                note = encode_notification(methods.CANCELLED, {"requestId": id_, "reason": "no longer needed"})
-                (standalone if stream.finished else stream).push(note)
-            raise
+            return standalone
+        chosen = stream
+
+        def write(data: bytes) -> None:
+            (standalone if chosen.finished else chosen).push(data)
+
+        return write
 
     def close_stream(self, request_id: Any, retry_ms: int | None) -> bool:
-        stream = self.calls.get(request_id)
-        if stream is None:
+        call = self.conn.calls.get(request_id)
+        if call is None:
             return False
-        return stream.close_connection(self.sessions.retry_ms if retry_ms is None else retry_ms)
-
-    # -- what the client posts ---------------------------------------------------------
-
-    def answer(self, msg: Any) -> bool:
-        """The client's response to one of our requests; False if none with its id is waiting."""
-        try:
-            entry = self.outgoing.resolve(msg)
-        except RemoteProtocolError as exc:
-            log.warning("session %s: %s", self.id[:8], exc)
-            return False
-        if entry is None or entry.context.done():
-            return True  # a late answer to a request we gave up on
-        if hasattr(msg, "result"):
-            entry.context.set_result(msg.result)
-        else:
-            entry.context.set_exception(ClientRequestFailed(msg.code, msg.message, msg.data))
-        return True
-
-    def cancel(self, params: Any) -> None:
-        """``notifications/cancelled``: stop the request it names; nothing more is sent for it."""
-        target = params.get("requestId") if type(params) is dict else None
-        stream = self.calls.get(target) if type(target) in (str, int) else None
-        if stream is None:
-            # Unknown, finished or malformed: ignore (cancellation.mdx, Error Handling).
-            log.debug("cancellation for %r ignored: no such request in flight", target)
-            return
-        log.info("request %r cancelled: %s", target, params.get("reason", "no reason given"))
-        stream.pending = []
-        stream.pending_bytes = 0
-        stream.finish(None)
-        task = stream.task
-        if task is not None:
-            task.get_loop().call_soon(task.cancel)
+        return _stream_of(call).close_connection(self.sessions.retry_ms if retry_ms is None else retry_ms)
 
     # -- the end -------------------------------------------------------------------------
 
     def close(self, why: str) -> None:
         if self.closed:
             return
-        self.closed = True
         log.info("session %s ended: %s", self.id[:8], why)
         self.sessions.forget(self)
-        for stream in list(self.calls.values()):
-            stream.pending = []
-            stream.finish(None)
-            if stream.task is not None:
-                stream.task.cancel()
+        for call in self.conn.cancel_calls():
+            if call.task is not None:
+                call.task.cancel()  # now, not on the next step: the app may be shutting down
+            stream = _stream_of(call)
+            stream.drop()
             stream.let_go(lost=True)
-        self.calls.clear()
-        for entry in self.outgoing.drain():
-            if not entry.context.done():
-                entry.context.set_exception(ConnectionError("the session has ended"))
+        self.conn.calls.clear()
+        self.conn.close("the session has ended")  # the server's requests fail; the LegacySession closes
         self.standalone.let_go(lost=True)
         for stream in list(self.streams.values()):
             stream.let_go(lost=True)
         self.streams.clear()
         self.replay.clear()
         self.replay_bytes = 0
-        if self.legacy is not None:
-            self.legacy.close()
 
 
 class Sessions:
@@ -672,23 +676,18 @@ class Sessions:
             await json_reply(send, 503, error)
             return
         session = HTTPSession(self, secrets.token_urlsafe(32))
-        legacy = None
-        try:
-            legacy = self.server.open_session(session.send_request, session.notify, session_id=session.id)
-            result = legacy.handle(req, _discard)
-        except BaseException as exc:  # noqa: BLE001 - every failure gets its reply
-            if legacy is not None:
-                legacy.close()
-            data, code = reply_failed(req.id, exc)
-            await json_reply(send, STATUS_BY_CODE.get(code, 400), data)
+        out = session.conn.request(req, _discard)
+        assert type(out) is tuple, "initialize is answered at once"
+        data, code = out
+        legacy = session.legacy
+        if code is not None or legacy is None or legacy.version is None:
+            session.conn.close("initialize failed")
+            await json_reply(send, STATUS_BY_CODE.get(code, 400) if code is not None else 400, data)
             return
-        legacy.close_stream = session.close_stream
-        session.legacy = legacy
-        session.primes = (legacy.version or "") >= _PRIMING_SINCE
+        session.primes = legacy.version >= _PRIMING_SINCE
         self.by_key[session.key] = session
         self._watch()
         log.info("session %s opened (protocol %s)", session.id[:8], legacy.version)
-        data, _ = reply_ok(req.id, result)
         await json_reply(send, 200, data, ((SESSION_HEADER, session.key),))
 
     async def request(
@@ -699,26 +698,17 @@ class Sessions:
         if problem is not None:
             await self._refuse_version(problem, send, req.id, with_id=True)
             return
-        id_ = req.id
-        if id_ in session.calls:
-            exc = InvalidRequest(f"Invalid Request: request id {id_!r} is already in flight in this session", id=id_)
-            await json_reply(send, 200, reply_failed(id_, exc)[0])
-            return
-        stream = session.new_stream(id_, req.method)
-        assert session.legacy is not None
-        try:
-            out = session.legacy.handle(req, stream.emit)
-        except BaseException as exc:  # noqa: BLE001 - every failure gets its reply
-            stream.finish(_unline(reply_failed(id_, exc)[0]))
+        stream = session.new_stream(req.id, req.method)
+        out = session.conn.request(req, stream)
+        if type(out) is tuple:
+            stream.finish(_unline(out[0]))
         else:
-            if type(out) is dict:
-                stream.finish(_unline(reply_ok(id_, out)[0]))
-            else:
-                session.calls[id_] = stream
-                task = stream.task = asyncio.get_running_loop().create_task(_run(stream, out))  # type: ignore[arg-type]
-                task.add_done_callback(functools.partial(_settled, stream))
-        if stream.finished and not stream.pending:  # answered at once, nothing sent before: JSON
-            stream.final_sent = True
+            assert isinstance(out, Call)
+            stream.call = out
+            task = out.task = asyncio.get_running_loop().create_task(_run(stream, out))
+            task.add_done_callback(functools.partial(_settled, stream, out))
+        if stream.state is _StreamState.CLOSING and not stream.pending:  # answered at once, nothing sent before: JSON
+            stream.state = _StreamState.CLOSED
             await json_reply(send, 200, stream.final or b"")
             return
         pump = stream.pump = _Pump(receive)
@@ -730,25 +720,21 @@ class Sessions:
         if problem is not None:
             await self._refuse_version(problem, send)
             return
-        method = note.method
-        if method == methods.CANCELLED:
-            session.cancel(note.params)
-        elif method == "notifications/initialized":
-            assert session.legacy is not None
-            session.legacy.initialized = True
-        else:
-            log.debug("notification %s received in session %s", method, session.id[:8])
+        cancelled = session.conn.notification(note)
+        if cancelled is not None:  # nothing more is sent for it, not even what is already queued
+            _stream_of(cancelled).drop()
         await empty_reply(send, 202)
 
-    async def response(self, session: HTTPSession, msg: Any, headers: dict[bytes, bytes], send: Send) -> None:
+    async def response(self, session: HTTPSession, msg: Response | ErrorResponse, headers: dict[bytes, bytes], send: Send) -> None:
         session.touch()
         problem = self._version_problem(session, headers)
         if problem is not None:
             await self._refuse_version(problem, send)
             return
-        if session.answer(msg):
+        if session.conn.response(msg):
             await empty_reply(send, 202)
             return
+        log.warning("session %s: a response for id %r, which no request of the server waits for", session.id[:8], msg.id)
         await json_reply(
             send, 400, http_error(f"Bad Request: no request with id {msg.id!r} from the server is waiting for an answer")
         )
@@ -794,38 +780,37 @@ class Sessions:
         keepalive = self.keepalive_interval
         try:
             while True:
-                if pump.gone:
+                state = pump.state
+                if state is _Carrying.GONE:
                     return  # the client left; the stream waits for it to resume
-                ending = pump.ending
-                if ending is not None:
-                    if pump.lost and not pump.head_sent:
-                        await json_reply(send, 404, http_error("Not Found: the session has ended"))
-                        return
-                    await _write(send, pump, ending, more=False)
+                if state is _Carrying.LOST and not pump.head_sent:
+                    await json_reply(send, 404, http_error("Not Found: the session has ended"))
                     return
-                if pump.queued or stream.ready or not (pump.started or json_ok):
-                    if not pump.started:
-                        if json_ok and not stream.pending and stream.final is not None:
-                            stream.final_sent = True  # answered before anything else: one JSON body
+                if state is _Carrying.RELEASED or state is _Carrying.LOST:
+                    await _write(send, pump, pump.ending, more=False)
+                    return
+                if pump.queued or stream.ready or (state is _Carrying.NEW and not json_ok):
+                    if state is _Carrying.NEW:
+                        if json_ok and not stream.pending and stream.state is _StreamState.CLOSING and stream.final is not None:
+                            stream.state = _StreamState.CLOSED  # answered before anything else: one JSON body
                             await json_reply(send, 200, stream.final)
                             return
-                        pump.started = True
+                        pump.state = _Carrying.STREAMING
                         chunk = (stream.prime() if pump.prime else b"") + pump.queued + stream.take()
                         chunk = chunk or KEEPALIVE_COMMENT  # something to send the head with
                     else:
                         chunk = pump.queued + stream.take()
                     pump.queued = b""
-                    if stream.finished and not stream.ready:  # the response is in this chunk: the end
+                    if stream.state is _StreamState.CLOSED:  # the response is in this chunk: the end
                         await _write(send, pump, chunk, more=False)
                         return
                     await _write(send, pump, chunk, more=True)
                     continue
-                if stream.finished:
-                    pump.started = True
+                if stream.state is not _StreamState.OPEN:  # finished, nothing left to write
                     await _write(send, pump, b"", more=False)
                     return
                 if pump.watch is None:
-                    watch = pump.watch = loop.create_task(pump.receive())  # type: ignore[arg-type]
+                    watch = pump.watch = loop.create_task(_next(pump.receive))
                     watch.add_done_callback(pump.received)
                 waiter = pump.waiter = loop.create_future()
                 timer = loop.call_later(keepalive, fire, waiter) if keepalive is not None else None
@@ -835,10 +820,10 @@ class Sessions:
                     pump.waiter = None
                     if timer is not None:
                         timer.cancel()
-                if woken_by is KEEPALIVE and not pump.gone and pump.ending is None:
+                if woken_by is KEEPALIVE and (pump.state is _Carrying.NEW or pump.state is _Carrying.STREAMING):
                     chunk = KEEPALIVE_COMMENT
-                    if not pump.started:
-                        pump.started = True
+                    if pump.state is _Carrying.NEW:
+                        pump.state = _Carrying.STREAMING
                         chunk = (stream.prime() if pump.prime else b"") + chunk
                     await _write(send, pump, chunk, more=True)
         finally:
@@ -858,19 +843,15 @@ async def _write(send: Send, pump: _Pump, chunk: bytes, *, more: bool) -> None:
     await send({"type": "http.response.body", "body": chunk, "more_body": more})
 
 
-async def _run(stream: _Stream, pending: Awaitable[Any]) -> tuple[bytes, int | None]:
+async def _run(stream: _Stream, call: Call) -> Reply | None:
     _CURRENT.set(stream)  # in this task's own context: the server's requests find their stream
-    return await settle(stream.request_id, pending)
+    return await call.finish()
 
 
-def _settled(stream: _Stream, task: asyncio.Task[tuple[bytes, int | None]]) -> None:
-    session = stream.session
-    if session.calls.get(stream.request_id) is stream:
-        del session.calls[stream.request_id]
-    if task.cancelled():
-        stream.finish(None)
-    else:
-        stream.finish(_unline(task.result()[0]))
+def _settled(stream: _Stream, call: Call, task: asyncio.Task[Reply | None]) -> None:
+    stream.session.conn.finished(call)
+    reply = None if task.cancelled() else task.result()
+    stream.finish(None if reply is None else _unline(reply[0]))
     stream.forget_if_done()
 
 

@@ -40,8 +40,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from ...client._errors import ConnectionClosed, HTTPError
-from ...client._transport import Receiver
+from ...client import ConnectionClosed, HTTPError, Receiver
 
 __all__ = ["HTTPTransport", "DEFAULT_CONNECT_TIMEOUT"]
 

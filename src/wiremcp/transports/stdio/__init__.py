@@ -2,7 +2,7 @@
 
 Server side: `serve_stdio` (this process's stdin and stdout) and `serve_streams` (any
 asyncio stream pair), both built on `LineServer`, which is fed bytes and writes reply
-lines. Client side: `StdioTransport` (in `.client`), a server launched as a subprocess.
+lines, around the server's `ServerConnection`. Client side: `StdioTransport` (in `.client`), a server launched as a subprocess.
 """
 
 from ._lines import DEFAULT_MAX_IN_FLIGHT, LineServer

@@ -87,9 +87,11 @@ class _StdioLink:
         if self.write_transport is not None:
             self.write_transport.write(data)
             return
+        fd = self.write_fd
+        assert fd is not None  # no write transport: stdout is a regular file, written by fd
         view = memoryview(data)
         while view:  # stdout is a regular file: plain blocking writes are fine
-            view = view[os.write(self.write_fd, view) :]  # type: ignore[arg-type]
+            view = view[os.write(fd, view) :]
 
     def pause_reading(self) -> None:
         self._reasons += 1
@@ -189,7 +191,7 @@ async def _flush(link: _StdioLink) -> None:
         if not waiter.done():
             waiter.set_result(None)
 
-    link.output_closed = closed  # type: ignore[method-assign]
+    link.output_closed = closed  # type: ignore[method-assign]  # from now on, connection_lost ends the flush
     transport.close()  # flushes what is buffered, then reports connection_lost
     try:
         await asyncio.wait_for(waiter, timeout=30)

@@ -1,0 +1,250 @@
+"""The server side of one connection, without I/O: what every transport needs from the server.
+
+A transport decodes messages and hands them to a `ServerConnection` (one per
+stdio stream, one per legacy HTTP session); the connection decides and
+answers, and hands back what to write. It keeps these rules:
+
+* **The era of each request** is decided in one place, `request_era`
+  (2026-07-28 basic/versioning.mdx, "Backward Compatibility with
+  Initialization-Based Versions"): a request whose ``params._meta`` carries
+  ``io.modelcontextprotocol/protocolVersion`` is modern and served
+  statelessly with `Server.handle`, whatever came before; a request without
+  it is legacy (2025-11-25) when its connection holds a `LegacySession` or
+  when it is ``initialize`` (which opens one); anything else is modern, and
+  the modern checks say what it lacks. A connection whose ``legacy`` is off
+  never opens a session.
+* **Every request gets exactly one reply, or none once cancelled.**
+  `request` answers at once (a `Reply`: the line and its error code) when the
+  handler is synchronous or fails, or returns the running `Call` whose
+  `Call.finish` the transport awaits in a task. A request id already in
+  flight on the connection is refused with -32600. Exceptions become wire
+  errors in `_reply` only.
+* **Notifications from the peer**: ``notifications/cancelled`` cancels the
+  request it names (unknown, finished or malformed targets are ignored,
+  cancellation.mdx, Error Handling) and returns its `Call`, so that the
+  transport drops what it still holds for it;
+  ``notifications/initialized`` marks the legacy session initialized; others
+  are logged.
+* **Responses from the peer** answer the server's own requests
+  (`OutgoingRequests`); `response` returns False for one that answers nothing
+  we sent, and the transport refuses or logs it.
+* **Requests to the peer** (elicitation, sampling, roots in a legacy session)
+  go through `OutgoingRequests.request`, to where the transport's ``route``
+  says (by default the connection's ``write``); session notifications (list
+  changes, resource updates) go to ``write``.
+* `close` ends the connection: the server's requests still waiting fail,
+  the legacy session closes. Requests in flight belong to the transport,
+  which finishes or cancels them (`cancel_calls`).
+
+``write`` takes one encoded message: a newline-terminated line when ``line``
+is true (stdio), a bare JSON text otherwise (HTTP frames it as an SSE event).
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..jsonrpc import ErrorResponse, InvalidRequest, LocalProtocolError, Notification, Request, Response, encode_notification
+from ..protocol import methods
+from ..protocol.meta import PROTOCOL_VERSION
+from ._call import Call, CallState, Write
+from ._legacy import LegacySession
+from ._outgoing import OutgoingRequests
+from ._reply import Reply, reply_failed
+
+if TYPE_CHECKING:
+    from ._server import Server
+
+__all__ = ["ServerConnection", "ConnectionState", "Era", "request_era", "carries_protocol_meta"]
+
+log = logging.getLogger("wiremcp.server")
+
+_RUNNING = CallState.RUNNING
+_CANCELLED = CallState.CANCELLED
+
+
+class Era(enum.Enum):
+    """Which revision's rules serve a request."""
+
+    MODERN = "2026-07-28"  #: stateless: every request carries its version in ``_meta``
+    LEGACY = "2025-11-25"  #: in a session opened by ``initialize``
+
+
+_LEGACY_ERA = Era.LEGACY
+_MODERN_ERA = Era.MODERN
+
+
+def carries_protocol_meta(params: Any) -> bool:
+    """Whether request params carry the modern per-request protocol version in ``_meta``."""
+    if type(params) is not dict:
+        return False
+    meta = params.get("_meta")
+    return type(meta) is dict and PROTOCOL_VERSION in meta
+
+
+def request_era(request: Request, in_session: bool, legacy: bool) -> Era:
+    """The era of ``request`` on a connection that is (``in_session``) or is not bound to a legacy session.
+
+    ``legacy``: whether the transport serves 2025-11-25 clients at all. The
+    cheap tests come first: a connection without a session only looks at
+    ``_meta`` for ``initialize``.
+    """
+    if (in_session or request.method == "initialize") and legacy and not carries_protocol_meta(request.params):
+        return _LEGACY_ERA
+    return _MODERN_ERA
+
+
+class ConnectionState(enum.Enum):
+    """Whether a `ServerConnection` still serves."""
+
+    OPEN = "open"  #: messages are served
+    CLOSED = "closed"  #: the peer is gone: the server's requests failed, the session closed
+
+
+class ServerConnection:
+    """One connection's server side: its legacy session, its requests in flight, its requests to the peer."""
+
+    __slots__ = (
+        "server",
+        "write",
+        "line",
+        "legacy",
+        "session_id",
+        "session",
+        "calls",
+        "outgoing",
+        "state",
+        "route",
+        "close_stream",
+        "_handle",
+    )
+
+    def __init__(
+        self,
+        server: Server,
+        write: Write,
+        *,
+        line: bool = True,
+        legacy: bool | None = None,
+        session_id: str | None = None,
+        route: Callable[[], Write] | None = None,
+        close_stream: Callable[[Any, int | None], bool] | None = None,
+    ) -> None:
+        self.server = server
+        self._handle = server.handle  # bound once: the modern path looks up nothing per request
+        self.write = write  # messages not tied to a request: session notifications, by default requests to the peer
+        self.line = line
+        self.legacy: bool = server.legacy if legacy is None else legacy
+        self.session_id = session_id
+        self.session: LegacySession | None = None  # once a legacy client said initialize
+        self.calls: dict[Any, Call] = {}  # asynchronous requests in flight, by id
+        self.outgoing = OutgoingRequests(line=line)
+        self.state = ConnectionState.OPEN
+        self.route = route  # where a request to the peer goes now (HTTP: the asking request's stream)
+        self.close_stream = close_stream  # `LegacySession.close_sse_stream`'s hook (HTTP resumable streams)
+
+    # -- requests ----------------------------------------------------------------
+
+    def era(self, request: Request) -> Era:
+        return request_era(request, self.session is not None, self.legacy)
+
+    def request(self, request: Request, write: Write | None = None) -> Reply | Call:
+        """Start serving ``request``: its reply now, or the `Call` to finish (see the module docs).
+
+        ``write`` takes the request's notifications (and, by default, its
+        requests to the peer); the connection's own ``write`` when omitted.
+        """
+        id_ = request.id
+        calls = self.calls
+        if id_ in calls:
+            return reply_failed(id_, InvalidRequest(f"Invalid Request: request id {id_!r} is already in flight", id=id_))
+        call = Call(id_, request.method, write or self.write, self.line)
+        session = self.session
+        if request_era(request, session is not None, self.legacy) is _LEGACY_ERA:
+            if session is None:
+                try:
+                    session = self.session = self._open_session()
+                except BaseException as exc:  # noqa: BLE001 - legacy turned off on the server: -32601
+                    return reply_failed(id_, exc)
+            reply = call.start(session.handle, request)
+        else:
+            reply = call.start(self._handle, request)
+        if reply is not None:
+            return reply
+        calls[id_] = call
+        return call
+
+    def finished(self, call: Call) -> None:
+        """The transport's task for ``call`` is over (replied, failed or cancelled)."""
+        if call.state is _RUNNING:
+            call.state = _CANCELLED  # cancelled before it ran
+        if self.calls.get(call.id) is call:
+            del self.calls[call.id]
+
+    def cancel_calls(self, *, endless_only: bool = False) -> list[Call]:
+        """Cancel the requests in flight (only open ``subscriptions/listen`` streams if ``endless_only``)."""
+        cancelled = [
+            call
+            for call in self.calls.values()
+            if not endless_only or call.method == methods.SUBSCRIPTIONS_LISTEN
+        ]
+        for call in cancelled:
+            call.cancel()
+        return cancelled
+
+    # -- notifications and responses from the peer ----------------------------------
+
+    def notification(self, note: Notification) -> Call | None:
+        """Act on a notification; returns the `Call` it cancelled, if any."""
+        method = note.method
+        if method == methods.CANCELLED:
+            params = note.params or {}
+            target = params.get("requestId")
+            call = self.calls.get(target) if type(target) in (str, int) else None
+            if call is None or call.state is not _RUNNING:
+                log.debug("cancellation for %r ignored: no such request in flight", target)
+                return None
+            log.info("request %r cancelled: %s", target, params.get("reason", "no reason given"))
+            call.cancel()
+            return call
+        if method == "notifications/initialized" and self.session is not None:
+            self.session.initialized = True
+            return None
+        log.debug("notification %s received", method)
+        return None
+
+    def response(self, msg: Response | ErrorResponse) -> bool:
+        """The peer's answer to one of our requests; False when it answers nothing we sent."""
+        return self.outgoing.answer(msg)
+
+    # -- the legacy session -------------------------------------------------------------
+
+    def _open_session(self) -> LegacySession:
+        session: LegacySession = self.server.open_session(self._send_request, self._notify, session_id=self.session_id)
+        session.close_stream = self.close_stream
+        return session
+
+    async def _send_request(self, method: str, params: dict[str, Any]) -> Any:
+        route = self.route
+        return await self.outgoing.request(method, params, route() if route is not None else self.write)
+
+    def _notify(self, method: str, params: dict[str, Any]) -> None:
+        try:
+            data = encode_notification(method, params, line=self.line)
+        except LocalProtocolError as exc:
+            log.error("cannot encode %s: %s", method, exc)
+            return
+        self.write(data)
+
+    # -- the end --------------------------------------------------------------------------
+
+    def close(self, reason: str) -> None:
+        """The connection (or session) ended: fail our requests to the peer, close the legacy session."""
+        if self.state is ConnectionState.CLOSED:
+            return
+        self.state = ConnectionState.CLOSED
+        self.outgoing.close(reason)
+        if self.session is not None:
+            self.session.close()

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "wiremcp"
-RANK = {"jsonrpc": 0, "protocol": 1, "server": 2, "client": 2, "transports": 3, "cli": 4}
+#: auth (the OAuth client, wiremcp.auth) sits beside transports: it uses the client's public names
+#: (ClientError) and is handed to a transport as a plain object, so neither imports the other.
+RANK = {"jsonrpc": 0, "protocol": 1, "server": 2, "client": 2, "auth": 3, "transports": 3, "cli": 4}
 #: Deliberate, documented exceptions: (importing layer, imported layer) -> reason.
 ALLOWED = {
     # Client.stdio / Client.http / Client.memory are conveniences that build the
@@ -78,7 +80,7 @@ def test_stdio_server_imports_no_http_or_client_code():
 
     code = (
         "import sys, wiremcp, wiremcp.transports.stdio, wiremcp.cli._run;"
-        "bad = [m for m in sys.modules if m.startswith(('wiremcp.client', 'wiremcp.transports.http', 'uvicorn', 'httpx', 'pydantic'))];"
+        "bad = [m for m in sys.modules if m.startswith(('wiremcp.client', 'wiremcp.transports.http', 'wiremcp.auth', 'uvicorn', 'httpx', 'pydantic', 'jwt', 'cryptography'))];"
         "print(bad); sys.exit(1 if bad else 0)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

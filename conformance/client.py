@@ -101,9 +101,12 @@ async def main(url: str) -> int:
     if scenario == "json-schema-ref-no-deref":
         era = "legacy"  # FIXTURES.md: the mock is an older SDK server (so does the reference client)
     auth = oauth_for(scenario, context) if scenario.startswith("auth/") else None
+    # The first request's timeout also covers the whole OAuth flow it triggers (discovery,
+    # registration, authorization, token): give it most of the harness's 60 s when ~48
+    # clients share two cores.
     client = wiremcp.Client.http(
-        url, name="wiremcp-conformance", version=wiremcp.__version__, era=era, elicitation=elicitation, timeout=20,
-        auth=auth,
+        url, name="wiremcp-conformance", version=wiremcp.__version__, era=era, elicitation=elicitation,
+        timeout=20 if auth is None else 50, auth=auth,
     )
     try:
         return await run(client, scenario, context)

@@ -55,7 +55,7 @@ def make_app(base: str) -> Any:
             if not message.get("more_body"):
                 break
         if body[:1] == b"{":
-            return json.loads(body)
+            return {k: str(v) for k, v in json.loads(body).items()}
         return {k: v[0] for k, v in parse_qs(body.decode()).items()}
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -86,7 +86,8 @@ def make_app(base: str) -> Any:
             codes[code] = q
             location = q["redirect_uri"] + "?" + urlencode({"code": code, "state": q.get("state", ""), "iss": base})
             await send({"type": "http.response.start", "status": 302, "headers": [(b"location", location.encode())]})
-            return await send({"type": "http.response.body", "body": b""})
+            await send({"type": "http.response.body", "body": b""})
+            return
         if path == "/token" and method == "POST":
             form = await read_form(receive)
             request = codes.pop(form.get("code", ""), None)

@@ -47,7 +47,7 @@ def make_app(base: str) -> Any:
                     "headers": [(b"content-type", b"application/json"), *headers]})
         await send({"type": "http.response.body", "body": data})
 
-    async def read_form(receive: Any) -> dict[str, str]:
+    async def read_form(receive: Any) -> dict[str, Any]:
         body = b""
         while True:
             message = await receive()
@@ -55,7 +55,8 @@ def make_app(base: str) -> Any:
             if not message.get("more_body"):
                 break
         if body[:1] == b"{":
-            return {k: str(v) for k, v in json.loads(body).items()}
+            doc: dict[str, Any] = json.loads(body)
+            return doc
         return {k: v[0] for k, v in parse_qs(body.decode()).items()}
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:

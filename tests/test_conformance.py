@@ -151,6 +151,7 @@ def test_client_scenario(revision, scenario, tmp_path):
 CLIENT_LEGS = [("2026-07-28", 32), ("2025-11-25", 18), ("all", 48)]
 
 
+@pytest.mark.timeout(1800)
 @pytest.mark.parametrize("revision, total", CLIENT_LEGS, ids=[r for r, _ in CLIENT_LEGS])
 def test_client_leg(revision, total, results_root, tmp_path):
     """Issue 18: the client passes every scenario of the set, the auth ones and the unscored

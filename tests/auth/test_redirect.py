@@ -35,26 +35,24 @@ def test_callback_params_first_value_wins():
 def test_loopback_redirect_over_real_http():
     async def go():
         opened: list[str] = []
-        tasks: list[asyncio.Task[httpx.Response]] = []
+        pages: list[httpx.Response] = []
 
-        def browser(url: str) -> None:
+        def browser(url: str) -> None:  # runs in a thread, blocking, like a browser command
             opened.append(url)
-
-            async def visit() -> httpx.Response:
-                async with httpx.AsyncClient() as http:
-                    await http.get(redirect.replace("/callback", "/favicon.ico"))
-                    return await http.get(redirect + "?code=abc&state=xyz&iss=https%3A%2F%2Fas.example.com")
-
-            tasks.append(asyncio.get_running_loop().create_task(visit()))
+            httpx.get(redirect.replace("/callback", "/favicon.ico"))
+            pages.append(httpx.get(redirect + "?code=abc&state=xyz&iss=https%3A%2F%2Fas.example.com"))
 
         handler = LoopbackRedirect(open_browser=browser, timeout=10)
         redirect = await handler.redirect_uri()
         assert redirect.startswith("http://127.0.0.1:") and redirect.endswith("/callback")
         assert handler.port != 0  # an ephemeral port was bound
         params = await handler.authorize("https://as.example.com/authorize?x=1", None)  # type: ignore[arg-type]
-        page = await tasks[0]
+        for _ in range(100):  # the browser thread reads the page after the handler got its answer
+            if pages:
+                break
+            await asyncio.sleep(0.05)
         await handler.aclose()
-        return opened, params, page
+        return opened, params, pages[0]
 
     opened, params, page = asyncio.run(go())
     assert opened == ["https://as.example.com/authorize?x=1"]

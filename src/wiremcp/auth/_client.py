@@ -205,9 +205,13 @@ class OAuthClient:
             return await self._on_403(challenge)
 
     async def aclose(self) -> None:
+        """Close the HTTP client of the flow and the redirect handler's listener, if any."""
         if self._fetch is not None:
             await self._fetch.aclose()
             self._fetch = None
+        close = getattr(self.redirect_handler, "aclose", None)
+        if close is not None:
+            await close()
 
     # -- 401 / 403 ------------------------------------------------------------
 

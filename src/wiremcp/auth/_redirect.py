@@ -14,7 +14,8 @@ endpoint and gets the answer back on the redirect URI. Rules it keeps:
 * `LoopbackRedirect` listens on 127.0.0.1 on an ephemeral port (RFC 8252
   section 7.3: the port may vary), opens the URL in the browser and waits
   (bounded by ``timeout``) for one request to ``/callback``; the page it
-  answers with says only whether it worked;
+  answers with says only whether it worked. The browser is opened from a
+  thread (a browser command may block until its page is done);
 * a handler returns the callback's query parameters as received; the
   `OAuthClient` checks ``state`` and ``iss`` (it has the recorded values).
 """
@@ -22,6 +23,7 @@ endpoint and gets the answer back on the redirect URI. Rules it keeps:
 from __future__ import annotations
 
 import asyncio
+import logging
 import webbrowser
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
@@ -31,6 +33,8 @@ from ._errors import AuthError
 
 if TYPE_CHECKING:
     from ._http import Fetcher
+
+log = logging.getLogger("wiremcp.auth")
 
 __all__ = ["RedirectHandler", "HeadlessRedirect", "LoopbackRedirect", "check_authorization_url", "callback_params"]
 
@@ -134,13 +138,17 @@ class LoopbackRedirect:
         check_authorization_url(url)
         await self.redirect_uri()
         self._waiter = asyncio.get_running_loop().create_future()
-        self._open(url)
+        # In a thread: a browser command may run until the page is done, and the page ends
+        # on our own listener, which needs this event loop.
+        opener = asyncio.ensure_future(asyncio.to_thread(self._open, url))
         try:
             return await asyncio.wait_for(self._waiter, self.timeout)
         except asyncio.TimeoutError:
             raise AuthError("authorization request", f"no answer on the redirect URI within {self.timeout:g} s") from None
         finally:
             self._waiter = None
+            if opener.done() and not opener.cancelled() and opener.exception() is not None:
+                log.warning("opening the browser failed: %r", opener.exception())
 
     async def aclose(self) -> None:
         if self._server is not None:

@@ -103,9 +103,12 @@ def make_app(base: str) -> Any:
         if path == "/mcp":
             auth = dict(scope["headers"]).get(b"authorization", b"").decode()
             if not auth.startswith("Bearer ") or auth[7:] not in tokens:
+                # RFC 6750 section 3: the challenge is in the header; the body stays empty.
                 challenge_header = f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp", scope="demo"'
-                return await send_json(send, 401, {"error": "invalid_token"},
-                                       ((b"www-authenticate", challenge_header.encode()),))
+                await send({"type": "http.response.start", "status": 401,
+                            "headers": [(b"www-authenticate", challenge_header.encode()), (b"content-length", b"0")]})
+                await send({"type": "http.response.body", "body": b""})
+                return
             return await mcp(scope, receive, send)
         return await send_json(send, 404, {"error": "not_found"})
 

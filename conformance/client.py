@@ -102,11 +102,12 @@ async def main(url: str) -> int:
         era = "legacy"  # FIXTURES.md: the mock is an older SDK server (so does the reference client)
     auth = oauth_for(scenario, context) if scenario.startswith("auth/") else None
     # The first request's timeout also covers the whole OAuth flow it triggers (discovery,
-    # registration, authorization, token): give it most of the harness's 60 s when ~48
-    # clients share two cores.
+    # registration, authorization, token), and the era probe must not mistake a slow reply
+    # for a silent legacy server: give both most of the harness's 60 s when ~48 clients
+    # share two cores (--suite all).
     client = wiremcp.Client.http(
         url, name="wiremcp-conformance", version=wiremcp.__version__, era=era, elicitation=elicitation,
-        timeout=20 if auth is None else 50, auth=auth,
+        timeout=20 if auth is None else 50, probe_timeout=30 if auth is None else 50, auth=auth,
     )
     try:
         return await run(client, scenario, context)

@@ -58,6 +58,12 @@ def test_http_loopback_refused_for_a_remote_server():
         check(URLGuard(REMOTE), "http://localhost:9000/token")
 
 
+@pytest.mark.parametrize("url", ["https://localhost/x", "https://app.localhost/x", "https://127.0.0.1/x", "https://[::1]/x"])
+def test_https_loopback_refused_for_a_remote_server(url):
+    with pytest.raises(AuthError, match="loopback"):
+        check(URLGuard(REMOTE, resolver=resolver_to("93.184.216.34")), url)
+
+
 def test_cloud_metadata_refused_even_when_private_networks_are_allowed():
     for allow in (False, True):
         guard = URLGuard(REMOTE, allow_private_networks=allow, resolver=resolver_to("169.254.169.254"))

@@ -135,7 +135,10 @@ class URLGuard:
         if literal is not None:
             addresses = [str(literal)]
         elif is_loopback_host(host):
-            return  # "localhost": the name itself is loopback (RFC 6761 section 6.3)
+            # "localhost": the name itself is loopback (RFC 6761 section 6.3)
+            if not self.server_is_loopback:
+                raise AuthError(what, f"{url!r} is on loopback but the MCP server is not: refused")
+            return
         else:
             try:
                 addresses = await self._resolve(host, port)

@@ -22,6 +22,10 @@ from typing import Any
 import wiremcp
 from wiremcp.client import ClientError
 
+#: The client ID metadata document URL the reference clients use (FIXTURES.md 4.3); the mock
+#: authorization server never fetches it.
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+
 log = logging.getLogger("conformance")
 
 
@@ -54,6 +58,41 @@ def sample_arguments(tool: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def oauth_for(scenario: str, context: dict[str, Any]) -> Any:
+    """The `OAuthClient` for an ``auth/*`` scenario, from the credentials the harness passes."""
+    from wiremcp.auth import (
+        ClientCredentialsGrant,
+        EnterpriseGrant,
+        JWTBearerGrant,
+        OAuthClient,
+        PreRegisteredClient,
+    )
+
+    grant: Any = None
+    client = None
+    if scenario == "auth/client-credentials-jwt":
+        grant = ClientCredentialsGrant(
+            context["client_id"], private_key=context["private_key_pem"], signing_algorithm=context.get("signing_algorithm")
+        )
+    elif scenario == "auth/client-credentials-basic":
+        grant = ClientCredentialsGrant(context["client_id"], client_secret=context["client_secret"])
+    elif scenario == "auth/enterprise-managed-authorization":
+        grant = EnterpriseGrant(
+            idp_token_endpoint=context["idp_token_endpoint"],
+            id_token=context["idp_id_token"],
+            client_id=context["client_id"],
+            client_secret=context.get("client_secret"),
+            idp_client_id=context.get("idp_client_id"),
+        )
+    elif scenario == "auth/wif-jwt-bearer":
+        grant = JWTBearerGrant(context["valid_jwt"], client_id=context.get("client_id"))
+    elif "client_id" in context:
+        client = PreRegisteredClient(context["client_id"], context.get("client_secret"), issuer=context.get("issuer"))
+    return OAuthClient(
+        client_name="wiremcp-conformance", client=client, grant=grant, client_metadata_url=CLIENT_METADATA_URL
+    )
+
+
 async def main(url: str) -> int:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "2026-07-28")
@@ -61,9 +100,23 @@ async def main(url: str) -> int:
     era = "legacy" if version.startswith("2025") else "auto"
     if scenario == "json-schema-ref-no-deref":
         era = "legacy"  # FIXTURES.md: the mock is an older SDK server (so does the reference client)
+    auth = oauth_for(scenario, context) if scenario.startswith("auth/") else None
+    # The first request's timeout also covers the whole OAuth flow it triggers (discovery,
+    # registration, authorization, token), and the era probe must not mistake a slow reply
+    # for a silent legacy server: give both most of the harness's 60 s when ~48 clients
+    # share two cores (--suite all).
     client = wiremcp.Client.http(
-        url, name="wiremcp-conformance", version=wiremcp.__version__, era=era, elicitation=elicitation, timeout=20,
+        url, name="wiremcp-conformance", version=wiremcp.__version__, era=era, elicitation=elicitation,
+        timeout=20 if auth is None else 50, probe_timeout=30 if auth is None else 50, auth=auth,
     )
+    try:
+        return await run(client, scenario, context)
+    finally:
+        if auth is not None:
+            await auth.aclose()
+
+
+async def run(client: Any, scenario: str, context: dict[str, Any]) -> int:
     async with client:
         tools = {t["name"]: t for t in await client.list_tools()}
         if scenario == "initialize":

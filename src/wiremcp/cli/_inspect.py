@@ -89,6 +89,11 @@ def add_parsers(commands: Any) -> None:
         p.add_argument("--era", choices=["auto", "modern", "legacy"], default="auto", help="protocol era (default: probe)")
         p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per-request timeout (default: 30)")
         p.add_argument("-H", "--header", action="append", default=[], metavar="NAME:VALUE", help="extra HTTP header, repeatable")
+        p.add_argument(
+            "--oauth", action="store_true",
+            help="URL targets: log in with OAuth 2.1 in the browser when the server asks (docs/auth.md); "
+            "tokens are kept in $XDG_STATE_HOME/wiremcp/oauth",
+        )
 
     p = commands.add_parser("inspect", help="connect to a server and show what it offers")
     p.add_argument("target", nargs="*", help="URL or server.py (or a stdio command after --)")
@@ -124,7 +129,13 @@ def _client_for(target: list[str], args: argparse.Namespace, on_wire: Any) -> An
             if not sep:
                 raise UsageError(f"--header wants NAME:VALUE, not {item!r}")
             headers[name.strip()] = value.strip()
-        return Client.http(first, headers=headers, **options)
+        auth = None
+        if args.oauth:
+            from ..auth import FileTokenStore, LoopbackRedirect, OAuthClient
+
+            auth = OAuthClient(client_name="wiremcp", redirect_handler=LoopbackRedirect(), store=FileTokenStore())
+            options["timeout"] = max(args.timeout, 300.0)  # the first request waits for the login
+        return Client.http(first, headers=headers, auth=auth, **options)
     if len(target) == 1 and first.endswith(".py"):
         return Client.stdio(sys.executable, ["-m", "wiremcp", "run", first], **options)
     return Client.stdio(first, target[1:], **options)
@@ -181,6 +192,10 @@ async def _run(args: argparse.Namespace, tail: list[str] | None, out: TextIO, st
         if stderr_text is not None and stderr_text().strip():
             print("server stderr:\n" + stderr_text().rstrip(), file=sys.stderr)
         return 2
+    finally:
+        auth = getattr(client.transport, "auth", None)
+        if auth is not None:
+            await auth.aclose()
 
 
 def _heading(out: TextIO, style: Style, text: str) -> None:

@@ -235,11 +235,20 @@ class Client:
         return cls(MemoryTransport(server), **options)
 
     @classmethod
-    def http(cls, url: str, *, headers: dict[str, str] | None = None, **options: Any) -> Client:
-        """A client for a Streamable HTTP endpoint (transports/streamable-http.mdx)."""
+    def http(cls, url: str, *, headers: dict[str, str] | None = None, auth: Any = None, **options: Any) -> Client:
+        """A client for a Streamable HTTP endpoint (transports/streamable-http.mdx).
+
+        ``auth``: an object with ``headers(method, url)`` and ``on_response(status, headers, url)``,
+        e.g. `wiremcp.auth.OAuthClient` (basic/authorization/). The authorization a 401 starts runs
+        inside the request that got it, so with ``auth`` the era probe waits as long as any request
+        (``probe_timeout`` defaults to ``timeout``) instead of taking a login for a silent server.
+        """
         from ..transports.http.client import HTTPTransport
 
-        return cls(HTTPTransport(url, headers=headers), **options)
+        if auth is not None and "probe_timeout" not in options:
+            options["probe_timeout"] = options.get("timeout", DEFAULT_TIMEOUT)
+
+        return cls(HTTPTransport(url, headers=headers, auth=auth), **options)
 
     # -- state ----------------------------------------------------------------
 

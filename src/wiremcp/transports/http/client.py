@@ -34,13 +34,14 @@ proxies come with it; its cost per call is measured in bench/client_bench.py.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from typing import Any, Hashable
+from typing import Any, AsyncIterator, Hashable
 from urllib.parse import urlsplit
 
 import orjson
 
-from ...client import ConnectionClosed, HTTPError, Receiver
+from ...client import ClientError, ConnectionClosed, HTTPError, Receiver
 
 __all__ = ["HTTPTransport", "DEFAULT_CONNECT_TIMEOUT"]
 
@@ -65,6 +66,7 @@ class HTTPTransport:
         headers: dict[str, str] | None = None,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         http_client: Any = None,
+        auth: Any = None,
     ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -81,6 +83,9 @@ class HTTPTransport:
         self._background: set[asyncio.Task[None]] = set()
         self._closed = False
         self._legacy: str | None = None  # the negotiated 2025-11-25-era version, once initialized
+        #: ``await auth.headers(method, url)`` before each request; ``await auth.on_response(status,
+        #: headers, url)`` on 401/403 (True: send again once) and to pick up ``DPoP-Nonce``.
+        self.auth = auth
 
     async def open(self, receiver: Receiver) -> None:
         self._receiver = receiver
@@ -128,7 +133,7 @@ class HTTPTransport:
         headers["Accept"] = "text/event-stream"
         del headers["Content-Type"]
         try:
-            async with self._http.stream("GET", self.url, headers=headers) as resp:
+            async with self._stream("GET", headers) as resp:
                 kind = resp.headers.get("content-type", "").split(";", 1)[0].strip().lower()
                 if resp.status_code != 200 or kind != "text/event-stream":
                     log.debug("no GET stream (HTTP %d); server requests come on POST streams only", resp.status_code)
@@ -139,6 +144,22 @@ class HTTPTransport:
             raise
         except Exception as exc:  # noqa: BLE001 - the GET stream is optional
             log.debug("the GET stream ended: %r", exc)
+
+    @contextlib.asynccontextmanager
+    async def _stream(self, method: str, headers: dict[str, str], **kwargs: Any) -> AsyncIterator[Any]:
+        """``http.stream`` with the auth hook: its headers on each try, a retry when it asks (at most
+        two: a fresh token, then perhaps a DPoP nonce the server wants with it, RFC 9449 section 9)."""
+        assert self._http is not None
+        for attempt in range(_AUTH_RETRIES + 1):
+            sent = headers if self.auth is None else {**headers, **await self.auth.headers(method, self.url)}
+            async with self._http.stream(method, self.url, headers=sent, **kwargs) as resp:
+                status = resp.status_code
+                if self.auth is not None and (status in (401, 403) or "dpop-nonce" in resp.headers):
+                    retry = await self.auth.on_response(status, resp.headers, self.url)
+                    if retry and attempt < _AUTH_RETRIES and status in (401, 403):
+                        continue
+                yield resp
+                return
 
     def _request_headers(self, extra: dict[str, str] | None) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": _ACCEPT}
@@ -155,7 +176,7 @@ class HTTPTransport:
         assert receiver is not None and self._http is not None
         answered = False
         try:
-            async with self._http.stream("POST", self.url, content=data, headers=self._request_headers(extra)) as resp:
+            async with self._stream("POST", self._request_headers(extra), content=data) as resp:
                 status = resp.status_code
                 session = resp.headers.get("mcp-session-id")
                 if session:
@@ -195,6 +216,11 @@ class HTTPTransport:
                     )
         except asyncio.CancelledError:
             raise
+        except ClientError as exc:  # from the auth hook (an AuthError): the request fails with it
+            if id is not None:
+                receiver.request_failed(id, exc)
+            else:
+                log.warning("HTTP POST to %s failed: %s", self.url, exc)
         except Exception as exc:  # noqa: BLE001 - httpx errors, and anything else, fail the request
             if id is not None:
                 receiver.request_failed(id, ConnectionClosed(f"HTTP POST to {self.url} failed: {exc!r}"))
@@ -219,7 +245,7 @@ class HTTPTransport:
             headers = self._request_headers({"MCP-Protocol-Version": self._legacy or "", "Last-Event-ID": cursor.last_id or ""})
             headers["Accept"] = "text/event-stream"
             del headers["Content-Type"]
-            async with self._http.stream("GET", self.url, headers=headers) as resp:
+            async with self._stream("GET", headers) as resp:
                 if resp.status_code != 200:
                     return False
                 async for event in _sse_events(resp, cursor):
@@ -239,13 +265,16 @@ class HTTPTransport:
         if self._http is not None:
             if self.session_id is not None:
                 try:  # 2025-11-25 transports: end the session
-                    await self._http.delete(self.url, headers=self._request_headers(None))
+                    async with self._stream("DELETE", self._request_headers(None)):
+                        pass
                 except Exception:  # noqa: BLE001 - best effort
                     pass
             if self._own_http:
                 await self._http.aclose()
 
 
+#: Times one request is sent again because the auth hook asked (401/403 answered).
+_AUTH_RETRIES = 2
 #: GET reconnections tried for one legacy request whose SSE stream ended early.
 _MAX_RESUMES = 3
 

@@ -1,0 +1,157 @@
+"""Getting the authorization response: the `RedirectHandler` protocol and two handlers.
+
+The authorization code flow sends the user agent to the authorization
+endpoint and gets the answer back on the redirect URI. Rules it keeps:
+
+* the authorization URL is checked before anything opens it: ``http`` or
+  ``https`` only (no ``javascript:``, ``file:``, custom schemes), no
+  credentials in it (`check_authorization_url`);
+* `HeadlessRedirect` follows the authorization URL with one HTTP GET
+  (through the SSRF-guarded fetcher) and reads ``code``, ``state``,
+  ``iss``, ``error`` from the query of the redirect's ``Location``; it
+  needs an authorization server that redirects without user interaction
+  (test servers, the conformance suite's mock);
+* `LoopbackRedirect` listens on 127.0.0.1 on an ephemeral port (RFC 8252
+  section 7.3: the port may vary), opens the URL in the browser and waits
+  (bounded by ``timeout``) for one request to ``/callback``; the page it
+  answers with says only whether it worked. The browser is opened from a
+  thread (a browser command may block until its page is done);
+* a handler returns the callback's query parameters as received; the
+  `OAuthClient` checks ``state`` and ``iss`` (it has the recorded values).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import webbrowser
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Protocol
+from urllib.parse import parse_qsl, urlsplit
+
+from ._errors import AuthError
+
+if TYPE_CHECKING:
+    from ._http import Fetcher
+
+log = logging.getLogger("wiremcp.auth")
+
+__all__ = ["RedirectHandler", "HeadlessRedirect", "LoopbackRedirect", "check_authorization_url", "callback_params"]
+
+
+class RedirectHandler(Protocol):
+    async def redirect_uri(self) -> str:
+        """The redirect URI to register and to send in the authorization request."""
+
+    async def authorize(self, url: str, fetch: Fetcher) -> Mapping[str, str]:
+        """Have the user agent visit ``url``; return the query parameters of the callback."""
+
+
+def check_authorization_url(url: str) -> None:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        raise AuthError("authorization request", f"not a valid authorization URL: {url!r}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise AuthError("authorization request", f"the authorization URL must be http(s), not {parts.scheme!r}")
+    if parts.username is not None or parts.password is not None:
+        raise AuthError("authorization request", "the authorization URL has credentials in it: refused")
+
+
+def callback_params(url: str) -> dict[str, str]:
+    """The query parameters of a redirect URL (the first value of each name)."""
+    out: dict[str, str] = {}
+    for name, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):
+        out.setdefault(name, value)
+    return out
+
+
+class HeadlessRedirect:
+    """Follows the authorization URL with a GET; the answer is in the redirect's Location."""
+
+    def __init__(self, redirect_uri: str = "http://127.0.0.1/callback") -> None:
+        self._redirect_uri = redirect_uri
+
+    async def redirect_uri(self) -> str:
+        return self._redirect_uri
+
+    async def authorize(self, url: str, fetch: Fetcher) -> Mapping[str, str]:
+        check_authorization_url(url)
+        resp = await fetch.request("GET", url, "authorization request", follow_redirects=False)
+        location = resp.headers.get("location")
+        if resp.status not in (301, 302, 303, 307, 308) or not location:
+            raise AuthError("authorization request", f"{url.split('?', 1)[0]} answered HTTP {resp.status} without a redirect")
+        if not location.startswith(self._redirect_uri.split("?", 1)[0]):
+            raise AuthError("authorization request", "the authorization server redirected somewhere other than the redirect URI")
+        return callback_params(location)
+
+
+_PAGE = b"<!doctype html><meta charset=utf-8><title>wiremcp</title><p>%s You can close this window.</p>"
+
+
+class LoopbackRedirect:
+    """A one-shot HTTP listener on 127.0.0.1 plus the system browser (RFC 8252, native apps)."""
+
+    def __init__(
+        self,
+        *,
+        port: int = 0,
+        timeout: float = 300.0,
+        open_browser: Callable[[str], object] | None = None,
+    ) -> None:
+        self.port = port
+        self.timeout = timeout
+        self._open = open_browser or webbrowser.open
+        self._server: asyncio.Server | None = None
+        self._waiter: asyncio.Future[dict[str, str]] | None = None
+
+    async def redirect_uri(self) -> str:
+        if self._server is None:
+            self._server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
+            self.port = self._server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{self.port}/callback"
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            line = await asyncio.wait_for(reader.readline(), 10)
+            while (await asyncio.wait_for(reader.readline(), 10)) not in (b"\r\n", b"\n", b""):
+                pass
+            parts = line.decode("latin-1").split()
+            target = parts[1] if len(parts) >= 2 else ""
+            ok = target.startswith("/callback") and self._waiter is not None and not self._waiter.done()
+            if ok:
+                assert self._waiter is not None
+                self._waiter.set_result(callback_params("http://127.0.0.1" + target))
+            body = _PAGE % (b"Authorization received." if ok else b"Nothing to do here.")
+            status = b"200 OK" if ok else b"404 Not Found"
+            writer.write(
+                b"HTTP/1.1 " + status + b"\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: "
+                + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body
+            )
+            await writer.drain()
+        except (OSError, asyncio.TimeoutError, UnicodeDecodeError):
+            pass
+        finally:
+            writer.close()
+
+    async def authorize(self, url: str, fetch: Fetcher) -> Mapping[str, str]:
+        check_authorization_url(url)
+        await self.redirect_uri()
+        self._waiter = asyncio.get_running_loop().create_future()
+        # In a thread: a browser command may run until the page is done, and the page ends
+        # on our own listener, which needs this event loop.
+        opener = asyncio.ensure_future(asyncio.to_thread(self._open, url))
+        try:
+            return await asyncio.wait_for(self._waiter, self.timeout)
+        except asyncio.TimeoutError:
+            raise AuthError("authorization request", f"no answer on the redirect URI within {self.timeout:g} s") from None
+        finally:
+            self._waiter = None
+            if opener.done() and not opener.cancelled() and opener.exception() is not None:
+                log.warning("opening the browser failed: %r", opener.exception())
+
+    async def aclose(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None

@@ -1,0 +1,154 @@
+"""The SSRF guard (security_best_practices.mdx, "Server-Side Request Forgery"): schemes, loopback,
+private and metadata addresses after DNS resolution, redirects, bounded bodies."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+
+from wiremcp.auth import AuthError, URLGuard
+from wiremcp.auth._http import Fetcher
+
+
+def resolver_to(*addresses: str):
+    calls: list[str] = []
+
+    async def resolve(host: str, port: int) -> list[str]:
+        calls.append(host)
+        return list(addresses)
+
+    resolve.calls = calls  # type: ignore[attr-defined]
+    return resolve
+
+
+def check(guard: URLGuard, url: str) -> None:
+    asyncio.run(guard.check(url, "test step"))
+
+
+REMOTE = "https://mcp.example.com/mcp"
+LOCAL = "http://127.0.0.1:8000/mcp"
+
+
+def test_public_https_is_allowed():
+    check(URLGuard(REMOTE, resolver=resolver_to("93.184.216.34")), "https://auth.example.com/.well-known/x")
+
+
+@pytest.mark.parametrize("url", ["http://auth.example.com/x", "ftp://auth.example.com/x", "file:///etc/passwd", "javascript:alert(1)"])
+def test_only_https_for_remote(url):
+    with pytest.raises(AuthError, match="test step"):
+        check(URLGuard(REMOTE, resolver=resolver_to("93.184.216.34")), url)
+
+
+def test_dns_to_loopback_refused_for_a_remote_server():
+    guard = URLGuard(REMOTE, resolver=resolver_to("127.0.0.1"))
+    with pytest.raises(AuthError, match="loopback"):
+        check(guard, "https://sneaky.example.com/x")
+
+
+def test_dns_to_loopback_allowed_for_a_loopback_server():
+    check(URLGuard(LOCAL, resolver=resolver_to("127.0.0.1")), "https://dev.example.test/x")
+    check(URLGuard(LOCAL), "http://localhost:9000/.well-known/oauth-authorization-server")
+    check(URLGuard(LOCAL), "http://127.0.0.1:9000/token")
+
+
+def test_http_loopback_refused_for_a_remote_server():
+    with pytest.raises(AuthError, match="MCP server is not"):
+        check(URLGuard(REMOTE), "http://localhost:9000/token")
+
+
+@pytest.mark.parametrize("url", ["https://localhost/x", "https://app.localhost/x", "https://127.0.0.1/x", "https://[::1]/x"])
+def test_https_loopback_refused_for_a_remote_server(url):
+    with pytest.raises(AuthError, match="loopback"):
+        check(URLGuard(REMOTE, resolver=resolver_to("93.184.216.34")), url)
+
+
+def test_cloud_metadata_refused_even_when_private_networks_are_allowed():
+    for allow in (False, True):
+        guard = URLGuard(REMOTE, allow_private_networks=allow, resolver=resolver_to("169.254.169.254"))
+        with pytest.raises(AuthError, match="metadata"):
+            check(guard, "https://metadata.example.com/latest")
+    with pytest.raises(AuthError, match="metadata"):
+        check(URLGuard(REMOTE, allow_private_networks=True), "https://169.254.169.254/latest/meta-data")
+
+
+@pytest.mark.parametrize("address", ["10.1.2.3", "192.168.0.10", "172.16.5.5", "169.254.1.1", "fd12::1", "fe80::1", "100.64.0.1", "::ffff:10.0.0.1"])
+def test_private_and_link_local_refused_unless_allowed(address):
+    guard = URLGuard(REMOTE, resolver=resolver_to(address))
+    with pytest.raises(AuthError, match="private"):
+        check(guard, "https://intranet.example.com/x")
+    check(URLGuard(REMOTE, allow_private_networks=True, resolver=resolver_to(address)), "https://intranet.example.com/x")
+
+
+def test_every_resolved_address_is_checked():
+    guard = URLGuard(REMOTE, resolver=resolver_to("93.184.216.34", "10.0.0.7"))
+    with pytest.raises(AuthError, match="10.0.0.7"):
+        check(guard, "https://mixed.example.com/x")
+
+
+@pytest.mark.parametrize("address", ["0.0.0.0", "224.0.0.1", "240.0.0.1"])
+def test_unspecified_multicast_reserved_always_refused(address):
+    with pytest.raises(AuthError):
+        check(URLGuard(REMOTE, allow_private_networks=True, resolver=resolver_to(address)), "https://x.example.com/")
+
+
+def test_ip_literals_are_checked_without_dns():
+    resolve = resolver_to("93.184.216.34")
+    with pytest.raises(AuthError):
+        check(URLGuard(REMOTE, resolver=resolve), "https://10.0.0.1/x")
+    with pytest.raises(AuthError):
+        check(URLGuard(REMOTE, resolver=resolve), "https://[::1]/x")
+    assert resolve.calls == []  # type: ignore[attr-defined]
+
+
+def test_credentials_and_fragments_refused():
+    guard = URLGuard(REMOTE, resolver=resolver_to("93.184.216.34"))
+    with pytest.raises(AuthError, match="credentials"):
+        check(guard, "https://user:pw@auth.example.com/x")
+    with pytest.raises(AuthError, match="fragment"):
+        check(guard, "https://auth.example.com/x#y")
+
+
+def fetcher(handler, resolver, max_body=1 << 20) -> Fetcher:
+    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    return Fetcher(URLGuard(REMOTE, resolver=resolver), http_client=client, max_body=max_body)
+
+
+def test_redirect_hops_are_checked():
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(302, headers={"Location": "https://internal.example.com/secret"})
+
+    answers = {"public.example.com": ["93.184.216.34"], "internal.example.com": ["10.0.0.5"]}
+
+    async def resolve(host: str, port: int) -> list[str]:
+        return answers[host]
+
+    async def go():
+        with pytest.raises(AuthError, match="10.0.0.5"):
+            await fetcher(handler, resolve).request("GET", "https://public.example.com/start", "test step")
+
+    asyncio.run(go())
+
+
+def test_redirect_limit():
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(302, headers={"Location": "/again"})
+
+    async def go():
+        with pytest.raises(AuthError, match="redirects"):
+            await fetcher(handler, resolver_to("93.184.216.34")).request("GET", "https://a.example.com/x", "test step")
+
+    asyncio.run(go())
+
+
+def test_bounded_body():
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b"x" * 5000)
+
+    async def go():
+        f = fetcher(handler, resolver_to("93.184.216.34"), max_body=4096)
+        with pytest.raises(AuthError, match="more than 4096 bytes"):
+            await f.request("GET", "https://a.example.com/big", "test step")
+
+    asyncio.run(go())

@@ -1,0 +1,68 @@
+"""Token stores: keyed by issuer and resource; the file store's permissions and atomic writes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+
+from wiremcp.auth import FileTokenStore, MemoryTokenStore
+from wiremcp.auth._storage import default_state_dir
+
+ENTRY = {"tokens": {"access_token": "t", "token_type": "Bearer"}, "client": {"client_id": "c", "issuer": "https://as"}}
+
+
+def test_memory_store_round_trip_and_keys():
+    async def go():
+        store = MemoryTokenStore()
+        await store.save("https://as", "https://rs/mcp", ENTRY)
+        assert await store.load("https://as", "https://rs/mcp") == ENTRY
+        assert await store.load("https://other-as", "https://rs/mcp") is None
+        assert await store.load("https://as", "https://rs/other") is None
+        await store.delete("https://as", "https://rs/mcp")
+        await store.delete("https://as", "https://rs/mcp")
+        assert await store.load("https://as", "https://rs/mcp") is None
+
+    asyncio.run(go())
+
+
+def test_file_store_permissions_and_round_trip(tmp_path):
+    directory = tmp_path / "state" / "oauth"
+
+    async def go():
+        store = FileTokenStore(directory)
+        await store.save("https://as", "https://rs/mcp", ENTRY)
+        path = store.path_for("https://as", "https://rs/mcp")
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+        assert stat.S_IMODE(os.stat(directory).st_mode) == 0o700
+        assert "https" not in path.name  # the file name does not reveal the servers
+        assert await FileTokenStore(directory).load("https://as", "https://rs/mcp") == ENTRY
+        assert await store.load("https://as2", "https://rs/mcp") is None
+        await store.save("https://as", "https://rs/mcp", {"tokens": {"access_token": "new"}})
+        assert await store.load("https://as", "https://rs/mcp") == {"tokens": {"access_token": "new"}}
+        assert sorted(p.name for p in directory.iterdir()) == [path.name]  # no temporary file left
+        await store.delete("https://as", "https://rs/mcp")
+        assert await store.load("https://as", "https://rs/mcp") is None
+
+    asyncio.run(go())
+
+
+def test_file_store_tightens_an_existing_directory_and_ignores_garbage(tmp_path):
+    directory = tmp_path / "oauth"
+    directory.mkdir(mode=0o755)
+
+    async def go():
+        store = FileTokenStore(directory)
+        await store.save("https://as", "https://rs", ENTRY)
+        assert stat.S_IMODE(os.stat(directory).st_mode) == 0o700
+        store.path_for("https://as", "https://rs").write_text("{not json")
+        assert await store.load("https://as", "https://rs") is None
+
+    asyncio.run(go())
+
+
+def test_default_state_dir_follows_xdg(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert default_state_dir() == tmp_path / "wiremcp" / "oauth"
+    monkeypatch.delenv("XDG_STATE_HOME")
+    assert str(default_state_dir()).endswith(os.path.join(".local", "state", "wiremcp", "oauth"))

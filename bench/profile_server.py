@@ -24,6 +24,7 @@ from __future__ import annotations
 import cProfile
 import io
 import pstats
+import signal
 import sys
 
 
@@ -34,6 +35,13 @@ def main() -> int:
         return 2
     out, args = argv[0], argv[2:]
     from wiremcp.cli import main as wiremcp_main
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(0)
+
+    # uvicorn re-raises the SIGTERM it handled once it has shut down; with the default
+    # action the process would die there, before the profile is written.
+    signal.signal(signal.SIGTERM, stop)
 
     prof = cProfile.Profile()
     code = 0

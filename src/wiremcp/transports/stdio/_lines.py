@@ -227,10 +227,14 @@ class LineServer:
         if not call.done:
             call.done = True
             self.write(data)
+            # Once replied to, the id is free: the client may reuse it before this task's
+            # done-callback runs (on uvloop, I/O callbacks can come first).
+            del self._calls[call.id]
 
     def _finished(self, call: _Call, task: asyncio.Task[None] | None = None) -> None:
         call.done = True
-        del self._calls[call.id]
+        if self._calls.get(call.id) is call:
+            del self._calls[call.id]
         if self._paused and len(self._calls) < self._max_in_flight and self._resume is not None:
             self._paused = False
             self._resume()

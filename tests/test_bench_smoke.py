@@ -1,6 +1,6 @@
 """Smoke test for the benchmark harness in bench/ (no timing assertions).
 
-Runs ``bench/run.py --tiny --only stdio --impl wiremcp,floor`` and checks that
+Runs ``bench/run.py --tiny --impl wiremcp,floor`` (stdio, then HTTP) and checks that
 every case completed with zero errors for both contenders and that the one
 Markdown table (wiremcp / official / floor, ratios, targets) was printed.
 """
@@ -75,5 +75,38 @@ def test_bench_tiny_stdio_wiremcp_and_floor(tmp_path: Path) -> None:
     row = next(line for line in proc.stdout.splitlines() if line.startswith("| stdio 100 B, 1 in flight"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[2] == "—" and cells[4] == "—", row
+    assert cells[1][0].isdigit() and cells[3][0].isdigit() and cells[5].endswith("×"), row
+    assert "failed: 0, errors: 0" in proc.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_bench_tiny_http_wiremcp_and_floor(tmp_path: Path) -> None:
+    """The HTTP rows: wiremcp on uvicorn and the bare ASGI floor on the same uvicorn."""
+    if importlib.util.find_spec("uvicorn") is None:
+        pytest.skip("uvicorn (the [http] extra) is not installed")
+    wiremcp_bin = _wiremcp_bin()
+    if wiremcp_bin is None:
+        pytest.skip("the wiremcp console script is not installed")
+    out = tmp_path / "bench.json"
+    proc = subprocess.run(
+        [sys.executable, str(RUN), "--tiny", "--only", "http", "--impl", "wiremcp,floor", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=280,
+        cwd=ROOT,
+        env={**os.environ, "WIREMCP_BIN": wiremcp_bin},
+    )
+    assert proc.returncode == 0, f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}"
+    data = json.loads(out.read_text())
+    assert data["unavailable"] == {}, data["unavailable"]
+    assert sorted((s["impl"], s["inflight"]) for s in data["samples"]) == [
+        ("floor", 1), ("floor", 16), ("wiremcp", 1), ("wiremcp", 16)
+    ]
+    for s in data["samples"]:
+        assert s["transport"] == "http" and s["payload"] == 100
+        assert s["ok"] and s["errors"] == 0, s["error_messages"]
+    row = next(line for line in proc.stdout.splitlines() if line.startswith("| HTTP 100 B, 16 connections"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[1][0].isdigit() and cells[3][0].isdigit() and cells[5].endswith("×"), row
     assert "failed: 0, errors: 0" in proc.stdout

@@ -153,7 +153,7 @@ def check_reply(msg: Any, req_id: int, payload: str) -> str | None:
     if "error" in msg:
         err = msg["error"]
         return f"JSON-RPC error {err.get('code')!r}: {str(err.get('message'))[:200]}"
-    result = msg.get("result")
+    result: Any = msg.get("result")
     try:
         text = result["content"][0]["text"]
     except (TypeError, KeyError, IndexError):
@@ -672,7 +672,7 @@ class ServerProc:
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
 def spawn(cmd: Sequence[str], transport: str, cwd: str | None = None) -> ServerProc:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import timeit
+from typing import Any, Callable
 
 import orjson
 
 try:
-    import msgspec
+    import msgspec  # type: ignore[import-not-found, unused-ignore]  # optional, not installed by default
 except ImportError:  # pragma: no cover
     msgspec = None
 
@@ -41,12 +42,15 @@ STRICTNESS = {
 }
 
 
-def best(fn, number: int) -> float:
+def best(fn: Callable[[], object], number: int) -> float:
     return min(timeit.repeat(fn, number=number, repeat=5)) / number
 
 
 def main() -> None:
-    codecs = [("orjson", orjson.loads, orjson.dumps), ("json", json.loads, lambda o: json.dumps(o, separators=(",", ":")).encode())]
+    codecs: list[tuple[str, Callable[[bytes], Any], Callable[[Any], bytes]]] = [
+        ("orjson", orjson.loads, orjson.dumps),
+        ("json", json.loads, lambda o: json.dumps(o, separators=(",", ":")).encode()),
+    ]
     if msgspec is not None:
         codecs.insert(1, ("msgspec", msgspec.json.Decoder().decode, msgspec.json.Encoder().encode))
     print(f"{'codec':10} {'decode req':>12} {'encode reply':>13} {'decode 1MB':>11} {'encode 1MB':>11}")

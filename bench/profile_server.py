@@ -1,20 +1,22 @@
 """Run the ``wiremcp`` command under cProfile, for a load driver to hit; print the hot spots at exit.
 
-    python bench/profile_server.py OUT.prof -- run examples/echo.py --http --port {port} --server native
+    python bench/profile_server.py OUT.prof -- run examples/echo.py --http --port {port}
 
 The command after ``--`` is ``wiremcp``'s argv. The server stops as it
-normally does (stdin EOF on stdio; SIGTERM on HTTP, which both HTTP servers
-turn into a graceful shutdown), then the profile is written to OUT.prof and
+normally does (stdin EOF on stdio; SIGTERM on HTTP, which uvicorn turns
+into a graceful shutdown), then the profile is written to OUT.prof and
 the top functions by own time (and by cumulative time) go to stderr.
 Typical use, with the neutral driver (``{port}`` is filled in by it):
 
-    python bench/driver.py --transport http --inflight 1 --payload 100 --duration 3 -- \\
-        .venv/bin/python bench/profile_server.py /tmp/native.prof -- \\
-        run examples/echo.py --http --host 127.0.0.1 --port {port} --server native
-    python -c "import pstats; pstats.Stats('/tmp/native.prof').sort_stats('tottime').print_stats(30)"
+    python bench/driver.py --transport http --inflight 16 --payload 100 --duration 3 -- \\
+        .venv/bin/python bench/profile_server.py /tmp/http.prof -- \\
+        run examples/echo.py --http --host 127.0.0.1 --port {port}
+    python bench/driver.py --transport stdio --inflight 1 --payload 10000 --duration 3 -- \\
+        .venv/bin/python bench/profile_server.py /tmp/stdio.prof -- run examples/echo.py
+    python -c "import pstats; pstats.Stats('/tmp/http.prof').sort_stats('tottime').print_stats(30)"
 
 cProfile roughly doubles the cost of each Python call, so read the shares,
-not the absolute times; ``--calls-per-request N`` divides call counts by N.
+not the absolute times.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import cProfile
 import io
 import pstats
+import signal
 import sys
 
 
@@ -32,6 +35,13 @@ def main() -> int:
         return 2
     out, args = argv[0], argv[2:]
     from wiremcp.cli import main as wiremcp_main
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(0)
+
+    # uvicorn re-raises the SIGTERM it handled once it has shut down; with the default
+    # action the process would die there, before the profile is written.
+    signal.signal(signal.SIGTERM, stop)
 
     prof = cProfile.Profile()
     code = 0

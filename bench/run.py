@@ -1,25 +1,30 @@
-"""Run the wiremcp vs official-SDK server benchmark and print a Markdown table.
+"""One run, one table: wiremcp beside the official SDK and beside the floors, with the targets.
 
-    python bench/run.py                 # every case, 3 reps, 2 s windows
-    python bench/run.py --quick         # 2 reps, 1 s windows
+    python bench/run.py                 # 5 reps, 2 s windows (about 5 min)
+    python bench/run.py --quick         # 3 reps, 1 s windows
     python bench/run.py --tiny          # smoke test: 1 rep, 0.2 s windows
-    python bench/run.py --only stdio --impl wiremcp --json out.json
-    python bench/run.py --only http --wiremcp-http-server uvicorn
+    python bench/run.py --only stdio --impl wiremcp,floor --json out.json
 
-wiremcp's HTTP rows run on its native server and, as an extra column, on
-uvicorn (``--wiremcp-http-server both``, the default); ``native`` or
-``uvicorn`` runs one of them only.
+Three contenders serve the same echo tool (modern era, 2026-07-28):
 
-Cases are (transport, era, in-flight, payload). Each case starts a fresh
-server process, measures its cold start, warms it up, then measures a
-window of load (see driver.py). The implementations are interleaved case by
-case (A B, then B A on the next repetition) so that drift in machine load
-hits both alike. The table shows median [min-max] over repetitions and the
-ratio wiremcp/official of the medians; the "better" column says which
-direction is good for that metric.
+- ``wiremcp``: ``wiremcp run examples/echo.py`` (stdio) and
+  ``wiremcp run examples/echo.py --http`` (Streamable HTTP on uvicorn);
+- ``official``: ``bench/fixtures/official_echo.py`` on the official ``mcp``
+  SDK (``bench/.venv-official``, created on first use);
+- ``floor``: for stdio ``fixtures/raw_echo.py`` (a bare orjson loop that
+  validates nothing), for HTTP ``fixtures/raw_asgi.py`` (a bare ASGI handler
+  on uvicorn set up as ``wiremcp run --http`` sets it up); both run on
+  wiremcp's interpreter.
 
-The official SDK lives in bench/.venv-official (bench/setup_official.sh);
-it is created on first use when the official implementation is selected.
+Cases: stdio 100 B and 10 KB at 1 in flight, stdio 100 B at 16 in flight,
+HTTP 100 B at 1 and 16 connections. Each (contender, case, repetition)
+starts a fresh server process and also gives a cold start (spawn to the
+first reply). The contenders run back to back for every case, in an order
+that rotates on every repetition, so that drift in machine load hits all
+alike; only figures from one run are compared. The table shows median
+[min-max] over the repetitions and the ratios of the medians
+wiremcp/official and wiremcp/floor, and marks each target met or not met.
+run.py exits 1 if any run had an error.
 """
 
 from __future__ import annotations
@@ -32,9 +37,9 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -44,62 +49,98 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 OFFICIAL_VENV = BENCH / ".venv-official"
 OFFICIAL_PY = OFFICIAL_VENV / "bin" / "python"
-OFFICIAL_FIXTURE = BENCH / "fixtures" / "official_echo.py"
+FIXTURES = BENCH / "fixtures"
 WIREMCP_BIN = Path(os.environ.get("WIREMCP_BIN", ROOT / ".venv" / "bin" / "wiremcp"))
 WIREMCP_EXAMPLE = ROOT / "examples" / "echo.py"
 
-IMPLS = ("wiremcp", "official")
-#: The HTTP servers wiremcp can run on (``wiremcp run --http --server X``).
-HTTP_SERVERS = ("uvicorn",)
-PAYLOADS = {100: "100 B", 10_000: "10 KB", 1_000_000: "1 MB"}
-INFLIGHT = (1, 16)
+CONTENDERS = ("wiremcp", "official", "floor")
 
 
-def contenders(impls: Sequence[str], http_servers: Sequence[str]) -> list[str]:
-    """The columns of the table: ``wiremcp`` (stdio; HTTP on the first of ``http_servers``),
-    ``wiremcp-<server>`` for a second HTTP server (HTTP rows only), ``official``."""
-    out: list[str] = []
-    if "wiremcp" in impls:
-        out.append("wiremcp")
-        out += [f"wiremcp-{server}" for server in http_servers[1:]]
-    if "official" in impls:
-        out.append("official")
-    return out
+@dataclass(frozen=True)
+class Case:
+    transport: str
+    inflight: int
+    payload: int
+
+    @property
+    def label(self) -> str:
+        size = {100: "100 B", 10_000: "10 KB"}.get(self.payload, f"{self.payload} B")
+        if self.transport == "stdio":
+            return f"stdio {size}, {self.inflight} in flight"
+        return f"HTTP {size}, {self.inflight} connection{'s' if self.inflight > 1 else ''}"
 
 
-def applies(contender: str, transport: str) -> bool:
-    return transport == "http" or not contender.startswith("wiremcp-")
+CASES = (
+    Case("stdio", 1, 100),
+    Case("stdio", 1, 10_000),
+    Case("stdio", 16, 100),
+    Case("http", 1, 100),
+    Case("http", 16, 100),
+)
 
 
-def http_server_of(contender: str, http_servers: Sequence[str]) -> str | None:
-    if not contender.startswith("wiremcp"):
-        return None
-    return contender.partition("-")[2] or http_servers[0]
+@dataclass(frozen=True)
+class Target:
+    """``ratio`` of the medians wiremcp/``against`` must be >= ``bound`` (``higher``) or <= it."""
+
+    against: str
+    bound: float
+    higher: bool = True
+
+    def text(self) -> str:
+        return f"{'≥' if self.higher else '≤'}{self.bound:g}× {self.against}"
+
+    def met(self, ratio: float) -> bool:
+        return ratio >= self.bound if self.higher else ratio <= self.bound
 
 
-def server_command(impl: str, transport: str, http_servers: Sequence[str] = HTTP_SERVERS) -> list[str]:
-    if impl.startswith("wiremcp"):
+def python_of_wiremcp() -> Path:
+    return WIREMCP_BIN.parent / "python"
+
+
+def server_command(contender: str, transport: str) -> list[str]:
+    if contender == "wiremcp":
         cmd = [str(WIREMCP_BIN), "run", str(WIREMCP_EXAMPLE)]
         if transport == "http":
-            cmd += ["--http", "--host", "127.0.0.1", "--port", "{port}", "--server", str(http_server_of(impl, http_servers))]
+            cmd += ["--http", "--host", "127.0.0.1", "--port", "{port}"]
         return cmd
-    cmd = [str(OFFICIAL_PY), str(OFFICIAL_FIXTURE)]
-    if transport == "http":
-        cmd += ["--http", "--host", "127.0.0.1", "--port", "{port}"]
-    return cmd
+    if contender == "official":
+        cmd = [str(OFFICIAL_PY), str(FIXTURES / "official_echo.py")]
+        if transport == "http":
+            cmd += ["--http", "--host", "127.0.0.1", "--port", "{port}"]
+        return cmd
+    if transport == "stdio":
+        return [str(python_of_wiremcp()), str(FIXTURES / "raw_echo.py")]
+    return [str(python_of_wiremcp()), str(FIXTURES / "raw_asgi.py"), "--host", "127.0.0.1", "--port", "{port}"]
 
 
 # --------------------------------------------------------------------------
-# Metrics shown in the table: (key, label, unit, higher_is_better, scale)
+# The table
 
-CASE_METRICS: list[tuple[str, str, str, bool, float]] = [
-    ("rps", "throughput", "req/s", True, 1.0),
-    ("p50_us", "latency p50", "ms", False, 1e-3),
-    ("p99_us", "latency p99", "ms", False, 1e-3),
-    ("server_cpu_us_per_req", "server CPU", "µs/req", False, 1.0),
-    ("peak_rss_mib", "peak RSS", "MiB", False, 1.0),
-]
-COLD_METRIC = ("cold_start_ms", "cold start", "ms", False, 1.0)
+
+@dataclass(frozen=True)
+class Row:
+    label: str
+    unit: str
+    higher: bool
+    key: str  # CaseResult field
+    cases: tuple[Case, ...]  # samples pooled over these cases
+    targets: tuple[Target, ...] = ()
+
+
+ROWS = (
+    Row("stdio 100 B, 1 in flight", "req/s", True, "rps", (CASES[0],), (Target("official", 10), Target("floor", 0.8))),
+    Row("stdio 10 KB, 1 in flight", "req/s", True, "rps", (CASES[1],), (Target("official", 10), Target("floor", 0.8))),
+    Row("stdio 100 B, 16 in flight", "req/s", True, "rps", (CASES[2],)),
+    Row("stdio cold start to first reply", "ms", False, "cold_start_ms", CASES[:3], (Target("floor", 2, higher=False),)),
+    Row("HTTP 100 B, 1 connection", "req/s", True, "rps", (CASES[3],), (Target("official", 5),)),
+    Row("HTTP 100 B, 16 connections", "req/s", True, "rps", (CASES[4],), (Target("official", 5), Target("floor", 0.8))),
+    Row("server CPU, stdio 100 B, 1 in flight", "µs/req", False, "server_cpu_us_per_req", (CASES[0],)),
+    Row("server CPU, stdio 10 KB, 1 in flight", "µs/req", False, "server_cpu_us_per_req", (CASES[1],)),
+    Row("server CPU, HTTP 100 B, 16 connections", "µs/req", False, "server_cpu_us_per_req", (CASES[4],)),
+    Row("peak RSS, stdio 100 B", "MiB", False, "peak_rss_mib", (CASES[0],)),
+    Row("peak RSS, HTTP 100 B, 16 connections", "MiB", False, "peak_rss_mib", (CASES[4],)),
+)
 
 
 def _fmt(v: float) -> str:
@@ -120,100 +161,44 @@ def _cell(values: list[float]) -> str:
     return f"{_fmt(med)} [{_fmt(min(values))}–{_fmt(max(values))}]"
 
 
-def _ratio(w: list[float], o: list[float]) -> str:
-    if not w or not o:
-        return "—"
-    mo = statistics.median(o)
-    if mo == 0:
-        return "—"
-    return f"{statistics.median(w) / mo:.2f}×"
-
-
-def _label(contender: str) -> str:
-    if contender.startswith("wiremcp-"):
-        return f"wiremcp on {contender.partition('-')[2]}"
-    return contender
-
-
-def build_table(
-    samples: list[dict[str, Any]],
-    unavailable: dict[str, str],
-    impls: Sequence[str],
-    http_servers: Sequence[str] = ("uvicorn",),
-) -> str:
-    """One Markdown row per (transport, era, in-flight, payload, metric); one value column per
-    contender, then one ratio column per wiremcp contender (against official)."""
-    by_case: dict[tuple[str, str, int, int], dict[str, list[dict[str, Any]]]] = {}
-    for s in samples:
-        key = (s["transport"], s["era"], s["inflight"], s["payload"])
-        by_case.setdefault(key, {}).setdefault(s["impl"], []).append(s)
-
-    def cell_for(
-        runs: list[dict[str, Any]] | None, impl: str, transport: str, era: str, getter: Callable[[dict[str, Any]], float]
-    ) -> tuple[str, list[float]]:
-        if f"{impl}/{transport}" in unavailable:
-            return "n/a (not available)", []
-        reason = unavailable.get(f"{impl}/{transport}/{era}")
-        if reason is not None:
-            return ("n/a (era not supported)" if reason.startswith(driver.LEGACY_ERA_UNSUPPORTED) else "n/a (not available)"), []
-        runs = [r for r in runs or [] if r["available"]]
-        if not runs:
-            return "—", []
-        bad = [r for r in runs if not r["ok"]]
-        if bad:
-            errs = sum(r["errors"] for r in bad)
-            return f"FAILED ({errs} error{'s' if errs != 1 else ''})", []
-        vals = [getter(r) for r in runs]
-        return _cell(vals), vals
-
-    o_name = "official"
-    # Every contender in the fixed order (so a column exists even if it was unavailable).
-    columns = contenders(IMPLS, http_servers)
-    ours = [c for c in columns if c != o_name]
-    header = ["transport", "era", "in flight", "payload", "metric", "better"]
-    header += [f"{_label(c)} median [min–max]" for c in columns]
-    header += [f"{_label(c)}/official" for c in ours]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-
-    def row(transport: str, era: str, inflight: str, payload: str, metric: tuple[str, str, str, bool, float],
-            runs: dict[str, list[dict[str, Any]]]) -> str:
-        key, label, unit, higher, scale = metric
-        cells, values = [], {}
-        for c in columns:
-            if not applies(c, transport):
-                cells.append("—")
+def build_table(samples: list[dict[str, Any]], unavailable: dict[str, str]) -> str:
+    """One Markdown row per `Row`: a column per contender, the ratios wiremcp/official and
+    wiremcp/floor, and the targets with met / not met."""
+    header = ["", "wiremcp", "official", "floor", "wiremcp/official", "wiremcp/floor", "target", ""]
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * 5 + "---|---|"]
+    for row in ROWS:
+        values: dict[str, list[float]] = {}
+        cells: list[str] = []
+        for c in CONTENDERS:
+            runs = [s for s in samples if s["impl"] == c and s["available"]
+                    and Case(s["transport"], s["inflight"], s["payload"]) in row.cases]
+            if f"{c}/{row.cases[0].transport}" in unavailable:
+                cells.append("n/a")
                 values[c] = []
-                continue
-            cell, vals = cell_for(runs.get(c), c, transport, era, lambda r: r[key] * scale)
-            cells.append(cell)
-            values[c] = vals
-        ratios = [_ratio(values[c], values[o_name]) for c in ours]
-        return (f"| {transport} | {era} | {inflight} | {payload} | {label} ({unit}) | {'↑' if higher else '↓'} | "
-                + " | ".join(cells + ratios) + " |")
-
-    transports = sorted({k[0] for k in by_case}, key=lambda t: driver.TRANSPORTS.index(t))
-    eras = sorted({k[1] for k in by_case}, key=lambda e: driver.ERAS.index(e))
-    for transport in transports:
-        for era in eras:
-            keys = sorted(k for k in by_case if k[0] == transport and k[1] == era)
-            if not keys:
-                continue
-            # cold start: one row per (transport, era), pooled over its cases
-            pooled = {c: [r for k in keys for r in by_case[k].get(c, [])] for c in columns}
-            lines.append(row(transport, era, "—", "—", COLD_METRIC, pooled))
-            for k in keys:
-                _, _, inflight, payload = k
-                for metric in CASE_METRICS:
-                    lines.append(row(transport, era, str(inflight), PAYLOADS.get(payload, f"{payload} B"), metric, by_case[k]))
+            elif any(not r["ok"] for r in runs):
+                errs = sum(r["errors"] for r in runs)
+                cells.append(f"FAILED ({errs} error{'s' if errs != 1 else ''})")
+                values[c] = []
+            else:
+                values[c] = [float(r[row.key]) for r in runs]
+                cells.append(_cell(values[c]))
+        ratios: dict[str, float | None] = {}
+        for other in ("official", "floor"):
+            w, o = values["wiremcp"], values[other]
+            ratios[other] = statistics.median(w) / statistics.median(o) if w and o and statistics.median(o) else None
+        cells += [f"{ratios[o]:.2f}×" if ratios[o] is not None else "—" for o in ("official", "floor")]
+        verdicts = []
+        for t in row.targets:
+            r = ratios[t.against]
+            verdicts.append("—" if r is None else ("met" if t.met(r) else "**not met**"))
+        cells.append("; ".join(t.text() for t in row.targets) or "")
+        cells.append("; ".join(verdicts))
+        lines.append(f"| {row.label} ({row.unit}, {'↑' if row.higher else '↓'}) | " + " | ".join(cells) + " |")
     legend = (
-        "\n↑ = higher is better, ↓ = lower is better. The ratio columns are ratios of the "
-        "medians, wiremcp/official: for ↑ rows above 1 means wiremcp is better, for ↓ rows "
-        f"below 1 means wiremcp is better. wiremcp's HTTP rows: `wiremcp run --http --server {http_servers[0]}`"
-        + (f"; the \"wiremcp on {http_servers[1]}\" column: the same app with `--server {http_servers[1]}` "
-           "(HTTP rows only)." if len(http_servers) > 1 else ".")
+        "\nmedian [min–max] over the repetitions; ratios are ratios of the medians. ↑ = higher is better, "
+        "↓ = lower is better. floor = `fixtures/raw_echo.py` (stdio) / `fixtures/raw_asgi.py` (HTTP); "
+        "cold start is pooled over the three stdio cases."
     )
-    if set(impls) != set(IMPLS):
-        legend += f" Only {', '.join(impls)} was run."
     return "\n".join(lines) + "\n" + legend + "\n"
 
 
@@ -238,145 +223,126 @@ def ensure_official() -> None:
     subprocess.run(["bash", str(BENCH / "setup_official.sh")], check=True)
 
 
-def probe(impl: str, transport: str, http_servers: Sequence[str] = HTTP_SERVERS) -> str | None:
+def probe(contender: str, transport: str) -> str | None:
     """None if the server answers a first tools/call, else why not. Also
     primes the bytecode caches so that cold-start samples are comparable."""
     res = driver.run_case(
-        server_command(impl, transport, http_servers), transport=transport, era="modern", inflight=1,
-        payload_size=100, duration=0.0, warmup=0.0, min_requests=1, cwd=str(ROOT), impl=impl,
+        server_command(contender, transport), transport=transport, era="modern", inflight=1,
+        payload_size=100, duration=0.0, warmup=0.0, min_requests=1, cwd=str(ROOT), impl=contender,
     )
-    if not res.available:
+    if not res.available or not res.ok:
         return "; ".join(res.error_messages)[:600] or "not available"
     return None
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--impl", choices=("wiremcp", "official", "both"), default="both")
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--impl", default=",".join(CONTENDERS),
+                    help="comma-separated contenders among wiremcp, official, floor (default: all three)")
     ap.add_argument("--only", choices=driver.TRANSPORTS, help="run one transport only")
-    ap.add_argument("--era", choices=driver.ERAS, help="run one era only")
-    ap.add_argument("--reps", type=int, help="repetitions of every case (default 3)")
+    ap.add_argument("--reps", type=int, help="repetitions of every case (default 5)")
     ap.add_argument("--duration", type=float, help="measured window per case, seconds (default 2)")
     ap.add_argument("--warmup", type=float, help="load before the window, seconds (default 0.5)")
-    ap.add_argument("--payloads", help="comma-separated payload sizes in bytes (default 100,10000,1000000)")
-    ap.add_argument("--inflight", help="comma-separated in-flight counts (default 1,16)")
-    ap.add_argument("--quick", action="store_true", help="2 reps, 1 s windows, 0.3 s warm-up")
+    ap.add_argument("--quick", action="store_true", help="3 reps, 1 s windows, 0.3 s warm-up")
     ap.add_argument("--tiny", action="store_true", help="smoke test: 1 rep, 0.2 s windows")
     ap.add_argument("--json", dest="json_path", help="raw samples (default bench/results/run-<time>.json)")
-    ap.add_argument(
-        "--wiremcp-http-server", choices=("native", "uvicorn", "both"), default="both",
-        help="wiremcp's HTTP server: native, uvicorn, or both (native in the wiremcp column, "
-             "uvicorn as an extra column; default)",
-    )
     args = ap.parse_args(argv)
 
-    reps, duration, warmup, min_requests = 3, 2.0, 0.5, 10
+    reps, duration, warmup, min_requests = 5, 2.0, 0.5, 10
     if args.quick:
-        reps, duration, warmup = 2, 1.0, 0.3
+        reps, duration, warmup = 3, 1.0, 0.3
     if args.tiny:
         reps, duration, warmup, min_requests = 1, 0.2, 0.05, 3
     reps = args.reps if args.reps is not None else reps
     duration = args.duration if args.duration is not None else duration
     warmup = args.warmup if args.warmup is not None else warmup
-    payloads = [int(p) for p in args.payloads.split(",")] if args.payloads else list(PAYLOADS)
-    inflights = [int(n) for n in args.inflight.split(",")] if args.inflight else list(INFLIGHT)
-    transports = [args.only] if args.only else list(driver.TRANSPORTS)
-    eras = [args.era] if args.era else list(driver.ERAS)
-    impls = list(IMPLS) if args.impl == "both" else [args.impl]
-    http_servers = list(HTTP_SERVERS) if args.wiremcp_http_server == "both" else [args.wiremcp_http_server]
-    runners = contenders(impls, http_servers)
-
-    if "official" in impls:
+    contenders = [c for c in CONTENDERS if c in args.impl.split(",")]
+    unknown = set(args.impl.split(",")) - set(CONTENDERS)
+    if unknown or not contenders:
+        ap.error(f"--impl: unknown contender(s) {sorted(unknown)}; choose among {', '.join(CONTENDERS)}")
+    cases = [c for c in CASES if args.only in (None, c.transport)]
+    transports = sorted({c.transport for c in cases}, key=driver.TRANSPORTS.index)
+    if "official" in contenders:
         ensure_official()
+    # Cold start is measured with bytecode caches in place, as after ``pip install`` (which compiles
+    # every module): a PYTHONDONTWRITEBYTECODE inherited from the shell would make every cold start
+    # of an editable install compile wiremcp from source (about +40 ms), and the probes below write them.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
     started = time.time()
     meta: dict[str, Any] = {
         "started": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "argv": sys.argv[1:] if argv is None else list(argv),
         "reps": reps, "duration_s": duration, "warmup_s": warmup, "min_requests": min_requests,
-        "payloads": payloads, "inflight": inflights, "transports": transports, "eras": eras, "impls": impls,
-        "wiremcp_http_servers": http_servers, "contenders": runners,
-        "driver_python": sys.version.split()[0], "driver_json": "orjson" if "orjson" in sys.modules else "json",
-        "machine": platform.platform(), "cpus": os.cpu_count(), "loadavg_start": os.getloadavg(),
-        "commands": {f"{c}/{t}": server_command(c, t, http_servers) for c in runners for t in transports
-                     if applies(c, t)},
+        "cases": [asdict(c) for c in cases], "contenders": contenders,
+        "driver_python": sys.version.split()[0], "machine": platform.platform(), "cpus": os.cpu_count(),
+        "loadavg_start": os.getloadavg(),
+        "commands": {f"{c}/{t}": server_command(c, t) for c in contenders for t in transports},
     }
-    if "official" in impls:
+    if "official" in contenders:
         meta["mcp_version"] = _version_of(OFFICIAL_PY, "mcp")
-        meta["uvicorn_version"] = _version_of(OFFICIAL_PY, "uvicorn")
-    if "wiremcp" in impls:
-        wpy = WIREMCP_BIN.parent / "python"
-        meta["wiremcp_version"] = _version_of(wpy, "wiremcp") if wpy.exists() else None
+        meta["official_uvicorn_version"] = _version_of(OFFICIAL_PY, "uvicorn")
+    if python_of_wiremcp().exists():
+        meta["wiremcp_version"] = _version_of(python_of_wiremcp(), "wiremcp")
+        meta["uvicorn_version"] = _version_of(python_of_wiremcp(), "uvicorn")
+    try:
+        meta["git_head"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                          text=True, timeout=10).stdout.strip()
+    except OSError:
+        pass
 
     unavailable: dict[str, str] = {}
     for transport in transports:
-        for impl in runners:
-            if not applies(impl, transport):
-                continue
-            reason = probe(impl, transport, http_servers)
+        for c in contenders:
+            reason = probe(c, transport)
             if reason:
-                unavailable[f"{impl}/{transport}"] = reason
-                print(f"{impl} over {transport}: not available ({reason})", file=sys.stderr)
+                unavailable[f"{c}/{transport}"] = reason
+                print(f"{c} over {transport}: not available ({reason})", file=sys.stderr)
 
-    cases = [(t, e, n, p) for t in transports for e in eras for n in inflights for p in payloads]
-    runnable = list(runners)
-    total = reps * sum(1 for c in cases for r in runnable if applies(r, c[0]))
-    print(
-        f"{len(cases)} cases × {len(runnable)} contender(s) × {reps} rep(s) = {total} runs, "
-        f"window {duration:g} s, warm-up {warmup:g} s",
-        file=sys.stderr,
-    )
+    runnable = [(case, c) for case in cases for c in contenders if f"{c}/{case.transport}" not in unavailable]
+    total = reps * len(runnable)
+    print(f"{len(cases)} cases × {len(contenders)} contender(s) × {reps} rep(s): {total} runs, "
+          f"window {duration:g} s, warm-up {warmup:g} s", file=sys.stderr)
     samples: list[dict[str, Any]] = []
     done = 0
     for rep in range(reps):
-        order = runnable if rep % 2 == 0 else list(reversed(runnable))
-        for transport, era, inflight, payload in cases:
-            for impl in order:
-                if not applies(impl, transport):
+        k = rep % len(contenders)
+        order = contenders[k:] + contenders[:k]
+        for case in cases:
+            for c in order:
+                if f"{c}/{case.transport}" in unavailable:
                     continue
                 done += 1
-                if f"{impl}/{transport}" in unavailable or f"{impl}/{transport}/{era}" in unavailable:
-                    continue
                 res = driver.run_case(
-                    server_command(impl, transport, http_servers), transport=transport, era=era, inflight=inflight,
-                    payload_size=payload, duration=duration, warmup=warmup, min_requests=min_requests,
-                    cwd=str(ROOT), impl=impl,
+                    server_command(c, case.transport), transport=case.transport, era="modern",
+                    inflight=case.inflight, payload_size=case.payload, duration=duration, warmup=warmup,
+                    min_requests=min_requests, cwd=str(ROOT), impl=c,
                 )
-                row = asdict(res)
-                row["rep"] = rep
-                row["http_server"] = http_server_of(impl, http_servers) if transport == "http" else None
-                samples.append(row)
-                if not res.available:
-                    # e.g. no legacy era: skip the rest of this (impl, transport, era)
-                    reason = "; ".join(res.error_messages)[:600] or "not available"
-                    unavailable[f"{impl}/{transport}/{era}"] = reason
-                    print(f"[{done}/{total}] {impl:15} {transport:5} {era:6} not available: {reason}", file=sys.stderr)
-                    continue
+                sample = asdict(res)
+                sample["rep"] = rep
+                samples.append(sample)
                 status = "ok" if res.ok else f"FAILED: {'; '.join(res.error_messages)[:300]}"
-                print(
-                    f"[{done}/{total}] {impl:15} {transport:5} {era:6} {inflight:2}× {PAYLOADS.get(payload, payload)!s:6} "
-                    f"{res.rps:9,.0f} req/s  p50 {res.p50_us / 1e3:7.2f} ms  cpu {res.server_cpu_us_per_req:7.0f} µs/req  {status}",
-                    file=sys.stderr,
-                )
+                print(f"[{done}/{total}] {c:8} {case.label:28} {res.rps:9,.0f} req/s  cpu "
+                      f"{res.server_cpu_us_per_req:7.1f} µs/req  cold {res.cold_start_ms:6.1f} ms  {status}",
+                      file=sys.stderr)
 
     meta["elapsed_s"] = round(time.time() - started, 1)
     meta["loadavg_end"] = os.getloadavg()
     failed = [s for s in samples if s["available"] and not s["ok"]]
-    table = build_table(samples, unavailable, impls, http_servers)
+    table = build_table(samples, unavailable)
 
     out = Path(args.json_path) if args.json_path else BENCH / "results" / f"run-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(
-        driver.dumps({"meta": meta, "unavailable": unavailable, "samples": samples, "table": table})
-    )
+    out.write_bytes(driver.dumps({"meta": meta, "unavailable": unavailable, "samples": samples, "table": table}))
 
     print(table)
     for key, reason in unavailable.items():
         print(f"- {key}: not available: {reason}")
-    print(f"\nruns: {sum(s['available'] for s in samples)}, failed: {len(failed)}, errors: {sum(s['errors'] for s in samples)}, "
-          f"elapsed: {meta['elapsed_s']} s; raw samples: {out}")
-    if not any(s["available"] for s in samples):
-        print("nothing ran: every selected implementation was unavailable", file=sys.stderr)
+    la0, la1 = meta["loadavg_start"][0], meta["loadavg_end"][0]
+    print(f"\nruns: {len(samples)}, failed: {len(failed)}, errors: {sum(s['errors'] for s in samples)}, "
+          f"elapsed: {meta['elapsed_s']} s, load average {la0:.2f} → {la1:.2f}; raw samples: {out}")
+    if not samples:
+        print("nothing ran: every selected contender was unavailable", file=sys.stderr)
         return 2
     return 1 if failed else 0
 

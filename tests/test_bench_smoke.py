@@ -1,7 +1,8 @@
 """Smoke test for the benchmark harness in bench/ (no timing assertions).
 
-Runs ``bench/run.py --tiny --only stdio --impl wiremcp`` and checks that every
-case completed with zero errors and that the Markdown table was printed.
+Runs ``bench/run.py --tiny --impl wiremcp,floor`` (stdio, then HTTP) and checks that
+every case completed with zero errors for both contenders and that the one
+Markdown table (wiremcp / official / floor, ratios, targets) was printed.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def _wiremcp_bin() -> str | None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-def test_bench_tiny_stdio_wiremcp(tmp_path: Path) -> None:
+def test_bench_tiny_stdio_wiremcp_and_floor(tmp_path: Path) -> None:
     try:
         import wiremcp  # noqa: F401
     except ImportError:
@@ -44,7 +45,7 @@ def test_bench_tiny_stdio_wiremcp(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     env = {**os.environ, "WIREMCP_BIN": wiremcp_bin}
     proc = subprocess.run(
-        [sys.executable, str(RUN), "--tiny", "--only", "stdio", "--impl", "wiremcp", "--json", str(out)],
+        [sys.executable, str(RUN), "--tiny", "--only", "stdio", "--impl", "wiremcp,floor", "--json", str(out)],
         capture_output=True,
         text=True,
         timeout=280,
@@ -54,23 +55,58 @@ def test_bench_tiny_stdio_wiremcp(tmp_path: Path) -> None:
     assert proc.returncode == 0, f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}"
 
     data = json.loads(out.read_text())
-    # wiremcp must serve stdio; a legacy era it does not serve is a missing
-    # feature (shown as "n/a (era not supported)"), not an error.
-    unavailable = data["unavailable"]
-    assert "wiremcp/stdio" not in unavailable, unavailable
-    assert "wiremcp/stdio/modern" not in unavailable, unavailable
-    legacy_reason = unavailable.get("wiremcp/stdio/legacy")
-    assert legacy_reason is None or legacy_reason.startswith("legacy era (2025-11-25) not supported"), legacy_reason
-
-    samples = [s for s in data["samples"] if s["available"]]
-    # 2 eras (or 1) x 2 in-flight counts x 3 payloads, 1 repetition
-    assert len(samples) == (6 if legacy_reason else 12)
+    assert data["unavailable"] == {}, data["unavailable"]
+    samples = data["samples"]
+    # 3 stdio cases (100 B and 10 KB at 1 in flight, 100 B at 16) x 2 contenders, 1 repetition
+    assert sorted((s["impl"], s["inflight"], s["payload"]) for s in samples) == sorted(
+        (impl, inflight, payload) for impl in ("wiremcp", "floor") for inflight, payload in ((1, 100), (1, 10_000), (16, 100))
+    )
     for s in samples:
-        assert s["impl"] == "wiremcp" and s["transport"] == "stdio"
+        assert s["transport"] == "stdio" and s["era"] == "modern"
         assert s["ok"], s["error_messages"]
         assert s["errors"] == 0, s["error_messages"]
         assert s["requests"] > 0
+        assert s["cold_start_ms"] > 0
 
-    assert "| transport | era | in flight | payload | metric |" in proc.stdout
-    assert "| stdio | modern | 16 | 1 MB | throughput (req/s) |" in proc.stdout
+    assert "| | wiremcp | official | floor | wiremcp/official | wiremcp/floor | target | |" in proc.stdout.replace("|  |", "| |")
+    assert "| stdio 10 KB, 1 in flight (req/s, ↑) |" in proc.stdout
+    assert "| stdio cold start to first reply (ms, ↓) |" in proc.stdout
+    # the official SDK was not run: its column and the ratio to it are empty, the floor's is not
+    row = next(line for line in proc.stdout.splitlines() if line.startswith("| stdio 100 B, 1 in flight"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2] == "—" and cells[4] == "—", row
+    assert cells[1][0].isdigit() and cells[3][0].isdigit() and cells[5].endswith("×"), row
+    assert "failed: 0, errors: 0" in proc.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_bench_tiny_http_wiremcp_and_floor(tmp_path: Path) -> None:
+    """The HTTP rows: wiremcp on uvicorn and the bare ASGI floor on the same uvicorn."""
+    if importlib.util.find_spec("uvicorn") is None:
+        pytest.skip("uvicorn (the [http] extra) is not installed")
+    wiremcp_bin = _wiremcp_bin()
+    if wiremcp_bin is None:
+        pytest.skip("the wiremcp console script is not installed")
+    out = tmp_path / "bench.json"
+    proc = subprocess.run(
+        [sys.executable, str(RUN), "--tiny", "--only", "http", "--impl", "wiremcp,floor", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=280,
+        cwd=ROOT,
+        env={**os.environ, "WIREMCP_BIN": wiremcp_bin},
+    )
+    assert proc.returncode == 0, f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}"
+    data = json.loads(out.read_text())
+    assert data["unavailable"] == {}, data["unavailable"]
+    assert sorted((s["impl"], s["inflight"]) for s in data["samples"]) == [
+        ("floor", 1), ("floor", 16), ("wiremcp", 1), ("wiremcp", 16)
+    ]
+    for s in data["samples"]:
+        assert s["transport"] == "http" and s["payload"] == 100
+        assert s["ok"] and s["errors"] == 0, s["error_messages"]
+    row = next(line for line in proc.stdout.splitlines() if line.startswith("| HTTP 100 B, 16 connections"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1][0].isdigit() and cells[3][0].isdigit() and cells[5].endswith("×"), row
     assert "failed: 0, errors: 0" in proc.stdout

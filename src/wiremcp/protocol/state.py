@@ -20,16 +20,19 @@ share a key can serve each other's retries.
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import os
-import secrets
 import time
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import orjson
 
 from ..jsonrpc import InvalidParams
+
+if TYPE_CHECKING:
+    import hmac
+
+# hashlib and hmac (OpenSSL: about 2 ms of import) are imported on first use:
+# a server that never seals a requestState never needs them (cold start).
 
 __all__ = ["StateSealer", "request_digest", "DEFAULT_STATE_TTL", "STATE_KEY_ENV"]
 
@@ -50,8 +53,17 @@ def _unb64(text: str) -> bytes:
 
 def request_digest(method: str, salient: Any) -> str:
     """A short digest of what identifies a request (method + salient params)."""
+    import hashlib
+
     raw = orjson.dumps([method, salient], option=orjson.OPT_SORT_KEYS)
     return _b64(hashlib.sha256(raw).digest()[:16])
+
+
+def _mac(key: bytes, body: bytes) -> hmac.HMAC:
+    import hashlib
+    import hmac
+
+    return hmac.new(key, body, hashlib.sha256)
 
 
 def _key_bytes(key: str | bytes) -> bytes:
@@ -73,7 +85,7 @@ class StateSealer:
             env = os.environ.get(STATE_KEY_ENV)
             # No key configured: a random one for this process. Retries then
             # only work against the same process (set WIREMCP_STATE_KEY to share).
-            key_list = [env.encode() if env else secrets.token_bytes(32)]
+            key_list = [env.encode() if env else os.urandom(32)]  # what secrets.token_bytes does
         if any(len(k) < 16 for k in key_list):
             raise ValueError("a requestState key must be at least 16 bytes")
         self._keys = key_list
@@ -85,7 +97,7 @@ class StateSealer:
         if principal is not None:
             payload["p"] = principal
         body = orjson.dumps(payload)
-        tag = hmac.new(self._keys[0], body, hashlib.sha256).digest()
+        tag = _mac(self._keys[0], body).digest()
         return f"{_b64(body)}.{_b64(tag)}"
 
     def open(self, state: Any, digest: str, principal: str | None = None) -> Any:
@@ -98,9 +110,9 @@ class StateSealer:
             tag = _unb64(tag_text)
         except (ValueError, TypeError):
             body = tag = b""
-        if not dot or not body or not any(
-            hmac.compare_digest(hmac.new(k, body, hashlib.sha256).digest(), tag) for k in self._keys
-        ):
+        import hmac
+
+        if not dot or not body or not any(hmac.compare_digest(_mac(k, body).digest(), tag) for k in self._keys):
             raise InvalidParams("Invalid params: requestState failed verification (it was altered or not issued here)")
         payload = orjson.loads(body)
         if payload.get("v") != _VERSION:

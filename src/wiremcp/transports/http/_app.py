@@ -427,12 +427,15 @@ class MCPApp:
         if path != self.path:
             await plain_reply(send, 404, b"Not Found")
             return
-        headers: dict[bytes, bytes] = {}
-        for name, value in scope["headers"]:
-            if name in headers:
-                headers[name] += b", " + value  # RFC 9110, section 5.3
-            else:
-                headers[name] = value
+        raw_headers = scope["headers"]
+        headers: dict[bytes, bytes] = dict(raw_headers)  # one C call in the usual case: no repeated field
+        if len(headers) != len(raw_headers):
+            headers = {}
+            for name, value in raw_headers:
+                if name in headers:
+                    headers[name] += b", " + value  # RFC 9110, section 5.3
+                else:
+                    headers[name] = value
         guard = self._guard
         problem = guard.host_problem(headers.get(b"host"), scope.get("server")) or guard.origin_problem(
             headers.get(b"origin")

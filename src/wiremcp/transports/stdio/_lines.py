@@ -166,6 +166,9 @@ class LineServer:
         reply = await call.finish()
         if reply is not None:
             self.write(reply[0])
+            # Once replied to, the id is free: the client may reuse it before this task's
+            # done-callback runs (on uvloop, I/O callbacks can come first).
+            self.conn.finished(call)
 
     def _finished(self, call: Call, task: asyncio.Task[None] | None = None) -> None:
         self.conn.finished(call)

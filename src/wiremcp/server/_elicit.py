@@ -209,7 +209,7 @@ def _primitive(prop: dict[str, Any], where: str) -> dict[str, Any]:
 def _fail(prop: dict[str, Any], where: str) -> dict[str, Any]:
     if "enum" in prop or "const" in prop:
         raise _refuse(where, "an enum's values must be strings")
-    if "anyOf" in prop or "oneOf" in prop:
+    if "anyOf" in prop or "oneOf" in prop or type(prop.get("type")) is list:
         raise _refuse(where, "a union of several types cannot be asked for")
     kind = prop.get("type")
     if kind == "object" or "$ref" in prop:

@@ -29,7 +29,7 @@ from ._context import Context, Emit, require_scopes
 from ._legacy import DEFAULT_CLIENT_REQUEST_TIMEOUT, LegacySession, Notify, SendRequest
 from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
 from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, listen, parse_filter
-from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, setting
+from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_level, setting
 from ._tools import Tool, ToolAnnotations
 from ._workers import Workers
 
@@ -89,7 +89,7 @@ class Server:
         legacy = setting("legacy", legacy, True, parse_bool)
         threads = setting("threads", threads, DEFAULT_THREADS, int)
         mask_errors = setting("mask_errors", mask_errors, True, parse_bool)
-        log_level = setting("log_level", log_level, None, str)
+        log_level = setting("log_level", log_level, None, parse_level)
         client_request_timeout = setting(
             "client_request_timeout", client_request_timeout, DEFAULT_CLIENT_REQUEST_TIMEOUT, float
         )
@@ -522,7 +522,7 @@ class Server:
         fn: Any = None,
         /,
         *,
-        argument: str,
+        argument: str | None = None,
         prompt: str | None = None,
         template: str | None = None,
         inline: bool = False,
@@ -538,15 +538,16 @@ class Server:
         ... def languages(value: str) -> list[str]:
         ...     return [x for x in ("python", "rust") if x.startswith(value)]
         """
-        if fn is not None:
+        if fn is not None or argument is None:
             raise TypeError(
                 "@server.complete needs to know what it completes: "
                 "@server.complete(prompt=..., argument=...) or @server.complete(template=..., argument=...)"
             )
+        what = argument
 
         def register(fn: F) -> F:
             _check_decorated("completer", fn)
-            self.add_completer(fn, argument=argument, prompt=prompt, template=template, inline=inline)
+            self.add_completer(fn, argument=what, prompt=prompt, template=template, inline=inline)
             return fn
 
         return register

@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import functools
+import queue
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar
 
 from ..jsonrpc import JSONRPCError
@@ -39,22 +38,23 @@ R = TypeVar("R")
 
 
 class Workers:
-    """A bounded pool of ``size`` threads, created on the first call."""
+    """A bounded pool of at most ``size`` threads, started as calls need them.
 
-    __slots__ = ("size", "_executor", "_lock")
+    Leaner than `loop.run_in_executor`: a job is a tuple on a `queue.SimpleQueue`
+    and its outcome comes back with one ``call_soon_threadsafe``, with no
+    `concurrent.futures.Future` in between.
+    """
+
+    __slots__ = ("size", "_queue", "_threads", "_idle", "_lock")
 
     def __init__(self, size: int) -> None:
         if type(size) is not int or size < 1:
             raise ValueError(f"the worker thread pool needs at least one thread, not {size!r}")
         self.size = size
-        self._executor: ThreadPoolExecutor | None = None
+        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._idle = 0  # a hint for starting threads (read and written without a lock)
         self._lock = threading.Lock()
-
-    def _start(self) -> ThreadPoolExecutor:
-        with self._lock:
-            if self._executor is None:
-                self._executor = ThreadPoolExecutor(self.size, thread_name_prefix="wiremcp-worker")
-            return self._executor
 
     async def run(self, fn: Callable[..., Any], arguments: dict[str, Any], ctx: Context | None = None) -> Any:
         """Call ``fn(**arguments)`` in a worker thread and return its result (or raise its exception).
@@ -64,16 +64,65 @@ class Workers:
         loop = asyncio.get_running_loop()
         if ctx is not None:
             ctx.from_thread(loop)
-        executor = self._executor or self._start()
-        call = functools.partial(contextvars.copy_context().run, fn, **arguments)
-        return await loop.run_in_executor(executor, call)
+        future: asyncio.Future[Any] = loop.create_future()
+        self._queue.put((future, loop, contextvars.copy_context(), fn, arguments))
+        if self._idle <= 0 and len(self._threads) < self.size:
+            self._start()
+        return await future
+
+    def _start(self) -> None:
+        with self._lock:
+            if len(self._threads) >= self.size:
+                return
+            thread = threading.Thread(
+                target=self._work, name=f"wiremcp-worker-{len(self._threads)}", daemon=True
+            )
+            self._threads.append(thread)
+            self._idle += 1
+        thread.start()
+
+    def _work(self) -> None:
+        get = self._queue.get
+        while True:
+            job = get()
+            if job is None:
+                return
+            self._idle -= 1
+            future, loop, context, fn, arguments = job
+            if not future.cancelled():  # a call cancelled while queued never starts
+                try:
+                    outcome: tuple[Any, BaseException | None] = (context.run(fn, **arguments), None)
+                except BaseException as exc:  # noqa: BLE001 - handed to the awaiting request
+                    outcome = (None, exc)
+                try:
+                    loop.call_soon_threadsafe(_settle_future, future, *outcome)
+                except RuntimeError:  # the loop is closed: nobody waits for the outcome
+                    pass
+            self._idle += 1
 
     def shutdown(self, wait: bool = False) -> None:
-        """Stop the threads (queued calls are cancelled); the pool starts again on the next call."""
+        """Stop the threads once the queued calls ran; the pool starts again on the next call."""
         with self._lock:
-            executor, self._executor = self._executor, None
-        if executor is not None:
-            executor.shutdown(wait=wait, cancel_futures=True)
+            threads, self._threads = self._threads, []
+            self._idle = 0
+        for _ in threads:
+            self._queue.put(None)
+        if wait:
+            for thread in threads:
+                thread.join()
+
+
+_Job = tuple["asyncio.Future[Any]", asyncio.AbstractEventLoop, contextvars.Context, Callable[..., Any], dict[str, Any]]
+
+
+def _settle_future(future: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
+    """On the loop: hand the thread's outcome to the request, unless it was cancelled (dropped)."""
+    if future.cancelled():
+        return
+    if exc is not None:
+        future.set_exception(exc)
+    else:
+        future.set_result(result)
 
 
 def run_handler(

@@ -350,3 +350,28 @@ def test_mask_errors_off_from_the_environment(spawn: Any) -> None:
     assert peer.ask(request(2, "resources/read", {"uri": "features://secret"}))["error"]["message"] == (
         "Error in resource 'features://secret': RuntimeError: open /etc/hunter2: permission denied"
     )
+
+
+# -- the FastMCP-style example ------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_fastmcp_style_example_runs_with_wiremcp_run(spawn: Any, tmp_path: Path) -> None:
+    peer: StdioPeer = spawn(*wiremcp_cmd("run", "examples/fastmcp_style.py"), env={"NOTES_DB": str(tmp_path / "notes.db")})
+    tools = {t["name"]: t for t in peer.ask(request(1, "tools/list"))["result"]["tools"]}
+    assert {"add_note", "search_notes", "slow_report", "remind", "delete_all"} <= set(tools)
+    assert "confirm" not in tools["delete_all"]["inputSchema"]["properties"]
+    peer.send(call(2, "slow_report", {"seconds": 2}))  # sleeps in its worker thread
+    peer.send(call(3, "add_note", {"title": "milk", "body": "buy oat milk", "tag": "shop"}))
+    first, second = peer.recv(), peer.recv()
+    assert (first["id"], text_of(first)) == (3, "saved note 1")  # not queued behind the sleeper
+    assert (second["id"], text_of(second)) == (2, "report ready after 2 s")
+    found = peer.ask(call(4, "search_notes", {"text": "oat"}))["result"]["structuredContent"]
+    assert found == {"result": [{"id": 1, "title": "milk", "tag": "shop"}]}
+    assert text_of(peer.ask(call(5, "add_note", {"title": " ", "body": ""}))) == "A note needs a title."
+    asked = peer.ask(call(6, "remind", {"note_id": 1}, **ELICIT_META))["result"]
+    schema = asked["inputRequests"]["input-1"]["params"]["requestedSchema"]
+    assert schema["properties"]["channel"] == {"type": "string", "enum": ["email", "sms"], "default": "email"}
+    retry = {"name": "remind", "arguments": {"note_id": 1}, "requestState": asked["requestState"],
+             "inputResponses": {"input-1": _accept({"when": "9am", "channel": "sms"})}}
+    assert text_of(peer.ask(request(7, "tools/call", retry, meta=ELICIT_META))) == "Reminder for note 1 by sms at 9am."

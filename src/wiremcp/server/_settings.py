@@ -23,7 +23,7 @@ argument                       variable                      default    what
 ``legacy``                     ``WIREMCP_LEGACY``            true       serve 2025-11-25 clients too
 =============================  ============================  =========  =============================================
 
-The same table, with examples, is in docs/settings.md.
+The same table, with an example, is in docs/server.md ("Settings").
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ with keyword arguments:
   "Missing required arguments");
 * ``**kwargs`` gets the context arguments no parameter names.
 
+A plain completer runs in a worker thread unless registered ``inline=True``;
+an exception becomes -32603 with a message masked as `_failures` says.
+
 It returns an iterable of strings, ranked (at most `MAX_VALUES` are sent,
 with ``total`` and ``hasMore`` saying there are more), or a `Completion`
 that sets ``total`` and ``hasMore`` itself.

@@ -1,7 +1,8 @@
 """The server: what it offers (tools, ...) and how one request is handled.
 
 `Server.handle` takes one decoded `Request` and returns the result dict, or
-an awaitable of it when the work is asynchronous (an async tool). It raises
+an awaitable of it when the work is asynchronous (an async handler, or a
+plain one that runs in the worker thread pool, `_workers`). It raises
 a `JSONRPCError` for protocol errors. It never touches bytes or sockets: the
 transports decode, call `handle`, and turn the outcome into a reply with
 `wiremcp.server._reply` (the one place exceptions become wire errors).
@@ -13,6 +14,11 @@ Order of checks for a request (the first that fails decides):
 2. ``params._meta`` carries the per-request protocol fields (-32602, or
    -32022 for an unsupported version; see `wiremcp.protocol.meta`);
 3. the method's own params (-32602), then the method runs.
+
+Settings (`_settings`): each `Server` argument left as ``None`` is read from
+its ``WIREMCP_*`` environment variable, else its default. Registration
+decorators work bare and called (``@server.tool`` / ``@server.tool()``) and
+refuse misuse (a non-callable, a missing URI, a duplicate name) at once.
 """
 
 from __future__ import annotations

@@ -192,6 +192,23 @@ def test_the_pool_is_bounded_and_refuses_a_bad_size() -> None:
     assert peak[0] == 2
 
 
+def test_a_queued_call_never_waits_behind_a_blocked_thread_while_the_pool_has_room() -> None:
+    """A blocks until B runs: B must get a thread of its own (a pool of two), every time."""
+    pool = Workers(2)
+
+    async def main() -> list[str]:
+        out = []
+        for _ in range(50):
+            gate = threading.Event()
+            a = asyncio.ensure_future(pool.run(lambda: "a" if gate.wait(10) else "stuck", {}))
+            b = asyncio.ensure_future(pool.run(lambda: gate.set() or "b", {}))
+            out += await asyncio.gather(a, b)
+        return out
+
+    assert asyncio.run(main()) == ["a", "b"] * 50
+    pool.shutdown(wait=True)
+
+
 # -- 7. masking -------------------------------------------------------------------------
 
 

@@ -53,7 +53,9 @@ class Workers:
         self.size = size
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
-        self._idle = 0  # a hint for starting threads (read and written without a lock)
+        #: Threads waiting for a job that no queued job has reserved (under ``_lock``). Past
+        #: ``size`` threads jobs queue unreserved, and it may count high: no thread is started then.
+        self._idle = 0
         self._lock = threading.Lock()
 
     async def run(self, fn: Callable[..., Any], arguments: dict[str, Any], ctx: Context | None = None) -> Any:
@@ -65,21 +67,19 @@ class Workers:
         if ctx is not None:
             ctx.from_thread(loop)
         future: asyncio.Future[Any] = loop.create_future()
-        self._queue.put((future, loop, contextvars.copy_context(), fn, arguments))
-        if self._idle <= 0 and len(self._threads) < self.size:
-            self._start()
-        return await future
-
-    def _start(self) -> None:
+        thread = None
         with self._lock:
-            if len(self._threads) >= self.size:
-                return
-            thread = threading.Thread(
-                target=self._work, name=f"wiremcp-worker-{len(self._threads)}", daemon=True
-            )
-            self._threads.append(thread)
-            self._idle += 1
-        thread.start()
+            # Reserve an idle thread for this job, or start one: a queued job never waits
+            # behind a busy (possibly blocked) thread while the pool has room.
+            if self._idle > 0:
+                self._idle -= 1
+            elif len(self._threads) < self.size:
+                thread = threading.Thread(target=self._work, name=f"wiremcp-worker-{len(self._threads)}", daemon=True)
+                self._threads.append(thread)
+        self._queue.put((future, loop, contextvars.copy_context(), fn, arguments))
+        if thread is not None:
+            thread.start()
+        return await future
 
     def _work(self) -> None:
         get = self._queue.get
@@ -87,7 +87,6 @@ class Workers:
             job = get()
             if job is None:
                 return
-            self._idle -= 1
             future, loop, context, fn, arguments = job
             if not future.cancelled():  # a call cancelled while queued never starts
                 try:
@@ -98,7 +97,8 @@ class Workers:
                     loop.call_soon_threadsafe(_settle_future, future, *outcome)
                 except RuntimeError:  # the loop is closed: nobody waits for the outcome
                     pass
-            self._idle += 1
+            with self._lock:
+                self._idle += 1
 
     def shutdown(self, wait: bool = False) -> None:
         """Stop the threads once the queued calls ran; the pool starts again on the next call."""

@@ -31,7 +31,7 @@ import pytest
 from conftest import META, ROOT, SERVERS, StdioPeer, call, request, wiremcp_cmd
 
 FEATURES = str(SERVERS / "features.py")
-ELICIT_META = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
+ELICIT_META: dict[str, Any] = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
 
 
 @pytest.fixture

@@ -197,11 +197,15 @@ def test_a_queued_call_never_waits_behind_a_blocked_thread_while_the_pool_has_ro
     pool = Workers(2)
 
     async def main() -> list[str]:
-        out = []
+        out: list[str] = []
         for _ in range(50):
             gate = threading.Event()
+            def opens(gate: threading.Event = gate) -> str:
+                gate.set()
+                return "b"
+
             a = asyncio.ensure_future(pool.run(lambda: "a" if gate.wait(10) else "stuck", {}))
-            b = asyncio.ensure_future(pool.run(lambda: gate.set() or "b", {}))
+            b = asyncio.ensure_future(pool.run(opens, {}))
             out += await asyncio.gather(a, b)
         return out
 

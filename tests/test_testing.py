@@ -34,7 +34,7 @@ def greet(person: Annotated[Person, Elicit("Who are you?")]) -> str:
 @server.tool
 async def ask(ctx: Context) -> str:
     answer = await ctx.elicit("Name?", str)
-    return answer.value if answer.accepted else answer.action
+    return answer.value if answer.accepted and answer.value is not None else answer.action
 
 
 async def _fill(params: dict[str, Any]) -> dict[str, Any]:
@@ -42,11 +42,11 @@ async def _fill(params: dict[str, Any]) -> dict[str, Any]:
     return {"action": "accept", "content": {"name": "Ada", "age": 36}}
 
 
-def test_the_plugin_runs_a_test_once_per_era(mcp_era: str) -> None:
+def test_the_plugin_runs_a_test_once_per_era(mcp_era: Any) -> None:
     assert mcp_era in ERAS
 
     async def main() -> None:
-        async with connect(server, era=mcp_era) as mcp:  # type: ignore[arg-type]
+        async with connect(server, era=mcp_era) as mcp:
             assert (await mcp.call_tool("echo", {"text": "hi"})).text == "hi"
             assert await mcp.tool_text("echo", {"text": "again"}) == "again"
             first = mcp.wire.sent[0]

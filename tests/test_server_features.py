@@ -443,3 +443,22 @@ def test_declared_inputs_need_the_client_capability() -> None:
 
     error = wire_error(server, "tools/call", {"name": "needs", "arguments": {}})
     assert error["code"] == -32021 and error["data"]["requiredCapabilities"] == {"elicitation": {}}
+
+
+def test_an_elicited_parameter_gets_the_whole_outcome() -> None:
+    server = Server("t")
+
+    @server.tool
+    def rsvp(answer: Annotated[Elicited[bool], Elicit("Coming?")]) -> str:
+        return f"{answer.action}: {answer.value}"
+
+    caps = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+    first = handle(server, "tools/call", {"name": "rsvp", "arguments": {}}, meta=caps)
+    assert first["inputRequests"]["answer"]["params"]["requestedSchema"]["properties"] == {"value": {"type": "boolean"}}
+    for response, text in (
+        ({"action": "accept", "content": {"value": True}}, "accept: True"),
+        ({"action": "decline"}, "decline: None"),
+        ({"action": "cancel"}, "cancel: None"),
+    ):
+        params = {"name": "rsvp", "arguments": {}, "requestState": first["requestState"], "inputResponses": {"answer": response}}
+        assert handle(server, "tools/call", params, meta=caps)["content"][0]["text"] == text

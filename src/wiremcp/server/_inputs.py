@@ -28,7 +28,9 @@ Rules:
   tool's body runs exactly once, after the last answer;
 * a declined or cancelled elicitation gives the parameter its default when it
   has one; otherwise the tool does not run and the model gets a tool
-  execution error saying the user declined (`Declined`).
+  execution error saying the user declined (`Declined`). A parameter typed
+  ``Elicited[T]`` instead gets the whole outcome (``.action``, ``.value``),
+  so the body decides what a decline means.
 
 The markers are checked at registration: a form type elicitation cannot ask
 for is a `SchemaError` then, not at the first call.
@@ -40,7 +42,7 @@ import inspect
 import typing
 from typing import TYPE_CHECKING, Any, Callable
 
-from ._elicit import ElicitForm, form_for
+from ._elicit import ElicitForm, Elicited, form_for
 from ._mrtr import ELICIT, ROOTS, SAMPLE
 from ._schema import MISSING, SchemaError
 
@@ -123,7 +125,7 @@ class Declined(Exception):
 class BoundInput:
     """One declared input of one tool: the parameter, its marker, its type and its default."""
 
-    __slots__ = ("name", "marker", "hint", "default", "form")
+    __slots__ = ("name", "marker", "hint", "default", "form", "whole")
 
     def __init__(self, name: str, marker: Input, hint: Any, default: Any, where: str) -> None:
         self.name = name
@@ -131,9 +133,11 @@ class BoundInput:
         self.hint = hint
         self.default = default
         self.form: ElicitForm[Any] | None = None
+        #: ``Elicited[T]``: the parameter gets the whole outcome, decline and cancel included.
+        self.whole = typing.get_origin(hint) is Elicited
         if isinstance(marker, Elicit):
             try:
-                self.form = form_for(hint)
+                self.form = form_for(typing.get_args(hint)[0] if self.whole else hint)
             except SchemaError as exc:
                 raise SchemaError(f"{where}, parameter {name!r}: {exc}") from None
 
@@ -155,6 +159,8 @@ class BoundInput:
         if isinstance(marker, Elicit):
             assert self.form is not None
             result = self.form.result(answer)
+            if self.whole:
+                return result
             if result.action != "accept":
                 if self.default is not MISSING:
                     return self.default

@@ -94,7 +94,9 @@ def test_failing_tool_is_a_result_with_is_error(sample):
     assert result["isError"] is True
     assert result["content"] == [{"type": "text", "text": "the date must be in the future"}]
     result = sample.ask(call(2, "crash"))["result"]
-    assert result["isError"] is True and "boom" in result["content"][0]["text"]
+    # issue 16, error masking: the tool is named, the exception's text stays in the server's log
+    assert result["isError"] is True and "'crash'" in result["content"][0]["text"]
+    assert "boom" not in result["content"][0]["text"]
 
 
 @pytest.mark.parametrize(

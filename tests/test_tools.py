@@ -332,7 +332,11 @@ def test_errors_are_results():
         "content": [{"type": "text", "text": "Invalid departure date: must be in the future."}],
         "isError": True,
     }
-    assert "KeyError" in run_tool(tool, {"n": 2})["content"][0]["text"]
+    # issue 16 (error masking): an unexpected exception's text stays in the server log by default
+    masked = run_tool(tool, {"n": 2})["content"][0]["text"]
+    assert masked == "Error in tool 'f': an internal error occurred (the details are in the server's log)"
+    assert "boom" not in masked
+    assert "KeyError: 'boom'" in tool.call({"n": 2}, None, mask=False)["content"][0]["text"]  # type: ignore[index]
     bad = run_tool(tool, {"n": -1})
     assert bad["isError"] is True and bad["content"][0]["text"] == "Invalid arguments for tool 'f': 'n' must be at least 0"
 

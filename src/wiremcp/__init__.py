@@ -30,6 +30,7 @@ from .protocol import (
     UnsupportedProtocolVersion,
 )
 from .server import Context, Server, Tool, ToolError, ToolResult, text
+from .server import Elicit, Elicited, Resolve, Roots, Sample  # input from the client
 from .server import Content, Field, Header  # tool definitions
 from .server import (  # resources, prompts, completion
     Completion,
@@ -57,6 +58,11 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "text",
+    "Elicit",
+    "Elicited",
+    "Sample",
+    "Roots",
+    "Resolve",
     "Field",
     "Header",
     "Content",

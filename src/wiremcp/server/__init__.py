@@ -30,6 +30,11 @@ from ._reply import Reply, reply_failed, reply_ok, settle
 from ._server import DEFAULT_LIST_TTL_MS, Server
 from ._tools import Tool, ToolAnnotations, ToolError, ToolResult, text
 
+# Input from the client: typed elicitation, declared inputs gathered before the body runs.
+from ._elicit import Elicited
+from ._inputs import Elicit, Resolve, Roots, Sample
+from ._workers import Workers
+
 # Tool definitions: schema markers, content block types.
 from ._content import AudioContent, Content, EmbeddedResource, ImageContent, ResourceLink, TextContent
 from ._schema import Field, Header, SchemaError
@@ -88,3 +93,4 @@ __all__ += [
     "embedded_resource",
     "resource_link",
 ]
+__all__ += ["Elicited", "Elicit", "Sample", "Roots", "Resolve", "Workers"]

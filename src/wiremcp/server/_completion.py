@@ -13,6 +13,9 @@ with keyword arguments:
   "Missing required arguments");
 * ``**kwargs`` gets the context arguments no parameter names.
 
+A plain completer runs in a worker thread unless registered ``inline=True``;
+an exception becomes -32603 with a message masked as `_failures` says.
+
 It returns an iterable of strings, ranked (at most `MAX_VALUES` are sent,
 with ``total`` and ``hasMore`` saying there are more), or a `Completion`
 that sets ``total`` and ``hasMore`` itself.
@@ -32,7 +35,9 @@ from typing import Any, Awaitable, Callable, Iterable
 
 from ..jsonrpc import InvalidParams
 from ._context import Context
+from ._failures import HandlerFailed, failure_message
 from ._inject import Signature
+from ._workers import Workers, run_handler
 from ._prompts import Prompts
 from ._resources import Resources
 from ._uri_template import UriTemplate
@@ -94,7 +99,7 @@ def to_completion(value: Any) -> dict[str, Any]:
 class Completer:
     """A registered completer for one argument of one prompt or template."""
 
-    __slots__ = ("ref", "target", "argument", "sig")
+    __slots__ = ("ref", "target", "argument", "sig", "threaded")
 
     def __init__(
         self,
@@ -103,6 +108,7 @@ class Completer:
         argument: str,
         prompt: str | None = None,
         template: str | None = None,
+        inline: bool = False,
     ) -> None:
         if (prompt is None) == (template is None):
             raise ValueError("a completer is for a prompt (prompt=...) or a resource template (template=...), one of them")
@@ -120,6 +126,8 @@ class Completer:
             what = f"completer for {argument!r} of prompt {prompt!r}"
         self.argument = argument
         self.sig = Signature(fn, what)
+        #: A plain function not registered ``inline=True``: it runs in a worker thread.
+        self.threaded = not self.sig.is_async and not inline
         if not self.sig.params:
             raise TypeError(f"{what}: the function needs a parameter for the value being completed")
 
@@ -128,9 +136,14 @@ class Completer:
         return (self.ref, self.target, self.argument)
 
     def complete(
-        self, value: str, context_arguments: dict[str, str], ctx: Context | None
+        self,
+        value: str,
+        context_arguments: dict[str, str],
+        ctx: Context | None,
+        workers: Workers | None = None,
+        mask: bool = True,
     ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-        """The ``completion`` object now, or an awaitable of it for an async completer."""
+        """The ``completion`` object now, or an awaitable of it (async or threaded)."""
         sig = self.sig
         first = sig.params[0]
         try:
@@ -161,14 +174,14 @@ class Completer:
             )
         if sig.context is not None:
             kwargs[sig.context] = ctx
-        out = sig.fn(**kwargs)
-        if sig.is_async:
-            return _finish(out)
-        return to_completion(out)
+        name = f"{self.argument} of {self.target}"
 
+        def fail(exc: Exception) -> dict[str, Any]:
+            raise HandlerFailed(failure_message("completer", name, exc, mask)) from exc
 
-async def _finish(pending: Awaitable[Any]) -> dict[str, Any]:
-    return to_completion(await pending)
+        return run_handler(
+            sig.fn, kwargs, ctx, is_async=sig.is_async, threaded=self.threaded, workers=workers, done=to_completion, fail=fail
+        )
 
 
 def _string(obj: dict[str, Any], key: str, where: str) -> str:

@@ -15,12 +15,14 @@ with 403 ``insufficient_scope``. Without a token nothing is enforced.
 
 from __future__ import annotations
 
+import asyncio
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar, overload
 
 from ..jsonrpc import InvalidRequest, RequestId
 from ..protocol import methods
 from ..protocol.meta import RequestMeta
+from ._elicit import Elicited, form_for
 from ._mrtr import ELICIT, ROOTS, SAMPLE, InputRequired, check_answer, check_capabilities
 
 if TYPE_CHECKING:
@@ -66,6 +68,8 @@ def require_scopes(scopes: tuple[str, ...], what: str) -> None:
         if scope not in granted:
             raise InsufficientScope(scopes, what)
 
+T = TypeVar("T")
+
 #: Sends one notification about the request: ``emit(method, params)``. The
 #: transport drops it once the request was cancelled (stdio.mdx, Cancellation).
 Emit = Callable[[str, dict[str, Any]], None]
@@ -94,8 +98,18 @@ class Context:
         self.server = server
         #: The request's verified access token (``wiremcp.auth.server.AccessToken``), or None.
         self.auth: Any = current_auth.get()
-        self._emit = emit or _discard
+        self._emit: Emit = emit or _discard
         self._asked = 0
+
+    def from_thread(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Make progress and log notifications safe to send from a worker thread (hops to ``loop``)."""
+        emit = self._emit
+
+        def hop_(method: str, params: dict[str, Any]) -> None:
+            loop.call_soon_threadsafe(emit, method, params)
+
+        hop: Emit = hop_
+        self._emit = hop
 
     @property
     def protocol_version(self) -> str:
@@ -156,21 +170,41 @@ class Context:
         self._asked += 1
         return key if key is not None else f"input-{self._asked}"
 
-    async def elicit(
-        self, message: str, schema: dict[str, Any] | None = None, *, key: str | None = None
-    ) -> ElicitResult:
-        """Ask the user to fill a form (client/elicitation.mdx); returns the ElicitResult.
+    @overload
+    async def elicit(self, message: str, schema: dict[str, Any] | None = None, *, key: str | None = None) -> ElicitResult: ...
 
-        ``schema`` is a flat object schema of primitive properties; the
-        answer's ``content`` is checked against it.
+    @overload
+    async def elicit(self, message: str, schema: type[T], *, key: str | None = None) -> Elicited[T]: ...
+
+    @overload
+    async def elicit(self, message: str, schema: Any, *, key: str | None = None) -> Elicited[Any]: ...
+
+    async def elicit(self, message: str, schema: Any = None, *, key: str | None = None) -> ElicitResult | Elicited[Any]:
+        """Ask the user to fill a form (client/elicitation.mdx).
+
+        ``schema`` is either a type (a dataclass, TypedDict, pydantic model
+        or a primitive such as ``str``; see `wiremcp.server._elicit`): the
+        form is derived from it and the answer comes back as an `Elicited`
+        whose ``.value`` is of that type when ``.action == "accept"``; or a
+        JSON Schema dict (a flat object of primitive properties): the answer
+        is the raw ElicitResult dict, its ``content`` checked against it.
+
+        Under 2026-07-28 each question ends the request with ``input_required``
+        and the handler runs again from the top when the client retries: put
+        side effects after the last question, or declare the inputs as
+        parameters (``Annotated[T, Elicit("...")]``) so the body runs once.
         """
+        form = None if schema is None or isinstance(schema, dict) else form_for(schema)
+        requested = form.schema if form is not None else schema
         params = {
             "mode": "form",
             "message": message,
-            "requestedSchema": schema if schema is not None else {"type": "object", "properties": {}},
+            "requestedSchema": requested if requested is not None else {"type": "object", "properties": {}},
         }
         k = self._key(key)
         result: ElicitResult = (await self.ask({k: {"method": ELICIT, "params": params}}))[k]  # checked: check_answer
+        if form is not None:
+            return form.result(dict(result))
         return result
 
     async def elicit_url(self, message: str, url: str, elicitation_id: str, *, key: str | None = None) -> ElicitResult:

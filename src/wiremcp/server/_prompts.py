@@ -18,7 +18,9 @@ converts. Then the function runs and what it returns becomes ``messages``:
 * a dict with ``messages`` (and optionally ``description``): the result body.
 
 The result's ``description`` is the prompt's, unless the function gave one.
-Exceptions are not caught here (see `_resources` for why).
+A plain function runs in a worker thread unless registered ``inline=True``;
+an exception (a bad return value included) is -32603 with a message masked
+as `_failures` says, a `JSONRPCError` keeps its code.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from typing import Any, Awaitable, Callable, Iterable, Mapping
 from ..jsonrpc import InvalidParams
 from ._content import CONTENT_TYPES
 from ._context import Context, scope_tuple
+from ._failures import HandlerFailed, failure_message
 from ._inject import Signature
+from ._workers import Workers, run_handler
 
 __all__ = ["Prompt", "Prompts", "to_messages", "message", "user", "assistant", "ROLES"]
 
@@ -65,7 +69,7 @@ def assistant(content: str | Mapping[str, Any]) -> dict[str, Any]:
 class Prompt:
     """A registered prompt: its wire definition and how to get it."""
 
-    __slots__ = ("name", "sig", "definition", "description", "scopes")
+    __slots__ = ("name", "sig", "definition", "description", "scopes", "threaded")
 
     def __init__(
         self,
@@ -77,7 +81,10 @@ class Prompt:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         scopes: Iterable[str] | None = None,
+        inline: bool = False,
     ) -> None:
+        if not callable(fn):
+            raise TypeError(f"a prompt is a function (plain or async), not {fn!r}")
         #: OAuth scopes a request needs to get it (enforced where requests are authenticated).
         self.scopes = scope_tuple(scopes)
         prompt_name = name or getattr(fn, "__name__", "")
@@ -85,6 +92,8 @@ class Prompt:
             raise ValueError("a prompt needs a name (a non-empty string)")
         self.name = prompt_name
         self.sig = Signature(fn, f"prompt {self.name!r}")
+        #: A plain function not registered ``inline=True``: it runs in a worker thread.
+        self.threaded = not self.sig.is_async and not inline
         definition: dict[str, Any] = {"name": self.name}
         if title:
             definition["title"] = title
@@ -153,17 +162,26 @@ class Prompt:
             )
         return out
 
-    def get(self, arguments: dict[str, Any], ctx: Context | None) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-        """Run the prompt: the result now, or an awaitable of it for an async function."""
+    def get(
+        self, arguments: dict[str, Any], ctx: Context | None, workers: Workers | None = None, mask: bool = True
+    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        """Run the prompt: the result now, or an awaitable of it (async or threaded)."""
         if self.sig.context is not None:
             arguments = {**arguments, self.sig.context: ctx}
-        out = self.sig.fn(**arguments)
-        if self.sig.is_async:
-            return self._finish(out)
-        return self._result(out)
 
-    async def _finish(self, pending: Awaitable[Any]) -> dict[str, Any]:
-        return self._result(await pending)
+        def fail(exc: Exception) -> dict[str, Any]:
+            raise HandlerFailed(failure_message("prompt", self.name, exc, mask)) from exc
+
+        return run_handler(
+            self.sig.fn,
+            arguments,
+            ctx,
+            is_async=self.sig.is_async,
+            threaded=self.threaded,
+            workers=workers,
+            done=self._result,
+            fail=fail,
+        )
 
     def _result(self, value: Any) -> dict[str, Any]:
         result: dict[str, Any] = {"resultType": "complete"}

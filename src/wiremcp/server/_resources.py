@@ -21,9 +21,10 @@ Either may take a `Context` parameter. Reading a URI (``resources/read``):
    application/octet-stream), a dict is one contents item (``text`` or
    ``blob``; ``uri`` and ``mimeType`` filled in when absent), a list is
    several items (a directory, say);
-4. exceptions are not caught here: a `JSONRPCError` keeps its code, MRTR's
-   `InputRequired` reaches `Server.handle`, anything else is answered -32603
-   by `_reply` with the details kept in the server log;
+4. a plain function runs in a worker thread unless registered
+   ``inline=True`` (`_workers`); a `JSONRPCError` keeps its code, MRTR's
+   `InputRequired` reaches `Server.handle`, anything else (a bad return
+   value included) is -32603 with a message masked as `_failures` says;
 5. the result's caching hints are the resource's ``ttl_ms`` / ``cache_scope``,
    else the server's defaults (server/utilities/caching.mdx).
 """
@@ -36,8 +37,10 @@ from typing import Any, Awaitable, Callable, Iterable, Literal
 
 from ..protocol import ResourceNotFound
 from ._context import Context, scope_tuple
+from ._failures import HandlerFailed, failure_message
 from ._inject import Signature
 from ._uri_template import UriTemplate
+from ._workers import Workers, run_handler
 
 __all__ = ["Resource", "Resources", "to_contents"]
 
@@ -48,7 +51,18 @@ Contents = list[dict[str, Any]]
 class Resource:
     """A registered resource or resource template: its wire definition and how to read it."""
 
-    __slots__ = ("uri", "template", "name", "sig", "definition", "mime_type", "ttl_ms", "cache_scope", "scopes")
+    __slots__ = (
+        "uri",
+        "template",
+        "name",
+        "sig",
+        "definition",
+        "mime_type",
+        "ttl_ms",
+        "cache_scope",
+        "scopes",
+        "threaded",
+    )
 
     def __init__(
         self,
@@ -66,6 +80,7 @@ class Resource:
         ttl_ms: int | None = None,
         cache_scope: CacheScope | None = None,
         scopes: Iterable[str] | None = None,
+        inline: bool = False,
     ) -> None:
         #: OAuth scopes a request needs to read it (enforced where requests are authenticated).
         self.scopes = scope_tuple(scopes)
@@ -81,6 +96,8 @@ class Resource:
         self.name = name or getattr(fn, "__name__", None) or uri
         what = f"resource {uri!r}"
         self.sig = Signature(fn, what)
+        #: A plain function not registered ``inline=True``: it runs in a worker thread.
+        self.threaded = not self.sig.is_async and not inline
         variables = frozenset(template.variables)
         for var in variables:
             if var not in self.sig.by_name and not self.sig.var_keyword:
@@ -136,17 +153,23 @@ class Resource:
                 return None  # an optional part of the URI the function needs is absent
         return out
 
-    def read(self, uri: str, arguments: dict[str, Any], ctx: Context | None) -> Contents | Awaitable[Contents]:
-        """Call the function: the contents now, or an awaitable of them for an async function."""
+    def read(
+        self, uri: str, arguments: dict[str, Any], ctx: Context | None, workers: Workers | None = None, mask: bool = True
+    ) -> Contents | Awaitable[Contents]:
+        """Call the function: the contents now, or an awaitable of them (async or threaded)."""
         if self.sig.context is not None:
             arguments = {**arguments, self.sig.context: ctx}
-        out = self.sig.fn(**arguments)
-        if self.sig.is_async:
-            return self._finish(uri, out)
-        return to_contents(out, uri, self.mime_type)
+        mime_type = self.mime_type
 
-    async def _finish(self, uri: str, pending: Awaitable[Any]) -> Contents:
-        return to_contents(await pending, uri, self.mime_type)
+        def done(value: Any) -> Contents:
+            return to_contents(value, uri, mime_type)
+
+        def fail(exc: Exception) -> Contents:
+            raise HandlerFailed(failure_message("resource", self.uri, exc, mask)) from exc
+
+        return run_handler(
+            self.sig.fn, arguments, ctx, is_async=self.sig.is_async, threaded=self.threaded, workers=workers, done=done, fail=fail
+        )
 
 
 def to_contents(value: Any, uri: str, mime_type: str | None) -> Contents:

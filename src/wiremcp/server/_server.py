@@ -1,7 +1,8 @@
 """The server: what it offers (tools, ...) and how one request is handled.
 
 `Server.handle` takes one decoded `Request` and returns the result dict, or
-an awaitable of it when the work is asynchronous (an async tool). It raises
+an awaitable of it when the work is asynchronous (an async handler, or a
+plain one that runs in the worker thread pool, `_workers`). It raises
 a `JSONRPCError` for protocol errors. It never touches bytes or sockets: the
 transports decode, call `handle`, and turn the outcome into a reply with
 `wiremcp.server._reply` (the one place exceptions become wire errors).
@@ -13,6 +14,11 @@ Order of checks for a request (the first that fails decides):
 2. ``params._meta`` carries the per-request protocol fields (-32602, or
    -32022 for an unsupported version; see `wiremcp.protocol.meta`);
 3. the method's own params (-32602), then the method runs.
+
+Settings (`_settings`): each `Server` argument left as ``None`` is read from
+its ``WIREMCP_*`` environment variable, else its default. Registration
+decorators work bare and called (``@server.tool`` / ``@server.tool()``) and
+refuse misuse (a non-callable, a missing URI, a duplicate name) at once.
 """
 
 from __future__ import annotations
@@ -26,10 +32,12 @@ from ..protocol import MODERN_VERSIONS, methods
 from ..protocol.meta import SERVER_INFO, RequestMeta, parse_request_meta
 from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
 from ._context import Context, Emit, require_scopes
-from ._legacy import LegacySession, Notify, SendRequest
+from ._legacy import DEFAULT_CLIENT_REQUEST_TIMEOUT, LegacySession, Notify, SendRequest
 from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
 from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, listen, parse_filter
+from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_level, setting
 from ._tools import Tool, ToolAnnotations
+from ._workers import Workers
 
 # Resources, templates, prompts, completion (the section "resources, prompts, completion" below).
 from ._completion import Completer, Completers
@@ -64,23 +72,42 @@ class Server:
         *,
         title: str | None = None,
         instructions: str | None = None,
-        list_ttl_ms: int = DEFAULT_LIST_TTL_MS,
+        list_ttl_ms: int | None = None,
         cache_scope: CacheScope = "public",
         page_size: int | None = None,
         server_info_in_results: bool = True,
         state_keys: Iterable[str | bytes] | None = None,
-        state_ttl: float = DEFAULT_STATE_TTL,
+        state_ttl: float | None = None,
         bus: ChangeBus | None = None,
-        max_subscriptions: int = DEFAULT_MAX_SUBSCRIPTIONS,
-        legacy: bool = True,
+        max_subscriptions: int | None = None,
+        legacy: bool | None = None,
         auth: Any = None,
+        threads: int | None = None,
+        mask_errors: bool | None = None,
+        log_level: str | int | None = None,
+        client_request_timeout: float | None = None,
     ) -> None:
+        # Settings: an argument wins, then a WIREMCP_* variable, then the default (see _settings).
+        list_ttl_ms = setting("list_ttl_ms", list_ttl_ms, DEFAULT_LIST_TTL_MS, int)
+        page_size = setting("page_size", page_size, None, int)
+        state_ttl = setting("state_ttl", state_ttl, float(DEFAULT_STATE_TTL), float)
+        max_subscriptions = setting("max_subscriptions", max_subscriptions, DEFAULT_MAX_SUBSCRIPTIONS, int)
+        legacy = setting("legacy", legacy, True, parse_bool)
+        threads = setting("threads", threads, DEFAULT_THREADS, int)
+        mask_errors = setting("mask_errors", mask_errors, True, parse_bool)
+        log_level = setting("log_level", log_level, None, parse_level)
+        client_request_timeout = setting(
+            "client_request_timeout", client_request_timeout, DEFAULT_CLIENT_REQUEST_TIMEOUT, float
+        )
         if list_ttl_ms < 0:
             raise ValueError("list_ttl_ms must be >= 0 (server/utilities/caching.mdx)")
         if cache_scope not in ("public", "private"):
             raise ValueError("cache_scope must be 'public' or 'private'")
         if page_size is not None and page_size < 1:
             raise ValueError("page_size must be positive")
+        if client_request_timeout <= 0:
+            raise ValueError("client_request_timeout must be positive (seconds)")
+        apply_log_level(log_level)
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -118,9 +145,19 @@ class Server:
         #: an access token (`MCPApp` reads it); stdio ignores it (basic/authorization/).
         self.auth = auth
         self._open_subscriptions = [0]
+        #: Worker threads for plain ``def`` handlers (see _workers); ``threads`` of them at most.
+        self.workers = Workers(threads)
+        #: Hide unexpected exceptions' text from clients (see _failures); False for development.
+        self.mask_errors = mask_errors
+        #: Seconds a legacy (2025-11-25) client has to answer our elicitation, sampling or roots request.
+        self.client_request_timeout = client_request_timeout
 
     # -- registration -------------------------------------------------------
 
+    @overload
+    def tool(self, name: F, /) -> F: ...
+
+    @overload
     def tool(
         self,
         name: str | None = None,
@@ -134,29 +171,54 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         scopes: Iterable[str] | None = None,
-    ) -> Callable[[F], F]:
+        inline: bool = False,
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        name: str | F | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+        annotations: ToolAnnotations | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        scopes: Iterable[str] | None = None,
+        inline: bool = False,
+    ) -> F | Callable[[F], F]:
         """Decorator: register a plain or async function as a tool; returns it unchanged.
 
-        ``output_schema`` publishes an explicit ``outputSchema``;
+        ``@server.tool``, ``@server.tool()`` and ``@server.tool("name", ...)``
+        all work. ``output_schema`` publishes an explicit ``outputSchema``;
         ``structured_output=False`` turns off the one made from the return
         annotation, ``True`` requires one (see `wiremcp.server._tools`).
         ``scopes`` are the OAuth scopes a caller's token needs (see `_context`).
+        A plain function runs in a worker thread; ``inline=True`` keeps a
+        microsecond-scale one on the event loop (see `_workers`).
         """
+        options: dict[str, Any] = dict(
+            title=title,
+            description=description,
+            input_schema=input_schema,
+            output_schema=output_schema,
+            structured_output=structured_output,
+            annotations=annotations,
+            icons=icons,
+            meta=meta,
+            scopes=scopes,
+            inline=inline,
+        )
+        if callable(name):  # used bare: the function came as `name`
+            self.add_tool(name, **options)
+            return name
+        _check_name("tool", name)
 
         def register(fn: F) -> F:
-            self.add_tool(
-                fn,
-                name=name,
-                title=title,
-                description=description,
-                input_schema=input_schema,
-                output_schema=output_schema,
-                structured_output=structured_output,
-                annotations=annotations,
-                icons=icons,
-                meta=meta,
-                scopes=scopes,
-            )
+            _check_decorated("tool", fn)
+            self.add_tool(fn, name=name, **options)
             return fn
 
         return register
@@ -308,8 +370,8 @@ class Server:
             arguments = {}
         elif type(arguments) is not dict:
             raise InvalidParams("Invalid params: tools/call 'arguments' must be an object")
-        ctx = Context(request.id, request.method, meta, self, emit) if tool.context_param else None
-        out = tool.call(arguments, ctx)
+        ctx = Context(request.id, request.method, meta, self, emit) if tool.wants_context else None
+        out = tool.call(arguments, ctx, self.workers, self.mask_errors)
         if type(out) is dict:
             return self._complete(out)
         return self._after(out)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
@@ -336,16 +398,26 @@ class Server:
         ttl_ms: int | None = None,
         cache_scope: CacheScope | None = None,
         scopes: Iterable[str] | None = None,
+        inline: bool = False,
     ) -> Callable[[F], F]:
         """Decorator: register a function as the resource at ``uri``; returns it unchanged.
 
         A ``uri`` with ``{...}`` (RFC 6570) registers a resource template
         whose variables are the function's parameters. ``ttl_ms`` and
         ``cache_scope`` set the caching hints of its ``resources/read``
-        results (default: the server's).
+        results (default: the server's). A plain function runs in a worker
+        thread unless ``inline=True``.
         """
+        if callable(uri):
+            raise TypeError(
+                "@server.resource needs the resource's URI: write @server.resource(\"file:///...\"), "
+                "not a bare @server.resource"
+            )
+        if type(uri) is not str or not uri:
+            raise TypeError(f"@server.resource needs the resource's URI as a non-empty string, not {uri!r}")
 
         def register(fn: F) -> F:
+            _check_decorated("resource", fn)
             self.add_resource(
                 fn,
                 uri,
@@ -360,6 +432,7 @@ class Server:
                 ttl_ms=ttl_ms,
                 cache_scope=cache_scope,
                 scopes=scopes,
+                inline=inline,
             )
             return fn
 
@@ -401,6 +474,7 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         scopes: Iterable[str] | None = None,
+        inline: bool = False,
     ) -> Callable[[F], F]: ...
 
     def prompt(
@@ -412,17 +486,22 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         scopes: Iterable[str] | None = None,
+        inline: bool = False,
     ) -> F | Callable[[F], F]:
         """Decorator: register a function as a prompt; its parameters are the prompt's arguments.
 
-        ``@server.prompt()`` and bare ``@server.prompt`` both work.
+        ``@server.prompt()`` and bare ``@server.prompt`` both work. A plain
+        function runs in a worker thread unless ``inline=True``.
         """
+        options: dict[str, Any] = dict(title=title, description=description, icons=icons, meta=meta, scopes=scopes, inline=inline)
         if callable(name):  # used bare: the function came as `name`
-            self.add_prompt(name, title=title, description=description, icons=icons, meta=meta, scopes=scopes)
+            self.add_prompt(name, **options)
             return name
+        _check_name("prompt", name)
 
         def register(fn: F) -> F:
-            self.add_prompt(fn, name=name, title=title, description=description, icons=icons, meta=meta, scopes=scopes)
+            _check_decorated("prompt", fn)
+            self.add_prompt(fn, name=name, **options)
             return fn
 
         return register
@@ -445,26 +524,50 @@ class Server:
         return dict(self._prompts.by_name)
 
     def complete(
-        self, *, argument: str, prompt: str | None = None, template: str | None = None
+        self,
+        fn: Any = None,
+        /,
+        *,
+        argument: str | None = None,
+        prompt: str | None = None,
+        template: str | None = None,
+        inline: bool = False,
     ) -> Callable[[F], F]:
         """Decorator: register a completer for one argument of a prompt or a template variable.
+
+        It needs to know what it completes, so it is always called:
+        ``@server.complete(prompt="review", argument="language")``. A plain
+        function runs in a worker thread unless ``inline=True``.
 
         >>> server = Server("demo")
         >>> @server.complete(prompt="review", argument="language")
         ... def languages(value: str) -> list[str]:
         ...     return [x for x in ("python", "rust") if x.startswith(value)]
         """
+        if fn is not None or argument is None:
+            raise TypeError(
+                "@server.complete needs to know what it completes: "
+                "@server.complete(prompt=..., argument=...) or @server.complete(template=..., argument=...)"
+            )
+        what = argument
 
         def register(fn: F) -> F:
-            self.add_completer(fn, argument=argument, prompt=prompt, template=template)
+            _check_decorated("completer", fn)
+            self.add_completer(fn, argument=what, prompt=prompt, template=template, inline=inline)
             return fn
 
         return register
 
     def add_completer(
-        self, fn: Callable[..., Any], *, argument: str, prompt: str | None = None, template: str | None = None
+        self,
+        fn: Callable[..., Any],
+        *,
+        argument: str,
+        prompt: str | None = None,
+        template: str | None = None,
+        inline: bool = False,
     ) -> Completer:
-        completer = Completer(fn, argument=argument, prompt=prompt, template=template)
+        completer = Completer(fn, argument=argument, prompt=prompt, template=template, inline=inline)
         self._completers.add(completer)
         self._offer()
         return completer
@@ -526,7 +629,7 @@ class Server:
         if resource.scopes:
             require_scopes(resource.scopes, f"the resource {resource.uri!r}")
         ctx = self._context_for(request, meta, emit) if resource.sig.context is not None else None
-        out = resource.read(uri, arguments, ctx)
+        out = resource.read(uri, arguments, ctx, self.workers, self.mask_errors)
         if type(out) is list:
             return self._read_result(resource, out)
         return self._read_later(resource, out)  # type: ignore[arg-type]  # the awaitable: `type() is list` narrows one branch only
@@ -552,7 +655,7 @@ class Server:
             require_scopes(prompt.scopes, f"the prompt {prompt.name!r}")
         arguments = prompt.arguments(params.get("arguments"))
         ctx = self._context_for(request, meta, emit) if prompt.sig.context is not None else None
-        out = prompt.get(arguments, ctx)
+        out = prompt.get(arguments, ctx, self.workers, self.mask_errors)
         if type(out) is dict:
             return self._complete(out)
         return self._after(out)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
@@ -564,7 +667,7 @@ class Server:
         if completer is None:
             return self._complete({"resultType": "complete", "completion": {"values": []}})
         ctx = self._context_for(request, meta, emit) if completer.sig.context is not None else None
-        out = completer.complete(value, context_arguments, ctx)
+        out = completer.complete(value, context_arguments, ctx, self.workers, self.mask_errors)
         if type(out) is dict:
             return self._complete({"resultType": "complete", "completion": out})
         return self._completion_later(out)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
@@ -578,7 +681,9 @@ class Server:
         """A new legacy session for a transport that received ``initialize``."""
         if not self.legacy:
             raise self._method_not_found("initialize")
-        return LegacySession(self, send_request, notify, session_id=session_id)
+        return LegacySession(
+            self, send_request, notify, session_id=session_id, request_timeout=self.client_request_timeout
+        )
 
     def legacy_capabilities(self) -> dict[str, Any]:
         """Capabilities as a 2025-11-25 ``initialize`` result states them."""
@@ -630,3 +735,14 @@ def _decode_cursor(cursor: Any) -> int:
 
 def _drop(method: str, params: dict[str, Any]) -> None:
     return None
+
+
+def _check_name(kind: str, name: Any) -> None:
+    """A decorator's first argument, when not the function: a name (str) or nothing."""
+    if name is not None and type(name) is not str:
+        raise TypeError(f"@server.{kind}(...) takes the {kind}'s name as a string first, not {name!r}")
+
+
+def _check_decorated(kind: str, fn: Any) -> None:
+    if not callable(fn):
+        raise TypeError(f"@server.{kind} decorates a function (plain or async), not {fn!r}")

@@ -10,8 +10,11 @@ description). Everything is worked out once, at registration; a call does:
    fix (server/tools.mdx, "Error Handling");
 2. they are converted to the declared Python types (`_schema._convert`; nothing to do
    for ``str``/``bool``/``float``/... parameters);
-3. the function runs on the event loop (an async one is awaited);
-4. what it returns becomes the result:
+3. declared inputs (``Annotated[T, Elicit(...)]``, see `_inputs`) are
+   gathered, over as many rounds as they need, before the body runs once;
+4. the function runs: an async one is awaited on the loop, a plain one runs
+   in a worker thread (`_workers`) unless registered with ``inline=True``;
+5. what it returns becomes the result:
 
    * with an ``outputSchema`` (a return annotation that describes data, or
      ``output_schema=``): ``structuredContent`` plus the same JSON as a text
@@ -25,10 +28,11 @@ description). Everything is worked out once, at registration; a call does:
      blocks) is the content; a `ToolResult` is taken whole; ``None`` is empty
      content; any other value is sent as its JSON text;
 
-5. `ToolError` or any other exception becomes ``isError: true`` with the
-   exception's message, except a `JSONRPCError` (a deliberate protocol
-   error, such as -32021 from ``ctx.elicit``), which stays a protocol error,
-   and `InputRequired` (a BaseException), which `Server.handle` answers.
+6. an exception becomes ``isError: true``: a `ToolError`'s message is sent
+   as it is, any other is masked unless ``mask_errors=False`` (`_failures`);
+   a `JSONRPCError` (a deliberate protocol error, such as -32021 from
+   ``ctx.elicit``) stays a protocol error, and `InputRequired` (a
+   BaseException) reaches `Server.handle`, which answers it.
 
 Registration refuses (``ValueError``/``TypeError``): a schema that cannot be
 compiled, an inputSchema whose root is not ``type: object``, a bad
@@ -51,7 +55,10 @@ import orjson
 from ..jsonrpc import JSONRPCError
 from ._content import CONTENT_HINTS, CONTENT_TYPES, check_icons, text
 from ._context import Context, scope_tuple
+from ._failures import ToolError, failure_message
 from ._inject import context_param
+from ._inputs import BoundInput, Declined, find_inputs, gather
+from ._workers import Workers
 from ._schema import (
     ArgumentError,
     Check,
@@ -99,10 +106,6 @@ _SNAKE = {
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 _META_KEY = re.compile(rf"^(?:(?:{_LABEL}\.)*{_LABEL}/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$")
-
-
-class ToolError(Exception):
-    """Raise it in a tool to report a tool execution error (``isError: true``) with this message."""
 
 
 class ToolResult:
@@ -230,6 +233,8 @@ class Tool:
         "_output_check",
         "_wrap",
         "scopes",
+        "threaded",
+        "inputs",
     )
 
     def __init__(
@@ -246,7 +251,10 @@ class Tool:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         scopes: Iterable[str] | None = None,
+        inline: bool = False,
     ) -> None:
+        if not callable(fn):
+            raise TypeError(f"a tool is a function (plain or async), not {fn!r}")
         self.fn = fn
         #: OAuth scopes a request needs to call it (enforced where requests are authenticated).
         self.scopes = scope_tuple(scopes)
@@ -260,8 +268,13 @@ class Tool:
             )
         where = f"tool {self.name!r}"
         self.is_async = inspect.iscoroutinefunction(fn)
+        #: A plain function not registered ``inline=True``: it runs in a worker thread.
+        self.threaded = not self.is_async and not inline
         self.context_param = _context_param(fn)
+        #: Parameters the framework gathers from the client before the body runs (`_inputs`).
+        self.inputs: list[BoundInput] = find_inputs(fn, where)
         skip = frozenset({self.context_param}) if self.context_param else frozenset()
+        skip |= {b.name for b in self.inputs}
 
         # input
         if input_schema is None:
@@ -340,8 +353,19 @@ class Tool:
             raise TypeError(f"{where}: the definition is not JSON: {exc}") from None
         self.definition = definition
 
-    def call(self, arguments: dict[str, Any], ctx: Context | None) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-        """Run the tool: a result dict now, or an awaitable of one for an async tool."""
+    @property
+    def wants_context(self) -> bool:
+        """Whether a call needs a `Context` (a ``ctx`` parameter, or declared inputs to gather)."""
+        return self.context_param is not None or bool(self.inputs)
+
+    def call(
+        self, arguments: dict[str, Any], ctx: Context | None, workers: Workers | None = None, mask: bool = True
+    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        """Run the tool: a result dict now, or an awaitable of one.
+
+        ``workers`` runs a threaded tool (without it, a plain function runs
+        inline); ``mask`` hides the text of unexpected exceptions (`_failures`).
+        """
         problem = self._check(arguments)
         if problem is not None:
             return error_result(f"Invalid arguments for tool {self.name!r}: {problem}")
@@ -352,27 +376,46 @@ class Tool:
                 return error_result(f"Invalid arguments for tool {self.name!r}: {exc}")
         if self.context_param is not None:
             arguments = {**arguments, self.context_param: ctx}
+        if self.inputs:
+            if ctx is None:
+                raise TypeError(f"tool {self.name!r} declares inputs: call it with a Context")
+            return self._gathered(arguments, ctx, workers, mask)
+        return self._run(arguments, ctx, workers, mask)
+
+    def _run(
+        self, arguments: dict[str, Any], ctx: Context | None, workers: Workers | None, mask: bool
+    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        if self.threaded and workers is not None:
+            return self._finish(workers.run(self.fn, arguments, ctx), mask)
         try:
             out = self.fn(**arguments)
-        except ToolError as exc:
-            return error_result(str(exc))
         except JSONRPCError:
             raise  # a deliberate protocol error (e.g. -32021 from ctx.ask) stays one
         except Exception as exc:
-            return self._failed(exc)
+            return self._failed(exc, mask)
         if self.is_async:
-            return self._finish(out)
+            return self._finish(out, mask)
         return self._result(out)
 
-    async def _finish(self, pending: Awaitable[Any]) -> dict[str, Any]:
+    async def _gathered(
+        self, arguments: dict[str, Any], ctx: Context, workers: Workers | None, mask: bool
+    ) -> dict[str, Any]:
+        try:
+            values = await gather(self.inputs, ctx)
+        except Declined as exc:
+            return error_result(str(exc))
+        out = self._run({**arguments, **values}, ctx, workers, mask)
+        if isinstance(out, dict):
+            return out
+        return await out
+
+    async def _finish(self, pending: Awaitable[Any], mask: bool = True) -> dict[str, Any]:
         try:
             out = await pending
-        except ToolError as exc:
-            return error_result(str(exc))
         except JSONRPCError:
             raise  # a deliberate protocol error (e.g. -32021 from ctx.ask) stays one
         except Exception as exc:
-            return self._failed(exc)
+            return self._failed(exc, mask)
         return self._result(out)
 
     def _plain(self, value: Any) -> dict[str, Any]:
@@ -399,9 +442,8 @@ class Tool:
             "structuredContent": structured,
         }
 
-    def _failed(self, exc: Exception) -> dict[str, Any]:
-        log.warning("tool %r raised %s", self.name, type(exc).__name__, exc_info=exc)
-        return error_result(f"Error in tool {self.name!r}: {type(exc).__name__}: {exc}")
+    def _failed(self, exc: Exception, mask: bool = True) -> dict[str, Any]:
+        return error_result(failure_message("tool", self.name, exc, mask))
 
 
 def _return_hint(fn: Callable[..., Any]) -> Any:

@@ -32,10 +32,10 @@ pydantic v2 models (only when pydantic is already imported),
 ``NewType`` and ``Annotated``.
 """
 
-from ._convert import ArgumentError, arguments_converter, converter_for
+from ._convert import ArgumentError, arguments_converter, converter_for, node_converter
 from ._exceptions import SchemaError
 from ._headers import check_headers
-from ._jsonschema import output_schema_for, schema_for
+from ._jsonschema import json_schema, output_schema_for, schema_for
 from ._markers import MISSING, Field, Header
 from ._output import is_structured, json_default
 from ._signature import Param, SignatureInfo, parse_docstring, signature_info, signature_schema
@@ -59,6 +59,8 @@ __all__ = [
     "compile_validator",
     "converter_for",
     "is_structured",
+    "json_schema",
+    "node_converter",
     "json_default",
     "output_schema_for",
     "parse_docstring",

@@ -67,7 +67,7 @@ from ._types import (
 )
 from ._validator import Check, compile_validator
 
-__all__ = ["ArgumentError", "Convert", "arguments_converter", "converter_for", "may_match"]
+__all__ = ["ArgumentError", "Convert", "arguments_converter", "converter_for", "may_match", "node_converter"]
 
 #: A converter: from a checked JSON value to the declared Python value.
 Convert = Callable[[Any], Any]
@@ -355,6 +355,11 @@ def _widens(extra: Any) -> bool:
 def converter_for(hint: Any) -> Convert | None:
     """The converter for one type hint, or ``None`` when JSON already has the type."""
     return _Converters().of(type_node(hint))
+
+
+def node_converter(node: TypeNode) -> Convert | None:
+    """The converter for a walked type node (see `converter_for`), so a hint is walked once."""
+    return _Converters().of(node)
 
 
 def arguments_converter(params: list[Param]) -> Callable[[dict[str, Any]], dict[str, Any]] | None:

@@ -1,0 +1,55 @@
+"""What a client learns when a handler fails: error masking.
+
+Rules (the same for tools, resources, prompts and completers):
+
+* `ToolError` (and subclasses) is a message written for the client: its text
+  is sent as it is, whatever the setting;
+* `ClientRequestFailed` (the client refused one of our legacy-era requests)
+  carries the client's own words back: its text is sent too;
+* any other exception is a bug or an outage whose text may hold secrets
+  (connection strings, paths): with ``mask_errors`` on (the default) the
+  client gets a generic message that names the handler; with
+  ``mask_errors=False`` (development) it gets ``Type: message``;
+* either way the full exception, traceback included, goes to the
+  ``wiremcp.server`` log.
+
+A tool's failure becomes a result with ``isError: true`` (the model reads
+it, server/tools.mdx "Error Handling"); a resource's, prompt's or completer's
+has no such result and becomes a -32603 error with the same message
+(`HandlerFailed`). A `JSONRPCError` is never masked: it is a deliberate
+protocol error.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ..jsonrpc import InternalError
+from ._legacy import ClientRequestFailed
+
+__all__ = ["ToolError", "HandlerFailed", "failure_message"]
+
+log = logging.getLogger("wiremcp.server")
+
+
+class ToolError(Exception):
+    """Raise it in a handler to report a failure whose message the client may read.
+
+    In a tool it becomes a tool execution error (``isError: true``); in a
+    resource, prompt or completer a -32603 error; never masked.
+    """
+
+
+class HandlerFailed(InternalError):
+    """A resource, prompt or completer raised: -32603 with the (masked) message."""
+
+
+def failure_message(kind: str, name: str, exc: BaseException, mask: bool) -> str:
+    """The text the client gets for ``exc`` raised by the ``kind`` named ``name``; logs it."""
+    if isinstance(exc, (ToolError, ClientRequestFailed)):
+        log.info("%s %r failed: %s", kind, name, exc)
+        return str(exc)
+    log.error("%s %r raised %s", kind, name, type(exc).__name__, exc_info=exc)
+    if mask:
+        return f"Error in {kind} {name!r}: an internal error occurred (the details are in the server's log)"
+    return f"Error in {kind} {name!r}: {type(exc).__name__}: {exc}"

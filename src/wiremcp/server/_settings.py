@@ -1,0 +1,103 @@
+"""Server settings: from `Server` arguments, else ``WIREMCP_*`` environment variables, else defaults.
+
+Rules:
+
+* an argument given to `Server(...)` (anything but ``None``) wins over the
+  environment; the environment wins over the default;
+* every variable is read once, when the `Server` is built; a value that does
+  not parse is a `ValueError` naming the variable, never a silent default;
+* booleans read ``1/true/yes/on`` and ``0/false/no/off`` (any case).
+
+=============================  ============================  =========  =============================================
+argument                       variable                      default    what
+=============================  ============================  =========  =============================================
+``threads``                    ``WIREMCP_THREADS``           40         worker threads for plain ``def`` handlers
+``mask_errors``                ``WIREMCP_MASK_ERRORS``       true       hide exception text from clients
+``log_level``                  ``WIREMCP_LOG_LEVEL``         (unset)    level of the ``wiremcp`` logger
+``list_ttl_ms``                ``WIREMCP_LIST_TTL_MS``       60000      ``ttlMs`` of list results and discovery
+``page_size``                  ``WIREMCP_PAGE_SIZE``         (none)     items per list page; none: one page
+``state_ttl``                  ``WIREMCP_STATE_TTL``         600        seconds a ``requestState`` stays valid
+``state_keys``                 ``WIREMCP_STATE_KEY``         (random)   the key sealing ``requestState`` (16+ bytes)
+``max_subscriptions``          ``WIREMCP_MAX_SUBSCRIPTIONS`` 1024       open ``subscriptions/listen`` streams
+``client_request_timeout``     ``WIREMCP_CLIENT_TIMEOUT``    300        seconds a legacy client has to answer
+``legacy``                     ``WIREMCP_LEGACY``            true       serve 2025-11-25 clients too
+=============================  ============================  =========  =============================================
+
+The same table, with an example, is in docs/server.md ("Settings").
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any, Callable, Mapping, TypeVar
+
+__all__ = ["ENV", "DEFAULT_THREADS", "setting", "parse_bool", "parse_level", "apply_log_level"]
+
+T = TypeVar("T")
+
+#: Argument name → environment variable.
+ENV = {
+    "threads": "WIREMCP_THREADS",
+    "mask_errors": "WIREMCP_MASK_ERRORS",
+    "log_level": "WIREMCP_LOG_LEVEL",
+    "list_ttl_ms": "WIREMCP_LIST_TTL_MS",
+    "page_size": "WIREMCP_PAGE_SIZE",
+    "state_ttl": "WIREMCP_STATE_TTL",
+    "state_keys": "WIREMCP_STATE_KEY",
+    "max_subscriptions": "WIREMCP_MAX_SUBSCRIPTIONS",
+    "client_request_timeout": "WIREMCP_CLIENT_TIMEOUT",
+    "legacy": "WIREMCP_LEGACY",
+}
+
+#: Worker threads for synchronous handlers, as anyio (FastMCP, the official SDK) defaults to.
+DEFAULT_THREADS = 40
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+_LEVELS = frozenset({"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})
+
+
+def parse_bool(text: str) -> bool:
+    low = text.strip().lower()
+    if low in _TRUE:
+        return True
+    if low in _FALSE:
+        return False
+    raise ValueError(f"{text!r} is not a boolean (1/true/yes/on or 0/false/no/off)")
+
+
+def parse_level(text: str) -> str:
+    level = text.strip().upper()
+    if level not in _LEVELS:
+        raise ValueError(f"{text!r} is not a log level ({', '.join(sorted(_LEVELS))})")
+    return level
+
+
+def setting(
+    name: str,
+    given: T | None,
+    default: T,
+    parse: Callable[[str], T],
+    environ: Mapping[str, str] | None = None,
+) -> T:
+    """The value of one setting: ``given`` if not None, else the environment's, else ``default``."""
+    if given is not None:
+        return given
+    variable = ENV[name]
+    raw = (os.environ if environ is None else environ).get(variable)
+    if raw is None or raw == "":
+        return default
+    try:
+        return parse(raw)
+    except ValueError as exc:
+        raise ValueError(f"{variable}={raw!r}: {exc}") from None
+
+
+def apply_log_level(level: Any) -> None:
+    """Set the ``wiremcp`` logger's level (``None``: leave logging alone)."""
+    if level is None:
+        return
+    if isinstance(level, str):
+        level = parse_level(level)
+    logging.getLogger("wiremcp").setLevel(level)

@@ -12,7 +12,9 @@ import wiremcp
 server = wiremcp.Server("echo", version="1.0.0", instructions="Echoes text back; useful to test a connection.")
 
 
-@server.tool()
+# A plain `def` tool runs in a worker thread, so blocking I/O never delays other
+# requests; inline=True keeps a microsecond-scale pure function on the event loop.
+@server.tool(inline=True)
 def echo(text: str) -> str:
     """Return the text unchanged."""
     return text

@@ -217,12 +217,13 @@ def main() -> int:
     if not OFFICIAL_PYTHON.exists() and "official" in wanted:
         print(f"skipping official: {OFFICIAL_PYTHON} not found (bench/setup_official.sh)", file=sys.stderr)
         wanted = [i for i in wanted if i != "official"]
+    http_missing = set()
     for impl, module in HTTP_LIBRARY.items():
         if impl in wanted and args.transport != "stdio" and subprocess.run(
                 [str(WIREMCP_PYTHON), "-c", f"import {module}"], capture_output=True).returncode != 0:
             print(f"skipping {impl} over HTTP: {module} is not installed in .venv "
                   f"(.venv/bin/pip install {module})", file=sys.stderr)
-            wanted = [i for i in wanted if i != impl or impl == "wiremcp" and args.transport != "http"]
+            http_missing.add(impl)
     # (transport, server, impl) cases, run in interleaved order (reversed on odd repetitions).
     cases: list[tuple[str, str, str]] = []
     if args.transport in ("stdio", "both"):
@@ -231,7 +232,8 @@ def main() -> int:
         servers = ["wiremcp", "official"] if args.http_server == "both" else [args.http_server]
         if "official" in servers and not OFFICIAL_PYTHON.exists():
             servers.remove("official")
-        cases += [("http", server, impl) for server in servers for impl in HTTP_IMPLS if impl in wanted]
+        cases += [("http", server, impl) for server in servers for impl in HTTP_IMPLS
+                  if impl in wanted and impl not in http_missing]
     load_start = os.getloadavg()
     runs: dict[tuple[str, str, str], list[dict]] = {case: [] for case in cases}
     for rep in range(args.reps):

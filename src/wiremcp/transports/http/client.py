@@ -410,28 +410,35 @@ class _SSE:
     the server's retry delay and (with ``track``) the ids of the replies seen.
     """
 
-    __slots__ = ("last_id", "retry_ms", "replied", "_track", "_buf", "_data", "_skip_lf", "_started")
+    __slots__ = ("last_id", "retry_ms", "replied", "_track", "_partial", "_data", "_skip_lf", "_started")
 
     def __init__(self, *, track: bool) -> None:
         self.last_id: str | None = None
         self.retry_ms: int | None = None
         self.replied: set[Any] = set()
         self._track = track
-        self._buf = b""
+        self._partial: list[bytes] = []  # the start of a line whose end has not come yet
         self._data: list[bytes] = []
         self._skip_lf = False  # the last chunk ended in CR: a LF first in the next one belongs to it
         self._started = False
 
     def feed(self, chunk: bytes) -> list[bytes]:
+        """The events completed by this chunk of the body."""
         if self._skip_lf:
             self._skip_lf = False
             if chunk[:1] == b"\n":
                 chunk = chunk[1:]
-        buf = self._buf + chunk if self._buf else chunk
+        if b"\n" not in chunk and b"\r" not in chunk:
+            if chunk:
+                self._partial.append(chunk)  # a long line arriving piece by piece: join it once, at its end
+            return []
+        if self._partial:
+            self._partial.append(chunk)
+            buf = b"".join(self._partial)
+            self._partial = []
+        else:
+            buf = chunk
         if not self._started:
-            if len(buf) < 3 and _BOM.startswith(buf):
-                self._buf = buf
-                return []
             self._started = True
             if buf.startswith(_BOM):
                 buf = buf[3:]
@@ -439,7 +446,9 @@ class _SSE:
             self._skip_lf = buf.endswith(b"\r")
             buf = buf.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         lines = buf.split(b"\n")
-        self._buf = lines.pop()
+        last = lines.pop()
+        if last:
+            self._partial.append(last)
         events: list[bytes] = []
         for line in lines:
             if not line:
@@ -460,7 +469,7 @@ class _SSE:
 
     def end(self) -> list[bytes]:
         """The stream ended: an event still being read is delivered too (it may hold the reply)."""
-        if self._buf:
+        if self._partial:
             self.feed(b"\n")
         return [self._dispatch()] if self._data else []
 

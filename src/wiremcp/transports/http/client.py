@@ -39,12 +39,19 @@ sends the same request once more with fresh ``auth.headers``; the second
 response is delivered whatever it is. Without ``auth`` neither is awaited.
 
 The HTTP itself is aiohttp's (the ``http`` extra): HTTP/1.1 keep-alive
-pooling, TLS, proxies from ``HTTP(S)_PROXY``/``NO_PROXY``, its C response
-parser. It costs about a fifth of the client CPU per call that httpx did;
-the measurement and the other candidates are in docs/decisions.md
-("HTTP client: aiohttp") and bench/client_bench.py. aiohttp is touched only
-in `HTTPTransport._connect`, `_exchange` and `aclose`; the rest of the
-transport sees a `_Reply` (status, headers, body chunks).
+pooling (``max_connections``), TLS, its C (llhttp) response parser. Chosen
+over httpx for CPU and maintenance; the measurement and the other
+candidates are in docs/decisions.md ("HTTP client: aiohttp") and
+bench/client_bench.py. Two of its defaults are changed: the proxy is read
+from ``HTTP_PROXY``/``HTTPS_PROXY``/``NO_PROXY`` once, when the transport
+opens (aiohttp's ``trust_env`` would look it up, and ``~/.netrc``, in a
+worker thread on every request), and there is no overall timeout (the
+`Client`'s per-request timeout bounds each call). Redirects are not
+followed; cookies the server sets are kept for the connection's life. A
+caller's own ``aiohttp.ClientSession`` can be given as ``http_client`` (it
+is not closed). aiohttp is touched only by `HTTPTransport._connect`,
+`_exchange`, `_close_http` and `_Reply`; the rest of the transport sees a
+`_Reply` (status, headers, body).
 """
 
 from __future__ import annotations

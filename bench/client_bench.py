@@ -25,8 +25,10 @@ script, and measures itself:
   count. The server runs in another process and is not included.
 * **wall per call**: elapsed time over the measured calls.
 
-Calls are made one at a time (``--inflight 1``: latency-bound) and with 16
-in flight (``asyncio.gather``; throughput-bound), after ``--warmup`` calls.
+Calls are made one at a time (1 in flight: latency-bound) and with 16
+in flight (``asyncio.gather``; throughput-bound), after ``--warmup`` calls,
+on asyncio's default event loop (``--loop uvloop``: every client on uvloop,
+which both venvs have).
 Every reply is checked (the echoed text must come back). Each client runs
 ``--reps`` times (a fresh worker and server each time), interleaved (A B,
 then B A); the table shows median [min-max] and the ratio of the medians.
@@ -177,7 +179,8 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 def run_worker(python: Path, impl: str, args: argparse.Namespace, transport: str = "stdio", server: str = "") -> dict:
-    cmd = [str(python), __file__, "--worker", impl, "--calls", str(args.calls), "--warmup", str(args.warmup)]
+    cmd = [str(python), __file__, "--worker", impl, "--calls", str(args.calls), "--warmup", str(args.warmup),
+           "--loop", args.loop]
     proc = None
     if transport == "http":
         proc, url = start_http_server(server)
@@ -203,6 +206,8 @@ def main() -> int:
                         help="comma-separated clients: official, wiremcp, and over HTTP the candidate transports "
                              f"({', '.join(HTTP_IMPLS[2:])}); default all")
     parser.add_argument("--reps", type=int, default=3, help="runs of each client, interleaved (default 3)")
+    parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio",
+                        help="the event loop of every client (default asyncio; uvloop is in both venvs)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -211,6 +216,10 @@ def main() -> int:
             fn = worker_official_http if args.worker == "official" else worker_wiremcp_http
         else:
             fn = worker_wiremcp if args.worker == "wiremcp" else worker_official
+        if args.loop == "uvloop":
+            import uvloop
+
+            asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
         print(json.dumps(asyncio.run(fn(args))))
         return 0
     wanted = HTTP_IMPLS if args.impl in ("all", "both") else args.impl.split(",")
@@ -258,7 +267,8 @@ def main() -> int:
             return "wiremcp" + (" (aiohttp, shipped)" if transport == "http" else "")
         return f"wiremcp on {impl}"
 
-    print(f"client CPU per tools/call, echo of {len(TEXT)} bytes, {args.calls} calls x {args.reps} reps "
+    print(f"client CPU per tools/call, echo of {len(TEXT)} bytes, {args.calls} calls x {args.reps} reps, "
+          f"{args.loop} loop "
           f"(loadavg {load_start[0]:.2f} -> {load_end[0]:.2f})\n")
     print("| transport | server | client | in flight | client CPU µs/call, median [min–max] "
           "| wall µs/call, median [min–max] | official/this (CPU) |")

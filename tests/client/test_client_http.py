@@ -19,10 +19,10 @@ import orjson
 import pytest
 
 from _helpers import HERE, OFFICIAL_ECHO, OFFICIAL_PYTHON, needs_official, SAMPLE, run
-from wiremcp.client import Client, RemoteError, RequestTimeout
+from wiremcp.client import Client, HTTPError, RemoteError, RequestTimeout
 from wiremcp.client._headers import InvalidToolHeaders, encode_header_value, header_annotations, request_headers
 from wiremcp.protocol import Era
-from wiremcp.transports.http.client import HTTPTransport
+from wiremcp.transports.http.client import HTTPTransport, _SSE
 
 pytestmark = pytest.mark.slow
 
@@ -114,8 +114,8 @@ def test_error_body_is_kept(http_server: Callable[[str], str]) -> None:
 def mock_http() -> Any:
     procs = []
 
-    def start(mode: str) -> str:
-        proc, url = _start([sys.executable, str(HERE / "servers" / "http_mock.py"), mode], r"(http://\S+)")
+    def start(mode: str, script: str = "http_mock.py") -> str:
+        proc, url = _start([sys.executable, str(HERE / "servers" / script), mode], r"(http://\S+)")
         procs.append(proc)
         return url
 
@@ -277,3 +277,103 @@ def test_official_sdk_http_legacy_session_sse(official_http: Callable[..., str])
 
     run(main())
     assert orjson.loads(sent[0][1])["method"] == "initialize"
+
+
+class _TokenAuth:
+    """An `HTTPAuth` as an OAuth client would write one: a bearer token and a fresh DPoP-like proof per request."""
+
+    def __init__(self, token: str, *, refresh_to: str | None = None) -> None:
+        self.token = token
+        self.refresh_to = refresh_to
+        self.sent: list[tuple[str, str]] = []
+        self.seen: list[tuple[int, str | None, str | None]] = []
+        self.nonce: str | None = None
+
+    async def headers(self, method, url):
+        self.sent.append((method, url))
+        return {"Authorization": f"Bearer {self.token}", "DPoP": f"proof-{len(self.sent)}-{self.nonce}"}
+
+    async def on_response(self, status, headers, url):
+        self.nonce = headers.get("DPoP-Nonce")
+        self.seen.append((status, headers.get("WWW-Authenticate"), headers.get("www-authenticate")))
+        if status == 401 and self.refresh_to is not None:
+            self.token = self.refresh_to
+            return True
+        return False
+
+
+def test_auth_hook_adds_headers_and_retries_once(mock_http):
+    """The ``auth`` hook: headers before every request, the response's status and headers after; one retry."""
+    url = mock_http("-", "http_edges.py")
+    auth = _TokenAuth("stale", refresh_to="fresh")
+
+    async def main():
+        async with Client(HTTPTransport(url, auth=auth)) as c:
+            # The era probe met a 401 (stale token), the hook refreshed it, the retry passed.
+            assert c.era is Era.MODERN and c.server_info["name"] == "edges"
+            assert auth.seen[0] == (401, 'Bearer error="invalid_token"', 'Bearer error="invalid_token"')
+            assert auth.seen[1][0] == 200
+            who, proof = orjson.loads((await c.call_tool("whoami")).text)
+            assert who == "Bearer fresh" and proof.startswith(f"proof-{len(auth.sent)}-n")  # the nonce just seen
+            assert {m for m, _ in auth.sent} == {"POST"} and {u for _, u in auth.sent} == {url}
+            # 403: on_response says no retry; the caller gets the status and body.
+            auth.token, auth.refresh_to = "forbidden", None
+            with pytest.raises(HTTPError) as info:
+                await c.call_tool("whoami")
+            assert info.value.status == 403 and info.value.body == b"forbidden"
+            assert auth.seen[-1][1] == 'Bearer error="insufficient_scope", scope="admin"'
+            # A hook that always asks to retry gets exactly one retry; the second 401 is the answer.
+            auth.token, auth.refresh_to = "stale", "stale"
+            sent = len(auth.sent)
+            with pytest.raises(HTTPError) as info:
+                await c.call_tool("whoami")
+            assert info.value.status == 401 and len(auth.sent) == sent + 2
+
+    run(main())
+
+
+def test_sse_framing_over_http(mock_http):
+    """SSE (text/event-stream) replies split across reads, with CRLF, CR and LF line ends; a 300 KB event."""
+    url = mock_http("-", "http_edges.py")
+    auth = _TokenAuth("fresh")
+
+    async def main():
+        async with Client(HTTPTransport(url, auth=auth)) as c:
+            progress = []
+            r = await c.call_tool("sse", on_progress=lambda *a: progress.append(a))
+            assert r.text == "sse ok" and progress == [(1, 2, None)]
+            r = await c.call_tool("big", {"size": 300_000})
+            assert r.text == "x" * 300_000
+
+    run(main())
+
+
+STREAM = (
+    b"\xef\xbb\xbf: comment\r\n\r\n"
+    b"event: message\nid: 1\ndata: {\"a\":\r\ndata: 1}\r\n\r\n"
+    b"retry: 250\rdata:{\"b\":2}\r\r"
+    b"id: bad\x00id\ndata: \n\n"
+    b"unknown: x\ndata: last"
+)
+
+
+def _events(chunks):
+    sse = _SSE(track=True)
+    events = [e for chunk in chunks for e in sse.feed(chunk)] + sse.end()
+    return events, sse
+
+
+def test_sse_parser_whole_or_byte_by_byte():
+    """text/event-stream framing (streamable-http.mdx uses SSE): the result is the same however the bytes arrive."""
+    expected = [b'{"a":\n1}', b'{"b":2}', b"", b"last"]
+    events, sse = _events([STREAM])
+    assert events == expected
+    assert sse.last_id == "1" and sse.retry_ms == 250  # an id holding NUL is ignored
+    assert sse.replied == set()  # none of these is a reply with an id
+    for chunks in ([STREAM[i:i + 1] for i in range(len(STREAM))], [STREAM[i:i + 7] for i in range(0, len(STREAM), 7)]):
+        assert _events(chunks)[0] == expected
+    # The ids of replies are tracked (legacy resumption); a BOM is skipped only at the very start
+    # (later, it is part of the field name: "\ufeffdata" is an unknown field).
+    events, sse = _events([b'data: {"jsonrpc":"2.0","id":5,"result":{}}\n\n', b"\xef\xbb\xbfdata: x\n\n"])
+    assert sse.replied == {5} and events == [b'{"jsonrpc":"2.0","id":5,"result":{}}']
+

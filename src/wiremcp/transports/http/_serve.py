@@ -127,6 +127,7 @@ def serve_http(
             await super().shutdown(sockets=sockets)
 
     sock = config.bind_socket()
+    sock.listen(config.backlog)  # accept connections from the moment the URL is announced
     if announce:
         _announce(server, host, sock.getsockname()[1], path)
     _Uvicorn(config).run(sockets=[sock])

@@ -10,47 +10,120 @@ Rules it keeps:
 * a reply is either one JSON object or an SSE stream of messages ending with
   the response; both are handed to the client with the request's id as
   ``origin`` (so progress and log notifications on that stream belong to it).
-  SSE comment lines (keep-alives), ``event:``, ``id:`` and ``retry:`` fields
-  are ignored; resumption is not part of 2026-07-28;
+  SSE lines may end in CRLF, LF or CR; comment lines (keep-alives),
+  ``event:`` and unknown fields are ignored; ``id:`` and ``retry:`` are used
+  only to resume a legacy stream; 2026-07-28 streams do not resume;
 * a non-2xx reply keeps the server's body: a JSON-RPC error in it is
   delivered as the reply (with the HTTP status on the `RemoteError`);
   without one the request fails with `HTTPError` (status and body);
 * cancellation is closing the request's response stream (cancellation.mdx,
   "Transport-Specific Cancellation"): `abandon` cancels the POST's task,
-  which closes the connection; nothing is sent;
+  which closes its connection (it is not reused); nothing is sent;
 * the era cache is keyed by the URL's origin (versioning.mdx);
 * legacy (2025-11-25) servers: an ``Mcp-Session-Id`` the server assigns is
   sent back on every later POST, and ``DELETE`` ends the session on close;
   after the handshake a GET stream is opened for the server's own requests
   (a 405 just means there is none); a server request arriving on any SSE
-  stream is answered by its own POST.
-* no ``$ref`` in any schema is ever fetched: the transport only POSTs to the
-  endpoint it was given.
+  stream is answered by its own POST;
+* no ``$ref`` in any schema is ever fetched: the transport only sends to
+  the endpoint it was given.
 
-Built on httpx (the ``http`` extra): HTTP/1.1 keep-alive pooling, TLS and
-proxies come with it; its cost per call is measured in bench/client_bench.py.
+Authorization hook (``auth=``, see `HTTPAuth`): an object with two
+coroutines. ``await auth.headers(method, url)`` runs before every request
+(POST, the legacy GET stream, DELETE) and its headers are added last (an
+``Authorization`` bearer token, a DPoP proof for exactly this method and
+URL). ``await auth.on_response(status, headers, url)`` runs on every
+response before its body is read (401/403 with ``WWW-Authenticate``, a
+``DPoP-Nonce`` on any status); returning True discards that response and
+sends the same request again with fresh ``auth.headers``, at most twice (a
+fresh token, then perhaps a DPoP nonce the server wants with it); the last
+response is delivered whatever it is. A `ClientError` the hook raises (an
+``AuthError``: the flow could not complete) fails that request. Without ``auth`` neither is awaited.
+
+The HTTP itself is aiohttp's (the ``http`` extra): HTTP/1.1 keep-alive
+pooling (``max_connections``), TLS, its C (llhttp) response parser. Chosen
+over httpx for CPU and maintenance; the measurement and the other
+candidates are in docs/decisions.md ("HTTP client: aiohttp") and
+bench/client_bench.py. Two of its defaults are changed: the proxy is read
+from ``HTTP_PROXY``/``HTTPS_PROXY``/``NO_PROXY`` once, when the transport
+opens (aiohttp's ``trust_env`` would look it up, and ``~/.netrc``, in a
+worker thread on every request), and there is no overall timeout (the
+`Client`'s per-request timeout bounds each call). Redirects are not
+followed; cookies the server sets are kept for the connection's life. A
+caller's own ``aiohttp.ClientSession`` can be given as ``http_client`` (it
+is not closed). aiohttp is touched only by `HTTPTransport._connect`,
+`_exchange`, `_close_http` and `_Reply`; the rest of the transport sees a
+`_Reply` (status, headers, body).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from typing import Any, AsyncIterator, Hashable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Hashable, Mapping, Protocol
 from urllib.parse import urlsplit
 
 import orjson
 
 from ...client import ClientError, ConnectionClosed, HTTPError, Receiver
 
-__all__ = ["HTTPTransport", "DEFAULT_CONNECT_TIMEOUT"]
+if TYPE_CHECKING:
+    import aiohttp
+
+__all__ = ["HTTPTransport", "HTTPAuth", "DEFAULT_CONNECT_TIMEOUT", "DEFAULT_MAX_CONNECTIONS"]
 
 log = logging.getLogger("wiremcp.client")
 
 #: Seconds to establish a TCP (and TLS) connection. Waiting for a reply is
 #: bounded by the client's per-request timeout, not here.
 DEFAULT_CONNECT_TIMEOUT = 10.0
+#: Connections open at once to the endpoint; more requests in flight wait for one.
+DEFAULT_MAX_CONNECTIONS = 100
 _ACCEPT = "application/json, text/event-stream"
+_BOM = b"\xef\xbb\xbf"
+
+
+class HTTPAuth(Protocol):
+    """What `HTTPTransport(auth=...)` calls around each request (see the module docstring)."""
+
+    async def headers(self, method: str, url: str) -> dict[str, str]:
+        """Headers to add to the request about to be sent (``method`` is POST, GET or DELETE)."""
+        ...
+
+    async def on_response(self, status: int, headers: Mapping[str, str], url: str) -> bool:
+        """Look at a response's status and headers; True sends the request once more."""
+        ...
+
+
+class _Reply:
+    """One HTTP response as the transport uses it: status, headers (case-insensitive), the body.
+
+    The body is read whole (`read`) or as it comes (`chunks`); then exactly
+    one of `release` (done with it: a fully read connection is reused) or
+    `close` (abandoned: the connection is closed, never reused) is called.
+    """
+
+    __slots__ = ("status", "headers", "_resp")
+
+    def __init__(self, resp: aiohttp.ClientResponse) -> None:
+        self.status = resp.status
+        self.headers: Mapping[str, str] = resp.headers
+        self._resp = resp
+
+    def content_type(self) -> str:
+        return self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+
+    async def read(self) -> bytes:
+        return await self._resp.read()
+
+    def chunks(self) -> AsyncIterator[bytes]:
+        return self._resp.content.iter_any()
+
+    def release(self) -> None:
+        self._resp.release()  # aiohttp closes the connection if the body was not read to its end
+
+    def close(self) -> None:
+        self._resp.close()
 
 
 class HTTPTransport:
@@ -65,8 +138,9 @@ class HTTPTransport:
         *,
         headers: dict[str, str] | None = None,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-        http_client: Any = None,
-        auth: Any = None,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        auth: HTTPAuth | None = None,
+        http_client: aiohttp.ClientSession | None = None,
     ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -74,30 +148,55 @@ class HTTPTransport:
         self.url = url
         self.headers = dict(headers or {})
         self.connect_timeout = connect_timeout
+        self.max_connections = max_connections
+        self.auth = auth
         self.cache_key: Hashable = ("http", parts.scheme, parts.netloc.lower())
         self.session_id: str | None = None
-        self._http = http_client
+        self._http: aiohttp.ClientSession | None = http_client
+        self._proxy: str | None = None
         self._own_http = http_client is None
         self._receiver: Receiver | None = None
         self._tasks: dict[Any, asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[None]] = set()
         self._closed = False
         self._legacy: str | None = None  # the negotiated 2025-11-25-era version, once initialized
-        #: ``await auth.headers(method, url)`` before each request; ``await auth.on_response(status,
-        #: headers, url)`` on 401/403 (True: send again once) and to pick up ``DPoP-Nonce``.
-        self.auth = auth
+
+    # -- the HTTP library: only these three methods and `_Reply` touch it ---------
+
+    async def _connect(self) -> None:
+        if self._http is not None:
+            return
+        try:
+            import aiohttp
+        except ImportError:
+            raise ImportError("the HTTP client transport needs aiohttp: pip install 'wiremcp[http]'") from None
+        self._http = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=self.max_connections),
+            # No overall deadline: the Client's per-request timeout bounds the wait.
+            timeout=aiohttp.ClientTimeout(total=None, connect=self.connect_timeout),
+            # trust_env=True would look up the proxy and ~/.netrc in a worker thread on every
+            # request (two thread hops, ~400 µs of CPU): the proxy is looked up once instead.
+            trust_env=False,
+        )
+        self._proxy = _env_proxy(self.url)
+
+    async def _exchange(self, method: str, headers: dict[str, str], body: bytes | None) -> _Reply:
+        """Send one request; return once the response's head is in (its body follows in the `_Reply`)."""
+        assert self._http is not None
+        resp = await self._http.request(
+            method, self.url, data=body, headers=headers, allow_redirects=False, proxy=self._proxy
+        )
+        return _Reply(resp)
+
+    async def _close_http(self) -> None:
+        if self._http is not None and self._own_http:
+            await self._http.close()
+
+    # -- ClientTransport -----------------------------------------------------
 
     async def open(self, receiver: Receiver) -> None:
         self._receiver = receiver
-        if self._http is None:
-            try:
-                import httpx
-            except ImportError:
-                raise ImportError("the HTTP client transport needs httpx: pip install 'wiremcp[http]'") from None
-            self._http = httpx.AsyncClient(
-                timeout=httpx.Timeout(None, connect=self.connect_timeout),
-                limits=httpx.Limits(max_connections=100, max_keepalive_connections=20),
-            )
+        await self._connect()
 
     def send(
         self, data: bytes, *, id: Any = None, method: str | None = None, params: Any = None, headers: Any = None
@@ -126,132 +225,6 @@ class HTTPTransport:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _listen_legacy(self, version: str) -> None:
-        receiver = self._receiver
-        assert receiver is not None and self._http is not None
-        headers = self._request_headers({"MCP-Protocol-Version": version})
-        headers["Accept"] = "text/event-stream"
-        del headers["Content-Type"]
-        try:
-            async with self._stream("GET", headers) as resp:
-                kind = resp.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-                if resp.status_code != 200 or kind != "text/event-stream":
-                    log.debug("no GET stream (HTTP %d); server requests come on POST streams only", resp.status_code)
-                    return
-                async for event in _sse_events(resp):
-                    receiver.message(event, None, None)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - the GET stream is optional
-            log.debug("the GET stream ended: %r", exc)
-
-    @contextlib.asynccontextmanager
-    async def _stream(self, method: str, headers: dict[str, str], **kwargs: Any) -> AsyncIterator[Any]:
-        """``http.stream`` with the auth hook: its headers on each try, a retry when it asks (at most
-        two: a fresh token, then perhaps a DPoP nonce the server wants with it, RFC 9449 section 9)."""
-        assert self._http is not None
-        for attempt in range(_AUTH_RETRIES + 1):
-            sent = headers if self.auth is None else {**headers, **await self.auth.headers(method, self.url)}
-            async with self._http.stream(method, self.url, headers=sent, **kwargs) as resp:
-                status = resp.status_code
-                if self.auth is not None and (status in (401, 403) or "dpop-nonce" in resp.headers):
-                    retry = await self.auth.on_response(status, resp.headers, self.url)
-                    if retry and attempt < _AUTH_RETRIES and status in (401, 403):
-                        continue
-                yield resp
-                return
-
-    def _request_headers(self, extra: dict[str, str] | None) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": _ACCEPT}
-        if self.headers:
-            headers.update(self.headers)
-        if extra:
-            headers.update(extra)
-        if self.session_id is not None:
-            headers["Mcp-Session-Id"] = self.session_id
-        return headers
-
-    async def _post(self, data: bytes, id: Any, method: str | None, extra: dict[str, str] | None) -> None:
-        receiver = self._receiver
-        assert receiver is not None and self._http is not None
-        answered = False
-        try:
-            async with self._stream("POST", self._request_headers(extra), content=data) as resp:
-                status = resp.status_code
-                session = resp.headers.get("mcp-session-id")
-                if session:
-                    self.session_id = session
-                kind = resp.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-                error_status = status if status >= 400 else None
-                if kind == "text/event-stream" and status < 400:
-                    cursor = _Cursor()
-                    async for event in _sse_events(resp, cursor):
-                        answered = True
-                        receiver.message(event, id, None)
-                    body = b""
-                    if id is not None and self._legacy is not None and cursor.last_id is not None:
-                        if not await self._resume(id, cursor):
-                            receiver.request_failed(
-                                id, ConnectionClosed(f"the SSE stream for {method} ended and could not be resumed")
-                            )
-                        return
-                else:
-                    body = await resp.aread()
-                    if body and (kind == "application/json" or body[:1] == b"{"):
-                        try:
-                            obj = orjson.loads(body)
-                        except orjson.JSONDecodeError:
-                            obj = None
-                        if type(obj) is dict and ("result" in obj or "error" in obj or "method" in obj):
-                            answered = True
-                            receiver.message(body, id, error_status)
-                if id is not None and not answered:
-                    receiver.request_failed(id, HTTPError(status, body, method))
-                elif id is None and status >= 400:
-                    log.warning("the server refused a notification or response with HTTP %d: %r", status, body[:200])
-                elif id is not None:
-                    # The stream ended; if the reply never came this fails the request (a no-op otherwise).
-                    receiver.request_failed(
-                        id, ConnectionClosed(f"the server closed the response stream for {method} without replying")
-                    )
-        except asyncio.CancelledError:
-            raise
-        except ClientError as exc:  # from the auth hook (an AuthError): the request fails with it
-            if id is not None:
-                receiver.request_failed(id, exc)
-            else:
-                log.warning("HTTP POST to %s failed: %s", self.url, exc)
-        except Exception as exc:  # noqa: BLE001 - httpx errors, and anything else, fail the request
-            if id is not None:
-                receiver.request_failed(id, ConnectionClosed(f"HTTP POST to {self.url} failed: {exc!r}"))
-            else:
-                log.warning("HTTP POST to %s failed: %r", self.url, exc)
-        finally:
-            if id is not None and self._tasks.get(id) is asyncio.current_task():
-                del self._tasks[id]
-
-    async def _resume(self, id: Any, cursor: _Cursor) -> bool:
-        """2025-11-25 resumability: GET with Last-Event-ID after the server's retry delay.
-
-        Returns True once the reply to ``id`` came (or nothing is left to wait
-        for). Used only with legacy servers; 2026-07-28 streams do not resume.
-        """
-        receiver = self._receiver
-        assert receiver is not None and self._http is not None
-        for _ in range(_MAX_RESUMES):
-            if cursor.answered(id):
-                return True
-            await asyncio.sleep((cursor.retry_ms if cursor.retry_ms is not None else 1000) / 1000)
-            headers = self._request_headers({"MCP-Protocol-Version": self._legacy or "", "Last-Event-ID": cursor.last_id or ""})
-            headers["Accept"] = "text/event-stream"
-            del headers["Content-Type"]
-            async with self._stream("GET", headers) as resp:
-                if resp.status_code != 200:
-                    return False
-                async for event in _sse_events(resp, cursor):
-                    receiver.message(event, id, None)
-        return cursor.answered(id)
-
     async def aclose(self) -> None:
         if self._closed:
             return
@@ -265,61 +238,264 @@ class HTTPTransport:
         if self._http is not None:
             if self.session_id is not None:
                 try:  # 2025-11-25 transports: end the session
-                    async with self._stream("DELETE", self._request_headers(None)):
-                        pass
+                    reply = await self._request("DELETE", self._request_headers(None), None)
+                    reply.close()
                 except Exception:  # noqa: BLE001 - best effort
                     pass
-            if self._own_http:
-                await self._http.aclose()
+            await self._close_http()
+
+    # -- requests ------------------------------------------------------------
+
+    def _request_headers(self, extra: dict[str, str] | None) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": _ACCEPT}
+        if self.headers:
+            headers.update(self.headers)
+        if extra:
+            headers.update(extra)
+        if self.session_id is not None:
+            headers["Mcp-Session-Id"] = self.session_id
+        return headers
+
+    def _get_headers(self, extra: dict[str, str]) -> dict[str, str]:
+        headers = self._request_headers(extra)
+        headers["Accept"] = "text/event-stream"
+        del headers["Content-Type"]
+        return headers
+
+    async def _request(self, method: str, headers: dict[str, str], body: bytes | None) -> _Reply:
+        """`_exchange`, with the ``auth`` hook around it: at most ``_AUTH_RETRIES`` retries when it
+        asks (a fresh token, then perhaps the DPoP nonce the server wants with it, RFC 9449 section 9)."""
+        auth = self.auth
+        if auth is None:
+            return await self._exchange(method, headers, body)
+        attempt = 0
+        while True:
+            reply = await self._exchange(method, {**headers, **await auth.headers(method, self.url)}, body)
+            try:
+                retry = await auth.on_response(reply.status, reply.headers, self.url)
+            except BaseException:
+                reply.close()
+                raise
+            if not retry or attempt == _AUTH_RETRIES:
+                return reply
+            attempt += 1
+            try:
+                await reply.read()  # drained: the connection stays reusable
+            finally:
+                reply.release()
+
+    async def _post(self, data: bytes, id: Any, method: str | None, extra: dict[str, str] | None) -> None:
+        receiver = self._receiver
+        assert receiver is not None
+        answered = False
+        try:
+            reply = await self._request("POST", self._request_headers(extra), data)
+            try:
+                status = reply.status
+                session = reply.headers.get("Mcp-Session-Id")
+                if session:
+                    self.session_id = session
+                kind = reply.content_type()
+                if kind == "text/event-stream" and status < 400:
+                    cursor = _SSE(track=self._legacy is not None)
+                    async for chunk in reply.chunks():
+                        for event in cursor.feed(chunk):
+                            answered = True
+                            receiver.message(event, id, None)
+                    for event in cursor.end():
+                        answered = True
+                        receiver.message(event, id, None)
+                    body = b""
+                else:
+                    body = await reply.read()
+            except BaseException:
+                reply.close()
+                raise
+            reply.release()
+            if kind == "text/event-stream" and status < 400:
+                if id is not None and self._legacy is not None and cursor.last_id is not None:
+                    if not await self._resume(id, cursor):
+                        receiver.request_failed(
+                            id, ConnectionClosed(f"the SSE stream for {method} ended and could not be resumed")
+                        )
+                    return
+            elif body and (kind == "application/json" or body[:1] == b"{"):
+                try:
+                    obj = orjson.loads(body)
+                except orjson.JSONDecodeError:
+                    obj = None
+                if type(obj) is dict and ("result" in obj or "error" in obj or "method" in obj):
+                    answered = True
+                    receiver.message(body, id, status if status >= 400 else None)
+            if id is not None and not answered:
+                receiver.request_failed(id, HTTPError(status, body, method))
+            elif id is None and status >= 400:
+                log.warning("the server refused a notification or response with HTTP %d: %r", status, body[:200])
+            elif id is not None:
+                # The stream ended; if the reply never came this fails the request (a no-op otherwise).
+                receiver.request_failed(
+                    id, ConnectionClosed(f"the server closed the response stream for {method} without replying")
+                )
+        except asyncio.CancelledError:
+            raise
+        except ClientError as exc:  # from the auth hook (an AuthError): the request fails with it
+            if id is not None:
+                receiver.request_failed(id, exc)
+            else:
+                log.warning("HTTP POST to %s failed: %s", self.url, exc)
+        except Exception as exc:  # noqa: BLE001 - aiohttp errors, and anything else, fail the request
+            if id is not None:
+                receiver.request_failed(id, ConnectionClosed(f"HTTP POST to {self.url} failed: {exc!r}"))
+            else:
+                log.warning("HTTP POST to %s failed: %r", self.url, exc)
+        finally:
+            if id is not None and self._tasks.get(id) is asyncio.current_task():
+                del self._tasks[id]
+
+    async def _listen_legacy(self, version: str) -> None:
+        receiver = self._receiver
+        assert receiver is not None
+        try:
+            reply = await self._request("GET", self._get_headers({"MCP-Protocol-Version": version}), None)
+            try:
+                if reply.status != 200 or reply.content_type() != "text/event-stream":
+                    log.debug("no GET stream (HTTP %d); server requests come on POST streams only", reply.status)
+                    return
+                sse = _SSE(track=False)
+                async for chunk in reply.chunks():
+                    for event in sse.feed(chunk):
+                        receiver.message(event, None, None)
+            finally:
+                reply.close()  # a stream that ended, or was never one: the connection is not reused
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the GET stream is optional
+            log.debug("the GET stream ended: %r", exc)
+
+    async def _resume(self, id: Any, cursor: _SSE) -> bool:
+        """2025-11-25 resumability: GET with Last-Event-ID after the server's retry delay.
+
+        Returns True once the reply to ``id`` came (or nothing is left to wait
+        for). Used only with legacy servers; 2026-07-28 streams do not resume.
+        """
+        receiver = self._receiver
+        assert receiver is not None
+        for _ in range(_MAX_RESUMES):
+            if id in cursor.replied:
+                return True
+            await asyncio.sleep((cursor.retry_ms if cursor.retry_ms is not None else 1000) / 1000)
+            headers = self._get_headers({"MCP-Protocol-Version": self._legacy or "", "Last-Event-ID": cursor.last_id or ""})
+            reply = await self._request("GET", headers, None)
+            try:
+                if reply.status != 200:
+                    return False
+                async for chunk in reply.chunks():
+                    for event in cursor.feed(chunk):
+                        receiver.message(event, id, None)
+                for event in cursor.end():
+                    receiver.message(event, id, None)
+            finally:
+                reply.close()
+        return id in cursor.replied
 
 
-#: Times one request is sent again because the auth hook asked (401/403 answered).
+def _env_proxy(url: str) -> str | None:
+    """The proxy for ``url`` from ``HTTP_PROXY``/``HTTPS_PROXY``/``NO_PROXY`` (as curl reads them), or None."""
+    import urllib.request
+
+    parts = urlsplit(url)
+    proxy = urllib.request.getproxies().get(parts.scheme)
+    if proxy is None or urllib.request.proxy_bypass(parts.netloc):
+        return None
+    return proxy
+
+
+#: Times one request is sent again because the auth hook asked (401/403, a DPoP nonce).
 _AUTH_RETRIES = 2
 #: GET reconnections tried for one legacy request whose SSE stream ended early.
 _MAX_RESUMES = 3
 
 
-class _Cursor:
-    """Where an SSE stream got to: the last event id, the server's retry delay, reply ids seen."""
+class _SSE:
+    """An incremental text/event-stream parser: bytes in, each event's ``data`` out (as bytes).
 
-    __slots__ = ("last_id", "retry_ms", "replied")
+    Also where the stream got to, for legacy resumption: the last event id,
+    the server's retry delay and (with ``track``) the ids of the replies seen.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("last_id", "retry_ms", "replied", "_track", "_partial", "_data", "_skip_lf", "_started")
+
+    def __init__(self, *, track: bool) -> None:
         self.last_id: str | None = None
         self.retry_ms: int | None = None
         self.replied: set[Any] = set()
+        self._track = track
+        self._partial: list[bytes] = []  # the start of a line whose end has not come yet
+        self._data: list[bytes] = []
+        self._skip_lf = False  # the last chunk ended in CR: a LF first in the next one belongs to it
+        self._started = False
 
-    def answered(self, id: Any) -> bool:
-        return id in self.replied
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """The events completed by this chunk of the body."""
+        if self._skip_lf:
+            self._skip_lf = False
+            if chunk[:1] == b"\n":
+                chunk = chunk[1:]
+        if b"\n" not in chunk and b"\r" not in chunk:
+            if chunk:
+                self._partial.append(chunk)  # a long line arriving piece by piece: join it once, at its end
+            return []
+        if self._partial:
+            self._partial.append(chunk)
+            buf = b"".join(self._partial)
+            self._partial = []
+        else:
+            buf = chunk
+        if not self._started:
+            self._started = True
+            if buf.startswith(_BOM):
+                buf = buf[3:]
+        if b"\r" in buf:
+            self._skip_lf = buf.endswith(b"\r")
+            buf = buf.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        lines = buf.split(b"\n")
+        last = lines.pop()
+        if last:
+            self._partial.append(last)
+        events: list[bytes] = []
+        for line in lines:
+            if not line:
+                if self._data:
+                    events.append(self._dispatch())
+            elif line[0] != 0x3A:  # a line starting with ":" is a comment (keep-alive)
+                field, _, value = line.partition(b":")
+                if value[:1] == b" ":
+                    value = value[1:]
+                if field == b"data":
+                    self._data.append(value)
+                elif field == b"id":
+                    if b"\0" not in value:
+                        self.last_id = value.decode("utf-8", "replace")
+                elif field == b"retry" and value.isdigit():
+                    self.retry_ms = int(value)
+        return events
 
+    def end(self) -> list[bytes]:
+        """The stream ended: an event still being read is delivered too (it may hold the reply)."""
+        if self._partial:
+            self.feed(b"\n")
+        return [self._dispatch()] if self._data else []
 
-async def _sse_events(resp: Any, cursor: _Cursor | None = None) -> Any:
-    """The ``data`` of each SSE event (text/event-stream framing), as bytes."""
-    data: list[str] = []
-    async for line in resp.aiter_lines():
-        if not line:
-            if data:
-                event = "\n".join(data).encode("utf-8")
-                data = []
-                if cursor is not None and b'"method"' not in event:
-                    try:
-                        obj = orjson.loads(event)
-                        if type(obj) is dict and "id" in obj:
-                            cursor.replied.add(obj["id"])
-                    except orjson.JSONDecodeError:
-                        pass
-                yield event
-            continue
-        if line[0] == ":":
-            continue  # a comment: keep-alive
-        field, _, value = line.partition(":")
-        value = value[1:] if value.startswith(" ") else value
-        if field == "data":
-            data.append(value)
-        elif cursor is not None:
-            if field == "id":
-                cursor.last_id = value
-            elif field == "retry" and value.isdigit():
-                cursor.retry_ms = int(value)
-    if data:
-        yield "\n".join(data).encode("utf-8")
+    def _dispatch(self) -> bytes:
+        data = self._data
+        event = data[0] if len(data) == 1 else b"\n".join(data)
+        self._data = []
+        if self._track and b'"method"' not in event:
+            try:
+                obj = orjson.loads(event)
+            except orjson.JSONDecodeError:
+                pass
+            else:
+                if type(obj) is dict and "id" in obj:
+                    self.replied.add(obj["id"])
+        return event

@@ -40,7 +40,7 @@ def make_server(release: asyncio.Event | None = None) -> wiremcp.Server:
     """A dual-era server; ``slow`` waits for ``release``."""
     server = wiremcp.Server("contract", version="1.0.0")
 
-    @server.tool()
+    @server.tool(inline=True)  # answered at once; a plain def would run in a worker thread
     def echo(text: str) -> str:
         """Return the text unchanged."""
         return text

@@ -1,0 +1,139 @@
+"""Hardening of the HTTP transport, over a real uvicorn on loopback (issue 13, server side).
+
+``python -m uvicorn hardening:app`` (tests/servers/hardening.py) is started
+once per module. The tests speak raw HTTP/1.1 (the helpers of
+tests/test_http_legacy.py) and read the server's memory from
+``/proc/<pid>/status``.
+
+* Memory (defect 1): N legacy sessions with full replay buffers and full
+  unsent queues hold at most a small constant factor over their limits.
+* Caps (defect 3): resource subscriptions per session (count and URI size),
+  sessions and open listens; a full cap is 503 with ``Retry-After``, never 500.
+* Replies (defect 4): a handler that raises ``CancelledError`` without being
+  cancelled gets one -32603 reply; a huge ``Last-Event-ID`` is unknown, not a 500;
+  Host and Origin values are remembered apart.
+* Fault injection: a client that disconnects mid-stream cancels its work,
+  and the server frees everything.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+from typing import Any, Iterator
+
+import orjson
+import pytest
+
+from conftest import META, SERVERS, call
+
+pytestmark = pytest.mark.slow
+
+pytest.importorskip("uvicorn", reason="the HTTP transport needs the [http] extra")
+
+import test_http as _http_tests  # noqa: E402 - after importorskip
+from test_http_legacy import SSE, _connection, send  # noqa: E402
+
+LEGACY = "2025-11-25"
+ACCEPT = "application/json, text/event-stream"
+ServerProcess = _http_tests.ServerProcess
+
+
+@pytest.fixture(scope="module")
+def hard() -> Iterator[ServerProcess]:
+    proc = ServerProcess(
+        [sys.executable, "-m", "uvicorn", "hardening:app", "--app-dir", str(SERVERS),
+         "--host", "127.0.0.1", "--port", "0", "--no-access-log", "--log-level", "info"],
+        r"Uvicorn running on http://127\.0\.0\.1:(\d+)",
+    )
+    yield proc
+    proc.stop()
+
+
+def rss(pid: int) -> int:
+    """Resident memory of process ``pid``, in bytes."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def legacy(id_: Any, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def open_session(port: int, path: str = "/mcp", capabilities: dict[str, Any] | None = None) -> str:
+    reply = send(port, legacy(0, "initialize", {
+        "protocolVersion": LEGACY, "capabilities": capabilities or {}, "clientInfo": {"name": "t", "version": "0"},
+    }), path=path)
+    assert reply.status == 200, reply
+    sid = reply.headers["mcp-session-id"]
+    note = send(port, {"jsonrpc": "2.0", "method": "notifications/initialized"}, {"Mcp-Session-Id": sid}, path=path)
+    assert note.status == 202, note
+    return sid
+
+
+def in_session(port: int, sid: str, message: Any, path: str = "/mcp", **kw: Any):
+    return send(port, message, {"Mcp-Session-Id": sid, "MCP-Protocol-Version": LEGACY}, path=path, **kw)
+
+
+def tool(id_: Any, name: str, arguments: dict[str, Any] | None = None, token: Any = None) -> dict[str, Any]:
+    params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+    if token is not None:
+        params["_meta"] = {"progressToken": token}
+    return legacy(id_, "tools/call", params)
+
+
+def stats(port: int) -> dict[str, Any]:
+    reply = send(port, call(1, "stats"))
+    assert reply.status == 200, reply
+    return reply.json["result"]["structuredContent"]
+
+
+def sse_messages(body: bytes) -> list[Any]:
+    return [orjson.loads(line[6:]) for line in body.split(b"\n") if line.startswith(b"data: ") and len(line) > 6]
+
+
+# -- defect 1: memory within the limits ------------------------------------------------------------
+
+REPLAY = 32 * 1024  # the /mcp endpoint's replay_buffer
+SESSIONS = 100
+
+
+def fill(port: int, sid: str) -> None:
+    """Fill the session's replay buffer: a call whose reply stream carries 400 small progress events."""
+    reply = in_session(port, sid, tool(1, "flood", {"count": 400}, token="p"))
+    assert reply.status == 200, reply
+    got = sse_messages(reply.body)
+    assert got[-1]["result"]["content"][0]["text"] == "flooded"
+
+
+def test_sessions_hold_no_more_memory_than_their_limits(hard):
+    """N sessions, each with a full replay buffer and a full unsent queue, hold about
+    N x (replay_buffer + unsent limit): the limits bound real memory, not message lengths."""
+    port, pid = hard.port, hard.proc.pid
+    warm = [open_session(port) for _ in range(3)]  # allocator pools and code paths warmed up
+    for sid in warm:
+        fill(port, sid)
+    in_session(port, warm[0], tool(2, "churn", {"times": 300}))
+    for sid in warm:
+        assert send(port, None, {"Mcp-Session-Id": sid}, method="DELETE").status == 204
+    before = rss(pid)
+    sids = [open_session(port) for _ in range(SESSIONS)]
+    for sid in sids:
+        fill(port, sid)
+    # 600 tools/list_changed to every session, none connected to its GET stream: unsent queues fill up.
+    assert in_session(port, sids[0], tool(2, "churn", {"times": 300})).status == 200
+    grown = rss(pid) - before
+    limits = SESSIONS * 2 * REPLAY  # each session: its replay buffer and its standalone stream's unsent queue
+    print(f"\nRSS grew {grown / 1e6:.1f} MB for {SESSIONS} sessions: {grown / SESSIONS / 1024:.0f} KiB a session "
+          f"(limits {2 * REPLAY // 1024} KiB a session, x{grown / limits:.2f})")
+    assert "dropped" in hard.log(), "the unsent queues were never full"
+    for sid in sids:
+        assert send(port, None, {"Mcp-Session-Id": sid}, method="DELETE").status == 204
+    assert grown <= 2.5 * limits, f"{grown} bytes held for {limits} bytes of limits"

@@ -35,6 +35,8 @@ pytest.importorskip("uvicorn", reason="the HTTP transport needs the [http] extra
 import test_http as _http_tests  # noqa: E402 - after importorskip
 from test_http_legacy import SSE, _connection, send  # noqa: E402
 
+post = _http_tests.post
+
 LEGACY = "2025-11-25"
 ACCEPT = "application/json, text/event-stream"
 ServerProcess = _http_tests.ServerProcess
@@ -137,3 +139,55 @@ def test_sessions_hold_no_more_memory_than_their_limits(hard):
     for sid in sids:
         assert send(port, None, {"Mcp-Session-Id": sid}, method="DELETE").status == 204
     assert grown <= 2.5 * limits, f"{grown} bytes held for {limits} bytes of limits"
+
+
+# -- defect 4: one reply for every request the client did not cancel ----------------------------------
+
+
+def test_a_handler_raising_cancelled_error_gets_one_internal_error_modern(hard):
+    """A handler that raises CancelledError without being cancelled is a failure like any other:
+    one JSON-RPC reply, -32603 (HTTP 500 with a JSON body), not a plain-text 500."""
+    reply = post(hard.port, call(7, "rogue"))
+    assert reply.status == 500, reply
+    body = reply.json
+    assert body["id"] == 7 and body["error"]["code"] == -32603, body
+    assert post(hard.port, call(8, "stats")).status == 200  # the server goes on
+
+
+def test_a_handler_raising_cancelled_error_gets_one_internal_error_legacy(hard):
+    sid = open_session(hard.port)
+    reply = in_session(hard.port, sid, tool(3, "rogue"))
+    assert reply.status == 200, reply
+    got = reply.json if reply.headers["content-type"].startswith("application/json") else sse_messages(reply.body)
+    got = got if isinstance(got, list) else [got]
+    assert [m["id"] for m in got if "id" in m] == [3], got
+    assert got[-1]["error"]["code"] == -32603
+
+
+@pytest.mark.parametrize("digits", [4301, 10_000])
+def test_an_enormous_last_event_id_is_unknown(hard, digits):
+    """A Last-Event-ID naming no stream (here: numbers past int()'s 4,300 digits) opens the standalone stream."""
+    sid = open_session(hard.port)
+    for last in ("9" * digits + "-1", "1-" + "9" * digits):
+        conn = _connection(hard.port, "GET", "/mcp", {
+            "Accept": "text/event-stream", "Mcp-Session-Id": sid, "MCP-Protocol-Version": LEGACY, "Last-Event-ID": last,
+        }, None, 10)
+        stream = SSE(conn)
+        try:
+            assert stream.status == 200 and stream.is_sse
+            primed = stream.event()
+            assert primed is not None and primed.id is not None and primed.id.startswith("0-"), primed
+        finally:
+            stream.close()
+    assert "ValueError" not in hard.log()
+
+
+def test_host_and_origin_values_are_remembered_apart(hard):
+    """An Origin seen and allowed does not make ``Host: origin:<that origin>`` pass (DNS-rebinding check)."""
+    assert post(hard.port, call(1, "stats"), {"Origin": "http://localhost"}, path="/strict").status == 200
+    reply = post(hard.port, call(2, "stats"), {"Host": "origin:http://localhost"}, path="/strict")
+    assert reply.status == 403, reply
+    # and the other way round: a Host seen does not make an Origin of the same bytes pass
+    assert post(hard.port, call(3, "stats"), {"Host": "localhost"}, path="/strict").status == 200
+    reply = post(hard.port, call(4, "stats"), {"Origin": "localhost"}, path="/strict")
+    assert reply.status == 403, reply

@@ -55,7 +55,8 @@ Replies and streams ("Sending Messages", "Listening", "Resumability and Redelive
 * a GET with ``Last-Event-ID`` resumes the stream that id names: its events
   after that id still in the session's replay buffer are sent again, then the
   stream goes on (a request's stream up to its response); an id this session
-  did not give out opens the standalone stream instead;
+  did not give out (malformed, unknown, numbers of more than 20 digits) opens
+  the standalone stream instead;
 * a client that disconnects has not cancelled its request ("Disconnection
   SHOULD NOT be interpreted as the client cancelling"): the request goes on,
   and what it sends waits for the client to resume, up to ``replay_buffer``
@@ -147,6 +148,9 @@ DEFAULT_REPLAY_BUFFER = 256 * 1024
 #: Milliseconds a client waits before reconnecting after the server closed a stream's
 #: connection (the SSE ``retry`` field), when the handler names none.
 DEFAULT_RETRY_MS = 1000
+
+#: Digits of either number of an event id we could have given out; a longer one names no stream.
+_MAX_ID_DIGITS = 20
 
 SESSION_HEADER = b"mcp-session-id"
 LAST_EVENT_ID_HEADER = b"last-event-id"
@@ -512,8 +516,8 @@ class HTTPSession:
     def resume_point(self, last_event_id: bytes) -> tuple[_Stream, bytes] | None:
         """The stream a ``Last-Event-ID`` names, and its events after it still retained."""
         sid, dash, n = last_event_id.strip().partition(b"-")
-        if not dash or not sid.isdigit() or not n.isdigit():
-            return None
+        if not dash or not sid.isdigit() or not n.isdigit() or len(sid) > _MAX_ID_DIGITS or len(n) > _MAX_ID_DIGITS:
+            return None  # not an id we gave out (and int() refuses numbers past 4,300 digits)
         stream = self.standalone if sid == b"0" else self.streams.get(int(sid))
         if stream is None:
             return None

@@ -26,7 +26,7 @@ from ._call import Call, CallState, Write
 from ._connection import ConnectionState, Era, ServerConnection, carries_protocol_meta, request_era
 from ._legacy import ClientRequestFailed, LegacySession
 from ._outgoing import OutgoingRequests
-from ._reply import Reply, reply_failed, reply_ok, settle
+from ._reply import SERVER_BUSY, Reply, ServerBusy, reply_cancelled, reply_failed, reply_ok, settle
 from ._server import DEFAULT_LIST_TTL_MS, Server
 from ._tools import Tool, ToolAnnotations, ToolError, ToolResult, text
 
@@ -69,6 +69,9 @@ __all__ += [
     "reply_ok",
     "reply_failed",
     "settle",
+    "reply_cancelled",
+    "ServerBusy",
+    "SERVER_BUSY",
     "OutgoingRequests",
     "LegacySession",
     "ClientRequestFailed",

@@ -26,12 +26,24 @@ from typing import Any, Awaitable
 
 from ..jsonrpc import INTERNAL_ERROR, JSONRPCError, LocalProtocolError, encode_error, encode_result
 
-__all__ = ["Reply", "reply_ok", "reply_failed", "reply_cancelled", "settle", "error_object"]
+__all__ = ["Reply", "reply_ok", "reply_failed", "reply_cancelled", "settle", "error_object", "ServerBusy", "SERVER_BUSY"]
 
 log = logging.getLogger("wiremcp.server")
 
 #: An encoded response line, and the error code it carries (``None`` for a result).
 Reply = tuple[bytes, int | None]
+
+#: The code of `ServerBusy`, from JSON-RPC's implementation-defined server-error range (-32000 to -32099).
+SERVER_BUSY = -32000
+
+
+class ServerBusy(JSONRPCError):
+    """A cap is reached (sessions, open listens, requests waiting): refused now, it may succeed later.
+
+    HTTP answers it with 503 (or 429 when the cap is one client's) and ``Retry-After``.
+    """
+
+    code = SERVER_BUSY
 
 
 def error_object(exc: BaseException) -> dict[str, Any]:

@@ -18,7 +18,7 @@ tests/test_http_legacy.py) and read the server's memory from
 
 from __future__ import annotations
 
-import socket
+import http.client
 import sys
 import time
 from typing import Any, Iterator
@@ -191,3 +191,120 @@ def test_host_and_origin_values_are_remembered_apart(hard):
     assert post(hard.port, call(3, "stats"), {"Host": "localhost"}, path="/strict").status == 200
     reply = post(hard.port, call(4, "stats"), {"Origin": "localhost"}, path="/strict")
     assert reply.status == 403, reply
+
+
+# -- defect 3: caps, and what a client sees at a cap -----------------------------------------------
+
+
+def from_address(address: str, port: int, message: Any, headers: dict[str, Any] | None = None, path: str = "/capped"):
+    """POST ``message`` from the loopback address ``address`` (another client, as the server sees it)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15, source_address=(address, 0))
+    body = orjson.dumps(message)
+    try:
+        conn.putrequest("POST", path, skip_host=True, skip_accept_encoding=True)
+        base = {"Host": f"127.0.0.1:{port}", **_http_tests.mcp_headers(message), **(headers or {})}
+        for name, value in base.items():
+            conn.putheader(name, value)
+        conn.putheader("Content-Length", str(len(body)))
+        conn.endheaders(body)
+        resp = conn.getresponse()
+        return _http_tests.Reply(resp.status, resp.getheaders(), resp.read())
+    finally:
+        conn.close()
+
+
+def initialize(id_: Any = 0) -> dict[str, Any]:
+    return legacy(id_, "initialize", {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}})
+
+
+def assert_busy(reply, status: int) -> None:
+    """A cap: ``status`` (503 or 429) with ``Retry-After`` and a JSON-RPC error, never a 500."""
+    assert reply.status == status, reply
+    assert reply.headers.get("retry-after", "").isdigit(), reply
+    error = reply.json["error"]
+    assert error["code"] == -32000 and "busy" in error["message"].lower(), error
+
+
+def test_resource_subscriptions_are_capped_in_count_and_size(hard):
+    """/capped: 4 subscriptions of at most 1 KiB URIs per session; re-subscribing costs nothing."""
+    sid = open_session(hard.port, "/capped")
+    try:
+        for i in range(4):
+            reply = in_session(hard.port, sid, legacy(i, "resources/subscribe", {"uri": f"file:///{i}"}), "/capped")
+            assert reply.json["result"] == {}, reply
+        again = in_session(hard.port, sid, legacy(9, "resources/subscribe", {"uri": "file:///0"}), "/capped")
+        assert again.json["result"] == {}
+        fifth = in_session(hard.port, sid, legacy(10, "resources/subscribe", {"uri": "file:///4"}), "/capped").json
+        assert fifth["error"]["code"] == -32000 and "4" in fifth["error"]["message"], fifth
+        in_session(hard.port, sid, legacy(11, "resources/unsubscribe", {"uri": "file:///3"}), "/capped")
+        long = in_session(hard.port, sid, legacy(12, "resources/subscribe", {"uri": "file:///" + "a" * 1100}), "/capped").json
+        assert long["error"]["code"] == -32602 and "1024" in long["error"]["message"], long
+        ok = in_session(hard.port, sid, legacy(13, "resources/subscribe", {"uri": "file:///" + "a" * 1000}), "/capped").json
+        assert ok["result"] == {}
+    finally:
+        send(hard.port, None, {"Mcp-Session-Id": sid}, method="DELETE", path="/capped")
+
+
+def test_one_client_cannot_take_every_session_and_a_full_cap_is_503_then_frees_itself(hard):
+    """/capped: 8 sessions, 4 per client address, sessions idle for 1 s expire once 90 % are taken."""
+    port = hard.port
+    mine = []
+    for _ in range(4):
+        reply = from_address("127.0.0.2", port, initialize())
+        assert reply.status == 200, reply
+        mine.append(reply.headers["mcp-session-id"])
+    assert_busy(from_address("127.0.0.2", port, initialize()), 429)  # this client's share is taken
+    for address in ("127.0.0.3", "127.0.0.3", "127.0.0.4", "127.0.0.4"):
+        assert from_address(address, port, initialize()).status == 200
+    assert_busy(from_address("127.0.0.5", port, initialize()), 503)  # the server is full: busy, not 500
+    # Under pressure idle sessions expire after 1 s, not 30 minutes: a new client gets in soon.
+    deadline = time.monotonic() + 20
+    while (reply := from_address("127.0.0.5", port, initialize())).status != 200:
+        assert_busy(reply, 503)
+        assert time.monotonic() < deadline, "the full server never freed an idle session"
+        time.sleep(0.2)
+    gone = [sid for sid in mine if from_address("127.0.0.2", port, tool(1, "stats"), {"Mcp-Session-Id": sid}).status == 404]
+    assert gone, "no idle session was expired"
+
+
+def listen_stream(port: int, address: str, id_: Any, path: str = "/capped") -> tuple[Any, Any]:
+    """Open a listen stream from ``address``; (the connection, its first reply or the refusal)."""
+    message = _http_tests.request(id_, "subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15, source_address=(address, 0))
+    body = orjson.dumps(message)
+    conn.putrequest("POST", path, skip_host=True, skip_accept_encoding=True)
+    for name, value in {"Host": f"127.0.0.1:{port}", **_http_tests.mcp_headers(message)}.items():
+        conn.putheader(name, value)
+    conn.putheader("Content-Length", str(len(body)))
+    conn.endheaders(body)
+    return conn, SSE(conn)
+
+
+def test_open_listens_are_capped_per_client_and_server_wide(hard):
+    """/capped: 4 listens per client address (then 429); /tight: 2 server-wide (then 503); never 500."""
+    port = hard.port
+    opened = []
+    try:
+        for i in range(4):
+            conn, stream = listen_stream(port, "127.0.0.6", i)
+            opened.append(conn)
+            assert stream.status == 200 and stream.is_sse
+            assert stream.event().message["method"] == "notifications/subscriptions/acknowledged"
+        conn, stream = listen_stream(port, "127.0.0.6", 5)
+        opened.append(conn)
+        resp = stream.resp
+        assert_busy(_http_tests.Reply(resp.status, resp.getheaders(), resp.read()), 429)
+        conn, stream = listen_stream(port, "127.0.0.7", 6)  # another client still gets one
+        opened.append(conn)
+        assert stream.status == 200 and stream.event().message["method"] == "notifications/subscriptions/acknowledged"
+        for i in range(2):
+            conn, stream = listen_stream(port, "127.0.0.8", 10 + i, path="/tight")
+            opened.append(conn)
+            assert stream.event().message["method"] == "notifications/subscriptions/acknowledged"
+        conn, stream = listen_stream(port, "127.0.0.9", 12, path="/tight")
+        opened.append(conn)
+        resp = stream.resp
+        assert_busy(_http_tests.Reply(resp.status, resp.getheaders(), resp.read()), 503)
+    finally:
+        for conn in opened:
+            conn.close()

@@ -4,9 +4,11 @@ Served over stdio by ``wiremcp run tests/servers/hardening.py``, and over HTTP
 by ``python -m uvicorn hardening:app``, whose endpoints have small limits:
 
 * ``/mcp``: the defaults, but a 32 KiB replay buffer (the memory test);
-* ``/capped``: 8 sessions at most, 4 resource subscriptions of at most 1 KiB per session,
-  4 open ``subscriptions/listen`` streams per client address;
-* ``/strict``: the default Host/Origin lists.
+* ``/capped``: 8 sessions at most, 4 per client address, idle ones ending after 1 s once
+  90 % are taken; 4 resource subscriptions of URIs of at most 1,024 characters per
+  session; 4 open ``subscriptions/listen`` streams per client address;
+* ``/strict``: the default Host/Origin lists;
+* ``/tight``: another server, which keeps 2 open subscriptions at most.
 
 Tools print to stderr when they start and when they are cancelled (the tests' side channel).
 """
@@ -77,11 +79,23 @@ def stats() -> dict:
     }
 
 
+tight = wiremcp.Server("tight", max_subscriptions=2)
+
+
+@tight.tool()
+def nothing() -> str:
+    """A tool, so that the server has something to list."""
+    return ""
+
+
 _apps = {
     "/mcp": MCPApp(server, path="/mcp", replay_buffer=32 * 1024),
     "/capped": MCPApp(
-        server, path="/capped", max_sessions=8),
+        server, path="/capped", max_sessions=8, max_sessions_per_client=4, pressure_idle_timeout=1.0,
+        max_session_subscriptions=4, max_subscription_uri=1024, max_listens_per_client=4,
+    ),
     "/strict": MCPApp(server, path="/strict"),
+    "/tight": MCPApp(tight, path="/tight"),
 }
 
 

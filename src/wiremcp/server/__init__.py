@@ -24,7 +24,7 @@ transport may use (tests/test_layers.py checks it):
 from ._context import Context, Emit, InsufficientScope, current_auth
 from ._call import Call, CallState, Write
 from ._connection import ConnectionState, Era, ServerConnection, carries_protocol_meta, request_era
-from ._legacy import ClientRequestFailed, LegacySession
+from ._legacy import DEFAULT_MAX_SESSION_SUBSCRIPTIONS, DEFAULT_MAX_SUBSCRIPTION_URI, ClientRequestFailed, LegacySession
 from ._outgoing import OutgoingRequests
 from ._reply import SERVER_BUSY, Reply, ServerBusy, reply_cancelled, reply_failed, reply_ok, settle
 from ._server import DEFAULT_LIST_TTL_MS, Server
@@ -75,6 +75,8 @@ __all__ += [
     "OutgoingRequests",
     "LegacySession",
     "ClientRequestFailed",
+    "DEFAULT_MAX_SESSION_SUBSCRIPTIONS",
+    "DEFAULT_MAX_SUBSCRIPTION_URI",
 ]
 __all__ += [
     "Resource",

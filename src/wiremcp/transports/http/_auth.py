@@ -33,8 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ...server import InsufficientScope, Server, current_auth
-from ...server._reply import reply_failed
+from ...server import InsufficientScope, Server, current_auth, reply_failed
 from ._asgi import Scope, Send, http_error, json_reply
 
 if TYPE_CHECKING:  # imported when an AuthGate is made: an endpoint without auth never loads them

@@ -92,7 +92,7 @@ def tool(id_: Any, name: str, arguments: dict[str, Any] | None = None, token: An
 
 
 def stats(port: int) -> dict[str, Any]:
-    reply = send(port, call(1, "stats"))
+    reply = post(port, call(1, "stats"))
     assert reply.status == 200, reply
     return reply.json["result"]["structuredContent"]
 
@@ -308,3 +308,54 @@ def test_open_listens_are_capped_per_client_and_server_wide(hard):
     finally:
         for conn in opened:
             conn.close()
+
+
+# -- fault injection: a client that disconnects mid-stream ---------------------------------------
+
+
+def wait_for(predicate, what: str, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"never: {what}"
+        time.sleep(0.05)
+
+
+def test_a_modern_client_that_disconnects_mid_stream_cancels_its_work_and_frees_everything(hard):
+    """streamable-http.mdx: closing the stream cancels the request. The tool's cancellation is
+    observed, and the server's task count returns to what it was."""
+    base = stats(hard.port)
+    message = call(41, "wait", {"label": "modern-41"}, **{"progressToken": "t"})
+    conn = _connection(hard.port, "POST", "/mcp", {"Host": f"127.0.0.1:{hard.port}", **_http_tests.mcp_headers(message)},
+                       orjson.dumps(message), 15)
+    stream = SSE(conn)
+    assert stream.status == 200 and stream.is_sse
+    assert stream.event().message["method"] == "notifications/progress"  # mid-stream now
+    assert "wait modern-41: cancelled" not in hard.log()
+    conn.sock.shutdown(2)
+    conn.close()
+    wait_for(lambda: "wait modern-41: cancelled" in hard.log(), "the tool was cancelled")
+    wait_for(lambda: stats(hard.port)["tasks"] == base["tasks"], "the tasks were freed")
+
+
+def test_a_legacy_client_that_disconnects_mid_stream_is_freed_with_its_session(hard):
+    """2025-11-25: a disconnection is not a cancellation (the request goes on, to be resumed); ending
+    the session cancels the work and frees it: the session count and the task count return."""
+    base = stats(hard.port)
+    sid = open_session(hard.port)
+    message = tool(42, "wait", {"label": "legacy-42"}, token="t")
+    conn = _connection(hard.port, "POST", "/mcp", {
+        "Content-Type": "application/json", "Accept": ACCEPT, "Mcp-Session-Id": sid, "MCP-Protocol-Version": LEGACY,
+    }, orjson.dumps(message), 15)
+    stream = SSE(conn)
+    assert stream.status == 200 and stream.is_sse
+    stream.until(lambda e: e.message is not None and e.message.get("method") == "notifications/progress")
+    conn.sock.shutdown(2)
+    conn.close()
+    # The request goes on: a request sent after the disconnection is served while it waits.
+    assert stats(hard.port)["sessions"] == base["sessions"] + 1
+    assert "wait legacy-42: cancelled" not in hard.log()
+    assert send(hard.port, None, {"Mcp-Session-Id": sid}, method="DELETE").status == 204
+    wait_for(lambda: "wait legacy-42: cancelled" in hard.log(), "the tool was cancelled")
+    after = stats(hard.port)
+    assert after["sessions"] == base["sessions"]
+    wait_for(lambda: stats(hard.port)["tasks"] == base["tasks"], "the tasks were freed")

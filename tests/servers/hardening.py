@@ -32,9 +32,10 @@ async def rogue() -> str:
 
 
 @server.tool()
-async def wait(label: str) -> str:
-    """Wait until cancelled; report the start and the cancellation on stderr."""
+async def wait(label: str, ctx: Context) -> str:
+    """Wait until cancelled; report the start (and progress, given a token) and the cancellation on stderr."""
     print(f"wait {label}: started", file=sys.stderr, flush=True)
+    ctx.report_progress(0, None, f"{label} waits")
     try:
         await asyncio.sleep(3600)
     except asyncio.CancelledError:

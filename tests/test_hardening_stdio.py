@@ -161,3 +161,23 @@ def test_a_handler_raising_cancelled_error_gets_one_internal_error(hard):
     reply = hard.ask(call(1, "rogue"))
     assert reply["id"] == 1 and reply["error"]["code"] == -32603, reply
     assert hard.ask(call(2, "stats"))["id"] == 2  # exactly one reply: the next one is the next request's
+
+
+def test_a_waiting_request_that_is_cancelled_never_starts(hard):
+    """cancellation.mdx: a request cancelled before it started is dropped: never run, never answered."""
+    for i in range(256):
+        hard.send(call(i, "wait", {"label": str(i)}))
+    seen = stderr_until(hard, ": started", 256)
+    for i in range(256, 266):  # no slot: they wait
+        hard.send(call(i, "wait", {"label": str(i)}))
+    for i in range(256, 266):
+        hard.send(cancel(i))
+    hard.send(request(9999, "tools/list"))  # waits too: every slot is taken
+    hard.send(cancel(0))  # one slot frees: the next waiting request is tools/list, not a cancelled one
+    assert hard.recv()["id"] == 9999
+    for i in range(1, 256):
+        hard.send(cancel(i))
+    code, rest, err = hard.finish()
+    err = seen + err
+    assert code == 0 and rest == b"", err
+    assert err.count(": started") == 256 and err.count(": cancelled") == 256

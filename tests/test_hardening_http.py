@@ -320,16 +320,29 @@ def wait_for(predicate, what: str, timeout: float = 15.0) -> None:
         time.sleep(0.05)
 
 
+def settled(port: int) -> dict[str, Any]:
+    """The server's counts once what earlier tests left behind has unwound (two equal readings)."""
+    last = stats(port)
+    for _ in range(100):
+        time.sleep(0.1)
+        now = stats(port)
+        if now == last:
+            return now
+        last = now
+    raise AssertionError(f"the server's counts never settled: {last}")
+
+
 def test_a_modern_client_that_disconnects_mid_stream_cancels_its_work_and_frees_everything(hard):
     """streamable-http.mdx: closing the stream cancels the request. The tool's cancellation is
     observed, and the server's task count returns to what it was."""
-    base = stats(hard.port)
+    base = settled(hard.port)
     message = call(41, "wait", {"label": "modern-41"}, **{"progressToken": "t"})
     conn = _connection(hard.port, "POST", "/mcp", {"Host": f"127.0.0.1:{hard.port}", **_http_tests.mcp_headers(message)},
                        orjson.dumps(message), 15)
     stream = SSE(conn)
     assert stream.status == 200 and stream.is_sse
     assert stream.event().message["method"] == "notifications/progress"  # mid-stream now
+    assert stats(hard.port)["tasks"] > base["tasks"]  # the tool's task, and the one that watches the client
     assert "wait modern-41: cancelled" not in hard.log()
     conn.sock.shutdown(2)
     conn.close()
@@ -340,7 +353,7 @@ def test_a_modern_client_that_disconnects_mid_stream_cancels_its_work_and_frees_
 def test_a_legacy_client_that_disconnects_mid_stream_is_freed_with_its_session(hard):
     """2025-11-25: a disconnection is not a cancellation (the request goes on, to be resumed); ending
     the session cancels the work and frees it: the session count and the task count return."""
-    base = stats(hard.port)
+    base = settled(hard.port)
     sid = open_session(hard.port)
     message = tool(42, "wait", {"label": "legacy-42"}, token="t")
     conn = _connection(hard.port, "POST", "/mcp", {

@@ -24,9 +24,9 @@ transport may use (tests/test_layers.py checks it):
 from ._context import Context, Emit, InsufficientScope, current_auth
 from ._call import Call, CallState, Write
 from ._connection import ConnectionState, Era, ServerConnection, carries_protocol_meta, request_era
-from ._legacy import ClientRequestFailed, LegacySession
+from ._legacy import DEFAULT_MAX_SESSION_SUBSCRIPTIONS, DEFAULT_MAX_SUBSCRIPTION_URI, ClientRequestFailed, LegacySession
 from ._outgoing import OutgoingRequests
-from ._reply import Reply, reply_failed, reply_ok, settle
+from ._reply import SERVER_BUSY, Reply, ServerBusy, reply_cancelled, reply_failed, reply_ok, settle
 from ._server import DEFAULT_LIST_TTL_MS, Server
 from ._tools import Tool, ToolAnnotations, ToolError, ToolResult, text
 
@@ -74,9 +74,14 @@ __all__ += [
     "reply_ok",
     "reply_failed",
     "settle",
+    "reply_cancelled",
+    "ServerBusy",
+    "SERVER_BUSY",
     "OutgoingRequests",
     "LegacySession",
     "ClientRequestFailed",
+    "DEFAULT_MAX_SESSION_SUBSCRIPTIONS",
+    "DEFAULT_MAX_SUBSCRIPTION_URI",
 ]
 __all__ += [
     "Resource",

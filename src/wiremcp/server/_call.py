@@ -5,7 +5,9 @@ A `Call` is made for each request a transport receives. It keeps these rules:
 * the handler runs through `Call.start` (its synchronous part) and, when it
   returns an awaitable, `Call.finish` (awaited by the transport in a task);
   between them the request gets exactly one reply, made by `_reply` (the one
-  place where exceptions become wire errors), or none at all once cancelled;
+  place where exceptions become wire errors), or none at all once cancelled
+  (a ``CancelledError`` the handler raises while its task is not being
+  cancelled is a failure, -32603: `_reply.reply_cancelled`);
 * the handler's notifications (progress, log messages) go through
   `Call.emit`, encoded here and handed to the transport's ``write`` function
   (a line on stdio, an SSE event on HTTP); once the call is replied to or
@@ -29,7 +31,7 @@ import logging
 from typing import Any, Awaitable, Callable
 
 from ..jsonrpc import LocalProtocolError, Request, encode_notification
-from ._reply import Reply, reply_failed, reply_ok
+from ._reply import Reply, reply_cancelled, reply_failed, reply_ok
 
 __all__ = ["Call", "CallState", "Write", "Handle"]
 
@@ -93,8 +95,8 @@ class Call:
         reply: Reply
         try:
             result = await pending
-        except asyncio.CancelledError:
-            raise
+        except asyncio.CancelledError as exc:  # cancelled: raised again; raised by the handler itself: -32603
+            reply = reply_cancelled(self.id, exc)
         except BaseException as exc:  # noqa: BLE001 - every failure gets its reply
             reply = reply_failed(self.id, exc)
         else:

@@ -16,6 +16,10 @@ What differs from the modern era, and lives here:
 * ``ping``, ``logging/setLevel``, ``resources/subscribe`` and
   ``resources/unsubscribe`` exist (and answer ``{}``); ``server/discover`` and
   ``subscriptions/listen`` do not;
+* a session holds at most ``max_subscriptions`` resource subscriptions
+  (one more is -32000, `ServerBusy`: unsubscribe first) of URIs of at most
+  ``max_subscription_uri`` characters (a longer one is -32602), so that what a
+  session keeps is bounded; subscribing again to a URI costs nothing;
 * list-changed and resource-updated notifications go to the session itself;
 * input from the client (elicitation, sampling, roots) is a real JSON-RPC
   request to the client, sent by the transport through ``send_request`` and
@@ -31,12 +35,20 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from ..jsonrpc import InvalidParams, InvalidRequest, MethodNotFound, Request
 from ..protocol import LEGACY_VERSIONS, methods
 from ..protocol.meta import LOG_LEVELS, PROGRESS_TOKEN, RequestMeta
+from ._reply import ServerBusy
 
 if TYPE_CHECKING:
     from ._context import Emit
     from ._server import Server
 
-__all__ = ["LegacySession", "ClientRequestFailed", "LEGACY_ONLY_METHODS", "DEFAULT_CLIENT_REQUEST_TIMEOUT"]
+__all__ = [
+    "LegacySession",
+    "ClientRequestFailed",
+    "LEGACY_ONLY_METHODS",
+    "DEFAULT_CLIENT_REQUEST_TIMEOUT",
+    "DEFAULT_MAX_SESSION_SUBSCRIPTIONS",
+    "DEFAULT_MAX_SUBSCRIPTION_URI",
+]
 
 #: Methods that exist only inside a legacy session.
 LEGACY_ONLY_METHODS = frozenset({"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"})
@@ -44,6 +56,10 @@ LEGACY_ONLY_METHODS = frozenset({"initialize", "ping", "logging/setLevel", "reso
 _MODERN_ONLY = frozenset({methods.DISCOVER, methods.SUBSCRIPTIONS_LISTEN})
 #: Seconds to wait for the client to answer a server-initiated request (a person may be typing).
 DEFAULT_CLIENT_REQUEST_TIMEOUT = 300.0
+#: Resource subscriptions (``resources/subscribe``) one session may hold.
+DEFAULT_MAX_SESSION_SUBSCRIPTIONS = 64
+#: Characters of a URI a session may subscribe to.
+DEFAULT_MAX_SUBSCRIPTION_URI = 2048
 
 SendRequest = Callable[[str, dict[str, Any]], Awaitable[Any]]
 Notify = Callable[[str, dict[str, Any]], None]
@@ -92,6 +108,9 @@ class LegacySession:
         self.log_level: str | None = None
         self.initialized = False
         self.subscriptions: set[str] = set()
+        #: Caps on ``resources/subscribe`` (the transport may set others once the session is open).
+        self.max_subscriptions = DEFAULT_MAX_SESSION_SUBSCRIPTIONS
+        self.max_subscription_uri = DEFAULT_MAX_SUBSCRIPTION_URI
         self._unsubscribe: Callable[[], None] | None = None
         #: Set by a transport whose streams can be closed and resumed (HTTP, 2025-11-25
         #: resumability): ``close_stream(request_id, retry_ms) -> bool``.
@@ -151,13 +170,28 @@ class LegacySession:
             if type(uri) is not str:
                 raise InvalidParams(f"Invalid params: {method} needs 'uri', a string")
             if method == "resources/subscribe":
-                self.subscriptions.add(uri)
+                self._subscribe(uri)
             else:
                 self.subscriptions.discard(uri)
             return {}
         if method in _MODERN_ONLY:
             raise MethodNotFound(f"Method not found: {method!r} belongs to MCP 2026-07-28, not to a {self.version} session")
         return self.server.handle_in_session(request, params, self.request_meta(params), emit)
+
+    def _subscribe(self, uri: str) -> None:
+        if uri in self.subscriptions:
+            return
+        if len(uri) > self.max_subscription_uri:
+            raise InvalidParams(
+                f"Invalid params: the uri is {len(uri)} characters; this server subscribes to URIs of at most "
+                f"{self.max_subscription_uri}"
+            )
+        if len(self.subscriptions) >= self.max_subscriptions:
+            raise ServerBusy(
+                f"Server busy: this session holds {len(self.subscriptions)} resource subscriptions, the most it "
+                f"may ({self.max_subscriptions}); unsubscribe from one first"
+            )
+        self.subscriptions.add(uri)
 
     def request_meta(self, params: dict[str, Any]) -> RequestMeta:
         """Per-request protocol fields, filled from the session instead of ``_meta``."""

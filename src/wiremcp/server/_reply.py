@@ -9,6 +9,13 @@ which HTTP picks its status. A
 logged with its traceback and answered with -32603 and a generic message
 (internal details stay in the server's log). A result that cannot be encoded
 is answered with -32603 too, so a request never goes unanswered.
+
+A ``CancelledError`` out of a handler means one of two things, told apart in
+`reply_cancelled` only: the task running it is being cancelled (the client
+cancelled, disconnected, the session ended: no reply, the error goes on), or
+the handler raised it of its own accord without being cancelled (a bug, or a
+cancelled future it awaited): that is a failure like any other, answered with
+-32603, since the client did not cancel and is owed a reply.
 """
 
 from __future__ import annotations
@@ -19,12 +26,24 @@ from typing import Any, Awaitable
 
 from ..jsonrpc import INTERNAL_ERROR, JSONRPCError, LocalProtocolError, encode_error, encode_result
 
-__all__ = ["Reply", "reply_ok", "reply_failed", "settle", "error_object"]
+__all__ = ["Reply", "reply_ok", "reply_failed", "reply_cancelled", "settle", "error_object", "ServerBusy", "SERVER_BUSY"]
 
 log = logging.getLogger("wiremcp.server")
 
 #: An encoded response line, and the error code it carries (``None`` for a result).
 Reply = tuple[bytes, int | None]
+
+#: The code of `ServerBusy`, from JSON-RPC's implementation-defined server-error range (-32000 to -32099).
+SERVER_BUSY = -32000
+
+
+class ServerBusy(JSONRPCError):
+    """A cap is reached (sessions, open listens, requests waiting): refused now, it may succeed later.
+
+    HTTP answers it with 503 (or 429 when the cap is one client's) and ``Retry-After``.
+    """
+
+    code = SERVER_BUSY
 
 
 def error_object(exc: BaseException) -> dict[str, Any]:
@@ -57,12 +76,23 @@ def reply_failed(id: Any, exc: BaseException) -> tuple[bytes, int]:
         return encode_error(id, error, line=True), error["code"]
 
 
+def reply_cancelled(id: Any, exc: asyncio.CancelledError) -> Reply:
+    """The reply for a handler's ``CancelledError``: re-raised when the current task is being cancelled.
+
+    Otherwise the handler raised it without being cancelled: -32603, logged.
+    """
+    task = asyncio.current_task()
+    if task is None or task.cancelling():
+        raise exc
+    return reply_failed(id, exc)
+
+
 async def settle(id: Any, pending: Awaitable[Any]) -> Reply:
-    """Await a handler and make its reply. Cancellation propagates (no reply)."""
+    """Await a handler and make its reply. Cancellation of the awaiting task propagates (no reply)."""
     try:
         result = await pending
-    except asyncio.CancelledError:
-        raise
+    except asyncio.CancelledError as exc:
+        return reply_cancelled(id, exc)
     except BaseException as exc:
         return reply_failed(id, exc)
     return reply_ok(id, result)

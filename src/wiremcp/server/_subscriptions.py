@@ -14,6 +14,8 @@ Rules kept by `listen` (the request handler):
 * every notification carries ``io.modelcontextprotocol/subscriptionId`` (the
   listen request's id) in ``_meta``;
 * only the kinds the client asked for are sent;
+* past ``limit`` open subscriptions (the server's ``max_subscriptions``) a new
+  one is refused with -32000 (`ServerBusy`; HTTP: 503 with ``Retry-After``);
 * the stream ends with a ``complete`` result (carrying the subscription id)
   when the server closes it, and without one when the client cancels it or
   the transport goes away.
@@ -24,8 +26,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable, Literal, Optional, Protocol
 
-from ..jsonrpc import InvalidParams, JSONRPCError, RequestId
+from ..jsonrpc import InvalidParams, RequestId
 from ..protocol.meta import SUBSCRIPTION_ID
+from ._reply import ServerBusy
 
 __all__ = ["ChangeBus", "LocalBus", "Event", "listen", "DEFAULT_MAX_SUBSCRIPTIONS", "parse_filter"]
 
@@ -99,7 +102,7 @@ async def listen(
 ) -> dict[str, Any]:
     """Serve one subscription until the server closes it (or the task is cancelled)."""
     if open_count[0] >= limit:
-        raise JSONRPCError(f"Too many open subscriptions (limit {limit}); close one and retry")
+        raise ServerBusy(f"Server busy: {open_count[0]} subscriptions are open, the most this server keeps ({limit}); retry later")
     agreed: dict[str, Any] = {}
     kinds: set[str] = set()
     for kind, (flag, _) in _LIST_CHANGED.items():

@@ -103,7 +103,19 @@ from ...jsonrpc import (
     Request,
 )
 from ...protocol.errors import HeaderMismatch
-from ...server import Call, Era, InsufficientScope, Server, carries_protocol_meta, reply_failed, request_era
+from ...protocol import methods
+from ...server import (
+    DEFAULT_MAX_SESSION_SUBSCRIPTIONS,
+    DEFAULT_MAX_SUBSCRIPTION_URI,
+    Call,
+    Era,
+    InsufficientScope,
+    Server,
+    ServerBusy,
+    carries_protocol_meta,
+    reply_failed,
+    request_era,
+)
 from ._asgi import (
     KEEPALIVE,
     KEEPALIVE_COMMENT,
@@ -124,8 +136,11 @@ from ._headers import HeaderRules
 from ._security import HostGuard, accepts_json_and_sse, is_json_content_type
 from ._sessions import (
     DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    DEFAULT_PRESSURE_IDLE_TIMEOUT,
     DEFAULT_REPLAY_BUFFER,
     DEFAULT_SESSION_IDLE_TIMEOUT,
+    ENTRY_COST,
     LEGACY_HEADER_VALUES,
     SESSION_HEADER,
     Sessions,
@@ -144,9 +159,16 @@ __all__ = [
     "DEFAULT_SESSION_IDLE_TIMEOUT",
     "DEFAULT_MAX_SESSIONS",
     "DEFAULT_REPLAY_BUFFER",
+    "DEFAULT_MAX_SESSIONS_PER_CLIENT",
+    "DEFAULT_PRESSURE_IDLE_TIMEOUT",
+    "DEFAULT_MAX_LISTENS_PER_CLIENT",
 ]
 
 log = logging.getLogger("wiremcp.transport")
+
+#: Open ``subscriptions/listen`` streams one client address may hold; one more is 429
+#: (the server-wide cap is the server's ``max_subscriptions``, past which a listen is 503).
+DEFAULT_MAX_LISTENS_PER_CLIENT = 256
 
 #: Seconds a client has to deliver the whole request body. Generous for a
 #: 16 MiB body on a slow link; bounds how long a stalled upload holds memory.
@@ -201,7 +223,7 @@ class _Exchange:
             self.events = [event]
         else:
             self.events.append(event)
-        self.pending += len(event)
+        self.pending += len(event) + ENTRY_COST  # an exact-size bytes, its header and its slot
         call = self.call
         if self.pending > self.backlog and call is not None and call.task is not None:
             # The client does not read its stream (the write is blocked): stop, rather than
@@ -328,6 +350,8 @@ class MCPApp:
         "_deadlines",
         "_sessions",
         "_auth",
+        "max_listens_per_client",
+        "_listens",
     )
 
     def __init__(
@@ -347,6 +371,11 @@ class MCPApp:
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         replay_buffer: int = DEFAULT_REPLAY_BUFFER,
         auth: ResourceServer | None = None,
+        max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT,
+        pressure_idle_timeout: float = DEFAULT_PRESSURE_IDLE_TIMEOUT,
+        max_session_subscriptions: int = DEFAULT_MAX_SESSION_SUBSCRIPTIONS,
+        max_subscription_uri: int = DEFAULT_MAX_SUBSCRIPTION_URI,
+        max_listens_per_client: int | None = DEFAULT_MAX_LISTENS_PER_CLIENT,
     ) -> None:
         if not path.startswith("/"):
             raise ValueError("path must start with '/'")
@@ -354,6 +383,8 @@ class MCPApp:
             raise ValueError("keepalive_interval must be positive (or None for no keep-alives)")
         if read_timeout is not None and read_timeout <= 0:
             raise ValueError("read_timeout must be positive (or None for no limit)")
+        if max_listens_per_client is not None and max_listens_per_client < 1:
+            raise ValueError("max_listens_per_client must be at least 1 (or None for no per-client cap)")
         if legacy is None:
             legacy = server.legacy
         elif legacy and not server.legacy:
@@ -366,6 +397,8 @@ class MCPApp:
         self.read_timeout = read_timeout
         self.keepalive_interval = keepalive_interval
         self.max_stream_backlog = max_stream_backlog
+        self.max_listens_per_client = max_listens_per_client
+        self._listens: dict[str, int] = {}  # open subscriptions/listen streams by client address
         self._guard = HostGuard(allowed_hosts, allowed_origins)
         self._rules = HeaderRules(server)
         self._decoder = Decoder(MCP, max_size=max_body_size, max_depth=max_depth)
@@ -378,6 +411,10 @@ class MCPApp:
                 replay_buffer=replay_buffer,
                 keepalive_interval=keepalive_interval,
                 max_stream_backlog=max_stream_backlog,
+                max_sessions_per_client=max_sessions_per_client,
+                pressure_idle_timeout=pressure_idle_timeout,
+                max_session_subscriptions=max_session_subscriptions,
+                max_subscription_uri=max_subscription_uri,
             )
             if legacy
             else None
@@ -465,9 +502,11 @@ class MCPApp:
             # The era, per request (versioning.mdx, "Backward Compatibility ..."), decided by the server.
             if request_era(msg, session_id is not None, sessions is not None) is Era.LEGACY:
                 assert sessions is not None
-                await self._legacy_request(sessions, session_id, msg, headers, receive, send)
+                await self._legacy_request(sessions, session_id, msg, headers, receive, send, _client(scope))
             elif sessions is not None and session_id is None and self._lost_legacy_client(msg, headers):
                 await self._no_session_id(msg, send)
+            elif msg.method == methods.SUBSCRIPTIONS_LISTEN and self.max_listens_per_client is not None:
+                await self._listen(msg, headers, receive, send, _client(scope))
             else:
                 await self._request(msg, headers, receive, send)
             return
@@ -526,16 +565,41 @@ class MCPApp:
         headers: dict[bytes, bytes],
         receive: Receive,
         send: Send,
+        client: str,
     ) -> None:
         """A legacy request: in its session, or ``initialize`` opening one."""
         if session_id is None:
-            await sessions.initialize(req, headers, send)
+            await sessions.initialize(req, headers, send, client)
             return
         session = sessions.lookup(session_id)
         if session is None:
             await self._no_session(send)
         else:
             await sessions.request(session, req, headers, receive, send)
+
+    async def _listen(self, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send, client: str) -> None:
+        """A modern ``subscriptions/listen``: counted against its client's share of open listens."""
+        listens = self._listens
+        held = listens.get(client, 0)
+        limit = self.max_listens_per_client
+        assert limit is not None
+        if held >= limit:
+            log.warning("refused subscriptions/listen from %s: it holds %d open, the limit", client or "?", held)
+            busy = ServerBusy(
+                f"Server busy: this client holds {held} open subscriptions/listen streams, the most one client "
+                "may; close one or try again later"
+            )
+            await json_reply(send, 429, reply_failed(req.id, busy)[0])
+            return
+        listens[client] = held + 1
+        try:
+            await self._request(req, headers, receive, send)
+        finally:
+            left = listens[client] - 1
+            if left:
+                listens[client] = left
+            else:
+                del listens[client]
 
     @staticmethod
     def _lost_legacy_client(req: Request, headers: dict[bytes, bytes]) -> bool:
@@ -730,6 +794,12 @@ class MCPApp:
             watch = ex.watch
             if watch is not None and not watch.done():
                 watch.cancel()
+
+
+def _client(scope: Scope) -> str:
+    """The client's address, the key of the per-client caps (``""`` when the ASGI server gives none)."""
+    client = scope.get("client")
+    return str(client[0]) if client else ""
 
 
 def asgi_app(server: Server, **options: Any) -> MCPApp:

@@ -9,7 +9,9 @@ Rules kept here:
 * the status of a JSON-RPC error is looked up by its code in one table,
   `STATUS_BY_CODE` (2026-07-28 streamable-http.mdx, "Protocol Version Header"
   and "Server Validation"; basic/index.mdx, "_meta"); codes not listed are
-  answered with 200.
+  answered with 200; -32000 (`ServerBusy`, a cap is reached) is 503;
+* a 429 or 503 carries ``Retry-After`` (RFC 9110, 10.2.3): a cap is reached,
+  and the client may try again later; a cap is never a 500.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, Awaitable, Callable, MutableMapping
 
 from ...jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, encode_error
 from ...protocol.errors import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION
+from ...server import SERVER_BUSY
 
 __all__ = [
     "Scope",
@@ -26,6 +29,7 @@ __all__ = [
     "Receive",
     "Send",
     "STATUS_BY_CODE",
+    "RETRY_AFTER",
     "KEEPALIVE",
     "KEEPALIVE_COMMENT",
     "fire",
@@ -52,7 +56,12 @@ STATUS_BY_CODE: dict[int, int] = {
     UNSUPPORTED_PROTOCOL_VERSION: 400,  # streamable-http.mdx, "Protocol Version Header"
     METHOD_NOT_FOUND: 404,  # streamable-http.mdx, "Protocol Version Header"
     INTERNAL_ERROR: 500,
+    SERVER_BUSY: 503,  # a cap of the server is reached (ServerBusy): try again later
 }
+
+#: Seconds a refused client is told to wait (``Retry-After``) when a cap is reached (429, 503).
+RETRY_AFTER = 1
+_RETRY_AFTER = (b"retry-after", str(RETRY_AFTER).encode())
 
 _JSON = b"application/json"
 KEEPALIVE_COMMENT = b": keep-alive\n\n"
@@ -84,9 +93,12 @@ def http_error(message: str, code: int = INVALID_REQUEST) -> bytes:
 
 
 async def json_reply(send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:
+    """A JSON body; a 429 or 503 (a cap is reached) also says ``Retry-After``."""
     headers = [(b"content-type", _JSON), (b"content-length", str(len(body)).encode())]
     if extra:
         headers.extend(extra)
+    if status == 503 or status == 429:
+        headers.append(_RETRY_AFTER)
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 

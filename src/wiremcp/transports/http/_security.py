@@ -86,7 +86,7 @@ def _allowed(table: dict[str, frozenset[str] | None], host: str, port: str | Non
 class HostGuard:
     """Decides whether a request's ``Host`` and ``Origin`` may reach the endpoint."""
 
-    __slots__ = ("_any_host", "_hosts", "_any_origin", "_origins", "_local_default", "_seen")
+    __slots__ = ("_any_host", "_hosts", "_any_origin", "_origins", "_local_default", "_seen_hosts", "_seen_origins")
 
     def __init__(self, allowed_hosts: Iterable[str] | None = None, allowed_origins: Iterable[str] | None = None) -> None:
         self._local_default = allowed_hosts is None
@@ -108,8 +108,10 @@ class HostGuard:
             elif key not in origins or origins[key] is not None:
                 origins[key] = frozenset({*(origins.get(key) or ()), port})
         self._origins = origins
-        # Host and Origin values already found allowed by the lists: clients repeat them.
-        self._seen: set[bytes] = set()
+        # Host and Origin values already found allowed by the lists (clients repeat them),
+        # each in its own set: a value allowed as one is never taken for the other.
+        self._seen_hosts: set[bytes] = set()
+        self._seen_origins: set[bytes] = set()
 
     def host_problem(self, host: bytes | None, server: tuple[str, int | None] | None) -> str | None:
         """Why ``Host`` is refused, or ``None`` when it is allowed."""
@@ -117,11 +119,11 @@ class HostGuard:
             return None
         if host is None:
             return "the request has no Host header"
-        if host in self._seen:
+        if host in self._seen_hosts:
             return None
         name, port = _split_authority(host.decode("latin-1"))
         if _allowed(self._hosts, name, port):
-            self._remember(host)
+            _remember(self._seen_hosts, host)
             return None
         if self._local_default and server is not None and server[1] is not None:
             # The address the connection arrived at, as an IP literal.
@@ -136,25 +138,25 @@ class HostGuard:
         """Why ``Origin`` is refused, or ``None`` when it is absent or allowed."""
         if origin is None or self._any_origin:
             return None
-        key = b"origin:" + origin
-        if key in self._seen:
+        if origin in self._seen_origins:
             return None
         text = origin.decode("latin-1").strip()
         scheme, sep, authority = text.partition("://")
         if sep:
             host, port = _split_authority(authority)
             if _allowed(self._origins, f"{scheme.lower()}://{host}", port):
-                self._remember(key)
+                _remember(self._seen_origins, origin)
                 return None
         elif text.lower() in self._origins:
-            self._remember(key)
+            _remember(self._seen_origins, origin)
             return None
         return f"Origin {text!r} is not allowed (DNS-rebinding protection; see allowed_origins)"
 
-    def _remember(self, value: bytes) -> None:
-        if len(self._seen) >= _SEEN_MAX:
-            self._seen.clear()
-        self._seen.add(value)
+
+def _remember(seen: set[bytes], value: bytes) -> None:
+    if len(seen) >= _SEEN_MAX:
+        seen.clear()
+    seen.add(value)
 
 
 def is_json_content_type(value: bytes | None) -> bool:

@@ -55,7 +55,8 @@ Replies and streams ("Sending Messages", "Listening", "Resumability and Redelive
 * a GET with ``Last-Event-ID`` resumes the stream that id names: its events
   after that id still in the session's replay buffer are sent again, then the
   stream goes on (a request's stream up to its response); an id this session
-  did not give out opens the standalone stream instead;
+  did not give out (malformed, unknown, numbers of more than 20 digits) opens
+  the standalone stream instead;
 * a client that disconnects has not cancelled its request ("Disconnection
   SHOULD NOT be interpreted as the client cancelling"): the request goes on,
   and what it sends waits for the client to resume, up to ``replay_buffer``
@@ -77,7 +78,10 @@ streaming, released, lost, gone).
 Memory: at most ``max_sessions`` sessions; each keeps the written events of
 its streams for replay up to ``replay_buffer`` bytes (oldest dropped first),
 and each of its streams holds at most ``replay_buffer`` bytes unsent while no
-connection carries it.
+connection carries it. These limits bound what is really held: a message
+is kept in an exact-size copy (orjson's own buffer is at least ~4 KiB) and
+counts its length plus `ENTRY_COST` bytes (tests/test_hardening_http.py
+measures the process's RSS).
 """
 
 from __future__ import annotations
@@ -97,11 +101,14 @@ from ...jsonrpc import ErrorResponse, InternalError, Notification, Request, Resp
 from ...protocol import LEGACY_VERSIONS
 from ...protocol.errors import HEADER_MISMATCH, HeaderMismatch
 from ...server import (
+    DEFAULT_MAX_SESSION_SUBSCRIPTIONS,
+    DEFAULT_MAX_SUBSCRIPTION_URI,
     Call,
     ConnectionState,
     LegacySession,
     Reply,
     Server,
+    ServerBusy,
     ServerConnection,
     Write,
     reply_failed,
@@ -129,6 +136,9 @@ __all__ = [
     "DEFAULT_MAX_SESSIONS",
     "DEFAULT_REPLAY_BUFFER",
     "DEFAULT_RETRY_MS",
+    "DEFAULT_MAX_SESSIONS_PER_CLIENT",
+    "DEFAULT_PRESSURE_IDLE_TIMEOUT",
+    "PRESSURE",
     "LEGACY_HEADER_VALUES",
 ]
 
@@ -139,11 +149,24 @@ DEFAULT_SESSION_IDLE_TIMEOUT = 30 * 60.0
 #: Live legacy sessions one app holds; ``initialize`` past it gets 503. Bounds memory
 #: (with ``replay_buffer``) against clients that never DELETE their sessions.
 DEFAULT_MAX_SESSIONS = 10_000
+#: Live legacy sessions one client address may hold; one more gets 429. Keeps one client
+#: from taking every session (``None``: no per-client cap, e.g. behind a proxy that hides addresses).
+DEFAULT_MAX_SESSIONS_PER_CLIENT = 1000
+#: The share of ``max_sessions`` past which the server is under pressure: idle sessions then
+#: end after ``pressure_idle_timeout`` instead of ``idle_timeout``.
+PRESSURE = 0.9
+#: Seconds a session may sit unused while the server is under pressure.
+DEFAULT_PRESSURE_IDLE_TIMEOUT = 60.0
+#: Under pressure, ``initialize`` looks for expired sessions at most this often (seconds).
+_PRESSURE_SWEEP_EVERY = 0.25
 #: Bytes of written events one session keeps for replay after a reconnection.
 DEFAULT_REPLAY_BUFFER = 256 * 1024
 #: Milliseconds a client waits before reconnecting after the server closed a stream's
 #: connection (the SSE ``retry`` field), when the handler names none.
 DEFAULT_RETRY_MS = 1000
+
+#: Digits of either number of an event id we could have given out; a longer one names no stream.
+_MAX_ID_DIGITS = 20
 
 SESSION_HEADER = b"mcp-session-id"
 LAST_EVENT_ID_HEADER = b"last-event-id"
@@ -155,6 +178,22 @@ LEGACY_HEADER_VALUES = frozenset(v.encode("ascii") for v in LEGACY_VERSIONS)
 
 #: The stream of the legacy request whose handler is running (set in its task).
 _CURRENT: contextvars.ContextVar[_Stream | None] = contextvars.ContextVar("wiremcp_http_stream", default=None)
+
+
+#: Messages shorter than this are copied into an exact-size ``bytes`` before they are kept:
+#: orjson hands each encoded message back in a buffer of at least about 4 KiB, whatever
+#: its length, so a kept 60-byte notification would otherwise hold 4 KiB. Longer ones
+#: sit in buffers within a page or so of their length (measured: 10 KB in 14 KB, 70 KB in 78 KB).
+_COPY_BELOW = 64 * 1024
+#: What one kept message costs beyond its length: the ``bytes`` header (33), its list slot,
+#: its replay entry (a 3-tuple and an int) and the allocator's rounding. Limits count this
+#: too, so that a flood of tiny messages is bounded by what it really holds.
+ENTRY_COST = 128
+
+
+def _kept(data: bytes) -> bytes:
+    """``data`` as it may be kept: a short message in an exact-size copy (see `_COPY_BELOW`)."""
+    return bytes(memoryview(data)) if len(data) < _COPY_BELOW else data
 
 
 def _discard(data: bytes) -> None:
@@ -269,8 +308,9 @@ class _Stream:
         if self.state is not _StreamState.OPEN:
             log.debug("dropped a message for request %r: it is finished or cancelled", self.request_id)
             return
+        data = _kept(data)
         self.pending.append(data)
-        self.pending_bytes += len(data)
+        self.pending_bytes += len(data) + ENTRY_COST
         sessions = self.session.sessions
         limit = sessions.max_stream_backlog if self.pump is not None else sessions.replay_buffer
         if self.pending_bytes > limit:
@@ -318,7 +358,7 @@ class _Stream:
         pending = self.pending
         dropped = 0
         while self.pending_bytes > limit and len(pending) - dropped > 1:
-            self.pending_bytes -= len(pending[dropped])
+            self.pending_bytes -= len(pending[dropped]) + ENTRY_COST
             dropped += 1
         del pending[:dropped]
         log.warning(
@@ -424,11 +464,13 @@ class HTTPSession:
         "replay",
         "replay_bytes",
         "last_seen",
+        "client",
         "_sids",
     )
 
-    def __init__(self, sessions: Sessions, id: str) -> None:
+    def __init__(self, sessions: Sessions, id: str, client: str = "") -> None:
         self.id = id
+        self.client = client  # the address it was opened from (the per-client cap)
         self.key = id.encode("ascii")
         self.sessions = sessions
         self.primes = False  # whether its streams open with a priming event
@@ -479,12 +521,12 @@ class HTTPSession:
     def retain(self, stream: _Stream, n: int, data: bytes) -> None:
         replay = self.replay
         replay.append((stream, n, data))
-        self.replay_bytes += len(data)
+        self.replay_bytes += len(data) + ENTRY_COST
         stream.retained += 1
         limit = self.sessions.replay_buffer
         while self.replay_bytes > limit and replay:
             old, _, old_data = replay.popleft()
-            self.replay_bytes -= len(old_data)
+            self.replay_bytes -= len(old_data) + ENTRY_COST
             old.retained -= 1
             if old.retained == 0:
                 old.forget_if_done()
@@ -492,8 +534,8 @@ class HTTPSession:
     def resume_point(self, last_event_id: bytes) -> tuple[_Stream, bytes] | None:
         """The stream a ``Last-Event-ID`` names, and its events after it still retained."""
         sid, dash, n = last_event_id.strip().partition(b"-")
-        if not dash or not sid.isdigit() or not n.isdigit():
-            return None
+        if not dash or not sid.isdigit() or not n.isdigit() or len(sid) > _MAX_ID_DIGITS or len(n) > _MAX_ID_DIGITS:
+            return None  # not an id we gave out (and int() refuses numbers past 4,300 digits)
         stream = self.standalone if sid == b"0" else self.streams.get(int(sid))
         if stream is None:
             return None
@@ -564,9 +606,19 @@ class Sessions:
         keepalive_interval: float | None = None,
         max_stream_backlog: int = 16 * 1024 * 1024,
         retry_ms: int = DEFAULT_RETRY_MS,
+        max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT,
+        pressure_idle_timeout: float = DEFAULT_PRESSURE_IDLE_TIMEOUT,
+        max_session_subscriptions: int = DEFAULT_MAX_SESSION_SUBSCRIPTIONS,
+        max_subscription_uri: int = DEFAULT_MAX_SUBSCRIPTION_URI,
     ) -> None:
         if idle_timeout <= 0:
             raise ValueError("session_idle_timeout must be positive")
+        if pressure_idle_timeout <= 0:
+            raise ValueError("pressure_idle_timeout must be positive")
+        if max_sessions_per_client is not None and max_sessions_per_client < 1:
+            raise ValueError("max_sessions_per_client must be at least 1 (or None for no per-client cap)")
+        if max_session_subscriptions < 0 or max_subscription_uri < 0:
+            raise ValueError("max_session_subscriptions and max_subscription_uri must not be negative")
         if max_sessions < 0:
             raise ValueError("max_sessions must not be negative")
         if replay_buffer < 0:
@@ -578,7 +630,13 @@ class Sessions:
         self.keepalive_interval = keepalive_interval
         self.max_stream_backlog = max_stream_backlog
         self.retry_ms = retry_ms
+        self.max_sessions_per_client = max_sessions_per_client
+        self.pressure_idle_timeout = pressure_idle_timeout
+        self.max_session_subscriptions = max_session_subscriptions
+        self.max_subscription_uri = max_subscription_uri
         self.by_key: dict[bytes, HTTPSession] = {}
+        self.per_client: dict[str, int] = {}  # live sessions by client address
+        self._swept = 0.0  # when the idle sweep last ran (monotonic)
         self._timer: asyncio.TimerHandle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._unsubscribe: Any = None
@@ -592,7 +650,12 @@ class Sessions:
         return self.by_key.get(raw_id.strip(b" \t"))
 
     def forget(self, session: HTTPSession) -> None:
-        self.by_key.pop(session.key, None)
+        if self.by_key.pop(session.key, None) is not None:
+            left = self.per_client.get(session.client, 1) - 1
+            if left > 0:
+                self.per_client[session.client] = left
+            else:
+                self.per_client.pop(session.client, None)
 
     def close_all(self) -> None:
         """End every session (the app shuts down)."""
@@ -611,18 +674,34 @@ class Sessions:
         if self._timer is None or self._loop is not loop:  # (an app may outlive a loop, as in tests)
             self._loop = loop
             self._timer = loop.call_later(self._tick, self._sweep)
+        elif self._timer.when() > loop.time() + self._tick:  # pressure began: sweep at the shorter pace
+            self._timer.cancel()
+            self._timer = loop.call_later(self._tick, self._sweep)
         if self._unsubscribe is None:
             self._unsubscribe = self.server.bus.subscribe(self._on_change)
 
     @property
+    def under_pressure(self) -> bool:
+        """Whether more than `PRESSURE` of ``max_sessions`` are live: idle sessions then end sooner."""
+        return len(self.by_key) >= self.max_sessions * PRESSURE
+
+    @property
+    def _idle_limit(self) -> float:
+        if self.under_pressure:
+            return min(self.idle_timeout, self.pressure_idle_timeout)
+        return self.idle_timeout
+
+    @property
     def _tick(self) -> float:
         # A session ends between 1 and 1.25 idle timeouts after its last message (at most a minute late).
-        return min(self.idle_timeout / 4, 60.0)
+        return min(self._idle_limit / 4, 60.0)
 
     def _sweep(self) -> None:
+        if self._timer is not None:  # (run early, by initialize under pressure)
+            self._timer.cancel()
         self._timer = None
-        now = time.monotonic()
-        limit = self.idle_timeout
+        now = self._swept = time.monotonic()
+        limit = self._idle_limit
         for session in list(self.by_key.values()):
             if now - session.last_seen >= limit and not session.busy:
                 session.close(f"unused for {limit:g} s")
@@ -654,7 +733,7 @@ class Sessions:
         else:
             await json_reply(send, 400, http_error(problem.message, HEADER_MISMATCH))
 
-    async def initialize(self, req: Request, headers: dict[bytes, bytes], send: Send) -> None:
+    async def initialize(self, req: Request, headers: dict[bytes, bytes], send: Send, client: str = "") -> None:
         """``initialize`` without a session: a new session, its id in ``Mcp-Session-Id``."""
         raw = headers.get(_VERSION_HEADER)
         if raw is not None:
@@ -666,16 +745,26 @@ class Sessions:
                 )
                 await self._refuse_version(problem, send, req.id, with_id=True)
                 return
+        held = self.per_client.get(client, 0)
+        if self.max_sessions_per_client is not None and held >= self.max_sessions_per_client:
+            log.warning("refused initialize from %s: it holds %d legacy sessions, the limit", client or "?", held)
+            busy = ServerBusy(
+                f"Server busy: this client holds {held} sessions, the most one client may; end one (DELETE) "
+                "or try again later"
+            )
+            await json_reply(send, 429, reply_failed(req.id, busy)[0])
+            return
+        if self.under_pressure and time.monotonic() - self._swept >= _PRESSURE_SWEEP_EVERY:
+            self._sweep()  # idle sessions past the shorter timeout make room now, not at the next tick
         if len(self.by_key) >= self.max_sessions:
             log.warning("refused initialize: %d legacy sessions are open, the limit", len(self.by_key))
-            busy = InternalError(
+            busy = ServerBusy(
                 f"Server busy: {len(self.by_key)} sessions are open, the most this server keeps; try again later "
                 "(MCP 2026-07-28 clients need no session)"
             )
-            error = reply_failed(req.id, busy)[0]
-            await json_reply(send, 503, error)
+            await json_reply(send, 503, reply_failed(req.id, busy)[0])
             return
-        session = HTTPSession(self, secrets.token_urlsafe(32))
+        session = HTTPSession(self, secrets.token_urlsafe(32), client)
         out = session.conn.request(req, _discard)
         assert type(out) is tuple, "initialize is answered at once"
         data, code = out
@@ -685,7 +774,10 @@ class Sessions:
             await json_reply(send, STATUS_BY_CODE.get(code, 400) if code is not None else 400, data)
             return
         session.primes = legacy.version >= _PRIMING_SINCE
+        legacy.max_subscriptions = self.max_session_subscriptions
+        legacy.max_subscription_uri = self.max_subscription_uri
         self.by_key[session.key] = session
+        self.per_client[client] = held + 1
         self._watch()
         log.info("session %s opened (protocol %s)", session.id[:8], legacy.version)
         await json_reply(send, 200, data, ((SESSION_HEADER, session.key),))

@@ -13,11 +13,20 @@ keeps (basic/transports/stdio.mdx, basic/patterns/cancellation.mdx):
 * requests run concurrently: a synchronous handler answers inline, an
   asynchronous one becomes a task whose reply goes out when it finishes,
   in whatever order they finish;
-* at most ``max_in_flight`` asynchronous requests run at once; past that the
-  stream is paused (back-pressure), not refused;
-* at end of input, requests in flight finish and their replies are written
-  before `wait_closed` returns; open ``subscriptions/listen`` streams end
-  with the input (no reply is owed when the transport closes);
+* at most ``max_in_flight`` asynchronous requests run at once; past that new
+  requests wait their turn in order, up to ``max_waiting`` of them, and one
+  more is refused with -32000 (`ServerBusy`). Input is always read, so
+  cancellations (of running or of waiting requests), the client's answers to
+  the server's own requests and the end of input are acted on at once,
+  whatever is in flight (a paused stream would never read the answer or the
+  cancellation that frees a slot);
+* at most ``max_listens`` ``subscriptions/listen`` streams are open at once
+  (fewer than ``max_in_flight``, so that they cannot take every slot); one
+  more is refused at once with -32000;
+* at end of input, requests in flight and waiting finish and their replies
+  are written before `wait_closed` returns; open ``subscriptions/listen``
+  streams end with the input, and waiting ones are dropped (no reply is owed
+  when the transport closes);
 * legacy clients (2025-11-25) open with ``initialize``: the stream then
   holds a `LegacySession`, later requests without modern ``_meta`` are served
   in it, and the server may send the client requests of its own (elicitation,
@@ -31,7 +40,7 @@ keeps (basic/transports/stdio.mdx, basic/patterns/cancellation.mdx):
 The decisions (the era of a request, its one reply, cancellation, the
 legacy session and the server's requests to the client) are the server's
 `ServerConnection`; this module frames lines, runs the asynchronous calls as
-tasks and applies back-pressure.
+tasks and holds the requests that wait for a slot.
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+from collections import deque
 from typing import Callable
 
 from ...jsonrpc import (
@@ -53,14 +63,22 @@ from ...jsonrpc import (
     Request,
     TooLong,
 )
-from ...server import Call, LegacySession, Server, ServerConnection, reply_failed
+from ...protocol import methods
+from ...server import Call, LegacySession, Server, ServerBusy, ServerConnection, reply_failed
 
-__all__ = ["LineServer", "DEFAULT_MAX_IN_FLIGHT"]
+__all__ = ["LineServer", "DEFAULT_MAX_IN_FLIGHT", "DEFAULT_MAX_WAITING", "DEFAULT_MAX_LISTENS"]
 
 log = logging.getLogger("wiremcp.transport")
 
-#: Asynchronous requests allowed to run at once on one stream before reading pauses.
+#: Asynchronous requests allowed to run at once on one stream; later ones wait their turn.
 DEFAULT_MAX_IN_FLIGHT = 256
+#: Requests that may wait for a slot on one stream; one more is refused (-32000).
+DEFAULT_MAX_WAITING = 1024
+#: ``subscriptions/listen`` streams open at once on one stream; one more is refused (-32000).
+DEFAULT_MAX_LISTENS = 128
+
+_LISTEN = methods.SUBSCRIPTIONS_LISTEN
+_CANCELLED = methods.CANCELLED
 
 
 class LineServer:
@@ -71,22 +89,32 @@ class LineServer:
         server: Server,
         write: Callable[[bytes], None],
         *,
-        pause_reading: Callable[[], None] | None = None,
-        resume_reading: Callable[[], None] | None = None,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         max_depth: int = DEFAULT_MAX_DEPTH,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        max_waiting: int = DEFAULT_MAX_WAITING,
+        max_listens: int | None = None,
     ) -> None:
+        if max_in_flight < 1:
+            raise ValueError("max_in_flight must be at least 1")
+        if max_waiting < 0:
+            raise ValueError("max_waiting must not be negative")
+        if max_listens is None:
+            max_listens = min(DEFAULT_MAX_LISTENS, max(1, max_in_flight // 2))
+        if not 0 <= max_listens < max_in_flight:
+            raise ValueError("max_listens must be below max_in_flight (listens must leave slots for other requests)")
         self.server = server
         self.write = write
         self.conn = ServerConnection(server, write, line=True)
         self._calls = self.conn.calls
-        self._pause = pause_reading
-        self._resume = resume_reading
-        self._paused = False
         self._decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
         self._splitter = LineSplitter(max_message_size)
         self._max_in_flight = max_in_flight
+        self._max_waiting = max_waiting
+        self._max_listens = max_listens
+        self._listens: set[Call] = set()  # subscriptions/listen calls in flight, not cancelled
+        self._waiting: deque[Request] = deque()  # requests waiting for a slot, in order
+        self._ended = False  # end of input seen
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -104,8 +132,11 @@ class LineServer:
     def feed_eof(self) -> None:
         for line in self._splitter.close():
             self._line(line)
+        self._ended = True
         # Subscriptions end with the transport (subscriptions.mdx, Cancellation):
         # no response is owed, and they would otherwise never finish.
+        if self._waiting:
+            self._waiting = deque(r for r in self._waiting if r.method != _LISTEN)
         self.conn.cancel_calls(endless_only=True)
         # Requests we sent a legacy client will never be answered now.
         self.conn.close("the client closed the connection")
@@ -114,14 +145,20 @@ class LineServer:
     def in_flight(self) -> int:
         return len(self._calls)
 
+    @property
+    def waiting(self) -> int:
+        """Requests waiting for a slot."""
+        return len(self._waiting)
+
     async def wait_closed(self) -> None:
-        """After end of input: wait until every request in flight has replied."""
-        while self._calls:
+        """After end of input: wait until every request in flight or waiting has replied."""
+        while self._calls or self._waiting:
             self._idle.clear()
             await self._idle.wait()
 
     async def cancel_all(self) -> None:
-        """Stop every request in flight without replying (the output is gone)."""
+        """Stop every request in flight or waiting without replying (the output is gone)."""
+        self._waiting.clear()
         self.conn.cancel_calls()
         await self.wait_closed()
 
@@ -141,26 +178,72 @@ class LineServer:
             return
         t = type(msg)
         if t is Request:
-            out = self.conn.request(msg)  # type: ignore[arg-type]  # t is Request
-            if type(out) is tuple:
-                self.write(out[0])
-                return
-            call: Call = out  # type: ignore[assignment]  # not a reply: a Call to run
-            task = asyncio.get_running_loop().create_task(self._finish(call))
-            # Clean up in a done-callback: it also runs for a task cancelled before its first step.
-            task.add_done_callback(functools.partial(self._finished, call))
-            call.task = task
-            if len(self._calls) >= self._max_in_flight and self._pause is not None and not self._paused:
-                self._paused = True
-                self._pause()
+            if self._waiting or len(self._calls) >= self._max_in_flight:
+                self._wait(msg)  # type: ignore[arg-type]  # t is Request
+            else:
+                self._start(msg)  # type: ignore[arg-type]  # t is Request
         elif t is Notification:
-            self.conn.notification(msg)  # type: ignore[arg-type]  # t is Notification
+            cancelled = self.conn.notification(msg)  # type: ignore[arg-type]  # t is Notification
+            if cancelled is not None:
+                self._listens.discard(cancelled)  # its slot is free now, not when its task has unwound
+            elif self._waiting and msg.method == _CANCELLED:  # type: ignore[union-attr]  # t is Notification
+                self._cancel_waiting(msg)  # type: ignore[arg-type]  # t is Notification
         elif not self.conn.response(msg):  # type: ignore[arg-type]  # a Response or ErrorResponse
             log.warning(
                 "ignored a response (id %r) from the client: the server sends no requests on stdio "
                 "in MCP 2026-07-28",
                 getattr(msg, "id", None),
             )
+
+    def _start(self, request: Request) -> None:
+        if request.method == _LISTEN:
+            if len(self._listens) >= self._max_listens:
+                busy = ServerBusy(
+                    f"Server busy: {len(self._listens)} subscriptions/listen streams are open on this connection, "
+                    f"the most it allows ({self._max_listens}); cancel one and retry"
+                )
+                log.warning("refused subscriptions/listen %r: %d open, the limit", request.id, len(self._listens))
+                self.write(reply_failed(request.id, busy)[0])
+                return
+            out = self.conn.request(request)
+            if type(out) is not tuple:
+                self._listens.add(out)  # type: ignore[arg-type]  # not a reply: a Call
+        else:
+            out = self.conn.request(request)
+        if type(out) is tuple:
+            self.write(out[0])
+            return
+        call: Call = out  # type: ignore[assignment]  # not a reply: a Call to run
+        task = asyncio.get_running_loop().create_task(self._finish(call))
+        # Clean up in a done-callback: it also runs for a task cancelled before its first step.
+        task.add_done_callback(functools.partial(self._finished, call))
+        call.task = task
+
+    def _wait(self, request: Request) -> None:
+        """Every slot is taken: the request waits its turn, or is refused when too many wait."""
+        if self._ended and request.method == _LISTEN:
+            return  # a listen after the input ended: it would end at once, and no reply is owed
+        if len(self._waiting) >= self._max_waiting:
+            busy = ServerBusy(
+                f"Server busy: {len(self._calls)} requests are in flight and {len(self._waiting)} wait "
+                "on this connection; retry later"
+            )
+            log.warning("refused request %r: %d in flight, %d waiting", request.id, len(self._calls), len(self._waiting))
+            self.write(reply_failed(request.id, busy)[0])
+            return
+        self._waiting.append(request)
+
+    def _cancel_waiting(self, note: Notification) -> None:
+        """``notifications/cancelled`` for a request still waiting: it is dropped, never started or answered."""
+        params = note.params or {}
+        target = params.get("requestId")
+        if type(target) not in (str, int):
+            return
+        for request in self._waiting:
+            if request.id == target and type(request.id) is type(target):
+                self._waiting.remove(request)
+                log.info("waiting request %r cancelled: %s", target, params.get("reason", "no reason given"))
+                return
 
     async def _finish(self, call: Call) -> None:
         reply = await call.finish()
@@ -172,8 +255,10 @@ class LineServer:
 
     def _finished(self, call: Call, task: asyncio.Task[None] | None = None) -> None:
         self.conn.finished(call)
-        if self._paused and len(self._calls) < self._max_in_flight and self._resume is not None:
-            self._paused = False
-            self._resume()
-        if not self._calls:
+        if call.method == _LISTEN:
+            self._listens.discard(call)
+        waiting = self._waiting
+        while waiting and len(self._calls) < self._max_in_flight:
+            self._start(waiting.popleft())
+        if not self._calls and not waiting:
             self._idle.set()

@@ -72,14 +72,8 @@ class _StdioLink:
         self.write_transport: asyncio.WriteTransport | None = None
         self.write_fd: int | None = None
         self.output_gone = False
-        self._reasons = 0  # reasons to keep reading paused (writer full, too many in flight)
-        self.lines = LineServer(
-            server,
-            self.write,
-            pause_reading=self.pause_reading,
-            resume_reading=self.resume_reading,
-            **limits,
-        )
+        self._reasons = 0  # reasons to keep reading paused (the writer is full)
+        self.lines = LineServer(server, self.write, **limits)
 
     def write(self, data: bytes) -> None:
         if self.output_gone:

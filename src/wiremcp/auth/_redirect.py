@@ -6,11 +6,14 @@ endpoint and gets the answer back on the redirect URI. Rules it keeps:
 * the authorization URL is checked before anything opens it: ``http`` or
   ``https`` only (no ``javascript:``, ``file:``, custom schemes), no
   credentials in it (`check_authorization_url`);
-* `HeadlessRedirect` follows the authorization URL with one HTTP GET
-  (through the SSRF-guarded fetcher) and reads ``code``, ``state``,
-  ``iss``, ``error`` from the query of the redirect's ``Location``; it
-  needs an authorization server that redirects without user interaction
-  (test servers, the conformance suite's mock);
+* `HeadlessRedirect` follows the authorization URL with HTTP GETs
+  (each through the SSRF-guarded fetcher, cookies kept in its client, at
+  most ``max_hops`` redirects, each target checked as an authorization
+  URL) until a ``Location`` names the redirect URI, and reads ``code``,
+  ``state``, ``iss``, ``error`` from its query; it needs an authorization
+  server that approves without user interaction, at once (the
+  conformance suite's mock) or through redirects of its own (an
+  auto-approving login page, as tests/auth/as/ has);
 * `LoopbackRedirect` listens on 127.0.0.1 on an ephemeral port (RFC 8252
   section 7.3: the port may vary), opens the URL in the browser and waits
   (bounded by ``timeout``) for one request to ``/callback``; the page it
@@ -27,7 +30,7 @@ import logging
 import webbrowser
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from ._errors import AuthError
 
@@ -67,23 +70,30 @@ def callback_params(url: str) -> dict[str, str]:
 
 
 class HeadlessRedirect:
-    """Follows the authorization URL with a GET; the answer is in the redirect's Location."""
+    """Follows the authorization URL's redirects with GETs until one lands on the redirect URI."""
 
-    def __init__(self, redirect_uri: str = "http://127.0.0.1/callback") -> None:
+    def __init__(self, redirect_uri: str = "http://127.0.0.1/callback", *, max_hops: int = 10) -> None:
         self._redirect_uri = redirect_uri
+        self.max_hops = max_hops
 
     async def redirect_uri(self) -> str:
         return self._redirect_uri
 
     async def authorize(self, url: str, fetch: Fetcher) -> Mapping[str, str]:
-        check_authorization_url(url)
-        resp = await fetch.request("GET", url, "authorization request", follow_redirects=False)
-        location = resp.headers.get("location")
-        if resp.status not in (301, 302, 303, 307, 308) or not location:
-            raise AuthError("authorization request", f"{url.split('?', 1)[0]} answered HTTP {resp.status} without a redirect")
-        if not location.startswith(self._redirect_uri.split("?", 1)[0]):
-            raise AuthError("authorization request", "the authorization server redirected somewhere other than the redirect URI")
-        return callback_params(location)
+        target = self._redirect_uri.split("?", 1)[0]
+        for _ in range(self.max_hops):
+            check_authorization_url(url)
+            resp = await fetch.request("GET", url, "authorization request", follow_redirects=False)
+            location = resp.headers.get("location")
+            if resp.status not in (301, 302, 303, 307, 308) or not location:
+                raise AuthError("authorization request", f"{url.split('?', 1)[0]} answered HTTP {resp.status} without a redirect")
+            location = urljoin(url, location)
+            if location == target or location.startswith((target + "?", target + "#")):
+                return callback_params(location)
+            url = location
+        raise AuthError(
+            "authorization request", f"no redirect to the redirect URI within {self.max_hops} hops (does the server need a person?)"
+        )
 
 
 _PAGE = b"<!doctype html><meta charset=utf-8><title>wiremcp</title><p>%s You can close this window.</p>"

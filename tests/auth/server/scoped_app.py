@@ -20,6 +20,7 @@ TOKENS = {
     "t-files": ("bob", {"mcp", "files"}),
     "t-admin": ("cid", {"mcp", "admin"}),  # admin implies files (scope_implies)
     "t-audit": ("dan", {"mcp", "audit"}),
+    "t-ann-files": ("ann", {"mcp", "files"}),  # ann again, a later token with more scopes
 }
 
 

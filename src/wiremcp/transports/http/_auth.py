@@ -18,6 +18,13 @@
    ``error="insufficient_scope"`` and every scope the operation needs, the
    body being the JSON-RPC error for the request's id (`AuthGate.forbidden`).
 
+A legacy (2025-11-25) session belongs to the principal whose token opened
+it: `principal` (issuer, subject, client id of ``current_auth``) is kept by
+the session, and a request under the session id with a token for anyone
+else is answered as for an unknown session, 404 (security best practices,
+"Session Hijacking": bind the session to the user). A session id is never
+a credential: the token is checked first, on every request.
+
 Without a ``ResourceServer``, `warn_if_unprotected` logs a warning when the
 server's tools, resources or prompts declare ``scopes`` (nothing enforces them).
 
@@ -33,14 +40,13 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ...server import InsufficientScope, Server, current_auth
-from ...server._reply import reply_failed
+from ...server import InsufficientScope, Server, current_auth, reply_failed
 from ._asgi import Scope, Send, http_error, json_reply
 
 if TYPE_CHECKING:  # imported when an AuthGate is made: an endpoint without auth never loads them
     from ...auth.server import AuthError, ResourceServer
 
-__all__ = ["AuthGate", "warn_if_unprotected"]
+__all__ = ["AuthGate", "warn_if_unprotected", "principal"]
 
 log = logging.getLogger("wiremcp.auth")
 
@@ -119,6 +125,14 @@ class AuthGate:
         cnf = getattr(token, "cnf", None)
         bound = cnf is not None and "jkt" in cnf
         await self.refuse(send, refusal, dpop_scheme=bound, body=reply_failed(request_id, exc)[0])
+
+
+def principal() -> tuple[str | None, str | None, str | None] | None:
+    """Whom the current request's verified token speaks for: (issuer, subject, client id); None without auth."""
+    token = current_auth.get()
+    if token is None:
+        return None
+    return (getattr(token, "issuer", None), getattr(token, "subject", None), getattr(token, "client_id", None))
 
 
 def warn_if_unprotected(server: Server) -> None:

@@ -66,3 +66,26 @@ def test_default_state_dir_follows_xdg(monkeypatch, tmp_path):
     assert default_state_dir() == tmp_path / "wiremcp" / "oauth"
     monkeypatch.delenv("XDG_STATE_HOME")
     assert str(default_state_dir()).endswith(os.path.join(".local", "state", "wiremcp", "oauth"))
+
+
+def test_keys_and_forgetting_a_server(tmp_path):
+    """What ``wiremcp logout URL`` does: the entries whose resource is the URL or a parent path of it."""
+    from wiremcp.cli._login import forget
+
+    async def go(store):
+        await store.save("https://as", "https://rs/mcp", ENTRY)
+        await store.save("https://as", "https://rs", ENTRY)  # the whole host is the resource
+        await store.save("https://as", "https://rs/other", ENTRY)
+        await store.save("https://as", "https://rs2/mcp", ENTRY)
+        assert len(await store.keys()) == 4
+        gone = await forget(store, "https://rs/mcp")
+        assert sorted(gone) == [("https://as", "https://rs"), ("https://as", "https://rs/mcp")]
+        assert sorted(await store.keys()) == [("https://as", "https://rs/other"), ("https://as", "https://rs2/mcp")]
+        assert await forget(store, "https://rs/mcp") == []
+
+    asyncio.run(go(MemoryTokenStore()))
+    directory = tmp_path / "oauth"
+    asyncio.run(go(FileTokenStore(directory)))
+    (directory / "stray.json").write_text('{"issuer": "https://as", "resource": "https://rs/other"}')  # not named by its key
+    (directory / "junk.json").write_text("[1, 2")
+    assert sorted(asyncio.run(FileTokenStore(directory).keys())) == [("https://as", "https://rs/other"), ("https://as", "https://rs2/mcp")]

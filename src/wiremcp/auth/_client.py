@@ -702,6 +702,28 @@ class OAuthClient:
         await self._save()
         return True
 
+    # -- what the flow found (read-only; for display) ---------------------------
+
+    @property
+    def authorized(self) -> bool:
+        """Whether the client holds an access token."""
+        return self._token is not None
+
+    @property
+    def issuer(self) -> str | None:
+        """The authorization server's issuer, once discovered."""
+        return self._metadata.issuer if self._metadata is not None else None
+
+    @property
+    def resource(self) -> str | None:
+        """The resource (RFC 8707) the tokens are for, once discovered."""
+        return self._resource
+
+    @property
+    def granted_scopes(self) -> list[str]:
+        """The scopes of the current access token (as granted, else as requested)."""
+        return list(self._token.get("scope") or []) if self._token is not None else []
+
     def __repr__(self) -> str:
         state = "authorized" if self._token is not None else "not authorized"
         return f"<OAuthClient {self.server_url or '(unbound)'} {state}>"

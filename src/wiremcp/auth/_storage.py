@@ -9,6 +9,8 @@ Rules it keeps:
 * an entry is a JSON object: ``{"tokens": {...}, "client": {...}}``; a
   store keeps it as given and never logs it;
 * `MemoryTokenStore` (the default) lives as long as the process;
+* both stores also list their keys (``await store.keys()``, what
+  ``wiremcp logout`` looks through); the protocol does not require it;
 * `FileTokenStore` keeps one file per key, named by the SHA-256 of the key,
   in ``$XDG_STATE_HOME/wiremcp/oauth`` (``~/.local/state/wiremcp/oauth``
   by default); the directory is created with mode 0700 and each file is
@@ -52,6 +54,10 @@ class MemoryTokenStore:
 
     async def delete(self, issuer: str, resource: str) -> None:
         self._entries.pop((issuer, resource), None)
+
+    async def keys(self) -> list[tuple[str, str]]:
+        """Every (issuer, resource) with an entry."""
+        return list(self._entries)
 
 
 def default_state_dir() -> Path:
@@ -100,3 +106,22 @@ class FileTokenStore:
             self.path_for(issuer, resource).unlink()
         except FileNotFoundError:
             pass
+
+    async def keys(self) -> list[tuple[str, str]]:
+        """Every (issuer, resource) with an entry (files that are not entries of this store are passed over)."""
+        out: list[tuple[str, str]] = []
+        try:
+            paths = sorted(self.directory.glob("*.json"))
+        except OSError:
+            return out
+        for path in paths:
+            try:
+                obj = orjson.loads(path.read_bytes())
+            except (OSError, orjson.JSONDecodeError):
+                continue
+            if type(obj) is not dict:
+                continue
+            issuer, resource = obj.get("issuer"), obj.get("resource")
+            if isinstance(issuer, str) and isinstance(resource, str) and path == self.path_for(issuer, resource):
+                out.append((issuer, resource))
+        return out

@@ -3,9 +3,11 @@
 The authorization code flow sends the user agent to the authorization
 endpoint and gets the answer back on the redirect URI. Rules it keeps:
 
-* the authorization URL is checked before anything opens it: ``http`` or
-  ``https`` only (no ``javascript:``, ``file:``, custom schemes), no
-  credentials in it (`check_authorization_url`);
+* the authorization URL is checked before anything opens it: ``https``, or
+  ``http`` to a loopback host (no ``javascript:``, ``file:``, custom
+  schemes), no credentials, no whitespace or control characters
+  (`check_authorization_url`); the browser is opened with `webbrowser`,
+  which runs no shell;
 * `HeadlessRedirect` follows the authorization URL with HTTP GETs
   (each through the SSRF-guarded fetcher, cookies kept in its client, at
   most ``max_hops`` redirects, each target checked as an authorization
@@ -14,10 +16,12 @@ endpoint and gets the answer back on the redirect URI. Rules it keeps:
   server that approves without user interaction, at once (the
   conformance suite's mock) or through redirects of its own (an
   auto-approving login page, as tests/auth/as/ has);
-* `LoopbackRedirect` listens on 127.0.0.1 on an ephemeral port (RFC 8252
-  section 7.3: the port may vary), opens the URL in the browser and waits
-  (bounded by ``timeout``) for one request to ``/callback``; the page it
-  answers with says only whether it worked. The browser is opened from a
+* `LoopbackRedirect` listens on 127.0.0.1 (never a wildcard address) on an
+  ephemeral port (RFC 8252 section 7.3: the port may vary), opens the URL
+  in the browser and waits (bounded by ``timeout``) for one request to
+  ``/callback`` while an authorization is in progress; any other request,
+  and any callback after the first, gets 404 and changes nothing; the page
+  it answers with says only whether it worked. The browser is opened from a
   thread (a browser command may block until its page is done);
 * a handler returns the callback's query parameters as received; the
   `OAuthClient` checks ``state`` and ``iss`` (it has the recorded values).
@@ -33,6 +37,7 @@ from typing import TYPE_CHECKING, Protocol
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from ._errors import AuthError
+from ._ssrf import is_loopback_host
 
 if TYPE_CHECKING:
     from ._http import Fetcher
@@ -51,12 +56,20 @@ class RedirectHandler(Protocol):
 
 
 def check_authorization_url(url: str) -> None:
+    """Refuse an authorization URL a browser must not open (security best practices, "OAuth
+    Authorization URL Validation"): an allow-list of ``https``, and ``http`` for a loopback host
+    only; no credentials; no whitespace or control characters (nothing a shell could split)."""
+    if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in url):
+        raise AuthError("authorization request", "the authorization URL has whitespace or control characters: refused")
     try:
         parts = urlsplit(url)
+        host = parts.hostname
     except ValueError:
-        raise AuthError("authorization request", f"not a valid authorization URL: {url!r}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise AuthError("authorization request", "not a valid authorization URL") from None
+    if parts.scheme not in ("http", "https") or not host:
         raise AuthError("authorization request", f"the authorization URL must be http(s), not {parts.scheme!r}")
+    if parts.scheme == "http" and not is_loopback_host(host):
+        raise AuthError("authorization request", f"the authorization URL must be https (http only for loopback), not for {host!r}")
     if parts.username is not None or parts.password is not None:
         raise AuthError("authorization request", "the authorization URL has credentials in it: refused")
 

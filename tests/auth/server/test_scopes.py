@@ -174,6 +174,17 @@ def test_a_legacy_session_is_bound_to_the_principal_that_opened_it(url: str):
     assert deleted.status_code == 204
 
 
+def test_a_handler_never_sees_the_raw_token(url: str):
+    """Token passthrough (security best practices): the server keeps the token it verified to itself;
+    a tool gets the verified identity (`ctx.auth`: subject, client, scopes, claims) and nothing that
+    holds the token, so it cannot forward it to another API."""
+    from .scoped_app import RAW_TOKEN
+
+    seen = ok(post(url, request("tools/call", {"name": "peek", "arguments": {}}), RAW_TOKEN))["content"][0]["text"]
+    assert "subject='eve'" in seen  # the identity is there
+    assert RAW_TOKEN not in seen
+
+
 def test_scopes_without_auth_are_warned_about(caplog):
     import wiremcp
     from wiremcp.transports.http import MCPApp

@@ -145,3 +145,27 @@ def test_a_new_client_refreshes_a_stored_expired_token_without_logging_in(
     assert len(first_logins.requests) == 1 and second_logins.requests == []
     assert identity2 == identity and identity["subject"] == "alice"
     assert token2["access_token"] != token["access_token"]
+
+
+def test_client_credentials_against_the_real_server(loop_servers: tuple[AuthorizationServer, ProtectedServer]) -> None:
+    """The client credentials extension (extensions/auth/oauth-client-credentials.mdx) with a
+    pre-registered confidential client of oidc-provider: no browser, no registration."""
+    from wiremcp.auth import ClientCredentialsGrant
+
+    from .server._oauth import CLIENT_SECRET
+
+    _, protected = loop_servers
+
+    async def go() -> tuple[Any, Any]:
+        auth = OAuthClient(grant=ClientCredentialsGrant("admin", client_secret=CLIENT_SECRET))
+        try:
+            async with wiremcp.Client.http(protected.url, auth=auth) as client:
+                who = (await client.call_tool("whoami", {})).structured_content
+                echoed = await client.call_tool("admin_echo", {"text": "svc"})  # step-up within the grant
+                return who, echoed.text
+        finally:
+            await auth.aclose()
+
+    who, echoed = asyncio.run(go())
+    assert who["client_id"] == "admin" and "mcp" in who["scopes"]
+    assert echoed == "svc"

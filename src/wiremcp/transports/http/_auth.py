@@ -10,7 +10,7 @@
    Refused: 401 (no or invalid token), 403 (``required_scopes`` missing),
    400 (malformed credentials) or 503 (the authorization server cannot be
    reached), each with ``WWW-Authenticate`` and a JSON-RPC error body without
-   an id. Accepted: the token is put in ``wiremcp.server.current_auth`` for
+   an id; a 401 ``use_dpop_nonce`` also carries ``DPoP-Nonce``. Accepted: the token is put in ``wiremcp.server.current_auth`` for
    the rest of the request (``ctx.auth``) and the app carries on;
 2. ``MCPApp._request``, where `Server.handle` raised: a
    ``wiremcp.server.InsufficientScope`` (a tool, resource or prompt
@@ -114,7 +114,11 @@ class AuthGate:
         status = exc.status
         if body is None:
             body = http_error(f"{_STATUS_TEXT.get(status, 'Unauthorized')}: {exc.message}")
-        await json_reply(send, status, body, ((b"www-authenticate", challenge),))
+        headers = [(b"www-authenticate", challenge)]
+        nonce = self.rs.dpop_nonce() if exc.reason == "use_dpop_nonce" else None
+        if nonce is not None:  # RFC 9449 section 9: the nonce the proof must carry
+            headers.append((b"dpop-nonce", nonce.encode("ascii")))
+        await json_reply(send, status, body, tuple(headers))
 
     async def forbidden(self, send: Send, request_id: Any, exc: InsufficientScope) -> None:
         """403 for an operation whose ``scopes`` the token lacks (hook 2 in the module docs)."""

@@ -7,7 +7,7 @@ from it with the client_credentials grant and a resource indicator
 (RFC 8707), optionally DPoP-bound (RFC 9449). It also registers clients
 dynamically and logs in a fixed account without a person (the authorization
 code flow of tests/auth/test_full_loop.py; see server.mjs). The node packages are
-installed with ``npm ci`` on first use (the ``node`` fixture), as conformance/ does.
+installed with ``npm ci`` on first use (the ``node`` fixture of tests/auth/conftest.py).
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from jwt.algorithms import ECAlgorithm, RSAAlgorithm  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 AS_DIR = ROOT / "tests" / "auth" / "as"
-CONFORMANCE_NODE = ROOT / "conformance" / "node_modules" / ".bin" / "node"
 
 CLIENT_SECRET = "a-test-secret-of-decent-length"
 #: client id -> (allowed scopes, token lifetime in seconds)
@@ -44,14 +43,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def node_major(node: str) -> int:
-    try:
-        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=10).stdout
-        return int(out.strip().lstrip("v").split(".")[0])
-    except (OSError, ValueError, subprocess.TimeoutExpired):
-        return 0
 
 
 def ec_key(kid: str) -> tuple[dict[str, Any], Any]:

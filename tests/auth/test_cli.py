@@ -1,4 +1,4 @@
-"""``wiremcp inspect --oauth``: a real login against examples/oauth_demo.py, through the loopback
+"""``wiremcp inspect --auth``: a real login against examples/oauth_demo.py, through the loopback
 redirect handler and a stand-in browser ($BROWSER), with tokens kept in the file store."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def demo_url():
         proc.wait(10)
 
 
-def test_inspect_oauth_logs_in_once_then_uses_the_stored_token(demo_url, tmp_path):
+def test_inspect_auth_logs_in_once_then_uses_the_stored_token(demo_url, tmp_path):
     log = tmp_path / "browser.log"
     env = {
         **os.environ,
@@ -48,7 +48,7 @@ def test_inspect_oauth_logs_in_once_then_uses_the_stored_token(demo_url, tmp_pat
         "FAKE_BROWSER_LOG": str(log),
         "XDG_STATE_HOME": str(tmp_path / "state"),
     }
-    argv = [sys.executable, "-m", "wiremcp", "inspect", "--oauth", "--no-color", demo_url]
+    argv = [sys.executable, "-m", "wiremcp", "inspect", "--auth", "--no-color", demo_url]
     first = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert first.returncode == 0, first.stdout + first.stderr
     assert "whoami" in first.stdout
@@ -57,9 +57,16 @@ def test_inspect_oauth_logs_in_once_then_uses_the_stored_token(demo_url, tmp_pat
     [stored] = list((tmp_path / "state" / "wiremcp" / "oauth").iterdir())
     assert stat.S_IMODE(stored.stat().st_mode) == 0o600
 
-    second = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert opened[0] in first.stderr  # the URL is printed too, for when no browser opens
+
+    # --oauth, the first name of --auth, still works (hidden from --help)
+    second = subprocess.run(
+        [*argv[:4], "--oauth", *argv[5:]], env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+    )
     assert second.returncode == 0, second.stdout + second.stderr
     assert len(log.read_text().splitlines()) == 1  # no second login: the stored token was used
+    helped = subprocess.run([sys.executable, "-m", "wiremcp", "inspect", "--help"], capture_output=True, text=True, timeout=60)
+    assert "--auth" in helped.stdout and "--oauth" not in helped.stdout
 
 
 def test_inspect_without_oauth_reports_the_401(demo_url):

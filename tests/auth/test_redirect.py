@@ -12,7 +12,15 @@ from wiremcp.auth._redirect import callback_params
 
 
 @pytest.mark.parametrize(
-    "url", ["javascript:alert(1)", "file:///etc/passwd", "data:text/html,x", "myapp://cb", "https://u:p@as.example.com/a", "https:///x"]
+    "url",
+    [
+        "javascript:alert(1)", "file:///etc/passwd", "data:text/html,x", "vbscript:msgbox", "myapp://cb",
+        "https://u:p@as.example.com/a", "https:///x",
+        "http://as.example.com/authorize",  # http only for loopback
+        "http://10.0.0.1/authorize",
+        "https://as.example.com/a b", "https://as.example.com/a\nb", "https://as.example.com/a\tb",  # shell-splittable
+        "https://as.example.com/\x00", "https://as.example.com/\x7f",
+    ],
 )
 def test_authorization_url_refused(url):
     with pytest.raises(AuthError, match="authorization request"):
@@ -22,6 +30,8 @@ def test_authorization_url_refused(url):
 def test_authorization_url_allowed():
     check_authorization_url("https://as.example.com/authorize?client_id=x")
     check_authorization_url("http://localhost:9000/authorize")
+    check_authorization_url("http://127.0.0.1:9000/authorize?x=%20y")
+    check_authorization_url("http://[::1]:9000/authorize")
 
 
 def test_callback_params_first_value_wins():
@@ -66,3 +76,45 @@ def test_loopback_redirect_refuses_a_bad_url_before_opening_anything():
     with pytest.raises(AuthError):
         asyncio.run(handler.authorize("javascript:alert(1)", None))  # type: ignore[arg-type]
     assert opened == []
+
+
+async def _get(url: str) -> httpx.Response:
+    async with httpx.AsyncClient() as http:
+        return await http.get(url, timeout=10)
+
+
+def test_loopback_listener_binds_127_0_0_1_and_takes_one_callback():
+    """Localhost redirect URI impersonation defences on our side: a loopback-only listener on an
+    ephemeral port; nothing is accepted while no authorization is in progress, nor on another path,
+    nor after the first callback."""
+
+    async def go():
+        handler = LoopbackRedirect(open_browser=lambda url: None, timeout=10)
+        redirect = await handler.redirect_uri()
+        host, port = handler._server.sockets[0].getsockname()[:2]  # type: ignore[union-attr]
+        assert host == "127.0.0.1" and port == handler.port and port != 0
+        early = await _get(redirect + "?code=early&state=s")  # no authorization in progress
+        task = asyncio.ensure_future(handler.authorize("https://as.example.com/authorize", None))  # type: ignore[arg-type]
+        await asyncio.sleep(0)
+        wrong = await _get(redirect.replace("/callback", "/other") + "?code=wrong&state=s")
+        first = await _get(redirect + "?code=first&state=s")
+        params = await task
+        late = await _get(redirect + "?code=late&state=s")  # a second callback changes nothing
+        await handler.aclose()
+        return early, wrong, first, late, params
+
+    early, wrong, first, late, params = asyncio.run(go())
+    assert (early.status_code, wrong.status_code, first.status_code, late.status_code) == (404, 404, 200, 404)
+    assert params == {"code": "first", "state": "s"}
+
+
+def test_loopback_listener_times_out():
+    async def go():
+        handler = LoopbackRedirect(open_browser=lambda url: None, timeout=0.2)
+        try:
+            with pytest.raises(AuthError, match="no answer on the redirect URI within 0.2 s"):
+                await handler.authorize("https://as.example.com/authorize", None)  # type: ignore[arg-type]
+        finally:
+            await handler.aclose()
+
+    asyncio.run(go())

@@ -152,3 +152,24 @@ def test_bounded_body():
             await f.request("GET", "https://a.example.com/big", "test step")
 
     asyncio.run(go())
+
+
+def test_a_silent_server_times_out():
+    """Each request is bounded in time: a server that accepts and never answers is an error."""
+
+    async def go():
+        async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await reader.read(1 << 16)
+            await asyncio.sleep(30)
+
+        server = await asyncio.start_server(silent, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        fetch = Fetcher(URLGuard(LOCAL), timeout=0.3)
+        try:
+            with pytest.raises(AuthError, match="test step.*Timeout"):
+                await fetch.request("GET", f"http://127.0.0.1:{port}/.well-known/x", "test step")
+        finally:
+            await fetch.aclose()
+            server.close()
+
+    asyncio.run(go())

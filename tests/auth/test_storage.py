@@ -6,6 +6,8 @@ import asyncio
 import os
 import stat
 
+import pytest
+
 from wiremcp.auth import FileTokenStore, MemoryTokenStore
 from wiremcp.auth._storage import default_state_dir
 
@@ -66,3 +68,82 @@ def test_default_state_dir_follows_xdg(monkeypatch, tmp_path):
     assert default_state_dir() == tmp_path / "wiremcp" / "oauth"
     monkeypatch.delenv("XDG_STATE_HOME")
     assert str(default_state_dir()).endswith(os.path.join(".local", "state", "wiremcp", "oauth"))
+
+
+def test_keys_and_forgetting_a_server(tmp_path):
+    """What ``wiremcp logout URL`` does: the entries whose resource is the URL or a parent path of it."""
+    from wiremcp.cli._login import forget
+
+    async def go(store):
+        await store.save("https://as", "https://rs/mcp", ENTRY)
+        await store.save("https://as", "https://rs", ENTRY)  # the whole host is the resource
+        await store.save("https://as", "https://rs/other", ENTRY)
+        await store.save("https://as", "https://rs2/mcp", ENTRY)
+        assert len(await store.keys()) == 4
+        gone = await forget(store, "https://rs/mcp")
+        assert sorted(gone) == [("https://as", "https://rs"), ("https://as", "https://rs/mcp")]
+        assert sorted(await store.keys()) == [("https://as", "https://rs/other"), ("https://as", "https://rs2/mcp")]
+        assert await forget(store, "https://rs/mcp") == []
+
+    asyncio.run(go(MemoryTokenStore()))
+    directory = tmp_path / "oauth"
+    asyncio.run(go(FileTokenStore(directory)))
+    (directory / "stray.json").write_text('{"issuer": "https://as", "resource": "https://rs/other"}')  # not named by its key
+    (directory / "junk.json").write_text("[1, 2")
+    assert sorted(asyncio.run(FileTokenStore(directory).keys())) == [("https://as", "https://rs/other"), ("https://as", "https://rs2/mcp")]
+
+
+def _keyring_backend(tmp_path):
+    pytest.importorskip("keyring", reason="keyring is optional (pip install keyring); the test extra installs it")
+    file_backends = pytest.importorskip("keyrings.alt.file", reason="keyrings.alt gives keyring a headless backend")
+    backend = file_backends.PlaintextKeyring()
+    backend.file_path = str(tmp_path / "keyring.cfg")
+    return backend
+
+
+def test_keyring_store_round_trip_and_keys(tmp_path):
+    from wiremcp.auth import KeyringTokenStore
+
+    backend = _keyring_backend(tmp_path)
+
+    async def go():
+        store = KeyringTokenStore(backend=backend)
+        assert await store.load("https://as", "https://rs/mcp") is None
+        await store.save("https://as", "https://rs/mcp", ENTRY)
+        await store.save("https://as", "https://rs/mcp", ENTRY)  # listed once
+        assert await store.load("https://as", "https://rs/mcp") == ENTRY
+        assert await store.load("https://as2", "https://rs/mcp") is None
+        assert await KeyringTokenStore(backend=backend).keys() == [("https://as", "https://rs/mcp")]
+        # the secret's name does not reveal the servers
+        assert backend.get_password("wiremcp-oauth", "https://as") is None
+        await store.delete("https://as", "https://rs/mcp")
+        await store.delete("https://as", "https://rs/mcp")
+        assert await store.load("https://as", "https://rs/mcp") is None
+        assert await store.keys() == []
+
+    asyncio.run(go())
+
+
+def test_keyring_store_is_forgotten_like_the_others(tmp_path):
+    from wiremcp.auth import KeyringTokenStore
+    from wiremcp.cli._login import forget
+
+    store = KeyringTokenStore(service="wiremcp-test", backend=_keyring_backend(tmp_path))
+
+    async def go():
+        await store.save("https://as", "https://rs/mcp", ENTRY)
+        await store.save("https://as", "https://rs/other", ENTRY)
+        assert await forget(store, "https://rs/mcp") == [("https://as", "https://rs/mcp")]
+        assert await store.keys() == [("https://as", "https://rs/other")]
+
+    asyncio.run(go())
+
+
+def test_keyring_store_refuses_a_machine_without_a_keyring():
+    pytest.importorskip("keyring", reason="keyring is optional (pip install keyring); the test extra installs it")
+    from keyring.backends.fail import Keyring as NoKeyring
+
+    from wiremcp.auth import KeyringTokenStore
+
+    with pytest.raises(RuntimeError, match="no usable backend"):
+        KeyringTokenStore(backend=NoKeyring())

@@ -30,7 +30,7 @@ from ._grants import ClientCredentialsGrant, EnterpriseGrant, JWTBearerGrant, Pr
 from ._jose import dpop_proof, generate_key, jwk_thumbprint, load_private_key, public_jwk, sign_jwt
 from ._redirect import HeadlessRedirect, LoopbackRedirect, RedirectHandler, check_authorization_url
 from ._ssrf import URLGuard
-from ._storage import FileTokenStore, MemoryTokenStore, TokenStore
+from ._storage import FileTokenStore, KeyringTokenStore, MemoryTokenStore, TokenStore
 
 __all__ = [
     "OAuthClient",
@@ -49,6 +49,7 @@ __all__ = [
     "TokenStore",
     "MemoryTokenStore",
     "FileTokenStore",
+    "KeyringTokenStore",
     # pieces
     "Challenge",
     "parse_www_authenticate",

@@ -40,7 +40,8 @@ Rules it keeps:
   ``client_secret_post``, ``none``;
 * **DPoP** (RFC 9449): with ``dpop="auto"`` when the authorization server
   lists ES256 in ``dpop_signing_alg_values_supported``: one P-256 key per
-  client, a fresh proof per request (``htm``, ``htu``, ``jti``, ``iat``,
+  client, stored with the tokens it binds (``dpop_key``, PEM) so that a
+  later process can use them, a fresh proof per request (``htm``, ``htu``, ``jti``, ``iat``,
   ``ath`` with the token), server nonces from ``DPoP-Nonce`` kept per origin
   and a ``use_dpop_nonce`` error answered by one retry, at the
   authorization server and at the MCP server;
@@ -76,7 +77,15 @@ from ._grants import (
     resolve_token,
 )
 from ._http import DEFAULT_MAX_BODY, DEFAULT_TIMEOUT, Fetcher, Response
-from ._jose import PrivateKey, client_assertion, default_algorithm, dpop_proof, generate_key, load_private_key
+from ._jose import (
+    PrivateKey,
+    client_assertion,
+    default_algorithm,
+    dpop_proof,
+    generate_key,
+    load_private_key,
+    private_key_pem,
+)
 from ._pkce import code_challenge, code_verifier, new_state, same_state
 from ._redirect import HeadlessRedirect, RedirectHandler, check_authorization_url
 from ._ssrf import Resolver, URLGuard, is_loopback_host
@@ -297,6 +306,7 @@ class OAuthClient:
                     self._use_token(tokens)
                     return
                 if tokens.get("refresh_token"):
+                    self._adopt_dpop_key(tokens)
                     self._token = tokens
                     refresh = True
 
@@ -317,8 +327,18 @@ class OAuthClient:
         return scopes
 
     def _use_token(self, token: dict[str, Any]) -> None:
+        self._adopt_dpop_key(token)
         self._token = token
         self._uses = 0
+
+    def _adopt_dpop_key(self, token: Mapping[str, Any]) -> None:
+        """Use the DPoP key a stored token is bound to."""
+        pem = token.get("dpop_key")
+        if isinstance(pem, str) and self.dpop is not False:
+            try:
+                self._dpop_key = load_private_key(pem)
+            except ValueError:
+                log.info("the stored DPoP key is unreadable: a new one will be made")
 
     @staticmethod
     def _expired(token: Mapping[str, Any]) -> bool:
@@ -655,6 +675,10 @@ class OAuthClient:
             token["refresh_token"] = form["refresh_token"]  # the old one stays valid unless rotated
         granted = doc.get("scope")
         token["scope"] = granted.split() if isinstance(granted, str) else list(scopes or [])
+        if use_dpop:
+            # the access token (and, for a public client, the refresh token) is bound to this
+            # key: it is stored with them, or a new process could use neither
+            token["dpop_key"] = private_key_pem(self._dpop())
         self._use_token(token)
 
     async def _try_refresh(self) -> bool:
@@ -677,6 +701,28 @@ class OAuthClient:
             return False
         await self._save()
         return True
+
+    # -- what the flow found (read-only; for display) ---------------------------
+
+    @property
+    def authorized(self) -> bool:
+        """Whether the client holds an access token."""
+        return self._token is not None
+
+    @property
+    def issuer(self) -> str | None:
+        """The authorization server's issuer, once discovered."""
+        return self._metadata.issuer if self._metadata is not None else None
+
+    @property
+    def resource(self) -> str | None:
+        """The resource (RFC 8707) the tokens are for, once discovered."""
+        return self._resource
+
+    @property
+    def granted_scopes(self) -> list[str]:
+        """The scopes of the current access token (as granted, else as requested)."""
+        return list(self._token.get("scope") or []) if self._token is not None else []
 
     def __repr__(self) -> str:
         state = "authorized" if self._token is not None else "not authorized"

@@ -40,6 +40,7 @@ __all__ = [
     "client_assertion",
     "dpop_proof",
     "access_token_hash",
+    "private_key_pem",
 ]
 
 PrivateKey = Union[ec.EllipticCurvePrivateKey, rsa.RSAPrivateKey, ed25519.Ed25519PrivateKey]
@@ -55,6 +56,13 @@ def load_private_key(pem: str | bytes, password: bytes | None = None) -> Private
     if not isinstance(key, (ec.EllipticCurvePrivateKey, rsa.RSAPrivateKey, ed25519.Ed25519PrivateKey)):
         raise ValueError(f"unsupported key type {type(key).__name__}: use EC, RSA or Ed25519")
     return key
+
+
+def private_key_pem(key: PrivateKey) -> str:
+    """PKCS#8 PEM, unencrypted (for a token store that keeps a DPoP key with its tokens)."""
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode("ascii")
 
 
 def generate_key() -> ec.EllipticCurvePrivateKey:

@@ -3,18 +3,25 @@
 The authorization code flow sends the user agent to the authorization
 endpoint and gets the answer back on the redirect URI. Rules it keeps:
 
-* the authorization URL is checked before anything opens it: ``http`` or
-  ``https`` only (no ``javascript:``, ``file:``, custom schemes), no
-  credentials in it (`check_authorization_url`);
-* `HeadlessRedirect` follows the authorization URL with one HTTP GET
-  (through the SSRF-guarded fetcher) and reads ``code``, ``state``,
-  ``iss``, ``error`` from the query of the redirect's ``Location``; it
-  needs an authorization server that redirects without user interaction
-  (test servers, the conformance suite's mock);
-* `LoopbackRedirect` listens on 127.0.0.1 on an ephemeral port (RFC 8252
-  section 7.3: the port may vary), opens the URL in the browser and waits
-  (bounded by ``timeout``) for one request to ``/callback``; the page it
-  answers with says only whether it worked. The browser is opened from a
+* the authorization URL is checked before anything opens it: ``https``, or
+  ``http`` to a loopback host (no ``javascript:``, ``file:``, custom
+  schemes), no credentials, no whitespace or control characters
+  (`check_authorization_url`); the browser is opened with `webbrowser`,
+  which runs no shell;
+* `HeadlessRedirect` follows the authorization URL with HTTP GETs
+  (each through the SSRF-guarded fetcher, cookies kept in its client, at
+  most ``max_hops`` redirects, each target checked as an authorization
+  URL) until a ``Location`` names the redirect URI, and reads ``code``,
+  ``state``, ``iss``, ``error`` from its query; it needs an authorization
+  server that approves without user interaction, at once (the
+  conformance suite's mock) or through redirects of its own (an
+  auto-approving login page, as tests/auth/as/ has);
+* `LoopbackRedirect` listens on 127.0.0.1 (never a wildcard address) on an
+  ephemeral port (RFC 8252 section 7.3: the port may vary), opens the URL
+  in the browser and waits (bounded by ``timeout``) for one request to
+  ``/callback`` while an authorization is in progress; any other request,
+  and any callback after the first, gets 404 and changes nothing; the page
+  it answers with says only whether it worked. The browser is opened from a
   thread (a browser command may block until its page is done);
 * a handler returns the callback's query parameters as received; the
   `OAuthClient` checks ``state`` and ``iss`` (it has the recorded values).
@@ -27,9 +34,10 @@ import logging
 import webbrowser
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from ._errors import AuthError
+from ._ssrf import is_loopback_host
 
 if TYPE_CHECKING:
     from ._http import Fetcher
@@ -48,12 +56,20 @@ class RedirectHandler(Protocol):
 
 
 def check_authorization_url(url: str) -> None:
+    """Refuse an authorization URL a browser must not open (security best practices, "OAuth
+    Authorization URL Validation"): an allow-list of ``https``, and ``http`` for a loopback host
+    only; no credentials; no whitespace or control characters (nothing a shell could split)."""
+    if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in url):
+        raise AuthError("authorization request", "the authorization URL has whitespace or control characters: refused")
     try:
         parts = urlsplit(url)
+        host = parts.hostname
     except ValueError:
-        raise AuthError("authorization request", f"not a valid authorization URL: {url!r}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise AuthError("authorization request", "not a valid authorization URL") from None
+    if parts.scheme not in ("http", "https") or not host:
         raise AuthError("authorization request", f"the authorization URL must be http(s), not {parts.scheme!r}")
+    if parts.scheme == "http" and not is_loopback_host(host):
+        raise AuthError("authorization request", f"the authorization URL must be https (http only for loopback), not for {host!r}")
     if parts.username is not None or parts.password is not None:
         raise AuthError("authorization request", "the authorization URL has credentials in it: refused")
 
@@ -67,23 +83,30 @@ def callback_params(url: str) -> dict[str, str]:
 
 
 class HeadlessRedirect:
-    """Follows the authorization URL with a GET; the answer is in the redirect's Location."""
+    """Follows the authorization URL's redirects with GETs until one lands on the redirect URI."""
 
-    def __init__(self, redirect_uri: str = "http://127.0.0.1/callback") -> None:
+    def __init__(self, redirect_uri: str = "http://127.0.0.1/callback", *, max_hops: int = 10) -> None:
         self._redirect_uri = redirect_uri
+        self.max_hops = max_hops
 
     async def redirect_uri(self) -> str:
         return self._redirect_uri
 
     async def authorize(self, url: str, fetch: Fetcher) -> Mapping[str, str]:
-        check_authorization_url(url)
-        resp = await fetch.request("GET", url, "authorization request", follow_redirects=False)
-        location = resp.headers.get("location")
-        if resp.status not in (301, 302, 303, 307, 308) or not location:
-            raise AuthError("authorization request", f"{url.split('?', 1)[0]} answered HTTP {resp.status} without a redirect")
-        if not location.startswith(self._redirect_uri.split("?", 1)[0]):
-            raise AuthError("authorization request", "the authorization server redirected somewhere other than the redirect URI")
-        return callback_params(location)
+        target = self._redirect_uri.split("?", 1)[0]
+        for _ in range(self.max_hops):
+            check_authorization_url(url)
+            resp = await fetch.request("GET", url, "authorization request", follow_redirects=False)
+            location = resp.headers.get("location")
+            if resp.status not in (301, 302, 303, 307, 308) or not location:
+                raise AuthError("authorization request", f"{url.split('?', 1)[0]} answered HTTP {resp.status} without a redirect")
+            location = urljoin(url, location)
+            if location == target or location.startswith((target + "?", target + "#")):
+                return callback_params(location)
+            url = location
+        raise AuthError(
+            "authorization request", f"no redirect to the redirect URI within {self.max_hops} hops (does the server need a person?)"
+        )
 
 
 _PAGE = b"<!doctype html><meta charset=utf-8><title>wiremcp</title><p>%s You can close this window.</p>"

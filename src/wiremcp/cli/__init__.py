@@ -6,6 +6,9 @@
     wiremcp demo                            # the echo server, envelope by envelope
     wiremcp inspect examples/echo.py        # a client: what a server offers (URL, file, or -- command)
     wiremcp call examples/echo.py echo '{"text": "hi"}'
+    wiremcp login https://mcp.example.com/mcp   # OAuth 2.1 in the browser; tokens kept on disk
+    wiremcp call --auth https://mcp.example.com/mcp whoami
+    wiremcp logout https://mcp.example.com/mcp
 """
 
 from __future__ import annotations
@@ -69,8 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--no-color", action="store_true", help="never colour the output")
 
     from ._inspect import add_parsers
+    from ._login import add_parsers as add_login_parsers
 
     add_parsers(commands)
+    add_login_parsers(commands)
 
     args = parser.parse_args(argv)
     if args.command == "run":
@@ -101,6 +106,11 @@ def main(argv: list[str] | None = None) -> int:
         from ._demo import demo as run_demo
 
         return run_demo(color=False if args.no_color else None)
+    if args.command in ("login", "logout"):
+        from ._login import run_login, run_logout
+
+        logging.basicConfig(stream=sys.stderr, level="WARNING", format="%(levelname)s %(name)s: %(message)s")
+        return run_login(args) if args.command == "login" else run_logout(args)
     if args.command in _CLIENT_COMMANDS:
         from ._inspect import run_command
 

@@ -8,6 +8,7 @@
     wiremcp read URL file:///notes.txt
     wiremcp prompt URL greet who=Ada
     wiremcp inspect --wire examples/echo.py               # every envelope, with direction and timing
+    wiremcp call --auth URL whoami                        # OAuth 2.1 (tokens of `wiremcp login`)
 
 TARGET is an ``http(s)://`` URL, a Python file (served with ``wiremcp run``
 over stdio), or, after ``--``, any command that speaks MCP on stdio. ``--wire``
@@ -90,10 +91,11 @@ def add_parsers(commands: Any) -> None:
         p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per-request timeout (default: 30)")
         p.add_argument("-H", "--header", action="append", default=[], metavar="NAME:VALUE", help="extra HTTP header, repeatable")
         p.add_argument(
-            "--oauth", action="store_true",
-            help="URL targets: log in with OAuth 2.1 in the browser when the server asks (docs/auth.md); "
-            "tokens are kept in $XDG_STATE_HOME/wiremcp/oauth",
+            "--auth", action="store_true",
+            help="URL targets: OAuth 2.1 when the server asks: the tokens of `wiremcp login`, else a login in the "
+            "browser (docs/auth.md); tokens are kept in $XDG_STATE_HOME/wiremcp/oauth",
         )
+        p.add_argument("--oauth", dest="auth", action="store_true", help=argparse.SUPPRESS)  # the first name of --auth
 
     p = commands.add_parser("inspect", help="connect to a server and show what it offers")
     p.add_argument("target", nargs="*", help="URL or server.py (or a stdio command after --)")
@@ -130,10 +132,13 @@ def _client_for(target: list[str], args: argparse.Namespace, on_wire: Any) -> An
                 raise UsageError(f"--header wants NAME:VALUE, not {item!r}")
             headers[name.strip()] = value.strip()
         auth = None
-        if args.oauth:
+        if args.auth:
             from ..auth import FileTokenStore, LoopbackRedirect, OAuthClient
 
-            auth = OAuthClient(client_name="wiremcp", redirect_handler=LoopbackRedirect(), store=FileTokenStore())
+            from ._login import announcing_browser
+
+            handler = LoopbackRedirect(open_browser=announcing_browser(sys.stderr))
+            auth = OAuthClient(client_name="wiremcp", redirect_handler=handler, store=FileTokenStore())
             options["timeout"] = max(args.timeout, 300.0)  # the first request waits for the login
         return Client.http(first, headers=headers, auth=auth, **options)
     if len(target) == 1 and first.endswith(".py"):

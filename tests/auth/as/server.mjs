@@ -1,21 +1,35 @@
-// A real authorization server for tests/auth/server: oidc-provider (a certified OpenID
-// provider) issuing RFC 9068 JWT access tokens through the client_credentials grant.
+// A real authorization server for tests/auth: oidc-provider (a certified OpenID provider)
+// issuing RFC 9068 JWT access tokens for resource indicators (RFC 8707).
 //
 //   node server.mjs CONFIG.json
 //
 // CONFIG.json: {"issuer": "http://127.0.0.1:PORT", "port": PORT, "keys": [private JWKs],
-// "alg": "ES256" | "RS256", "clients": [{"client_id", "client_secret", "scope", "ttl"?}]}.
-// Every resource indicator is a resource server whose tokens are JWTs (opaque when its path
-// contains "opaque") with `aud` = the indicator, scopes "mcp admin", signed with the first key of `alg`; a client's `ttl`
-// (seconds) sets the lifetime of its tokens. Prints "ready ISSUER" once listening.
+// "alg": "ES256" | "RS256", "clients": [{"client_id", "client_secret", "scope", "ttl"?}],
+// "account"?: "alice", "dynamic_ttl"?: seconds}.
+//
+// * Pre-registered `clients` use the client_credentials grant; a client's `ttl` (seconds)
+//   sets the lifetime of its tokens.
+// * Dynamic client registration (RFC 7591) is open; registered clients use the authorization
+//   code grant with PKCE and get refresh tokens; their access tokens live `dynamic_ttl`
+//   seconds (300 by default).
+// * Logging in needs no person: the interaction URL (/interaction/UID) signs in the fixed
+//   account `account` ("alice") and grants exactly the scopes the request asked for, then
+//   redirects back to the authorization endpoint, so a user agent that follows redirects
+//   and keeps cookies ends on the client's redirect URI with a code.
+// * Every resource indicator is a resource server whose tokens are JWTs (opaque when its
+//   path contains "opaque") with `aud` = the indicator, scopes "mcp admin", signed with the
+//   first key of `alg`.
+// Prints "ready ISSUER" once listening.
 import { readFileSync } from 'node:fs';
 import Provider from 'oidc-provider';
 
 const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const ttlByClient = new Map(config.clients.map((c) => [c.client_id, c.ttl ?? 300]));
+const account = config.account ?? 'alice';
 
 const provider = new Provider(config.issuer, {
   jwks: { keys: config.keys },
+  cookies: { keys: ['a-test-cookie-signing-key'] },
   clients: config.clients.map((c) => ({
     client_id: c.client_id,
     client_secret: c.client_secret,
@@ -26,11 +40,16 @@ const provider = new Provider(config.issuer, {
     scope: c.scope,
     id_token_signed_response_alg: config.alg ?? 'ES256',
   })),
-  scopes: ['mcp', 'admin'],
+  clientDefaults: { id_token_signed_response_alg: config.alg ?? 'ES256' },
+  scopes: ['openid', 'offline_access', 'mcp', 'admin'],
+  findAccount: (ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+  issueRefreshToken: (ctx, client) => client.grantTypeAllowed('refresh_token'),
+  ttl: { RefreshToken: 3600 },
   features: {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
     introspection: { enabled: true },
+    registration: { enabled: true },
     resourceIndicators: {
       enabled: true,
       defaultResource: () => undefined,
@@ -38,7 +57,7 @@ const provider = new Provider(config.issuer, {
       getResourceServerInfo: (ctx, resourceIndicator, client) => ({
         scope: 'mcp admin',
         audience: resourceIndicator,
-        accessTokenTTL: ttlByClient.get(client.clientId) ?? 300,
+        accessTokenTTL: ttlByClient.get(client.clientId) ?? config.dynamic_ttl ?? 300,
         // opaque tokens (introspection only) for resources whose path mentions "opaque"
         accessTokenFormat: new URL(resourceIndicator).pathname.includes('opaque') ? 'opaque' : 'jwt',
         jwt: { sign: { alg: config.alg ?? 'ES256' } },
@@ -47,6 +66,35 @@ const provider = new Provider(config.issuer, {
   },
 });
 provider.proxy = false;
+
+// The browserless login: sign in `account`, grant what was asked, go back to the flow.
+provider.use(async (ctx, next) => {
+  if (ctx.method !== 'GET' || !/^\/interaction\/[^/]+$/.test(ctx.path)) {
+    return next();
+  }
+  const details = await provider.interactionDetails(ctx.req, ctx.res);
+  const { prompt, params, session } = details;
+  let result;
+  if (prompt.name === 'login') {
+    result = { login: { accountId: account } };
+  } else if (prompt.name === 'consent') {
+    const grant = details.grantId
+      ? await provider.Grant.find(details.grantId)
+      : new provider.Grant({ accountId: session.accountId, clientId: params.client_id });
+    const missing = prompt.details;
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+      grant.addResourceScope(indicator, scopes.join(' '));
+    }
+    result = { consent: { grantId: await grant.save() } };
+  } else {
+    result = { error: 'access_denied', error_description: `unexpected prompt ${prompt.name}` };
+  }
+  const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: true });
+  ctx.status = 303;
+  ctx.redirect(returnTo);
+});
 
 const server = provider.listen(config.port, '127.0.0.1', () => {
   process.stdout.write(`ready ${config.issuer}\n`);

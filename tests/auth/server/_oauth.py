@@ -4,8 +4,10 @@
 loopback port with a key set the test generates (so that tests can also
 forge tokens with the issuer's own keys, or rotate them), and gets tokens
 from it with the client_credentials grant and a resource indicator
-(RFC 8707), optionally DPoP-bound (RFC 9449). The node packages are
-installed with ``npm ci`` on first use (the ``node`` fixture), as conformance/ does.
+(RFC 8707), optionally DPoP-bound (RFC 9449). It also registers clients
+dynamically and logs in a fixed account without a person (the authorization
+code flow of tests/auth/test_full_loop.py; see server.mjs). The node packages are
+installed with ``npm ci`` on first use (the ``node`` fixture of tests/auth/conftest.py).
 """
 
 from __future__ import annotations
@@ -31,7 +33,6 @@ from jwt.algorithms import ECAlgorithm, RSAAlgorithm  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 AS_DIR = ROOT / "tests" / "auth" / "as"
-CONFORMANCE_NODE = ROOT / "conformance" / "node_modules" / ".bin" / "node"
 
 CLIENT_SECRET = "a-test-secret-of-decent-length"
 #: client id -> (allowed scopes, token lifetime in seconds)
@@ -42,14 +43,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def node_major(node: str) -> int:
-    try:
-        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=10).stdout
-        return int(out.strip().lstrip("v").split(".")[0])
-    except (OSError, ValueError, subprocess.TimeoutExpired):
-        return 0
 
 
 def ec_key(kid: str) -> tuple[dict[str, Any], Any]:
@@ -89,8 +82,12 @@ class DPoPKey:
 class AuthorizationServer:
     """One oidc-provider process (see the module docs)."""
 
-    def __init__(self, node: str, tmp: Path, *, port: int | None = None, alg: str = "ES256") -> None:
+    def __init__(
+        self, node: str, tmp: Path, *, port: int | None = None, alg: str = "ES256", account: str = "alice", dynamic_ttl: int = 300
+    ) -> None:
         self.node = node
+        self.account = account
+        self.dynamic_ttl = dynamic_ttl
         self.tmp = tmp
         self.port = port or free_port()
         self.issuer = f"http://127.0.0.1:{self.port}"
@@ -104,6 +101,8 @@ class AuthorizationServer:
             "issuer": self.issuer,
             "port": self.port,
             "alg": self.alg,
+            "account": self.account,
+            "dynamic_ttl": self.dynamic_ttl,
             "keys": [jwk for jwk, _ in keys],
             "clients": [
                 {"client_id": cid, "client_secret": CLIENT_SECRET, "scope": scope, "ttl": ttl}

@@ -14,12 +14,16 @@ import wiremcp
 from wiremcp.auth.server import AccessToken, AuthError, DPoPProof, ResourceServer
 from wiremcp.transports.http import MCPApp
 
+#: a token the `peek` tool must not be able to find anywhere it can look
+RAW_TOKEN = "t-raw-secret-0f3a9c51d2e84b7a"
 #: token -> (subject, scopes)
 TOKENS = {
     "t-mcp": ("ann", {"mcp"}),
     "t-files": ("bob", {"mcp", "files"}),
     "t-admin": ("cid", {"mcp", "admin"}),  # admin implies files (scope_implies)
     "t-audit": ("dan", {"mcp", "audit"}),
+    "t-ann-files": ("ann", {"mcp", "files"}),  # ann again, a later token with more scopes
+    RAW_TOKEN: ("eve", {"mcp"}),
 }
 
 
@@ -37,6 +41,16 @@ server = wiremcp.Server("scoped", version="1")
 @server.tool()
 def whoami(ctx: wiremcp.Context) -> str:
     return f"{ctx.auth.subject} {' '.join(sorted(ctx.auth.scopes))}"
+
+
+@server.tool()
+def peek(ctx: wiremcp.Context) -> str:
+    """Everything a handler can reach of its request: the Context and every context variable."""
+    import contextvars
+
+    seen = [ctx.request_id, ctx.method, ctx.meta, ctx.auth, dict(ctx.auth.claims), ctx.auth.cnf]
+    seen += [(var.name, value) for var, value in contextvars.copy_context().items()]
+    return repr(seen)
 
 
 @server.tool(scopes=["files"])

@@ -143,10 +143,46 @@ def test_legacy_session_is_authenticated_and_scoped(url: str):
     assert post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, "t-mcp", headers).status_code == 202
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}
     assert post(url, call, None, headers).status_code == 401  # the session id is no credential
-    assert ok(post(url, call, "t-files", headers))["content"][0]["text"] == "bob files mcp"
+    # a later token of the same principal (refreshed, stepped up) goes on with the session
+    assert ok(post(url, call, "t-ann-files", headers))["content"][0]["text"] == "ann files mcp"
     refused = post(url, {**call, "params": {"name": "list_files", "arguments": {}}}, "t-mcp", headers)
     error = refused.json()["error"]
     assert error["code"] == -32600 and "insufficient scope" in error["message"]
+
+
+def test_a_legacy_session_is_bound_to_the_principal_that_opened_it(url: str):
+    """Security best practices, "Session Hijacking": a valid token for someone else does not get
+    into ann's session; the id is unknown to it (404), for POST, GET and DELETE alike."""
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}}
+    opened = post(url, init, "t-mcp")
+    assert opened.status_code == 200, opened.text
+    sid = opened.headers["mcp-session-id"]
+    headers = {"mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"}
+    assert post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, "t-mcp", headers).status_code == 202
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}
+    hijack = post(url, call, "t-files", headers)  # bob's valid token, ann's session id
+    assert hijack.status_code == 404, hijack.text
+    assert "ann" not in hijack.text
+    for method in ("GET", "DELETE"):
+        got = httpx.request(method, url, headers={**headers, "authorization": "Bearer t-admin",
+                                                  "accept": "text/event-stream"}, timeout=10)
+        assert got.status_code == 404, (method, got.text)
+    # the session is still ann's, and still there
+    assert ok(post(url, call, "t-mcp", headers))["content"][0]["text"] == "ann mcp"
+    deleted = httpx.delete(url, headers={**headers, "authorization": "Bearer t-mcp"}, timeout=10)
+    assert deleted.status_code == 204
+
+
+def test_a_handler_never_sees_the_raw_token(url: str):
+    """Token passthrough (security best practices): the server keeps the token it verified to itself;
+    a tool gets the verified identity (`ctx.auth`: subject, client, scopes, claims) and nothing that
+    holds the token, so it cannot forward it to another API."""
+    from .scoped_app import RAW_TOKEN
+
+    seen = ok(post(url, request("tools/call", {"name": "peek", "arguments": {}}), RAW_TOKEN))["content"][0]["text"]
+    assert "subject='eve'" in seen  # the identity is there
+    assert RAW_TOKEN not in seen
 
 
 def test_scopes_without_auth_are_warned_about(caplog):

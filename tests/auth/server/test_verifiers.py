@@ -69,6 +69,19 @@ def test_a_real_token(verifier: JWTVerifier, auth_server: AuthorizationServer):
     assert got.claims["aud"] == RESOURCE
 
 
+def test_the_verified_token_holds_no_raw_token(verifier: JWTVerifier, auth_server: AuthorizationServer):
+    """``ctx.auth`` (an AccessToken) has no field for the token string: nothing to pass through."""
+    import dataclasses
+
+    from wiremcp.auth.server import AccessToken
+
+    token = auth_server.token("admin", RESOURCE, "mcp admin")
+    got = verify(verifier, token)
+    assert {f.name for f in dataclasses.fields(AccessToken)} == {"subject", "client_id", "scopes", "claims", "expires_at", "cnf"}
+    everything = repr(got) + repr(dict(got.claims)) + repr(got.cnf)
+    assert token not in everything and token.split(".")[2] not in everything  # not even its signature
+
+
 def test_audience_case_of_scheme_and_host_and_lists(verifier: JWTVerifier, auth_server: AuthorizationServer):
     assert reason(verifier, auth_server.forge({"aud": "HTTPS://MCP.Example.com/mcp"})) == "accepted"
     assert reason(verifier, auth_server.forge({"aud": ["https://other.example", RESOURCE]})) == "accepted"

@@ -20,7 +20,7 @@ servers that use it.
 """
 
 from ._discovery import canonical_uri
-from ._dpop import ReplayCache, jwk_thumbprint
+from ._dpop import DPoPNonces, ReplayCache, jwk_thumbprint
 from ._errors import AuthError, Reason
 from ._introspection import IntrospectionVerifier
 from ._jwt import DEFAULT_ALGORITHMS, DEFAULT_LEEWAY, JWTVerifier
@@ -30,6 +30,7 @@ from ._token import AccessToken, DPoPProof, TokenVerifier
 __all__ = [
     "AccessToken",
     "AuthError",
+    "DPoPNonces",
     "DPoPProof",
     "IntrospectionVerifier",
     "JWTVerifier",

@@ -20,7 +20,15 @@ section 4.3, in order:
 8. ``jti`` was not seen before within the window (`ReplayCache`: bounded;
    when full, the oldest entries, the nearest to expiry, go first).
 
-Server-provided nonces (section 8) are not used.
+Resource server nonces (section 9), when asked for (`DPoPNonces`, with
+``ResourceServer(dpop_nonce=True)``): a proof must carry a ``nonce`` this
+server gave out, else the request gets 401 ``use_dpop_nonce`` with a fresh
+one in ``DPoP-Nonce``. Nonces are stateless: ``{window}.{HMAC(secret,
+window)}`` for the current time window of ``lifetime`` seconds; the current
+and the previous window's nonces are accepted. Servers behind a load
+balancer share the ``secret``. The nonce is read before the token is
+verified (a proof without one costs no signature check) and is covered by
+the proof's signature, which the verifier checks.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ import base64
 import hashlib
 import hmac
 import json
+import secrets
 import time
 from collections import OrderedDict
 from typing import Any, Callable, Mapping
@@ -38,7 +47,7 @@ from ._errors import AuthError
 from ._jws import parse, verify_signature
 from ._token import DPoPProof
 
-__all__ = ["ReplayCache", "check_binding", "jwk_thumbprint", "DEFAULT_DPOP_ALGORITHMS"]
+__all__ = ["ReplayCache", "DPoPNonces", "check_binding", "jwk_thumbprint", "DEFAULT_DPOP_ALGORITHMS"]
 
 DEFAULT_DPOP_ALGORITHMS = ("ES256", "ES384", "ES512", "RS256", "PS256", "EdDSA")
 #: Seconds a proof stays acceptable after its ``iat``.
@@ -70,6 +79,45 @@ def _same_uri(a: str, b: str) -> bool:
         and pa.netloc.lower() == pb.netloc.lower()
         and (pa.path or "/") == (pb.path or "/")
     )
+
+
+class DPoPNonces:
+    """Stateless server nonces for DPoP proofs (see the module docs)."""
+
+    def __init__(self, secret: bytes | None = None, *, lifetime: float = 300.0, clock: Callable[[], float] = time.time) -> None:
+        if lifetime <= 0:
+            raise ValueError("the nonce lifetime must be positive")
+        self._secret = secret if secret is not None else secrets.token_bytes(32)
+        self.lifetime = lifetime
+        self._clock = clock
+
+    def _for(self, window: int) -> str:
+        mac = hmac.new(self._secret, str(window).encode(), hashlib.sha256).digest()[:18]
+        return f"{window}.{_b64(mac)}"
+
+    def current(self) -> str:
+        """The nonce to hand out now."""
+        return self._for(int(self._clock() // self.lifetime))
+
+    def valid(self, nonce: object) -> bool:
+        """Whether ``nonce`` is this server's, of the current or the previous window."""
+        if not isinstance(nonce, str):
+            return False
+        head, dot, _ = nonce.partition(".")
+        if not dot or not head.isdigit() or len(head) > 20:
+            return False
+        window = int(head)
+        now = int(self._clock() // self.lifetime)
+        return window in (now, now - 1) and hmac.compare_digest(nonce, self._for(window))
+
+
+def proof_nonce(proof: str) -> object:
+    """The ``nonce`` claim of a DPoP proof, read without verifying it (None when unreadable)."""
+    try:
+        _, claims, _, _ = parse(proof, what="DPoP proof", reason="invalid_dpop")
+    except AuthError:
+        return None
+    return claims.get("nonce")
 
 
 class ReplayCache:

@@ -2,7 +2,8 @@
 
 `AuthError.reason` says why, in words a log and a test can match; `status`
 and `error` are what the HTTP answer carries (401 ``invalid_token`` or no
-error code at all for a missing token, 403 ``insufficient_scope``, 400
+error code at all for a missing token, 401 ``use_dpop_nonce`` for a DPoP
+proof without this server's nonce, 403 ``insufficient_scope``, 400
 ``invalid_request``, 503 when the authorization server cannot be reached).
 Messages never echo the token or any of its claims' values beyond what the
 server itself configured: a token is a credential, and error texts end up in
@@ -27,6 +28,7 @@ Reason = Literal[
     "bad_algorithm",  # alg outside the allow-list ("none", HS*, ...)
     "inactive",  # introspection said active: false
     "invalid_dpop",  # DPoP proof missing, invalid or not matching the token (RFC 9449)
+    "use_dpop_nonce",  # the DPoP proof lacks this server's current nonce (RFC 9449 section 9)
     "insufficient_scope",
     "invalid_request",  # two credentials, token in the query string, ...
     "unavailable",  # the authorization server (metadata, JWKS, introspection) cannot be reached
@@ -65,6 +67,8 @@ class AuthError(Exception):
             return "invalid_request"
         if self.reason == "unavailable":
             return None
+        if self.reason == "use_dpop_nonce":
+            return "use_dpop_nonce"
         return "invalid_token"
 
     def __repr__(self) -> str:

@@ -22,7 +22,10 @@ servers, its scopes, a `TokenVerifier`) and the rules; the HTTP transport
   ``resource_metadata``; ``scope`` with the scopes the request needs;
   ``error`` and ``error_description`` once a token was presented. A request
   that used the DPoP scheme gets a ``DPoP`` challenge (with ``algs``)
-  instead of ``Bearer``.
+  instead of ``Bearer``;
+* with ``dpop_nonce=True`` (RFC 9449 section 9), a DPoP proof must carry a
+  nonce this server gave out (`DPoPNonces`): without one, 401
+  ``use_dpop_nonce``, and the transport sends `dpop_nonce` in ``DPoP-Nonce``.
 
 The token is verified for this resource only and is never forwarded: a
 handler that calls another service gets its own token for it
@@ -37,7 +40,7 @@ from typing import Any, Iterable, Mapping
 from urllib.parse import urlsplit
 
 from ._discovery import canonical_uri
-from ._dpop import DEFAULT_DPOP_ALGORITHMS
+from ._dpop import DEFAULT_DPOP_ALGORITHMS, DPoPNonces, proof_nonce
 from ._errors import AuthError
 from ._token import AccessToken, DPoPProof, TokenVerifier
 
@@ -87,6 +90,9 @@ class ResourceServer:
         resource_documentation: str | None = None,
         dpop: bool = True,
         dpop_algorithms: Iterable[str] = DEFAULT_DPOP_ALGORITHMS,
+        dpop_nonce: bool = False,
+        dpop_nonce_secret: bytes | None = None,
+        dpop_nonce_lifetime: float = 300.0,
         extra_metadata: Mapping[str, Any] | None = None,
     ) -> None:
         self.verifier = verifier
@@ -103,6 +109,8 @@ class ResourceServer:
         self.resource_documentation = resource_documentation
         self.dpop = dpop
         self.dpop_algorithms = tuple(dpop_algorithms)
+        #: Server nonces for DPoP proofs (RFC 9449 section 9), or None.
+        self.nonces = DPoPNonces(dpop_nonce_secret, lifetime=dpop_nonce_lifetime) if dpop and dpop_nonce else None
         self.extra_metadata = dict(extra_metadata or {})
         parts = urlsplit(self.resource)
         path = parts.path.rstrip("/")
@@ -163,6 +171,8 @@ class ResourceServer:
             if len(dpop) != 1 or not dpop[0].strip():
                 raise AuthError("invalid_dpop", "the DPoP scheme needs exactly one DPoP header with a proof")
             proof = DPoPProof(dpop[0].strip())
+            if self.nonces is not None and not self.nonces.valid(proof_nonce(proof.jwt)):
+                raise AuthError("use_dpop_nonce", "the DPoP proof must carry this server's nonce (DPoP-Nonce)")
         token = await self.verifier.verify(credentials, dpop=proof, method=method, url=self.resource)
         token = self.expand(token)
         missing = [s for s in self.required_scopes if s not in token.scopes]
@@ -173,6 +183,10 @@ class ResourceServer:
                 scopes=self.required_scopes,
             )
         return token
+
+    def dpop_nonce(self) -> str | None:
+        """The nonce to send in ``DPoP-Nonce`` now, or None when nonces are not used."""
+        return self.nonces.current() if self.nonces is not None else None
 
     def expand(self, token: AccessToken) -> AccessToken:
         """``token`` with the scopes its scopes imply (``scope_implies``) added."""

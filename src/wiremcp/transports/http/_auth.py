@@ -10,13 +10,20 @@
    Refused: 401 (no or invalid token), 403 (``required_scopes`` missing),
    400 (malformed credentials) or 503 (the authorization server cannot be
    reached), each with ``WWW-Authenticate`` and a JSON-RPC error body without
-   an id. Accepted: the token is put in ``wiremcp.server.current_auth`` for
+   an id; a 401 ``use_dpop_nonce`` also carries ``DPoP-Nonce``. Accepted: the token is put in ``wiremcp.server.current_auth`` for
    the rest of the request (``ctx.auth``) and the app carries on;
 2. ``MCPApp._request``, where `Server.handle` raised: a
    ``wiremcp.server.InsufficientScope`` (a tool, resource or prompt
    registered with ``scopes`` the token lacks) becomes 403 with
    ``error="insufficient_scope"`` and every scope the operation needs, the
    body being the JSON-RPC error for the request's id (`AuthGate.forbidden`).
+
+A legacy (2025-11-25) session belongs to the principal whose token opened
+it: `principal` (issuer, subject, client id of ``current_auth``) is kept by
+the session, and a request under the session id with a token for anyone
+else is answered as for an unknown session, 404 (security best practices,
+"Session Hijacking": bind the session to the user). A session id is never
+a credential: the token is checked first, on every request.
 
 Without a ``ResourceServer``, `warn_if_unprotected` logs a warning when the
 server's tools, resources or prompts declare ``scopes`` (nothing enforces them).
@@ -39,7 +46,7 @@ from ._asgi import Scope, Send, http_error, json_reply
 if TYPE_CHECKING:  # imported when an AuthGate is made: an endpoint without auth never loads them
     from ...auth.server import AuthError, ResourceServer
 
-__all__ = ["AuthGate", "warn_if_unprotected"]
+__all__ = ["AuthGate", "warn_if_unprotected", "principal"]
 
 log = logging.getLogger("wiremcp.auth")
 
@@ -107,7 +114,11 @@ class AuthGate:
         status = exc.status
         if body is None:
             body = http_error(f"{_STATUS_TEXT.get(status, 'Unauthorized')}: {exc.message}")
-        await json_reply(send, status, body, ((b"www-authenticate", challenge),))
+        headers = [(b"www-authenticate", challenge)]
+        nonce = self.rs.dpop_nonce() if exc.reason == "use_dpop_nonce" else None
+        if nonce is not None:  # RFC 9449 section 9: the nonce the proof must carry
+            headers.append((b"dpop-nonce", nonce.encode("ascii")))
+        await json_reply(send, status, body, tuple(headers))
 
     async def forbidden(self, send: Send, request_id: Any, exc: InsufficientScope) -> None:
         """403 for an operation whose ``scopes`` the token lacks (hook 2 in the module docs)."""
@@ -118,6 +129,14 @@ class AuthGate:
         cnf = getattr(token, "cnf", None)
         bound = cnf is not None and "jkt" in cnf
         await self.refuse(send, refusal, dpop_scheme=bound, body=reply_failed(request_id, exc)[0])
+
+
+def principal() -> tuple[str | None, str | None, str | None] | None:
+    """Whom the current request's verified token speaks for: (issuer, subject, client id); None without auth."""
+    token = current_auth.get()
+    if token is None:
+        return None
+    return (getattr(token, "issuer", None), getattr(token, "subject", None), getattr(token, "client_id", None))
 
 
 def warn_if_unprotected(server: Server) -> None:

@@ -15,7 +15,9 @@ Sessions (2025-11-25 transports.mdx, "Session Management")
   (the header and the body speak different eras);
 * every later message of the session carries that id; an id this app does not
   know (never issued, deleted, expired) is 404, and the client starts over
-  with ``initialize``;
+  with ``initialize``; so is the id of a session opened with a token for
+  another principal (issuer, subject, client id: `_auth.principal`), on an
+  endpoint with auth: a session is bound to whoever opened it;
 * ``MCP-Protocol-Version``, when sent, must be the negotiated version, else
   400 with -32020 ("Protocol Version Header": an invalid version is 400);
 * DELETE ends the session (204). A session with nothing in flight, no stream
@@ -125,6 +127,7 @@ from ._asgi import (
     json_reply,
     sse_start,
 )
+from ._auth import principal
 from ._security import _q_is_zero
 
 __all__ = [
@@ -465,12 +468,14 @@ class HTTPSession:
         "replay_bytes",
         "last_seen",
         "client",
+        "owner",
         "_sids",
     )
 
     def __init__(self, sessions: Sessions, id: str, client: str = "") -> None:
         self.id = id
         self.client = client  # the address it was opened from (the per-client cap)
+        self.owner = principal()  # whose token opened it (None without auth)
         self.key = id.encode("ascii")
         self.sessions = sessions
         self.primes = False  # whether its streams open with a priming event
@@ -647,7 +652,12 @@ class Sessions:
     # -- the set of sessions ------------------------------------------------------------
 
     def lookup(self, raw_id: bytes) -> HTTPSession | None:
-        return self.by_key.get(raw_id.strip(b" \t"))
+        """The session with this id, if it belongs to the principal of this request's token."""
+        session = self.by_key.get(raw_id.strip(b" \t"))
+        if session is not None and session.owner != principal():
+            log.warning("session %s: refused a request whose token is for another principal", session.id[:8])
+            return None
+        return session
 
     def forget(self, session: HTTPSession) -> None:
         if self.by_key.pop(session.key, None) is not None:

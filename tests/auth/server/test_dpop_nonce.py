@@ -1,0 +1,108 @@
+"""Resource server nonces for DPoP proofs (RFC 9449 section 9), over real HTTP with tokens from
+the real authorization server: a proof without this server's nonce gets 401 ``use_dpop_nonce``
+and a ``DPoP-Nonce``; a proof with it is accepted; `OAuthClient` goes through this on its own."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+import wiremcp
+from wiremcp.auth import ClientCredentialsGrant, OAuthClient
+from wiremcp.auth.server import DPoPNonces
+
+from ._oauth import CLIENT_SECRET, AuthorizationServer, DPoPKey, challenge, free_port, request
+
+pytestmark = pytest.mark.slow
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def url(auth_server: AuthorizationServer) -> Iterator[str]:
+    port = free_port()
+    resource = f"http://127.0.0.1:{port}/mcp"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "nonce_app:app", "--app-dir", str(HERE), "--host", "127.0.0.1",
+         "--port", str(port), "--no-access-log"],
+        env={**os.environ, "NONCE_ISSUER": auth_server.issuer, "NONCE_RESOURCE": resource},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                pytest.fail(proc.stderr.read().decode())  # type: ignore[union-attr]
+            time.sleep(0.05)
+    try:
+        yield resource
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        proc.stderr.close()  # type: ignore[union-attr]
+
+
+def call(url: str, token: str, proof: str) -> httpx.Response:
+    headers = {
+        "content-type": "application/json", "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "whoami",
+        "authorization": f"DPoP {token}", "dpop": proof,
+    }
+    return httpx.post(url, json=request("tools/call", {"name": "whoami", "arguments": {}}), headers=headers, timeout=10)
+
+
+def test_a_proof_without_the_nonce_is_asked_for_one(url: str, auth_server: AuthorizationServer):
+    key = DPoPKey()
+    token = auth_server.token("reader", url, "mcp", dpop=key)
+    first = call(url, token, key.proof("POST", url, token))
+    assert first.status_code == 401
+    params = challenge(first)
+    assert params["scheme"] == "DPoP" and params["error"] == "use_dpop_nonce"
+    nonce = first.headers["dpop-nonce"]
+    assert token not in first.text
+
+    ok = call(url, token, key.proof("POST", url, token, nonce=nonce))
+    assert ok.status_code == 200, ok.text
+    assert ok.json()["result"]["content"][0]["text"] == "reader bound=True"
+
+    for bad in ("0.AAAA", nonce + "x", "not-a-nonce"):  # a made-up or altered nonce is no nonce
+        refused = call(url, token, key.proof("POST", url, token, nonce=bad))
+        assert refused.status_code == 401 and challenge(refused)["error"] == "use_dpop_nonce"
+
+
+def test_oauth_client_answers_the_nonce_by_itself(url: str):
+    async def go() -> str:
+        auth = OAuthClient(grant=ClientCredentialsGrant("reader", client_secret=CLIENT_SECRET))
+        try:
+            async with wiremcp.Client.http(url, auth=auth) as client:
+                return (await client.call_tool("whoami", {})).text
+        finally:
+            await auth.aclose()
+
+    assert asyncio.run(go()) == "reader bound=True"
+
+
+def test_nonce_windows():
+    now = [1000.0]
+    nonces = DPoPNonces(b"k" * 32, lifetime=100, clock=lambda: now[0])
+    first = nonces.current()
+    assert nonces.valid(first)
+    now[0] += 100  # the next window: the previous nonce still counts
+    assert nonces.valid(first) and nonces.current() != first
+    now[0] += 100  # two windows on: it does not
+    assert not nonces.valid(first)
+    assert not DPoPNonces(b"o" * 32, lifetime=100, clock=lambda: now[0]).valid(nonces.current())  # another secret
+    assert not nonces.valid(None) and not nonces.valid("") and not nonces.valid("9" * 30 + ".x")

@@ -156,6 +156,9 @@ class _Revision:
         out: set[str] = set()
         for union in unions:
             body = defs.get(union) or {}
+            inline = (body.get("properties") or {}).get("method", {}).get("const")
+            if type(inline) is str:  # a union of one member is written out in place
+                out.add(inline)
             refs = [item.get("$ref", "") for item in body.get("anyOf", ())] or [body.get("$ref", "")]
             for ref in refs:
                 target = defs.get(ref.rpartition("/")[2]) or {}

@@ -139,11 +139,11 @@ class _Revision:
         self.requests: dict[str, str] = {}  # method -> Request definition name
         self.notifications: dict[str, str] = {}
         for name, body in defs.items():
-            props = body.get("properties") if type(body) is dict else None
-            method = (props or {}).get("method", {}).get("const") if props else None
+            props: dict[str, Any] = (body.get("properties") if type(body) is dict else None) or {}
+            method = props.get("method", {}).get("const")
             if type(method) is not str or name.startswith(("Client", "Server")):
                 continue
-            if "id" in props and name.endswith("Request"):  # type: ignore[operator]  # props is a dict here
+            if "id" in props and name.endswith("Request"):
                 self.requests.setdefault(method, name)
             elif name.endswith("Notification"):
                 self.notifications.setdefault(method, name)
@@ -438,7 +438,7 @@ class WireChecker:
     def _known_method(self, direction: Direction, method: str, revision: str | None, problems: list[Problem], request: bool) -> None:
         if revision not in SCHEMA_REVISIONS or method.startswith("rpc."):
             return
-        rev = _revision(revision)  # type: ignore[arg-type]  # checked: revision is one of SCHEMA_REVISIONS
+        rev = _revision(revision)
         table = rev.requests if request else rev.notifications
         if method not in table:
             if revision == _MODERN and method in mcp_methods.REMOVED_IN_MODERN:
@@ -471,7 +471,7 @@ class WireChecker:
                     )
                 )
         if not problems and revision in SCHEMA_REVISIONS:
-            self._schema(revision, msg, _revision(revision).notifications.get(method), problems, "")  # type: ignore[arg-type]
+            self._schema(revision, msg, _revision(revision).notifications.get(method), problems, "")
 
     # -- responses ------------------------------------------------------------
 
@@ -527,7 +527,7 @@ class WireChecker:
                     problem("retired-error-code", "2026-07-28 implementations MUST NOT emit -32002 (resource not found is -32602 now)")
                 )
             if not problems and pending.revision in SCHEMA_REVISIONS:
-                self._schema(pending.revision, msg, "JSONRPCErrorResponse", problems, "")  # type: ignore[arg-type]
+                self._schema(pending.revision, msg, "JSONRPCErrorResponse", problems, "")
             return
         result = msg.get("result")
         if type(result) is not dict:
@@ -536,8 +536,8 @@ class WireChecker:
         if pending.revision == _MODERN and direction == "s2c":
             self._modern_result(pending, result, problems)
         if not problems and pending.revision in SCHEMA_REVISIONS:
-            rev = _revision(pending.revision)  # type: ignore[arg-type]
-            self._schema(pending.revision, result, rev.result_definition(pending.method, result), problems, "the result ")  # type: ignore[arg-type]
+            rev = _revision(pending.revision)
+            self._schema(pending.revision, result, rev.result_definition(pending.method, result), problems, "the result ")
 
     def _error_object(self, error: Any, problems: list[Problem]) -> None:
         if type(error) is not dict:

@@ -43,18 +43,20 @@ class Dev(StdioPeer):
         self._buffer = b""
         self._err = b""
         self.err_lines: list[str] = []
+        self._claimed: set[int] = set()
 
     def wait_for(self, words: str, timeout: float = 30.0) -> str:
-        """The first stderr line (not yet seen) containing ``words``."""
+        """The first stderr line not matched before that contains ``words`` (lines may come in any order)."""
         assert self.proc.stderr is not None
         fd = self.proc.stderr.fileno()
         deadline = time.monotonic() + timeout
         while True:
             while b"\n" in self._err:
                 line, _, self._err = self._err.partition(b"\n")
-                text = line.decode(errors="replace")
-                self.err_lines.append(text)
-                if words in text:
+                self.err_lines.append(line.decode(errors="replace"))
+            for index, text in enumerate(self.err_lines):
+                if index not in self._claimed and words in text:
+                    self._claimed.add(index)
                     return text
             left = deadline - time.monotonic()
             ready = select.select([fd], [], [], max(left, 0))[0] if left > 0 else []

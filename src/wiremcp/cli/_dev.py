@@ -449,8 +449,9 @@ def child_main(argv: list[str]) -> int:
     import uvicorn
 
     config = uvicorn_config(_Tee(app, sink), host=host, port=port)
+    sock = config.bind_socket()  # bound before it is announced: a client may connect at once
     print(f"wiremcp dev: serving {server.name!r} at http://{host}:{port}{path}", file=sys.stderr, flush=True)
-    uvicorn.Server(config).run()
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 

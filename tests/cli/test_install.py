@@ -270,3 +270,44 @@ def test_uninstall_of_an_unknown_name(tmp_path: Path) -> None:
 def test_per_platform_locations(host: str, scope: str, platform: str, expected: str) -> None:
     path = config_path(host, scope, platform=platform, home=Path("/H"), cwd=Path("/P"), environ={"APPDATA": "/A", "XDG_CONFIG_HOME": "/X"})
     assert path == Path("/" + expected)
+
+
+def _on_a_terminal(box: Box, args: list[str], answer: bytes) -> tuple[int, str]:
+    """Run ``wiremcp`` with a pseudo-terminal as stdin and stdout; answer the first question."""
+    import pty
+    import select
+
+    controller, terminal = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wiremcp", *args], stdin=terminal, stdout=terminal, stderr=terminal,
+        cwd=box.project, env=box.env, close_fds=True,
+    )
+    os.close(terminal)
+    seen = b""
+    answered = False
+    while True:
+        ready = select.select([controller], [], [], 60)[0]
+        assert ready, seen
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # the other end closed: the process is done
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if not answered and b"[y/N]" in seen:
+            os.write(controller, answer)
+            answered = True
+    os.close(controller)
+    return proc.wait(60), seen.decode(errors="replace")
+
+
+@pytest.mark.parametrize(("answer", "written"), [(b"y\n", True), (b"n\n", False), (b"\n", False)])
+def test_on_a_terminal_it_asks_before_writing(tmp_path: Path, answer: bytes, written: bool) -> None:
+    box = Box(tmp_path)
+    status, output = _on_a_terminal(box, ["install", "cursor", "srv.py"], answer)
+    assert "command: " in output and "Add this server? [y/N]" in output
+    assert output.index("command: ") < output.index("[y/N]")  # the command is shown before the question
+    path = box.home / ".cursor" / "mcp.json"
+    assert path.exists() is written
+    assert status == (0 if written else 1)

@@ -191,7 +191,8 @@ def tap_main(command: list[str], log_path: str | None) -> int:
             return 2
     tap = Tap(log)
     try:
-        child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, process_group=0)
+        group = 0 if os.name == "posix" else None  # its own process group: a terminal's Ctrl-C reaches it through tap only
+        child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, process_group=group)
     except OSError as exc:
         print(f"wiremcp tap: cannot start {command[0]!r}: {exc.strerror}", file=sys.stderr)
         return 127 if isinstance(exc, FileNotFoundError) else 126

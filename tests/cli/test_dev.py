@@ -203,3 +203,21 @@ class _Sink:
     def write(self, data: bytes) -> int:
         self.lines.append(data)
         return len(data)
+
+
+def test_a_module_target_from_its_project_folder(tmp_path: Path) -> None:
+    package = tmp_path / "mypkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    edit(package / "server.py", "one")
+    dev = Dev(["mypkg.server:server"], tmp_path)
+    try:
+        assert dev.ask(call(1, "version"))["result"]["content"][0]["text"] == "one"
+        watching = dev.wait_for("wiremcp dev: watching")
+        assert str(package) in watching
+        edit(package / "server.py", "two")
+        dev.wait_for("restarted")
+        assert dev.ask(call(2, "version"))["result"]["content"][0]["text"] == "two"
+    finally:
+        dev.close_stdin()
+    assert dev.wait() == 0

@@ -153,6 +153,17 @@ class _Runner:
         return False
 
 
+def _child_env() -> dict[str, str]:
+    """The environment of the server process: ours, with the current folder first on PYTHONPATH.
+
+    ``wiremcp dev my_pkg.server:app`` run from the project folder finds the module, as the
+    folder is where dev looked for it (`watched_paths`).
+    """
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (os.getcwd(), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
 def _stop_process(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is not None:
         return
@@ -175,11 +186,11 @@ class _InspectRunner(_Runner):
             self.argv.append("--no-color")
 
     def start(self) -> None:
-        subprocess.run(self.argv)
+        subprocess.run(self.argv, env=_child_env())
 
     def restart(self, why: str) -> None:
         _say(f"{why} changed; inspecting again")
-        subprocess.run(self.argv)
+        subprocess.run(self.argv, env=_child_env())
         _say("restarted (inspected again)")
 
 
@@ -214,7 +225,7 @@ class _StdioProxy(_Runner):
 
     def _spawn(self) -> None:
         self.generation += 1
-        process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, env=_child_env())
         self.process = process
         threading.Thread(target=self._from_server, args=(process, self.generation), daemon=True, name="dev-s2c").start()
 
@@ -404,7 +415,7 @@ class _HttpRunner(_Runner):
 
     def start(self) -> None:
         read, write = os.pipe()
-        env = {**os.environ, "WIREMCP_DEV_FD": str(write)}
+        env = {**_child_env(), "WIREMCP_DEV_FD": str(write)}
         self.process = subprocess.Popen(self._child_argv(), pass_fds=(write,), env=env)
         os.close(write)
         threading.Thread(target=self._records, args=(read,), daemon=True, name="dev-tee").start()

@@ -221,3 +221,34 @@ def test_a_module_target_from_its_project_folder(tmp_path: Path) -> None:
     finally:
         dev.close_stdin()
     assert dev.wait() == 0
+
+
+def test_on_a_terminal_dev_inspects_again_after_each_change(tmp_path: Path) -> None:
+    import pty
+
+    edit(tmp_path / "srv.py", "one")
+    controller, terminal = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wiremcp", "dev", "srv.py", "--no-color"],
+        stdin=terminal, stdout=terminal, stderr=terminal, cwd=tmp_path, close_fds=True,
+    )
+    os.close(terminal)
+    seen = b""
+
+    def until(words: bytes) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + 60
+        while words not in seen:
+            assert select.select([controller], [], [], max(deadline - time.monotonic(), 0))[0], seen.decode(errors="replace")
+            seen += os.read(controller, 65536)
+
+    try:
+        until(b"wiremcp dev: watching")
+        assert b"devtest 1" in seen and b"tools (1)" in seen and b"\xe2\x86\x92 sent" in seen  # the summary and the envelopes
+        (tmp_path / "srv.py").write_text(SERVER.format(answer="two") + "\n\n@server.tool()\ndef added() -> str:\n    return 'new'\n")
+        until(b"restarted (inspected again)")
+        assert b"tools (2)" in seen and b"added()" in seen
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        os.close(controller)

@@ -9,6 +9,10 @@
     wiremcp login https://mcp.example.com/mcp   # OAuth 2.1 in the browser; tokens kept on disk
     wiremcp call --auth https://mcp.example.com/mcp whoami
     wiremcp logout https://mcp.example.com/mcp
+    wiremcp install claude-desktop examples/echo.py   # put a server into a host (docs/hosts.md)
+    wiremcp dev examples/echo.py            # serve, reload on change, show every envelope
+    wiremcp tap --log wire.jsonl -- python server.py  # a checking stdio proxy (docs/tap.md)
+    wiremcp validate wire.jsonl             # check a capture
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ _CLIENT_COMMANDS = ("inspect", "call", "read", "prompt")
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     tail = None
+    if argv and argv[0] in _WIRE_COMMANDS:
+        return _wire_command(argv)
     if argv and argv[0] in _CLIENT_COMMANDS and "--" in argv:
         cut = argv.index("--")
         argv, tail = argv[:cut], argv[cut + 1 :]
@@ -76,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
 
     add_parsers(commands)
     add_login_parsers(commands)
+    _add_wire_parsers(commands)
 
     args = parser.parse_args(argv)
     if args.command == "run":
@@ -123,3 +130,50 @@ def _version() -> str:
     from .. import __version__
 
     return f"wiremcp {__version__}"
+
+
+# -- install, uninstall, dev, tap, validate (docs/hosts.md, docs/tap.md) ------------------------
+
+#: Host and wire-tool subcommands; each parses its own arguments (`tap` takes a command after ``--``).
+_WIRE_COMMANDS = ("install", "uninstall", "dev", "tap", "validate")
+
+
+def _add_wire_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Listed in ``wiremcp --help``; `_wire_command` parses their arguments."""
+    from ._install import add_parsers as add_install
+    from ._dev import add_parser as add_dev
+
+    add_install(commands)
+    add_dev(commands)
+    tap = commands.add_parser("tap", help="a stdio proxy that logs and checks every envelope: tap [--log FILE] -- COMMAND...")
+    tap.add_argument("--log", metavar="FILE", help="write the records here (default: stderr); truncated at start")
+    tap.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND ARGS", help="the stdio server to run")
+    validate = commands.add_parser("validate", help="check a capture written by tap (or a JSONL of envelopes)")
+    validate.add_argument("file", help="the capture; - reads stdin")
+
+
+def _wire_command(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="wiremcp")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_wire_parsers(commands)
+    tail: list[str] = []
+    if argv[0] == "tap" and "--" in argv:
+        cut = argv.index("--")
+        argv, tail = argv[:cut], argv[cut + 1 :]
+    args = parser.parse_args(argv)
+    if args.command == "tap":
+        from ._tap import tap_main
+
+        command = tail or [word for word in args.server_command if word != "--"]
+        return tap_main(command, args.log)
+    if args.command == "validate":
+        from ._validate import validate_file
+
+        return validate_file(args.file)
+    if args.command in ("install", "uninstall"):
+        from ._install import run_command as run_install
+
+        return run_install(args)
+    from ._dev import run_dev
+
+    return run_dev(args)

@@ -37,7 +37,7 @@ from ._workers import Workers
 
 # Tool definitions: schema markers, content block types.
 from ._content import AudioContent, Content, EmbeddedResource, ImageContent, ResourceLink, TextContent
-from ._schema import Field, Header, SchemaError
+from ._schema import Field, Header, SchemaError, compile_validator
 
 # Resources, templates, prompts, completion, content helpers.
 from ._completion import Completer, Completion
@@ -49,6 +49,8 @@ from ._uri_template import TemplateError, UriTemplate
 __all__ = ["Server", "Context", "Emit", "Tool", "ToolAnnotations", "ToolError", "ToolResult", "text", "DEFAULT_LIST_TTL_MS"]
 # Authorization: the verified token of the request being served, and a scope refusal.
 __all__ += ["InsufficientScope", "current_auth"]
+# The compiled JSON Schema validator (schema -> check(value) -> first problem or None); `wiremcp tap` uses it.
+__all__ += ["compile_validator"]
 __all__ += [
     "Field",
     "Header",

@@ -1,0 +1,101 @@
+"""``wiremcp validate FILE``: check a capture, line by line, with the rules ``tap`` applies live.
+
+FILE is a capture written by ``wiremcp tap`` (one record per line: ``t``,
+``dir``, ``msg``, ``raw``, ``problems``) or a plain JSONL file of envelopes
+(``-`` reads stdin). Rules it keeps:
+
+* The conversation is checked again from scratch with `WireChecker` (the
+  problems recorded in a capture are not trusted, so a capture from an older
+  wiremcp is judged by today's rules); records tap wrote at exit
+  (``"msg": null`` without ``raw``) are skipped, since `finish` finds the
+  same requests again.
+* In a plain JSONL file a message has no recorded direction: requests and
+  notifications go the way their method goes (a server-side method is
+  ``s2c``, anything else ``c2s``), a response the opposite way of the request
+  it answers.
+* Every problem is printed as ``FILE:LINE: code: message``; a problem found
+  at the end (a request never answered) names the line of the request.
+  Exit status: 0 when there is none, 1 when there is any, 2 when FILE
+  cannot be read.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Iterator, TextIO
+
+import orjson
+
+from ._wirecheck import Direction, Problem, WireChecker, problem, sent_by_server
+
+__all__ = ["validate_file", "validate_lines"]
+
+def validate_lines(lines: Iterator[bytes]) -> Iterator[tuple[int, Problem]]:
+    """``(line number, problem)`` for each problem of the capture, in order."""
+    checker = WireChecker()
+    requests_from: dict[tuple[Direction, bool, Any], int] = {}
+    sent: dict[tuple[bool, Any], Direction] = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            checked = checker.check_line("s2c", line)
+            for found in checked["problems"]:
+                yield number, found
+            continue
+        if type(value) is dict and "dir" in value and "msg" in value and "jsonrpc" not in value:
+            direction = value["dir"]
+            if direction not in ("c2s", "s2c"):
+                yield number, problem("bad-record", f'"dir" must be "c2s" or "s2c", not {orjson.dumps(direction).decode()[:40]}')
+                continue
+            if value["msg"] is None:
+                raw = value.get("raw")
+                if type(raw) is str:
+                    for found in checker.check_line(direction, raw.encode()).get("problems", []):
+                        yield number, found
+                continue  # a record written at exit: finish() finds it again
+            msg = value["msg"]
+        else:
+            msg = value
+            direction = _guess(msg, sent)
+        if type(msg) is dict and "method" in msg and "id" in msg:
+            key = (type(msg["id"]) is str, msg["id"])
+            sent[key] = direction
+            requests_from[(direction, *key)] = number
+        for found in checker.check_message(direction, msg):
+            yield number, found
+    inflight = checker.inflight()
+    for (sender, request_id, _method), (_direction, found) in zip(inflight, checker.finish()):
+        yield requests_from.get((sender, type(request_id) is str, request_id), 0), found
+
+
+def _guess(msg: Any, sent: dict[tuple[bool, Any], Direction]) -> Direction:
+    if type(msg) is not dict:
+        return "s2c"
+    if "method" in msg:
+        return "s2c" if sent_by_server(msg.get("method")) else "c2s"
+    key = (type(msg.get("id")) is str, msg.get("id"))
+    return "c2s" if sent.get(key) == "s2c" else "s2c"
+
+
+def validate_file(path: str, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read()
+    except OSError as exc:
+        print(f"wiremcp validate: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    count = 0
+    for number, found in validate_lines(iter(data.split(b"\n"))):
+        count += 1
+        print(f"{path}:{number}: {found['code']}: {found['message']}", file=out)
+    if count:
+        print(f"{count} problem{'s' if count != 1 else ''} found", file=sys.stderr)
+        return 1
+    return 0

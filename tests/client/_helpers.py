@@ -14,7 +14,7 @@ HERE = Path(__file__).resolve().parent
 TESTS = HERE.parent
 ROOT = TESTS.parent
 SAMPLE = str(TESTS / "servers" / "sample.py")
-LEGACY = str(HERE / "servers" / "legacy_only.py")
+LEGACY = str(TESTS / "servers" / "legacy_only.py")
 OFFICIAL_PYTHON = ROOT / "bench" / ".venv-official" / "bin" / "python"
 OFFICIAL_ECHO = str(ROOT / "bench" / "fixtures" / "official_echo.py")
 #: .ci/run sets this after installing the official SDK: interop tests must run, never skip.

@@ -12,11 +12,11 @@ import sys
 
 import pytest
 
-from _helpers import HERE, ROOT, SAMPLE
+from _helpers import ROOT, SAMPLE, TESTS
 
 pytestmark = pytest.mark.slow
 
-SCRIPTED = str(HERE / "servers" / "scripted.py")
+SCRIPTED = str(TESTS / "servers" / "scripted.py")
 
 
 def wiremcp(*args: str) -> subprocess.CompletedProcess[str]:

@@ -18,7 +18,7 @@ import sys
 import orjson
 import pytest
 
-from _helpers import HERE, OFFICIAL_ECHO, OFFICIAL_PYTHON, needs_official, SAMPLE, run
+from _helpers import OFFICIAL_ECHO, OFFICIAL_PYTHON, needs_official, SAMPLE, run, TESTS
 from wiremcp.client import Client, HTTPError, RemoteError, RequestTimeout
 from wiremcp.client._headers import InvalidToolHeaders, encode_header_value, header_annotations, request_headers
 from wiremcp.protocol import Era
@@ -115,7 +115,7 @@ def mock_http() -> Any:
     procs = []
 
     def start(mode: str, script: str = "http_mock.py") -> str:
-        proc, url = _start([sys.executable, str(HERE / "servers" / script), mode], r"(http://\S+)")
+        proc, url = _start([sys.executable, str(TESTS / "servers" / script), mode], r"(http://\S+)")
         procs.append(proc)
         return url
 
@@ -159,7 +159,7 @@ def test_http_fallback_to_legacy(mock_http: Callable[[str], str]) -> None:
 
 def test_our_server_checks_our_mirrored_headers(http_server: Callable[[str], str]) -> None:
     """wiremcp's own HTTP server validates Mcp-Param-* against the body; the client's headers pass it."""
-    url = http_server(str(HERE / "servers" / "headers.py"))
+    url = http_server(str(TESTS / "servers" / "headers.py"))
 
     async def main() -> None:
         async with Client.http(url) as c:

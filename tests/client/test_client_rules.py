@@ -15,12 +15,12 @@ import sys
 import orjson
 import pytest
 
-from _helpers import HERE, run
+from _helpers import run, TESTS
 from wiremcp.client import Client, ProtocolViolation
 
 pytestmark = pytest.mark.slow
 
-SCRIPTED = str(HERE / "servers" / "scripted.py")
+SCRIPTED = str(TESTS / "servers" / "scripted.py")
 STATE = "opaque \u00e9=+/ \"quoted\" state"
 
 

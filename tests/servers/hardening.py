@@ -1,4 +1,4 @@
-"""A test server for the hardening tests (tests/test_hardening_stdio.py, tests/test_hardening_http.py).
+"""A test server for the hardening tests (tests/transports/test_hardening_stdio.py, tests/transports/test_hardening_http.py).
 
 Served over stdio by ``wiremcp run tests/servers/hardening.py``, and over HTTP
 by ``python -m uvicorn hardening:app``, whose endpoints have small limits:

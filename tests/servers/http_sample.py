@@ -1,4 +1,4 @@
-"""A test server for the Streamable HTTP tests (tests/test_http.py).
+"""A test server for the Streamable HTTP tests (tests/transports/test_http.py).
 
 Served by ``wiremcp run tests/servers/http_sample.py --http``; ``app`` is the
 same server as an ASGI app with short keep-alive and read timeouts, for

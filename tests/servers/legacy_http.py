@@ -1,4 +1,4 @@
-"""A test server for legacy (2025-11-25) sessions on Streamable HTTP (tests/test_http_legacy.py).
+"""A test server for legacy (2025-11-25) sessions on Streamable HTTP (tests/transports/test_http_legacy.py).
 
 Served by ``wiremcp run tests/servers/legacy_http.py --http`` with the default
 limits; ``app`` routes four endpoints with small limits for

@@ -2,7 +2,7 @@
 
 ``python -m uvicorn hardening:app`` (tests/servers/hardening.py) is started
 once per module. The tests speak raw HTTP/1.1 (the helpers of
-tests/test_http_legacy.py) and read the server's memory from
+tests/transports/test_http_legacy.py) and read the server's memory from
 ``/proc/<pid>/status``.
 
 * Memory (defect 1): N legacy sessions with full replay buffers and full

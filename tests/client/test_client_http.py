@@ -302,7 +302,7 @@ class _TokenAuth:
         return False
 
 
-def test_auth_hook_adds_headers_and_retries_once(mock_http):
+def test_auth_hook_adds_headers_and_retries_at_most_twice(mock_http):
     """The ``auth`` hook: headers before every request, the response's status and headers after; one retry."""
     url = mock_http("-", "http_edges.py")
     auth = _TokenAuth("stale", refresh_to="fresh")
@@ -322,12 +322,13 @@ def test_auth_hook_adds_headers_and_retries_once(mock_http):
                 await c.call_tool("whoami")
             assert info.value.status == 403 and info.value.body == b"forbidden"
             assert auth.seen[-1][1] == 'Bearer error="insufficient_scope", scope="admin"'
-            # A hook that always asks to retry gets exactly one retry; the second 401 is the answer.
+            # A hook that always asks to retry gets at most two retries (a fresh token, then a DPoP
+            # nonce); the third 401 is the answer.
             auth.token, auth.refresh_to = "stale", "stale"
             sent = len(auth.sent)
             with pytest.raises(HTTPError) as info:
                 await c.call_tool("whoami")
-            assert info.value.status == 401 and len(auth.sent) == sent + 2
+            assert info.value.status == 401 and len(auth.sent) == sent + 3
 
     run(main())
 

@@ -1,4 +1,4 @@
-"""DESIGN.md, Layers: a layer imports only the layers below it, and only their public names.
+"""docs/architecture.md, Layers: a layer imports only the layers below it, and only their public names.
 
 jsonrpc → protocol → auth → server | client → transports → cli (top-level
 package and examples may use anything). ``auth`` (OAuth: wiremcp.auth.server

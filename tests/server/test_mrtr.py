@@ -172,7 +172,7 @@ def test_sampling_and_roots(rounds):
 
 @pytest.mark.slow
 def test_a_shared_key_lets_another_instance_serve_the_retry(spawn):
-    """DESIGN.md, Scale-out: state sealed by one instance opens on another with the same key."""
+    """docs/architecture.md, Scale-out: state sealed by one instance opens on another with the same key."""
     env = {"WIREMCP_STATE_KEY": "k" * 32}
     a = spawn(*wiremcp_cmd("run", str(SERVERS / "rounds.py")), env=env)
     b = spawn(*wiremcp_cmd("run", str(SERVERS / "rounds.py")), env=env)

@@ -621,7 +621,7 @@ def test_accept_wildcards_count(server, accept):
 
 
 def test_body_over_the_limit_is_413_before_it_is_read(server):
-    """DESIGN.md, Reliability: every size has a limit; the declared length alone decides."""
+    """docs/architecture.md, Reliability principles: every size has a limit; the declared length alone decides."""
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
     try:
         sock.sendall(
@@ -662,7 +662,7 @@ def _read_response(sock: socket.socket) -> bytes:
 
 
 def test_a_stalled_body_is_408(asgi_server):
-    """DESIGN.md, Reliability: bound request-read time (the app here allows 0.5 s)."""
+    """docs/architecture.md, Reliability principles: bound request-read time (the app here allows 0.5 s)."""
     sock = socket.create_connection(("127.0.0.1", asgi_server.port), timeout=10)
     try:
         sock.sendall(
@@ -781,7 +781,7 @@ def test_subscriptions_listen_stream_stays_open_with_keep_alives(asgi_server):
 
 
 def test_a_client_that_does_not_read_its_stream_is_cut_off(asgi_server):
-    """DESIGN.md, Reliability: every size has a limit. Notifications a client leaves unread are
+    """docs/architecture.md, Reliability principles: every size has a limit. Notifications a client leaves unread are
     buffered up to max_stream_backlog (256 KiB in this app); past that the request is stopped."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window: the server's writes block
@@ -887,7 +887,7 @@ def test_on_uvicorn_h11_too():
 
 
 def test_stdio_path_never_imports_http():
-    """DESIGN.md, Performance: keep imports lazy; the stdio path must not import HTTP code."""
+    """docs/architecture.md, Performance principles: keep imports lazy; the stdio path must not import HTTP code."""
     code = (
         "import sys, wiremcp, wiremcp.transports, wiremcp.transports.stdio, wiremcp.cli, wiremcp.cli._run\n"
         "bad = [m for m in sys.modules if m.startswith(('wiremcp.transports.http', 'uvicorn', 'httptools', 'starlette'))]\n"

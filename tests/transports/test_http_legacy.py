@@ -617,7 +617,7 @@ def test_close_sse_stream_does_nothing_in_a_modern_request(server):
 
 
 def test_messages_held_for_an_absent_client_are_bounded(small):
-    """DESIGN.md, every size has a limit: a request whose messages, held while its client is away, outgrow
+    """docs/architecture.md, Reliability principles: every size has a limit: a request whose messages, held while its client is away, outgrow
     the replay buffer is stopped; a client that resumes learns it from a -32603 error response."""
     s = Session(small.port, path="/tiny")
     stream = s.open(tool(1, "steps", {"count": 200, "pause": 0.005}, progressToken="big"))
@@ -631,7 +631,7 @@ def test_messages_held_for_an_absent_client_are_bounded(small):
 
 
 def test_session_notifications_held_without_a_get_stream_are_bounded(small):
-    """DESIGN.md, every size has a limit: notifications for a session with no GET stream open wait for one,
+    """docs/architecture.md, Reliability principles: every size has a limit: notifications for a session with no GET stream open wait for one,
     up to the replay buffer; past it the oldest are dropped and the newest delivered."""
     s = Session(small.port, path="/tiny")
     assert s.ask(1, "resources/subscribe", {"uri": "file:///notes.txt"})["result"] == {}
@@ -688,7 +688,7 @@ def test_a_session_with_an_open_stream_does_not_expire(small):
 
 
 def test_the_number_of_sessions_is_capped(small):
-    """Every size has a limit (DESIGN.md): past max_sessions, initialize is refused with 503; a DELETE frees a
+    """Every size has a limit (docs/architecture.md): past max_sessions, initialize is refused with 503; a DELETE frees a
     place; 2026-07-28 requests need no session and are still served."""
     first, second = Session(small.port, path="/capped"), Session(small.port, path="/capped")
     init = legacy(1, "initialize", {"protocolVersion": LEGACY, "capabilities": {}})

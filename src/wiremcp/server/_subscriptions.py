@@ -5,7 +5,7 @@ at run time, ``server.notify_resource_updated(uri)``) to every open
 subscription. `LocalBus` is the in-process default; a deployment with several
 workers plugs in a bus backed by a broker (e.g. Redis pub/sub) that
 implements the same two methods, so a change on one worker reaches listeners
-on all of them (DESIGN.md, Scale-out).
+on all of them (docs/architecture.md, Scale-out).
 
 Rules kept by `listen` (the request handler):
 

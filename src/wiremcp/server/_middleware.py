@@ -148,7 +148,7 @@ def install(server: Server) -> None:
             out = modern(request, call.emit)
         if type(out) is dict:
             return out
-        result: dict[str, Any] = await out  # type: ignore[misc]  # not a dict: the awaitable of one
+        result: dict[str, Any] = await out  # not a dict: the awaitable of one
         return result
 
     chain = _compose(list(server.middlewares), terminal)

@@ -41,6 +41,7 @@ from ._workers import Workers
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
 from ._middleware import Middleware, install
 from ._mount import Mount, check_mountable
+from ._forward import Forwarder, Upstream
 
 # Resources, templates, prompts, completion (the section "resources, prompts, completion" below).
 from ._completion import Completer, Completers
@@ -172,6 +173,8 @@ class Server:
             self.add_middleware(each)
         #: Servers mounted into this one under a namespace (see _mount).
         self.mounts: list[Mount] = []
+        #: Set by `forward`: tools, resources, prompts and completions answered by another server.
+        self.forwarder: Forwarder | None = None
 
     # -- registration -------------------------------------------------------
 
@@ -268,6 +271,8 @@ class Server:
         return self._tools.get(name)
 
     def capabilities(self) -> dict[str, Any]:
+        if self.forwarder is not None:  # a proxy: what the upstream offers (see _forward)
+            return self.forwarder.capabilities()
         caps: dict[str, Any] = {}
         if self._tools:
             caps["tools"] = {"listChanged": True}
@@ -339,6 +344,17 @@ class Server:
         self.mounts.append(mounted)
         self.lifespan.include(server.lifespan)
         return mounted
+
+    def forward(self, upstream: Upstream) -> Forwarder:
+        """Answer tools, resources, prompts and completion with ``upstream`` (see `wiremcp.server._forward`).
+
+        The building block of ``wiremcp.proxy``; local registrations are not served alongside.
+        """
+        if self.forwarder is not None:
+            raise ValueError("this server already forwards to an upstream server")
+        self.forwarder = Forwarder(self, upstream)
+        self._offer()
+        return self.forwarder
 
     def unmount(self, namespace: str) -> None:
         """Stop serving the server mounted as ``namespace`` (KeyError if none)."""
@@ -672,6 +688,8 @@ class Server:
                     table[method] = handler
                 else:
                     table.pop(method, None)
+        if self.forwarder is not None:
+            table.update(self.forwarder.handlers)
 
     def _context_for(self, request: Request, meta: RequestMeta, emit: Emit | None) -> Context:
         return Context(request.id, request.method, meta, self, emit)

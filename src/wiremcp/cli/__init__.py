@@ -6,6 +6,7 @@
     wiremcp demo                            # the echo server, envelope by envelope
     wiremcp inspect examples/echo.py        # a client: what a server offers (URL, file, or -- command)
     wiremcp call examples/echo.py echo '{"text": "hi"}'
+    wiremcp proxy https://mcp.example.com/mcp   # another server, to clients of either era (docs/proxy.md)
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ __all__ = ["main"]
 
 #: Client subcommands (`_inspect`); a stdio TARGET follows ``--``.
 _CLIENT_COMMANDS = ("inspect", "call", "read", "prompt")
+#: Commands whose TARGET may be a command line after ``--``.
+_TAIL_COMMANDS = (*_CLIENT_COMMANDS, "proxy")
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     tail = None
-    if argv and argv[0] in _CLIENT_COMMANDS and "--" in argv:
+    if argv and argv[0] in _TAIL_COMMANDS and "--" in argv:
         cut = argv.index("--")
         argv, tail = argv[:cut], argv[cut + 1 :]
     parser = argparse.ArgumentParser(prog="wiremcp", description="A strict, fast MCP implementation.")
@@ -72,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
 
     add_parsers(commands)
 
+    from ._proxy import add_parser as add_proxy_parser
+
+    add_proxy_parser(commands)
+
     args = parser.parse_args(argv)
     if args.command == "run":
         from ._run import run_target
@@ -101,6 +108,10 @@ def main(argv: list[str] | None = None) -> int:
         from ._demo import demo as run_demo
 
         return run_demo(color=False if args.no_color else None)
+    if args.command == "proxy":
+        from ._proxy import run_proxy
+
+        return run_proxy(args, tail)
     if args.command in _CLIENT_COMMANDS:
         from ._inspect import run_command
 

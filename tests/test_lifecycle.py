@@ -121,7 +121,7 @@ def test_http_cli_runs_the_lifespan_and_shuts_down_with_a_listen_stream_open(tmp
         reply = post(proc.port, call(1, "state"))
         assert reply.json["result"]["structuredContent"]["pid"] == proc.proc.pid
         seen = post(proc.port, call(2, "headers"), {"X-Test": "yes"}).json["result"]["structuredContent"]
-        assert seen == {"headers": {"x-test": "yes", "has_accept": True}}
+        assert seen == {"headers": {"x-test": "yes", "has_accept": True, "authorization": None}}
         events = _listen_then_terminate(proc)
         assert events[-1]["id"] == "sub-1" and events[-1]["result"]["resultType"] == "complete"
         assert _marks(log) == ["weather enter", "enter", "exit", "weather exit"]

@@ -67,7 +67,9 @@ def state(ctx: Context) -> dict[str, Any]:
 async def headers(ctx: Context) -> dict[str, Any]:
     """The HTTP request's headers the tool sees (None on stdio)."""
     h = ctx.headers
-    return {"headers": None if h is None else {"x-test": h.get("X-Test"), "has_accept": "accept" in h}}
+    if h is None:
+        return {"headers": None}
+    return {"headers": {"x-test": h.get("X-Test"), "has_accept": "accept" in h, "authorization": h.get("Authorization")}}
 
 
 @server.tool

@@ -358,3 +358,16 @@ def test_mount_refuses_bad_namespaces_and_clashes() -> None:
     parent.mount(child, namespace="x")
     with pytest.raises(ValueError, match="already mounted"):
         parent.mount(child, namespace="y")
+
+
+@pytest.mark.slow
+def test_the_fastmcp_style_example_has_a_lifespan(tmp_path: Path) -> None:
+    peer = StdioPeer(wiremcp_cmd("run", "examples/fastmcp_style.py"), env={"NOTES_DB": str(tmp_path / "notes.db")})
+    try:
+        reply = peer.ask(call(1, "uptime"))
+        assert reply["result"]["content"][0]["text"].startswith("up for ")
+        assert str(tmp_path / "notes.db") in reply["result"]["content"][0]["text"]
+        code, _, err = peer.finish()
+        assert code == 0, err
+    finally:
+        peer.kill()

@@ -122,6 +122,10 @@ def test_http_cli_runs_the_lifespan_and_shuts_down_with_a_listen_stream_open(tmp
         assert reply.json["result"]["structuredContent"]["pid"] == proc.proc.pid
         seen = post(proc.port, call(2, "headers"), {"X-Test": "yes"}).json["result"]["structuredContent"]
         assert seen == {"headers": {"x-test": "yes", "has_accept": True, "authorization": None}}
+        # A middleware's JSON-RPC error is the reply, with its code and data (any other code: 200).
+        refused = post(proc.port, call(3, "blocked"))
+        assert refused.status == 200
+        assert refused.json["error"] == {"code": -32001, "message": "Forbidden by policy", "data": {"tool": "blocked"}}
         events = _listen_then_terminate(proc)
         assert events[-1]["id"] == "sub-1" and events[-1]["result"]["resultType"] == "complete"
         assert _marks(log) == ["weather enter", "enter", "exit", "weather exit"]

@@ -26,7 +26,7 @@ from typing import Any, Iterator
 import pytest
 
 from conftest import SERVERS, wiremcp_cmd
-from wiremcp.client import Client
+from wiremcp.client import Client, RequestTimeout
 from wiremcp.protocol import Era
 
 pytestmark = pytest.mark.slow
@@ -68,7 +68,7 @@ def _official(*args: str) -> dict[str, Any]:
 
 EXPECTED_FROM_MODERN = {
     "protocolVersion": "2025-11-25",
-    "tools": ["count", "echo", "greet", "grow"],
+    "tools": ["count", "echo", "greet", "grow", "wait"],
     "echo": "hi",
     "greet": "Hello, Ada!",  # the modern upstream's input_required round, asked as a real request
     "count": "counted to 3",
@@ -168,3 +168,21 @@ def test_the_proxy_never_forwards_the_clients_credentials() -> None:
             proc.stop()
     finally:
         upstream.stop()
+
+
+def test_cancelling_a_request_cancels_the_upstream_call(tmp_path: Path) -> None:
+    """basic/patterns/cancellation.mdx: the client's notifications/cancelled reaches the upstream tool."""
+    log = tmp_path / "upstream.log"
+
+    async def main() -> None:
+        proxy = ["-m", "wiremcp", "proxy", MODERN_ONLY]
+        async with Client.stdio(sys.executable, proxy, env={"MODERN_ASKS_LOG": str(log)}) as c:
+            with pytest.raises(RequestTimeout):
+                await c.call_tool("wait", {"seconds": 30}, timeout=0.5)
+            for _ in range(100):
+                if log.exists():
+                    break
+                await asyncio.sleep(0.05)
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+    assert log.read_text() == "cancelled\n"

@@ -44,3 +44,20 @@ def grow() -> str:
     if "grown" not in server.tools:
         server.add_tool(lambda: "I grew", name="grown")
     return "grown"
+
+
+@server.tool
+async def wait(seconds: float = 30.0) -> str:
+    """Sleep; when cancelled, append ``cancelled`` to the file named by ``MODERN_ASKS_LOG``."""
+    import asyncio
+    import os
+
+    try:
+        await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        path = os.environ.get("MODERN_ASKS_LOG")
+        if path:
+            with open(path, "a") as f:
+                f.write("cancelled\n")
+        raise
+    return "waited"

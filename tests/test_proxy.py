@@ -135,11 +135,15 @@ def test_a_modern_client_hears_of_upstream_list_changes_through_the_proxy() -> N
     async def main() -> None:
         proxy = ["-m", "wiremcp", "proxy", MODERN_ONLY]
         async with Client.stdio(sys.executable, proxy) as c:
+            echoed = await c.call_tool("echo", {"text": "x"})
+            # The client talks to the proxy: its serverInfo, not the upstream's.
+            assert echoed.raw["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "wiremcp-proxy"
             async with c.listen(tools=True) as sub:
                 assert (await c.call_tool("grow", {})).text == "grown"
                 method, _ = await asyncio.wait_for(sub.__anext__(), 10)
                 assert method == "notifications/tools/list_changed"
             assert "grown" in [t["name"] for t in await c.list_tools(refresh=True)]
+            assert (await c.call_tool("grown", {})).text == "I grew"
 
     asyncio.run(asyncio.wait_for(main(), 60))
 

@@ -18,8 +18,9 @@ Rules:
   Other ``_meta`` keys (``traceparent`` ...) travel on. Nothing from the
   downstream's transport (headers, its token) is forwarded;
 * the result comes back with ``resultType`` (``complete`` when a legacy
-  upstream gave none) and this server's caching hints and ``serverInfo``
-  where the upstream gave none;
+  upstream gave none), this server's caching hints where the upstream gave
+  none, and this server's ``serverInfo`` (the upstream's is dropped: the
+  client talks to this server);
 * input the upstream needs (its ``input_required`` rounds, or a legacy
   upstream's elicitation, sampling and roots requests) is asked of the
   downstream client through `ask`, a function handed to the upstream call:
@@ -45,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
 from ..jsonrpc import Request
 from ..protocol import methods
-from ..protocol.meta import RequestMeta
+from ..protocol.meta import SERVER_INFO, RequestMeta
 from ._context import Context, Emit
 from ._mrtr import InputRequired, check_capabilities
 
@@ -208,6 +209,13 @@ class Forwarder:
     def _finish(self, method: str, result: dict[str, Any]) -> dict[str, Any]:
         out = dict(result)
         out.setdefault("resultType", "complete")
+        meta = out.get("_meta")
+        if type(meta) is dict and SERVER_INFO in meta:  # the client talks to this server, not the upstream
+            meta = {k: v for k, v in meta.items() if k != SERVER_INFO}
+            if meta:
+                out["_meta"] = meta
+            else:
+                del out["_meta"]
         server = self.server
         if method in _LISTS:
             out.setdefault("ttlMs", server.list_ttl_ms)

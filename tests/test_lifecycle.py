@@ -317,6 +317,10 @@ def test_mount_serves_the_child_under_its_namespace_and_follows_its_changes() ->
     def review(code: str) -> str:
         return f"Review {code}"
 
+    @child.complete(prompt="review", argument="code", inline=True)
+    def code_values(value: str) -> list[str]:
+        return [x for x in ("python", "rust") if x.startswith(value)]
+
     events: list[Any] = []
     parent.bus.subscribe(events.append)
     parent.mount(child, namespace="kid")
@@ -330,6 +334,8 @@ def test_mount_serves_the_child_under_its_namespace_and_follows_its_changes() ->
             assert read.contents[0]["text"] == "read me"
             prompts = [p["name"] for p in (await mcp.list_prompts())]
             assert prompts == ["kid_review"]
+            completed = await mcp.complete({"type": "ref/prompt", "name": "kid_review"}, "code", "py")
+            assert completed.values == ["python"]
 
     asyncio.run(main())
     assert ("tools", None) in events and ("resources", None) in events and ("prompts", None) in events

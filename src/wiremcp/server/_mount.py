@@ -18,6 +18,7 @@
   time), the parent's copies follow and the parent's
   ``subscriptions/listen`` streams get the list-changed notification; a
   child's ``notifications/resources/updated`` is forwarded as is;
+* completers follow their prompt (renamed with it) or template (URI kept);
 * a handler of a mounted server gets a `Context` of the request it serves:
   ``ctx.server`` is the parent, ``ctx.lifespan`` the parent's value; the
   child's own lifespan is entered inside the parent's (``child.lifespan.value``);
@@ -30,6 +31,7 @@ import copy
 import re
 from typing import TYPE_CHECKING, Any, Callable
 
+from ._completion import PROMPT_REF
 from ._subscriptions import Event
 
 if TYPE_CHECKING:
@@ -44,7 +46,7 @@ _NAMESPACE = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 class Mount:
     """A server mounted into another under ``namespace`` (see the module docs)."""
 
-    __slots__ = ("parent", "server", "namespace", "tools", "prompts", "resources", "_unsubscribe")
+    __slots__ = ("parent", "server", "namespace", "tools", "prompts", "resources", "completers", "_unsubscribe")
 
     def __init__(self, parent: Server, server: Server, namespace: str) -> None:
         if type(namespace) is not str or not _NAMESPACE.match(namespace):
@@ -60,6 +62,7 @@ class Mount:
         self.tools: list[str] = []  # the parent's names of the child's tools
         self.prompts: list[str] = []
         self.resources: list[str] = []  # URIs (and URI templates)
+        self.completers: list[tuple[str, str, str]] = []  # the parent's keys of the child's completers
         self._unsubscribe: Callable[[], None] | None = None
 
     def name(self, name: str) -> str:
@@ -104,6 +107,10 @@ class Mount:
                 parent._resources.templates.pop(uri, None)
             self.resources = []
             parent._resources._defs = parent._resources._template_defs = None
+        if prompts or resources:
+            for key in self.completers:
+                parent._completers.by_key.pop(key, None)
+            self.completers = []
 
     def sync(self, *, tools: bool, prompts: bool, resources: bool) -> None:
         """Replace the parent's copies of the child's entries of the given kinds, then announce it."""
@@ -135,6 +142,13 @@ class Mount:
                 parent._resources.add(resource)
                 self.resources.append(resource.uri)
             parent.notify_resources_changed()
+        if prompts or resources:
+            for completer in child._completers.by_key.values():
+                entry_c = copy.copy(completer)
+                if completer.ref == PROMPT_REF:
+                    entry_c.target = self.name(completer.target)
+                parent._completers.add(entry_c)
+                self.completers.append(entry_c.key)
         parent._offer()
 
 

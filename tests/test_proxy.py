@@ -190,3 +190,16 @@ def test_cancelling_a_request_cancels_the_upstream_call(tmp_path: Path) -> None:
 
     asyncio.run(asyncio.wait_for(main(), 60))
     assert log.read_text() == "cancelled\n"
+
+
+def test_progress_passes_through_the_proxy_to_a_modern_client() -> None:
+    seen: list[Any] = []
+
+    async def main() -> None:
+        proxy = ["-m", "wiremcp", "proxy", MODERN_ONLY]
+        async with Client.stdio(sys.executable, proxy) as c:
+            result = await c.call_tool("count", {"to": 2}, on_progress=lambda p, t, m: seen.append([p, t, m]))
+            assert result.text == "counted to 2"
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+    assert seen == [[1, 2, "step 1"], [2, 2, "step 2"]]

@@ -58,7 +58,7 @@ from typing import Any, AsyncIterator
 from ..client import CallOptions, Client, RemoteError
 from ..jsonrpc import JSONRPCError, Notification
 from ..protocol import Era, methods
-from ..server import Ask, Context, Server
+from ..server import Ask, Context, Server, reporting_context
 
 __all__ = ["proxy", "ClientUpstream", "upstream_client"]
 
@@ -82,6 +82,10 @@ class _Forwarding:
     def __init__(self, ctx: Context, ask: Ask) -> None:
         self.ctx = ctx
         self.ask = ask
+
+    def now(self) -> Context:
+        """The downstream request to report to (a resumed call's retry; see `reporting_context`)."""
+        return reporting_context(self.ask, self.ctx)
 
 
 def upstream_client(
@@ -126,8 +130,8 @@ class ClientUpstream:
         extra = params.pop("_meta", None)
         options = CallOptions(
             timeout=None,  # the downstream client decides how long to wait, and cancels
-            on_progress=lambda progress, total, message: forwarding.ctx.report_progress(progress, total, message),
-            on_log=lambda note: forwarding.ctx.log(note.get("level", "info"), note.get("data"), note.get("logger")),
+            on_progress=lambda progress, total, message: forwarding.now().report_progress(progress, total, message),
+            on_log=lambda note: forwarding.now().log(note.get("level", "info"), note.get("data"), note.get("logger")),
             meta=extra,
         )
         try:

@@ -45,7 +45,7 @@ from ._workers import Workers
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory, drain
 from ._middleware import Invocation, Middleware, Next
 from ._mount import Mount
-from ._forward import RESUME_KEY, Ask, Forwarder, Upstream
+from ._forward import RESUME_KEY, Ask, Forwarder, Upstream, reporting_context
 
 # Tool definitions: schema markers, content block types.
 from ._content import AudioContent, Content, EmbeddedResource, ImageContent, ResourceLink, TextContent
@@ -108,4 +108,4 @@ __all__ += [
 __all__ += ["Elicited", "Elicit", "Sample", "Roots", "Resolve", "Workers"]
 __all__ += ["Lifespan", "LifespanFactory", "DEFAULT_SHUTDOWN_GRACE", "drain", "current_headers", "Headers"]
 __all__ += ["Invocation", "Middleware", "Next", "Mount"]
-__all__ += ["Upstream", "Ask", "Forwarder", "RESUME_KEY"]
+__all__ += ["Upstream", "Ask", "Forwarder", "RESUME_KEY", "reporting_context"]

@@ -53,7 +53,7 @@ from ._mrtr import InputRequired, check_capabilities
 if TYPE_CHECKING:
     from ._server import Server
 
-__all__ = ["Upstream", "Ask", "Forwarder", "FORWARDED", "RESUME_KEY"]
+__all__ = ["Upstream", "Ask", "Forwarder", "FORWARDED", "RESUME_KEY", "reporting_context"]
 
 log = logging.getLogger("wiremcp.server")
 
@@ -86,6 +86,16 @@ class Upstream(Protocol):
     async def request(self, method: str, params: dict[str, Any], ctx: Context, ask: Ask) -> dict[str, Any]:
         """Send one request upstream and return its complete result; ``ask`` gets input it needs."""
         ...
+
+
+def reporting_context(ask: Ask, ctx: Context) -> Context:
+    """The downstream request an upstream call reports progress and logs to now.
+
+    ``ctx`` (the request that started the call), except for a call held for a
+    modern client's input: after a retry resumed it, the retry's request.
+    """
+    owner = getattr(ask, "__self__", None)
+    return owner.ctx if isinstance(owner, _Suspended) else ctx
 
 
 class _Suspended:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -32,9 +33,11 @@ from wiremcp.protocol import Era
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
-OFFICIAL_PYTHON = ROOT / "bench" / ".venv-official" / "bin" / "python"
+#: The official SDK's interpreter: bench/.venv-official, or another venv with mcp 2.3.0 named by WIREMCP_OFFICIAL_PYTHON.
+OFFICIAL_PYTHON = Path(os.environ.get("WIREMCP_OFFICIAL_PYTHON") or ROOT / "bench" / ".venv-official" / "bin" / "python")
 needs_official = pytest.mark.skipif(
-    not OFFICIAL_PYTHON.exists(), reason="bench/.venv-official is not set up (bash bench/setup_official.sh)"
+    not OFFICIAL_PYTHON.exists() and not os.environ.get("WIREMCP_REQUIRE_INTEROP"),
+    reason="bench/.venv-official is not set up (bash bench/setup_official.sh)",
 )
 MODERN_ONLY = str(SERVERS / "modern_asks.py")
 LEGACY_ONLY = str(ROOT / "tests" / "client" / "servers" / "legacy_only.py")

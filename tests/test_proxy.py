@@ -206,3 +206,29 @@ def test_progress_passes_through_the_proxy_to_a_modern_client() -> None:
 
     asyncio.run(asyncio.wait_for(main(), 60))
     assert seen == [[1, 2, "step 1"], [2, 2, "step 2"]]
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_resources_prompts_and_errors_are_forwarded_in_both_eras(era: Any) -> None:
+    """server/resources.mdx, server/prompts.mdx: read and get through the proxy; an upstream error keeps its code."""
+    from wiremcp import proxy
+    from wiremcp.testing import connect
+
+    proxied = proxy(str(SERVERS / "library.py"))
+
+    async def main() -> None:
+        async with connect(proxied, era=era) as mcp:
+            uris = [r["uri"] for r in await mcp.list_resources()]
+            assert "test://static-text" in uris
+            templates = [t["uriTemplate"] for t in await mcp.list_resource_templates()]
+            assert "test://template/{id}/data" in templates
+            read = await mcp.read_resource("test://static-text")
+            assert read.contents[0]["text"] == "This is the content of the static text resource."
+            prompt = await mcp.get_prompt("test_simple_prompt")
+            assert prompt.messages[0]["content"]["text"] == "This is a simple prompt for testing."
+            with pytest.raises(Exception) as failure:
+                await mcp.read_resource("test://forbidden")
+            assert getattr(failure.value, "code", None) == -32001
+            assert getattr(failure.value, "data", None) == {"reason": "policy"}
+
+    asyncio.run(asyncio.wait_for(main(), 60))

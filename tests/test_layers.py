@@ -23,7 +23,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "wiremcp"
 #: auth (wiremcp.auth) sits between client and transports: its OAuth client uses the client's public
 #: names (ClientError) and is handed to a transport as a plain object; its resource-server side
 #: (wiremcp.auth.server) is used by the HTTP server transport (transports/http/_auth.py).
-RANK = {"jsonrpc": 0, "protocol": 1, "server": 2, "client": 2, "auth": 2.5, "transports": 3, "cli": 4}
+#: bridge (wiremcp.proxy) serves one server through a client to another: it needs server, client and
+#: the client's transports, and the CLI's `wiremcp proxy` uses it.
+RANK = {"jsonrpc": 0, "protocol": 1, "server": 2, "client": 2, "auth": 2.5, "transports": 3, "bridge": 3.5, "cli": 4}
 #: Deliberate, documented exceptions: (importing layer, imported layer) -> reason.
 ALLOWED = {
     # Client.stdio / Client.http / Client.memory are conveniences that build the

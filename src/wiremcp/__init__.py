@@ -45,6 +45,7 @@ from .server import (  # resources, prompts, completion
 if TYPE_CHECKING:
     # Seen by type checkers only: at run time `Client` comes from `__getattr__`
     # below, on first use, so that a server never loads the client.
+    from .bridge import proxy
     from .client import Client
 
 __version__ = "0.1.0"
@@ -82,6 +83,8 @@ __all__ = [
     "resource_link",
     # the host side (imported on first use: a server never loads it)
     "Client",
+    # a proxy in front of another server, of either era (wiremcp.bridge; imported on first use)
+    "proxy",
 ]
 
 
@@ -92,6 +95,10 @@ if not TYPE_CHECKING:  # hidden from type checkers, so that `wiremcp.Typo` is an
             from .client import Client
 
             return Client
+        if name == "proxy":
+            from .bridge import proxy
+
+            return proxy
         raise AttributeError(f"module 'wiremcp' has no attribute {name!r}")
 
 

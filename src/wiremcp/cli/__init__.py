@@ -13,6 +13,7 @@
     wiremcp dev examples/echo.py            # serve, reload on change, show every envelope
     wiremcp tap --log wire.jsonl -- python server.py  # a checking stdio proxy (docs/tap.md)
     wiremcp validate wire.jsonl             # check a capture
+    wiremcp proxy https://mcp.example.com/mcp   # another server, to clients of either era (docs/proxy.md)
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ __all__ = ["main"]
 
 #: Client subcommands (`_inspect`); a stdio TARGET follows ``--``.
 _CLIENT_COMMANDS = ("inspect", "call", "read", "prompt")
+#: Commands whose TARGET may be a command line after ``--``.
+_TAIL_COMMANDS = (*_CLIENT_COMMANDS, "proxy")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     tail = None
     if argv and argv[0] in _WIRE_COMMANDS:
         return _wire_command(argv)
-    if argv and argv[0] in _CLIENT_COMMANDS and "--" in argv:
+    if argv and argv[0] in _TAIL_COMMANDS and "--" in argv:
         cut = argv.index("--")
         argv, tail = argv[:cut], argv[cut + 1 :]
     parser = argparse.ArgumentParser(prog="wiremcp", description="A strict, fast MCP implementation.")
@@ -84,6 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     add_login_parsers(commands)
     _add_wire_parsers(commands)
 
+    from ._proxy import add_parser as add_proxy_parser
+
+    add_proxy_parser(commands)
+
     args = parser.parse_args(argv)
     if args.command == "run":
         from ._run import run_target
@@ -118,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
 
         logging.basicConfig(stream=sys.stderr, level="WARNING", format="%(levelname)s %(name)s: %(message)s")
         return run_login(args) if args.command == "login" else run_logout(args)
+    if args.command == "proxy":
+        from ._proxy import run_proxy
+
+        return run_proxy(args, tail)
     if args.command in _CLIENT_COMMANDS:
         from ._inspect import run_command
 

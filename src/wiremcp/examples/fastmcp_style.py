@@ -9,25 +9,38 @@
 * ``ToolError`` messages reach the model; any other exception is masked
   (set ``WIREMCP_MASK_ERRORS=0`` while developing to see them);
 * typed elicitation: the form comes from a dataclass and the answer comes back
-  as one; ``Elicit`` parameters are gathered before the body, which runs once.
+  as one; ``Elicit`` parameters are gathered before the body, which runs once;
+* a lifespan: the database is set up once per process before the first
+  request, on stdio and HTTP alike, and what it yields is ``ctx.lifespan``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+from contextlib import asynccontextmanager
 import sqlite3
 import tempfile
 import time
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, AsyncIterator, Literal
 
 import wiremcp
 from wiremcp import Context, Elicit, ToolError
 
-server = wiremcp.Server("notes", version="1.0.0", instructions="A small notebook kept in SQLite.")
-
 DB = Path(os.environ.get("NOTES_DB") or Path(tempfile.gettempdir()) / "wiremcp-notes.sqlite3")
+
+
+@asynccontextmanager
+async def lifespan(server: wiremcp.Server) -> AsyncIterator[dict[str, object]]:
+    """Once per process: create the table before the first request; what it yields is ``ctx.lifespan``."""
+    with sqlite3.connect(DB, timeout=5) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, title TEXT, body TEXT, tag TEXT)")
+    yield {"db": DB, "started": time.time()}
+    # After the last reply (and before the worker threads stop): close pools, flush caches here.
+
+
+server = wiremcp.Server("notes", version="1.0.0", instructions="A small notebook kept in SQLite.", lifespan=lifespan)
 
 
 def _db() -> sqlite3.Connection:
@@ -63,6 +76,12 @@ def slow_report(seconds: float = 1.0) -> str:
     """Pretend to build a report (time.sleep blocks this tool's thread, not the server)."""
     time.sleep(min(seconds, 5.0))
     return f"report ready after {seconds:g} s"
+
+
+@server.tool
+def uptime(ctx: Context) -> str:
+    """How long this server process has run (from what the lifespan yielded)."""
+    return f"up for {time.time() - float(ctx.lifespan['started']):.0f} s, notes in {ctx.lifespan['db']}"
 
 
 @dataclasses.dataclass

@@ -15,13 +15,19 @@ transport may use (tests/test_layers.py checks it):
   cancelled.
 * `reply_ok`, `reply_failed`, `settle`: the only place where a handler's
   outcome, exceptions included, becomes a reply (``(line, code)``, a `Reply`).
+* `Lifespan`, `drain`: what a transport does around serving. It enters
+  ``async with server.lifespan`` before it takes requests; on shutdown it
+  calls ``server.close_subscriptions()``, then ``drain(tasks,
+  server.shutdown_grace)`` on its requests in flight, then leaves the
+  lifespan (which shuts the worker threads down). `MCPApp` sets
+  `current_headers` while it serves a request (``ctx.headers``).
 * `OutgoingRequests`: the server's requests to its peer (elicitation,
   sampling, roots in a legacy session) and their answers, on
   `wiremcp.jsonrpc.PendingRequests`; an error answer raises
   `ClientRequestFailed`.
 """
 
-from ._context import Context, Emit, InsufficientScope, current_auth
+from ._context import Context, Emit, Headers, InsufficientScope, current_auth, current_headers
 from ._call import Call, CallState, Write
 from ._connection import ConnectionState, Era, ServerConnection, carries_protocol_meta, request_era
 from ._legacy import DEFAULT_MAX_SESSION_SUBSCRIPTIONS, DEFAULT_MAX_SUBSCRIPTION_URI, ClientRequestFailed, LegacySession
@@ -34,6 +40,12 @@ from ._tools import Tool, ToolAnnotations, ToolError, ToolResult, text
 from ._elicit import Elicited
 from ._inputs import Elicit, Resolve, Roots, Sample
 from ._workers import Workers
+
+# Lifespan, middleware, composition.
+from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory, drain
+from ._middleware import Invocation, Middleware, Next
+from ._mount import Mount
+from ._forward import RESUME_KEY, Ask, Forwarder, Upstream, reporting_context
 
 # Tool definitions: schema markers, content block types.
 from ._content import AudioContent, Content, EmbeddedResource, ImageContent, ResourceLink, TextContent
@@ -101,3 +113,6 @@ __all__ += [
     "resource_link",
 ]
 __all__ += ["Elicited", "Elicit", "Sample", "Roots", "Resolve", "Workers"]
+__all__ += ["Lifespan", "LifespanFactory", "DEFAULT_SHUTDOWN_GRACE", "drain", "current_headers", "Headers"]
+__all__ += ["Invocation", "Middleware", "Next", "Mount"]
+__all__ += ["Upstream", "Ask", "Forwarder", "RESUME_KEY", "reporting_context"]

@@ -11,13 +11,20 @@ no authorization there). Tools, resources and prompts registered with
 ``scopes`` call `require_scopes` first: with a token that lacks one of them
 the request fails with `InsufficientScope`, which the HTTP transport answers
 with 403 ``insufficient_scope``. Without a token nothing is enforced.
+
+HTTP request headers: `MCPApp` sets `current_headers` to the request's
+headers (lower-case byte names, repeated fields joined with ``", "``) while
+it serves a request; ``ctx.headers`` is a read-only, case-insensitive
+mapping of them as text, or None where there is no HTTP request (stdio).
+
+``ctx.lifespan`` is what the server's lifespan yielded (see `_lifespan`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, TypeVar, overload
 
 from ..jsonrpc import InvalidRequest, RequestId
 from ..protocol import methods
@@ -30,11 +37,51 @@ if TYPE_CHECKING:
     from ..protocol.inputs import CreateMessageResult, ElicitResult, Root
     from ._server import Server
 
-__all__ = ["Context", "Emit", "InsufficientScope", "current_auth", "require_scopes", "scope_tuple"]
+__all__ = [
+    "Context",
+    "Emit",
+    "InsufficientScope",
+    "current_auth",
+    "current_headers",
+    "header_mapping",
+    "Headers",
+    "require_scopes",
+    "scope_tuple",
+]
 
 #: The verified access token of the request being served (a
 #: ``wiremcp.auth.server.AccessToken``), set by an authenticating transport; None elsewhere.
 current_auth: ContextVar[Any] = ContextVar("wiremcp.auth", default=None)
+#: The HTTP request's headers (``{lower-case name: value}`` as bytes), set by `MCPApp`; None elsewhere.
+current_headers: ContextVar[dict[bytes, bytes] | None] = ContextVar("wiremcp.headers", default=None)
+
+
+class Headers(Mapping[str, str]):
+    """An HTTP request's headers, read-only: names are case-insensitive, values are text (latin-1)."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: dict[bytes, bytes]) -> None:
+        self._raw = raw
+
+    def __getitem__(self, name: str) -> str:
+        return self._raw[name.lower().encode("latin-1")].decode("latin-1")
+
+    def __iter__(self) -> Iterator[str]:
+        return (name.decode("latin-1") for name in self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __contains__(self, name: object) -> bool:
+        return type(name) is str and name.lower().encode("latin-1", "replace") in self._raw
+
+    def __repr__(self) -> str:
+        return f"Headers({dict(self)!r})"
+
+
+def header_mapping(raw: dict[bytes, bytes] | None) -> Headers | None:
+    return None if raw is None else Headers(raw)
 
 
 class InsufficientScope(InvalidRequest):
@@ -110,6 +157,16 @@ class Context:
 
         hop: Emit = hop_
         self._emit = hop
+
+    @property
+    def headers(self) -> Headers | None:
+        """The HTTP request's headers (read-only, case-insensitive), or None off HTTP (stdio)."""
+        return header_mapping(current_headers.get())
+
+    @property
+    def lifespan(self) -> Any:
+        """What the server's lifespan yielded (None without one; see `wiremcp.server._lifespan`)."""
+        return self.server.lifespan.value
 
     @property
     def protocol_version(self) -> str:

@@ -38,6 +38,10 @@ from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, list
 from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_level, setting
 from ._tools import Tool, ToolAnnotations
 from ._workers import Workers
+from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
+from ._middleware import Middleware, install
+from ._mount import Mount, check_mountable
+from ._forward import Forwarder, Upstream
 
 # Resources, templates, prompts, completion (the section "resources, prompts, completion" below).
 from ._completion import Completer, Completers
@@ -53,6 +57,7 @@ Handler = Callable[[Request, dict[str, Any], RequestMeta, "Emit | None"], "dict[
 CacheScope = Literal["public", "private"]
 #: A function being registered: the decorators hand it back unchanged, with its own type.
 F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound=Middleware)
 
 
 class Server:
@@ -86,6 +91,9 @@ class Server:
         mask_errors: bool | None = None,
         log_level: str | int | None = None,
         client_request_timeout: float | None = None,
+        lifespan: LifespanFactory | None = None,
+        shutdown_grace: float | None = None,
+        middleware: Iterable[Middleware] = (),
     ) -> None:
         # Settings: an argument wins, then a WIREMCP_* variable, then the default (see _settings).
         list_ttl_ms = setting("list_ttl_ms", list_ttl_ms, DEFAULT_LIST_TTL_MS, int)
@@ -99,6 +107,9 @@ class Server:
         client_request_timeout = setting(
             "client_request_timeout", client_request_timeout, DEFAULT_CLIENT_REQUEST_TIMEOUT, float
         )
+        shutdown_grace = setting("shutdown_grace", shutdown_grace, DEFAULT_SHUTDOWN_GRACE, float)
+        if shutdown_grace < 0:
+            raise ValueError("shutdown_grace must be >= 0 (seconds)")
         if list_ttl_ms < 0:
             raise ValueError("list_ttl_ms must be >= 0 (server/utilities/caching.mdx)")
         if cache_scope not in ("public", "private"):
@@ -151,6 +162,19 @@ class Server:
         self.mask_errors = mask_errors
         #: Seconds a legacy (2025-11-25) client has to answer our elicitation, sampling or roots request.
         self.client_request_timeout = client_request_timeout
+        #: Setup around serving, entered once per process by the transports (see _lifespan);
+        #: ``async with server.lifespan as value``. What it yields is ``ctx.lifespan``.
+        self.lifespan = Lifespan(self, lifespan)
+        #: Seconds requests in flight get to finish on shutdown before they are cancelled.
+        self.shutdown_grace = shutdown_grace
+        #: MCP-level middleware, outermost first (see _middleware); empty costs nothing.
+        self._middleware: list[Middleware] = []
+        for each in middleware:
+            self.add_middleware(each)
+        #: Servers mounted into this one under a namespace (see _mount).
+        self.mounts: list[Mount] = []
+        #: Set by `forward`: tools, resources, prompts and completions answered by another server.
+        self.forwarder: Forwarder | None = None
 
     # -- registration -------------------------------------------------------
 
@@ -247,6 +271,8 @@ class Server:
         return self._tools.get(name)
 
     def capabilities(self) -> dict[str, Any]:
+        if self.forwarder is not None:  # a proxy: what the upstream offers (see _forward)
+            return self.forwarder.capabilities()
         caps: dict[str, Any] = {}
         if self._tools:
             caps["tools"] = {"listChanged": True}
@@ -278,6 +304,71 @@ class Server:
     def close_subscriptions(self) -> None:
         """End every open subscription gracefully (each gets its ``complete`` result)."""
         self.bus.publish(None)
+
+    # -- middleware, composition (see _middleware, _mount) ----------------------
+
+    def add_middleware(self, middleware: Middleware) -> Middleware:
+        """Append ``middleware`` (``async def mw(call, call_next) -> result``); the first added is outermost.
+
+        The first one installs the wrapped ``handle``; without middleware the
+        server's ``handle`` is untouched (see `wiremcp.server._middleware`).
+        """
+        if not callable(middleware):
+            raise TypeError(f"middleware is an async function (call, call_next) -> result, not {middleware!r}")
+        self._middleware.append(middleware)
+        install(self)
+        return middleware
+
+    def middleware(self, middleware: M) -> M:
+        """Decorator: ``@server.middleware`` over an ``async def mw(call, call_next)``; see `add_middleware`."""
+        self.add_middleware(middleware)
+        return middleware
+
+    @property
+    def middlewares(self) -> tuple[Middleware, ...]:
+        """The registered middleware, outermost first."""
+        return tuple(self._middleware)
+
+    def mount(self, server: Server, namespace: str) -> Mount:
+        """Serve ``server``'s tools, resources and prompts here, names prefixed ``namespace_``.
+
+        Resource URIs stay as they are; changes to ``server``'s lists follow
+        and are announced to this server's listeners; its lifespan runs inside
+        this one's (see `wiremcp.server._mount`).
+        """
+        check_mountable(self, server)
+        mounted = Mount(self, server, namespace)
+        if any(m.namespace == namespace for m in self.mounts):
+            raise ValueError(f"the namespace {namespace!r} is already mounted")
+        mounted.attach()
+        self.mounts.append(mounted)
+        self.lifespan.include(server.lifespan)
+        return mounted
+
+    def forward(self, upstream: Upstream) -> Forwarder:
+        """Answer tools, resources, prompts and completion with ``upstream`` (see `wiremcp.server._forward`).
+
+        The building block of ``wiremcp.proxy``; local registrations are not served alongside.
+        """
+        if self.forwarder is not None:
+            raise ValueError("this server already forwards to an upstream server")
+        self.forwarder = Forwarder(self, upstream)
+        self._offer()
+        return self.forwarder
+
+    def unmount(self, namespace: str) -> None:
+        """Stop serving the server mounted as ``namespace`` (KeyError if none)."""
+        for mounted in self.mounts:
+            if mounted.namespace == namespace:
+                mounted.detach()
+                self.mounts.remove(mounted)
+                self.lifespan.exclude(mounted.server.lifespan)
+                self.notify_tools_changed()
+                self.notify_prompts_changed()
+                self.notify_resources_changed()
+                self._offer()
+                return
+        raise KeyError(namespace)
 
     def _listen(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> Awaitable[dict[str, Any]]:
         wanted = parse_filter(params)
@@ -597,6 +688,8 @@ class Server:
                     table[method] = handler
                 else:
                     table.pop(method, None)
+        if self.forwarder is not None:
+            table.update(self.forwarder.handlers)
 
     def _context_for(self, request: Request, meta: RequestMeta, emit: Emit | None) -> Context:
         return Context(request.id, request.method, meta, self, emit)

@@ -21,6 +21,7 @@ argument                       variable                      default    what
 ``max_subscriptions``          ``WIREMCP_MAX_SUBSCRIPTIONS`` 1024       open ``subscriptions/listen`` streams
 ``client_request_timeout``     ``WIREMCP_CLIENT_TIMEOUT``    300        seconds a legacy client has to answer
 ``legacy``                     ``WIREMCP_LEGACY``            true       serve 2025-11-25 clients too
+``shutdown_grace``             ``WIREMCP_SHUTDOWN_GRACE``    5          seconds requests get to finish on shutdown
 =============================  ============================  =========  =============================================
 
 The same table, with an example, is in docs/server.md ("Settings").
@@ -48,6 +49,7 @@ ENV = {
     "max_subscriptions": "WIREMCP_MAX_SUBSCRIPTIONS",
     "client_request_timeout": "WIREMCP_CLIENT_TIMEOUT",
     "legacy": "WIREMCP_LEGACY",
+    "shutdown_grace": "WIREMCP_SHUTDOWN_GRACE",
 }
 
 #: Worker threads for synchronous handlers, as anyio (FastMCP, the official SDK) defaults to.

@@ -45,7 +45,7 @@ class Workers:
     `concurrent.futures.Future` in between.
     """
 
-    __slots__ = ("size", "_queue", "_threads", "_idle", "_lock")
+    __slots__ = ("size", "_queue", "_threads", "_idle", "_lock", "_generation")
 
     def __init__(self, size: int) -> None:
         if type(size) is not int or size < 1:
@@ -57,6 +57,9 @@ class Workers:
         #: ``size`` threads jobs queue unreserved, and it may count high: no thread is started then.
         self._idle = 0
         self._lock = threading.Lock()
+        #: Bumped by `shutdown`: a thread of an earlier generation, finishing its last call, is no
+        #: longer counted idle, and it waits on the queue of its own generation (its stop is there).
+        self._generation = 0
 
     async def run(self, fn: Callable[..., Any], arguments: dict[str, Any], ctx: Context | None = None) -> Any:
         """Call ``fn(**arguments)`` in a worker thread and return its result (or raise its exception).
@@ -74,15 +77,21 @@ class Workers:
             if self._idle > 0:
                 self._idle -= 1
             elif len(self._threads) < self.size:
-                thread = threading.Thread(target=self._work, name=f"wiremcp-worker-{len(self._threads)}", daemon=True)
+                thread = threading.Thread(
+                    target=self._work,
+                    args=(self._queue, self._generation),
+                    name=f"wiremcp-worker-{len(self._threads)}",
+                    daemon=True,
+                )
                 self._threads.append(thread)
-        self._queue.put((future, loop, contextvars.copy_context(), fn, arguments))
+            jobs = self._queue
+        jobs.put((future, loop, contextvars.copy_context(), fn, arguments))
         if thread is not None:
             thread.start()
         return await future
 
-    def _work(self) -> None:
-        get = self._queue.get
+    def _work(self, jobs: queue.SimpleQueue[_Job | None], generation: int) -> None:
+        get = jobs.get
         while True:
             job = get()
             if job is None:
@@ -98,15 +107,18 @@ class Workers:
                 except RuntimeError:  # the loop is closed: nobody waits for the outcome
                     pass
             with self._lock:
-                self._idle += 1
+                if self._generation == generation:
+                    self._idle += 1
 
     def shutdown(self, wait: bool = False) -> None:
         """Stop the threads once the queued calls ran; the pool starts again on the next call."""
         with self._lock:
             threads, self._threads = self._threads, []
             self._idle = 0
+            jobs, self._queue = self._queue, queue.SimpleQueue()
+            self._generation += 1
         for _ in threads:
-            self._queue.put(None)
+            jobs.put(None)
         if wait:
             for thread in threads:
                 thread.join()

@@ -87,10 +87,11 @@ Compatibility").
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import functools
 import logging
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable
 
 from ...jsonrpc import (
     DEFAULT_MAX_DEPTH,
@@ -113,6 +114,7 @@ from ...server import (
     Server,
     ServerBusy,
     carries_protocol_meta,
+    current_headers,
     reply_failed,
     request_era,
 )
@@ -128,12 +130,12 @@ from ._asgi import (
     fire,
     http_error,
     json_reply,
-    lifespan,
     plain_reply,
     sse_start,
 )
 from ._headers import HeaderRules
 from ._security import HostGuard, accepts_json_and_sse, is_json_content_type
+from ._shutdown import Shutdown, run_lifespan
 from ._sessions import (
     DEFAULT_MAX_SESSIONS,
     DEFAULT_MAX_SESSIONS_PER_CLIENT,
@@ -333,7 +335,8 @@ class MCPApp:
     >>> app = MCPApp(Server("demo"), path="/mcp")
 
     Run it with any ASGI server (``uvicorn module:app``) or mount it into
-    another ASGI application; it answers ``lifespan`` events when run alone.
+    another ASGI application; it answers ``lifespan`` events when run alone,
+    and a host application runs `lifespan` as its own (see `_shutdown`).
     """
 
     __slots__ = (
@@ -352,6 +355,7 @@ class MCPApp:
         "_auth",
         "max_listens_per_client",
         "_listens",
+        "_shutdown",
     )
 
     def __init__(
@@ -421,6 +425,7 @@ class MCPApp:
         )
         # OAuth (basic/authorization/): a wiremcp.auth.server.ResourceServer, by default the
         # server's own (`Server(auth=...)`); the rules and both hooks are in `_auth`.
+        self._shutdown = Shutdown(server, self.close_sessions)
         if auth is None:
             auth = server.auth
         if auth is not None:
@@ -448,9 +453,23 @@ class MCPApp:
         if kind == "http":
             await self._http(scope, receive, send)
         elif kind == "lifespan":
-            await lifespan(receive, send, self.close_sessions)
+            await run_lifespan(self._shutdown, receive, send)
         else:  # websocket: not part of MCP
             await send({"type": "websocket.close", "code": 1000})
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
+        """The server's lifespan and this app's shutdown, for a host application to run.
+
+        ``Starlette(..., lifespan=mcp.lifespan)``, or ``async with
+        mcp.lifespan(app):`` inside the host's own lifespan (``app`` is the
+        host, unused). See `wiremcp.transports.http._shutdown`.
+        """
+        await self._shutdown.start()
+        try:
+            yield
+        finally:
+            await self._shutdown.finish()
 
     # -- HTTP ---------------------------------------------------------------
 
@@ -473,6 +492,7 @@ class MCPApp:
                     headers[name] += b", " + value  # RFC 9110, section 5.3
                 else:
                     headers[name] = value
+        current_headers.set(headers)  # ctx.headers; this request's own task, so nothing leaks
         guard = self._guard
         problem = guard.host_problem(headers.get(b"host"), scope.get("server")) or guard.origin_problem(
             headers.get(b"origin")
@@ -742,6 +762,7 @@ class MCPApp:
         loop = asyncio.get_running_loop()
         task = call.task = loop.create_task(call.finish())
         task.add_done_callback(ex.wake)
+        self._shutdown.track(task)
         ex.receive = receive
         watch = ex.watch = loop.create_task(_next(receive))
         watch.add_done_callback(ex.received)

@@ -34,6 +34,7 @@ class MemoryTransport:
         self._closed = False
 
     async def open(self, receiver: Receiver) -> None:
+        await self.server.lifespan.__aenter__()  # left in aclose: the server's lifespan spans the connection
         self._receiver = receiver
         self._lines = LineServer(self.server, self._from_server)
 
@@ -69,4 +70,7 @@ class MemoryTransport:
         lines = self._lines
         lines.feed_eof()
         self._closed = True  # replies still in flight are dropped: the client is gone
-        await lines.cancel_all()
+        try:
+            await lines.cancel_all()
+        finally:
+            await self.server.lifespan.__aexit__(None, None, None)

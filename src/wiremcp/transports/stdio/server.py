@@ -5,8 +5,10 @@ message) and writes reply lines to stdout. While it serves, ``sys.stdout``
 points at stderr, so a stray ``print()`` in a tool lands in the log instead of
 corrupting the protocol stream (stdio.mdx: the server MUST NOT write
 anything to stdout that is not a valid MCP message). It returns when stdin
-reaches end of file and every request in flight has replied, or when stdout
-is closed by the client.
+reaches end of file and every request in flight has replied (within the
+server's ``shutdown_grace`` seconds; the rest are cancelled), or when stdout
+is closed by the client. The server's lifespan (``Server(lifespan=...)``) is
+entered before the first message is read and left after the last reply.
 
 `serve_streams(server, reader, writer)` serves the same protocol over any
 asyncio stream pair (a socket, a test pipe).
@@ -110,6 +112,11 @@ class _StdioLink:
 
 async def serve_stdio(server: Server, **limits: Any) -> None:
     """Serve ``server`` on stdin/stdout until end of input (see module docs)."""
+    async with server.lifespan:
+        await _serve_stdio(server, **limits)
+
+
+async def _serve_stdio(server: Server, **limits: Any) -> None:
     loop = asyncio.get_running_loop()
     in_fd = os.dup(sys.stdin.fileno())
     out_fd = os.dup(sys.stdout.fileno())
@@ -136,7 +143,7 @@ async def serve_stdio(server: Server, **limits: Any) -> None:
             small_reads(link.read_transport)
         reason = await link.done
         if reason == "eof":
-            await link.lines.wait_closed()
+            await _drain(link.lines, server.shutdown_grace)
         else:
             log.info("stdout was closed by the client; stopping")
             await link.lines.cancel_all()
@@ -191,6 +198,15 @@ async def _read_file(fd: int, link: _StdioLink) -> None:
         link.lines.feed(data)
 
 
+async def _drain(lines: LineServer, grace: float) -> None:
+    """After end of input: the requests in flight get ``grace`` seconds to reply, then are cancelled."""
+    try:
+        await asyncio.wait_for(asyncio.shield(lines.wait_closed()), grace)
+    except asyncio.TimeoutError:
+        log.warning("end of input: %d request(s) still running after %g s were cancelled", lines.in_flight, grace)
+        await lines.cancel_all()
+
+
 async def _flush(link: _StdioLink) -> None:
     transport = link.write_transport
     if transport is None or transport.is_closing():
@@ -213,7 +229,14 @@ async def _flush(link: _StdioLink) -> None:
 async def serve_streams(
     server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, **limits: Any
 ) -> None:
-    """Serve ``server`` over an asyncio stream pair until the reader ends."""
+    """Serve ``server`` over an asyncio stream pair until the reader ends (inside its lifespan)."""
+    async with server.lifespan:
+        await _serve_streams(server, reader, writer, **limits)
+
+
+async def _serve_streams(
+    server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, **limits: Any
+) -> None:
     lines = LineServer(server, writer.write, **limits)
     try:
         while True:
@@ -223,7 +246,7 @@ async def serve_streams(
             lines.feed(data)
             await writer.drain()
         lines.feed_eof()
-        await lines.wait_closed()
+        await _drain(lines, server.shutdown_grace)
         await writer.drain()
     finally:
         writer.close()

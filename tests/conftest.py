@@ -121,9 +121,14 @@ class StdioPeer:
         return self.proc.returncode, self._buffer + rest, err.decode(errors="replace")
 
     def kill(self) -> None:
+        """Stop the server: SIGTERM first, so that coverage (``sigterm = true``) writes its data."""
         if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if f is not None and not f.closed:
                 f.close()

@@ -57,6 +57,7 @@ class StdioPeer:
             env={**os.environ, **(env or {})},
         )
         self._buffer = b""
+        self._syncs = 0
 
     def send_raw(self, data: bytes) -> None:
         assert self.proc.stdin is not None
@@ -95,8 +96,26 @@ class StdioPeer:
         return self.recv(timeout)
 
     def expect_silence(self, timeout: float = 0.3) -> None:
+        """Nothing arrives within ``timeout`` (a timed check: prefer `expect_nothing_more`)."""
         line = self.read_line(timeout)
         assert line is None, f"expected no output, got {line!r}"
+
+    def expect_nothing_more(self) -> None:
+        """A synchronisation point: send ``server/discover`` and require its reply to be the very next line.
+
+        Whatever the server was going to send because of the earlier messages
+        it has sent by the time it reads a later line, so the ping's reply
+        coming first proves that nothing else was sent, without waiting a
+        fixed time. (``server/discover``: every 2026-07-28 server answers it,
+        and ``ping`` is not part of that revision.)
+        """
+        self._syncs += 1
+        id_ = f"sync-{self._syncs}"
+        self.send(request(id_, "server/discover"))
+        line = self.read_line()
+        assert line is not None, f"no reply to the synchronisation request; stderr: {self.stderr_so_far()}"
+        reply = orjson.loads(line)
+        assert reply.get("id") == id_ and "result" in reply, f"expected nothing before the synchronisation reply, got {reply}"
 
     def close_stdin(self) -> None:
         assert self.proc.stdin is not None

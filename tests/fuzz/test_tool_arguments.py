@@ -40,8 +40,10 @@ def _toolbox() -> wiremcp.Server:
     return server
 
 
-#: Toolbox tools that fail on purpose whatever their arguments (they test error replies).
-FAIL_ON_PURPOSE = {"broken_weather", "test_error_handling"}
+#: Toolbox tools that fail on purpose whatever their arguments (they test error replies),
+#: and one whose work grows with its argument (``squares(n)`` builds n squares: the
+#: long run found n = 2**63, a MemoryError, which is the tool's doing, not the validator's).
+FAIL_ON_PURPOSE = {"broken_weather", "test_error_handling", "squares"}
 
 SERVERS = [build(), _toolbox()]
 CASES = [

@@ -89,7 +89,8 @@ class StdioPeer:
     def recv(self, timeout: float = 10.0) -> dict[str, Any]:
         line = self.read_line(timeout)
         assert line is not None, f"no reply within {timeout}s; stderr: {self.stderr_so_far()}"
-        return orjson.loads(line)
+        message: dict[str, Any] = orjson.loads(line)
+        return message
 
     def ask(self, message: Any, timeout: float = 10.0) -> dict[str, Any]:
         self.send(message)

@@ -16,11 +16,12 @@ import sys
 import tempfile
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import coverage
 
 
-def by_package(report: dict) -> dict[str, dict[str, float]]:
+def by_package(report: dict[str, Any]) -> dict[str, dict[str, float]]:
     totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for name, entry in report["files"].items():
         parts = Path(name).parts
@@ -54,7 +55,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "coverage.json"
         cov.json_report(outfile=str(path))
-        report = json.loads(path.read_text())
+        report: dict[str, Any] = json.loads(path.read_text())
     rows = by_package(report)
     print(f"{'package':34} {'lines':>6} {'line %':>7} {'branches':>9} {'branch %':>9}")
     for package, row in rows.items():

@@ -46,7 +46,7 @@ def _load(name: str) -> Callable[[bytes], Any]:
 
 
 def _with_atheris(name: str, args: argparse.Namespace) -> int:
-    import atheris
+    import atheris  # type: ignore[import-untyped]  # atheris ships no type information
 
     with atheris.instrument_imports(include=["wiremcp"]):
         import wiremcp  # noqa: F401  (instrumented here, before any target imports it)

@@ -20,7 +20,7 @@ tables; streamable-http.mdx):
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, MutableMapping
 
 import orjson
 from hypothesis import given
@@ -131,12 +131,12 @@ _bodies = st.one_of(
 def _mirror(headers: list[tuple[bytes, bytes]], body: bytes) -> list[tuple[bytes, bytes]]:
     """Fill the placeholders a well-behaved client would: the body's method, name and era."""
     try:
-        obj = orjson.loads(body)
+        parsed: Any = orjson.loads(body)
     except orjson.JSONDecodeError:
-        obj = None
-    obj = obj if type(obj) is dict else {}
-    params = obj.get("params") if type(obj.get("params")) is dict else {}
-    meta = params.get("_meta") if type(params.get("_meta")) is dict else {}
+        parsed = None
+    obj: dict[str, Any] = parsed if type(parsed) is dict else {}
+    params: dict[str, Any] = obj["params"] if type(obj.get("params")) is dict else {}
+    meta: dict[str, Any] = params["_meta"] if type(params.get("_meta")) is dict else {}
     method = obj.get("method")
     name = params.get("uri" if method == "resources/read" else "name")
     version = meta.get("io.modelcontextprotocol/protocolVersion")
@@ -147,9 +147,9 @@ def _mirror(headers: list[tuple[bytes, bytes]], body: bytes) -> list[tuple[bytes
     }
     out = []
     for header, value in headers:
-        value = fill.get(value, value)  # type: ignore[arg-type]
-        if value is not None:
-            out.append((header, value))
+        filled = fill[value] if value in fill else value
+        if filled is not None:
+            out.append((header, filled))
     return out
 
 
@@ -192,7 +192,7 @@ async def one_request(app: MCPApp, req: dict[str, Any], session: list[bytes]) ->
     headers = [(n, session[-1] if v == b"$session" else v) for n, v in req["headers"] if v != b"$session" or session]
     chunks = list(req["chunks"])
     gone = asyncio.Event()
-    sent: list[dict[str, Any]] = []
+    sent: list[MutableMapping[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
         if chunks:
@@ -201,7 +201,7 @@ async def one_request(app: MCPApp, req: dict[str, Any], session: list[bytes]) ->
         await gone.wait()
         return {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         if gone.is_set():
             return  # as uvicorn does: a send after the client left is dropped
         sent.append(message)

@@ -42,7 +42,7 @@ inputs = st.one_of(
 )
 
 
-def check_decode(decoder: Decoder, data: bytes) -> None:
+def check_decode(decoder: Decoder, data: bytes | str) -> None:
     try:
         msg = decoder.decode(data)
     except (ParseError, InvalidRequest) as exc:

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 #: target -> (paths to mutate, tests that cover them, in process)
 TARGETS: dict[str, tuple[list[str], list[str]]] = {
-    "jsonrpc": (["src/wiremcp/jsonrpc/"], ["tests/jsonrpc/"]),
+    "jsonrpc": (["src/wiremcp/jsonrpc/"], ["tests/jsonrpc/", "tests/mutation/"]),
     "protocol": (
         ["src/wiremcp/protocol/"],
         ["tests/client/test_protocol.py", "tests/client/test_client_rules.py", "tests/test_mrtr.py",

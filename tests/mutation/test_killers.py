@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from wiremcp.jsonrpc import MCP, Decoder, InvalidRequest, PendingRequests, Request, Response
+from wiremcp.jsonrpc import MCP, Decoder, InvalidRequest, JSONRPCError, PendingRequests, Request, Response
 
 
 def test_the_deadline_heap_stays_proportional_to_what_is_in_flight() -> None:
@@ -66,3 +66,26 @@ def test_the_smallest_decoder_limits_are_one() -> None:
 def test_messages_are_unhashable_by_their_own_name() -> None:
     with pytest.raises(TypeError, match="^unhashable type: 'Request'$"):
         hash(Request(1, "ping"))
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"", "Parse error: the message is empty"),
+        (b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]',
+         "Invalid Request: batches (JSON arrays) are not allowed in MCP; send one message per line"),
+        (b'{"jsonrpc":"2.0","id":1,"error":"bad"}', "Invalid Request: 'error' must be an object, not a string"),
+        (b'{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}', "Invalid Request: 'error.code' must be an integer"),
+        (b'{"jsonrpc":"2.0","result":{}}', "Invalid Request: a response must carry the 'id' of its request"),
+        (b'{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}',
+         "Invalid Request: a response must carry exactly one of 'result' and 'error', not both"),
+    ],
+)
+def test_error_messages_say_what_is_wrong(data: bytes, message: str) -> None:
+    """The message of each refusal names the rule broken (jsonrpc/_codec.py, the decoding table).
+
+    Kills the mutants that blank or garble a message: a peer reads these to fix its input.
+    """
+    with pytest.raises(JSONRPCError) as info:
+        Decoder(MCP).decode(data)
+    assert info.value.message == message

@@ -14,7 +14,7 @@ import asyncio
 import orjson
 import pytest
 
-from . import test_asgi, test_stdio_lines
+from . import strategies, test_asgi, test_stdio_lines
 
 _INIT = orjson.dumps(
     {"jsonrpc": "2.0", "id": 0, "method": "initialize",
@@ -77,3 +77,21 @@ def test_a_huge_last_event_id_is_an_unknown_one(value: bytes) -> None:
 
 def test_an_unknown_last_event_id_opens_the_standalone_stream() -> None:
     _get_with_last_event_id(b"1-" + b"9" * 40)
+
+
+@pytest.mark.parametrize("level", [[], {}, ["debug"]], ids=["array", "object", "array-of-level"])
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="found by fuzzing: an array or object logLevel is -32603 (protocol/meta.py)")
+def test_a_log_level_that_is_not_a_string_is_invalid_params(level: object) -> None:
+    """basic/index.mdx, _meta: logLevel is a LoggingLevel string; anything else is -32602, not a server failure."""
+    assert strategies.UNHASHABLE_LOG_LEVEL_FAILS  # remove the tolerance with the mark
+    line = orjson.dumps({"jsonrpc": "2.0", "id": 0, "method": "server/discover",
+                         "params": {"_meta": {**strategies.META_MODERN, "io.modelcontextprotocol/logLevel": level}}})
+    test_stdio_lines.check_stream([line + b"\n"])  # asserts: one reply, never -32603
+
+
+def test_a_log_level_that_is_a_wrong_string_is_invalid_params() -> None:
+    """The same check passes for a string that is not a level: -32602 (what the fix must give for the others)."""
+    line = orjson.dumps({"jsonrpc": "2.0", "id": 0, "method": "server/discover",
+                         "params": {"_meta": {**strategies.META_MODERN, "io.modelcontextprotocol/logLevel": "loud"}}})
+    test_stdio_lines.check_stream([line + b"\n"])

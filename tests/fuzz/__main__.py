@@ -6,7 +6,7 @@ in turn for N seconds). With atheris installed (``pip install atheris``; the
 before it is imported and libFuzzer drives the target's Hypothesis strategy
 through ``fuzz_one_input``, keeping the inputs that reach new code; crashes
 are written as ``crash-*`` files in the current directory and the run stops
-at the first one. Without atheris, random buffers go through the same
+at the first one; ``python -m tests.fuzz TARGET crash-...`` replays one. Without atheris, random buffers go through the same
 ``fuzz_one_input`` for N seconds (no coverage feedback).
 
 ``--corpus DIR`` keeps atheris's corpus between runs. ``--runs`` and
@@ -56,7 +56,9 @@ def _with_atheris(name: str, args: argparse.Namespace) -> int:
         argv.append(f"-runs={args.runs}")
     if args.seed is not None:
         argv.append(f"-seed={args.seed}")
-    if args.corpus:
+    if args.replay:
+        argv += args.replay  # libFuzzer runs the given inputs once and stops
+    elif args.corpus:
         os.makedirs(args.corpus, exist_ok=True)
         argv.append(args.corpus)
     atheris.Setup(argv, target)
@@ -68,6 +70,11 @@ def _without_atheris(name: str, args: argparse.Namespace) -> int:
     import random
 
     target = _load(name)
+    for path in args.replay:
+        with open(path, "rb") as f:
+            target(f.read())
+    if args.replay:
+        return 0
     rng = random.Random(args.seed)
     deadline = time.monotonic() + args.seconds
     runs = 0
@@ -81,6 +88,7 @@ def _without_atheris(name: str, args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.split("\n\n")[0])
     parser.add_argument("target", choices=[*TARGETS, "all"])
+    parser.add_argument("replay", nargs="*", help="crash-* files to run once each (atheris), instead of fuzzing")
     parser.add_argument("--seconds", type=float, default=60.0, help="how long to run (per target for 'all')")
     parser.add_argument("--runs", type=int, default=None, help="stop after this many inputs")
     parser.add_argument("--seed", type=int, default=None)

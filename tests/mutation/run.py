@@ -35,12 +35,13 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "protocol": (
         ["src/wiremcp/protocol/"],
         ["tests/client/test_protocol.py", "tests/client/test_client_rules.py", "tests/test_mrtr.py",
-         "tests/test_schema.py", "tests/jsonrpc/"],
+         "tests/test_schema.py", "tests/jsonrpc/", "tests/mutation/"],
     ),
     "client": (
         ["src/wiremcp/client/_protocol.py", "src/wiremcp/client/_eras.py", "src/wiremcp/client/_mrtr.py",
          "src/wiremcp/client/_cache.py"],
-        ["tests/client/test_protocol.py", "tests/client/test_client_rules.py", "tests/client/test_client_memory.py"],
+        ["tests/client/test_protocol.py", "tests/client/test_client_rules.py", "tests/client/test_client_memory.py",
+         "tests/mutation/"],
     ),
 }
 

@@ -6,9 +6,24 @@ that are equivalent (no behaviour to tell apart) and those left open.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+
+import orjson
 import pytest
 
-from wiremcp.jsonrpc import MCP, Decoder, InvalidRequest, JSONRPCError, PendingRequests, Request, Response
+from wiremcp.jsonrpc import (
+    MCP,
+    Decoder,
+    InvalidParams,
+    InvalidRequest,
+    JSONRPCError,
+    PendingRequests,
+    Request,
+    Response,
+)
+from wiremcp.protocol.state import STATE_KEY_ENV, StateSealer
 
 
 def test_the_deadline_heap_stays_proportional_to_what_is_in_flight() -> None:
@@ -89,3 +104,79 @@ def test_error_messages_say_what_is_wrong(data: bytes, message: str) -> None:
     with pytest.raises(JSONRPCError) as info:
         Decoder(MCP).decode(data)
     assert info.value.message == message
+
+
+# -- protocol/state.py (requestState) ----------------------------------------------------
+
+
+def _sealer(now: list[float], keys: list[str] | None = None) -> StateSealer:
+    return StateSealer(keys or ["k" * 16], ttl=10, clock=lambda: now[0])
+
+
+def test_a_state_is_bound_to_the_principal_it_was_sealed_for() -> None:
+    """protocol/state.py: a state sealed for a principal opens only for that principal (and one
+    sealed for nobody only for nobody). Kills the mutants that drop or rename the binding."""
+    now = [1000.0]
+    sealer = _sealer(now)
+    state = sealer.seal("digest", {"a": 1}, principal="alice")
+    assert sealer.open(state, "digest", principal="alice") == {"a": 1}
+    for other in ("bob", None):
+        with pytest.raises(InvalidParams, match="^Invalid params: requestState was issued to a different principal$"):
+            sealer.open(state, "digest", principal=other)
+    anonymous = sealer.seal("digest", 2)
+    assert sealer.open(anonymous, "digest") == 2
+    with pytest.raises(InvalidParams, match="different principal"):
+        sealer.open(anonymous, "digest", principal="alice")
+
+
+def test_a_state_expires_after_its_ttl_and_not_before() -> None:
+    now = [1000.0]
+    sealer = _sealer(now)
+    state = sealer.seal("digest", 1)  # expires at 1010
+    now[0] = 1010.0
+    assert sealer.open(state, "digest") == 1
+    now[0] = 1010.5
+    with pytest.raises(InvalidParams, match="^Invalid params: requestState has expired; send the request again without it$"):
+        sealer.open(state, "digest")
+
+
+def _forge(key: bytes, payload: dict[str, object]) -> str:
+    """A state with a valid tag over any payload (what a holder of the key could make)."""
+    body = orjson.dumps(payload)
+    tag = hmac.new(key, body, hashlib.sha256).digest()
+    return f"{_b64(body)}.{_b64(tag)}"
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def test_a_state_without_an_expiry_or_with_another_version_is_refused() -> None:
+    now = [1000.0]
+    sealer = _sealer(now)
+    with pytest.raises(InvalidParams, match="has expired"):
+        sealer.open(_forge(b"k" * 16, {"v": 1, "d": "digest", "s": 1}), "digest")
+    with pytest.raises(InvalidParams, match="^Invalid params: requestState has an unknown version$"):
+        sealer.open(_forge(b"k" * 16, {"v": 99, "d": "digest", "x": 2000, "s": 1}), "digest")
+    with pytest.raises(InvalidParams, match="^Invalid params: requestState belongs to a different request$"):
+        sealer.open(sealer.seal("digest", 1), "other digest")
+    with pytest.raises(InvalidParams, match="^Invalid params: requestState must be a string$"):
+        sealer.open(5, "digest")
+    with pytest.raises(InvalidParams, match=r"^Invalid params: requestState failed verification \(it was altered or not issued here\)$"):
+        sealer.open("no-dot-here", "digest")
+
+
+def test_state_keys_are_at_least_16_bytes_and_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    StateSealer(["x" * 16])
+    with pytest.raises(ValueError, match="^a requestState key must be at least 16 bytes$"):
+        StateSealer(["x" * 15])
+    monkeypatch.setenv(STATE_KEY_ENV, "e" * 16)
+    assert StateSealer().open(StateSealer().seal("d", 1), "d") == 1  # one key shared through the environment
+    with pytest.raises(InvalidParams, match="failed verification"):
+        StateSealer(["o" * 16]).open(StateSealer().seal("d", 1), "d")
+    monkeypatch.setenv(STATE_KEY_ENV, "short")
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        StateSealer()
+    monkeypatch.delenv(STATE_KEY_ENV)
+    with pytest.raises(InvalidParams, match="failed verification"):  # no key: a random one per sealer
+        StateSealer().open(StateSealer().seal("d", 1), "d")

@@ -1,4 +1,12 @@
-"""Shared test helpers: a real server subprocess spoken to line by line."""
+"""Shared test helpers: a real server subprocess spoken to line by line; the strict-skip rule.
+
+Strict skips: when ``CI`` or ``WIREMCP_STRICT_SKIPS`` is set, a test that
+skips fails instead (a suite whose HTTP or conformance tests silently skip
+must not pass), unless the skip is declared expected: its reason contains a
+line of tests/expected_skips.txt, or the test carries
+``@pytest.mark.expected_skip("part of the reason")``. An xfail is not a
+skip. A run that collects no test at all (pytest's exit status 5) fails too.
+"""
 
 from __future__ import annotations
 
@@ -49,6 +57,7 @@ class StdioPeer:
             env={**os.environ, **(env or {})},
         )
         self._buffer = b""
+        self._syncs = 0
 
     def send_raw(self, data: bytes) -> None:
         assert self.proc.stdin is not None
@@ -80,15 +89,34 @@ class StdioPeer:
     def recv(self, timeout: float = 10.0) -> dict[str, Any]:
         line = self.read_line(timeout)
         assert line is not None, f"no reply within {timeout}s; stderr: {self.stderr_so_far()}"
-        return orjson.loads(line)
+        message: dict[str, Any] = orjson.loads(line)
+        return message
 
     def ask(self, message: Any, timeout: float = 10.0) -> dict[str, Any]:
         self.send(message)
         return self.recv(timeout)
 
     def expect_silence(self, timeout: float = 0.3) -> None:
+        """Nothing arrives within ``timeout`` (a timed check: prefer `expect_nothing_more`)."""
         line = self.read_line(timeout)
         assert line is None, f"expected no output, got {line!r}"
+
+    def expect_nothing_more(self) -> None:
+        """A synchronisation point: send ``server/discover`` and require its reply to be the very next line.
+
+        Whatever the server was going to send because of the earlier messages
+        it has sent by the time it reads a later line, so the ping's reply
+        coming first proves that nothing else was sent, without waiting a
+        fixed time. (``server/discover``: every 2026-07-28 server answers it,
+        and ``ping`` is not part of that revision.)
+        """
+        self._syncs += 1
+        id_ = f"sync-{self._syncs}"
+        self.send(request(id_, "server/discover"))
+        line = self.read_line()
+        assert line is not None, f"no reply to the synchronisation request; stderr: {self.stderr_so_far()}"
+        reply = orjson.loads(line)
+        assert reply.get("id") == id_ and "result" in reply, f"expected nothing before the synchronisation reply, got {reply}"
 
     def close_stdin(self) -> None:
         assert self.proc.stdin is not None
@@ -113,9 +141,14 @@ class StdioPeer:
         return self.proc.returncode, self._buffer + rest, err.decode(errors="replace")
 
     def kill(self) -> None:
+        """Stop the server: SIGTERM first, so that coverage (``sigterm = true``) writes its data."""
         if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if f is not None and not f.closed:
                 f.close()
@@ -148,3 +181,75 @@ def spawn() -> Iterator[Any]:
     finally:
         for peer in peers:
             peer.kill()
+
+
+# -- strict skips ---------------------------------------------------------------
+
+#: Reasons (substrings) a skip may give in CI; one a line, ``#`` starts a comment.
+EXPECTED_SKIPS_FILE = Path(__file__).resolve().parent / "expected_skips.txt"
+
+
+def strict_skips() -> bool:
+    return bool(os.environ.get("CI") or os.environ.get("WIREMCP_STRICT_SKIPS"))
+
+
+def _expected_reasons() -> list[str]:
+    try:
+        text = EXPECTED_SKIPS_FILE.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    reasons = (line.split("#", 1)[0].strip() for line in text.splitlines())
+    return [reason for reason in reasons if reason]
+
+
+def _skip_reason(report: pytest.CollectReport | pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2])
+    return str(longrepr)
+
+
+def _unexpected(reason: str, node: Any) -> bool:
+    declared = [m.args[0] if m.args else "" for m in node.iter_markers("expected_skip")] if node is not None else []
+    return not any(part in reason for part in [*declared, *_expected_reasons()])
+
+
+def _fail_skip(report: pytest.CollectReport | pytest.TestReport, node: Any) -> None:
+    if not (strict_skips() and report.skipped and not hasattr(report, "wasxfail")):
+        return
+    reason = _skip_reason(report)
+    if _unexpected(reason, node):
+        report.outcome = "failed"
+        report.longrepr = (
+            f"unexpected skip ({reason}): CI or WIREMCP_STRICT_SKIPS is set, and this skip is neither marked "
+            f"@pytest.mark.expected_skip(...) nor listed in {EXPECTED_SKIPS_FILE.name}"
+        )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "expected_skip(reason): this test may skip in CI when its skip reason contains `reason`",
+    )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    _fail_skip(outcome.get_result(), item)  # type: ignore[attr-defined]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
+    outcome = yield
+    _fail_skip(outcome.get_result(), collector)  # type: ignore[attr-defined]
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if strict_skips() and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(
+                "FAILED: no tests were collected (exit status 5); in CI that is a failure, not a pass", red=True
+            )

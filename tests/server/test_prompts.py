@@ -21,6 +21,7 @@ import wiremcp
 from conftest import META, SERVERS, StdioPeer, request, wiremcp_cmd
 from schema_check import check, handle, wire_error
 from wiremcp import Context, Server
+from wiremcp.server import DEFAULT_LIST_TTL_MS
 
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -375,15 +376,18 @@ def library() -> Iterator[StdioPeer]:
 def test_stdio_prompts_list(library):
     """FIXTURES.md 2.3: entries need name and description; page_size 2 paginates."""
     prompts: list[dict[str, Any]] = []
+    pages: list[int] = []
     cursor = None
     while True:
         reply = library.ask(request("pl", "prompts/list", {} if cursor is None else {"cursor": cursor}))
         result = check("ListPromptsResult", reply["result"])
-        assert result["ttlMs"] >= 0 and result["cacheScope"] == "public" and len(result["prompts"]) <= 2
+        assert result["ttlMs"] == DEFAULT_LIST_TTL_MS and result["cacheScope"] == "public"
         prompts += result["prompts"]
+        pages.append(len(result["prompts"]))
         cursor = result.get("nextCursor")
         if cursor is None:
             break
+    assert pages == [2] * (len(prompts) // 2) + ([len(prompts) % 2] if len(prompts) % 2 else [])  # page_size=2
     assert [p["name"] for p in prompts] == [
         "test_simple_prompt",
         "test_prompt_with_arguments",

@@ -19,7 +19,7 @@ import pytest
 from conftest import META, SERVERS, StdioPeer, request, wiremcp_cmd
 from schema_check import check, handle, wire_error
 from wiremcp import Context, JSONRPCError, Server
-from wiremcp.server import TemplateError
+from wiremcp.server import DEFAULT_LIST_TTL_MS, TemplateError
 
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
@@ -528,15 +528,18 @@ def test_stdio_discover_declares_resources(library):
 def test_stdio_list_paginates_with_hints(library):
     """FIXTURES.md 2.2: direct resources with uri and name; caching reads the first one listed."""
     names: list[str] = []
+    pages: list[int] = []
     cursor = None
     while True:
         reply = library.ask(request("l", "resources/list", {} if cursor is None else {"cursor": cursor}))
         result = check("ListResourcesResult", reply["result"])
-        assert len(result["resources"]) <= 2 and result["ttlMs"] >= 0 and result["cacheScope"] == "public"
+        assert result["ttlMs"] == DEFAULT_LIST_TTL_MS and result["cacheScope"] == "public"
         names += [r["name"] for r in result["resources"]]
+        pages.append(len(result["resources"]))
         cursor = result.get("nextCursor")
         if cursor is None:
             break
+    assert pages == [2, 2, 2]  # page_size=2, six resources
     assert names == ["static-text", "static-binary", "watched-resource", "private-note", "broken", "forbidden"]
     first = library.ask(request("l1", "resources/list"))["result"]["resources"][0]
     assert check("ReadResourceResult", library.ask(request("r0", "resources/read", {"uri": first["uri"]}))["result"])

@@ -45,7 +45,7 @@ def test_tool_list_changes_reach_matching_streams_only(rounds):
     assert [n["method"] for n in notes] == ["notifications/tools/list_changed"] * 2
     assert all(n["params"]["_meta"] == {SUB_ID: 10} for n in notes)
     assert [m["id"] for m in messages if "id" in m] == [12]
-    rounds.expect_silence()
+    rounds.expect_nothing_more()
 
 
 def test_resource_updates_for_subscribed_uris(rounds):
@@ -70,7 +70,7 @@ def test_cancelling_a_subscription_ends_it_without_a_reply(rounds):
     rounds.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}})
     rounds.send(call(6, "change_tools"))
     assert rounds.recv()["id"] == 6
-    rounds.expect_silence()
+    rounds.expect_nothing_more()
 
 
 def test_end_of_input_closes_open_subscriptions(rounds):

@@ -50,11 +50,6 @@ def test_soak_replies(soak_run: dict[str, Any]) -> None:
         assert min(server["tasks"]) >= 1, (name, server)  # soak_debug answered
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13, item 1: legacy sessions hold ~57x their replay/queue limits; with list changes and "
-    "abandoned sessions the HTTP server's RSS grows ~60-90 MiB/min (bench/README.md, soak)",
-)
 def test_soak_growth(soak_run: dict[str, Any]) -> None:
     growth = [p for p in soak_run["problems"] if "over the second half" in p]
     assert growth == []

@@ -32,7 +32,7 @@ from wiremcp.protocol import Era
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: The official SDK's interpreter: bench/.venv-official, or another venv with mcp 2.3.0 named by WIREMCP_OFFICIAL_PYTHON.
 OFFICIAL_PYTHON = Path(os.environ.get("WIREMCP_OFFICIAL_PYTHON") or ROOT / "bench" / ".venv-official" / "bin" / "python")
 needs_official = pytest.mark.skipif(

@@ -144,7 +144,7 @@ def parse_request_meta(params: dict[str, Any] | None, supported: Iterable[str]) 
     if info is not None and type(info) is not dict:
         raise InvalidParams(f"Invalid params: '{CLIENT_INFO}' must be an object with name and version")
     level = meta.get(LOG_LEVEL)
-    if level is not None and level not in _LEVEL_RANK:
+    if level is not None and (type(level) is not str or level not in _LEVEL_RANK):
         raise InvalidParams(
             f"Invalid params: '{LOG_LEVEL}' must be one of {', '.join(LOG_LEVELS)}"
         )

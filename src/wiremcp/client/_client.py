@@ -13,7 +13,8 @@ What is left here is what needs an event loop:
   async callback for a notification becomes a task, and a failing one is
   logged, never raised into the reader;
 * the era probe's I/O: ``server/discover`` with ``probe_timeout``, then
-  ``initialize`` when the protocol says legacy;
+  ``initialize`` when the protocol says legacy (a probe timeout is legacy on
+  stdio and a `RequestTimeout` over HTTP: `ClientProtocol.probe_silent`);
 * the transport's callbacks, which go to a private `_Receiver`, so that the
   object users hold has only the MCP surface.
 
@@ -196,6 +197,7 @@ class Client:
             max_input_rounds=max_input_rounds,
             cancel_by_notification=transport.cancel_by_notification,
             mirrors_headers=bool(getattr(transport, "mirrors_headers", False)),
+            silence_means_legacy=bool(getattr(transport, "silence_means_legacy", transport.cancel_by_notification)),
         )
         self.timeout = timeout
         self.probe_timeout = probe_timeout
@@ -333,11 +335,17 @@ class Client:
         step = proto.start()
         while type(step) is Probe:
             try:
+                # Where silence means legacy (stdio), the probe is not cancelled on timeout: a legacy
+                # server was never initialized. Where it does not (HTTP), its stream is closed.
                 result = await self._roundtrip(
-                    methods.DISCOVER, {}, CallOptions(timeout=self.probe_timeout), cancel_on_timeout=False
+                    methods.DISCOVER, {}, CallOptions(timeout=self.probe_timeout),
+                    cancel_on_timeout=not proto.silence_means_legacy,
                 )
-            except RequestTimeout:
-                step = proto.probe_silent()
+            except RequestTimeout as exc:
+                try:
+                    step = proto.probe_silent(self.probe_timeout)
+                except RequestTimeout as timeout:
+                    raise timeout from exc
             except HTTPError as exc:
                 following = proto.probe_http_error(exc.status)
                 if following is None:

@@ -25,6 +25,9 @@ Rules it keeps:
   wants log messages. Legacy requests carry none of it.
 * **Era** (`_eras`): `start` and the ``probe_*`` methods walk a
   `Negotiation`; what it settles is remembered in the `EraCache` given.
+  A probe that gets no reply in time means legacy only where the binding
+  says so (``silence_means_legacy``: stdio yes, Streamable HTTP no, where
+  `probe_silent` raises `RequestTimeout` naming the probe).
   A -32022 on a later request whose ``data.supported`` names a version this
   client speaks switches to it (`version_refused`), once per request.
 * **Cancellation and timeouts** (patterns/cancellation.mdx): a request
@@ -155,11 +158,20 @@ class ClientProtocol(Generic[T]):
         max_input_rounds: int = DEFAULT_MAX_INPUT_ROUNDS,
         cancel_by_notification: bool = True,
         mirrors_headers: bool = False,
+        silence_means_legacy: bool | None = None,
     ) -> None:
-        """``answers``: the input kinds (``elicitation``, ``sampling``, ``roots``) the I/O layer can answer."""
+        """``answers``: the input kinds (``elicitation``, ``sampling``, ``roots``) the I/O layer can answer.
+
+        ``silence_means_legacy``: whether a probe that gets no reply in time
+        means a legacy server (stdio.mdx) or is a timeout (streamable-http.mdx);
+        by default, ``cancel_by_notification``: a shared stream (stdio) yes,
+        a stream per request (HTTP) no.
+        """
         if max_input_rounds < 0:
             raise ValueError("max_input_rounds must not be negative")
-        self._negotiation = Negotiation(era, protocol_version)
+        if silence_means_legacy is None:
+            silence_means_legacy = cancel_by_notification
+        self._negotiation = Negotiation(era, protocol_version, silence_means_legacy=silence_means_legacy)
         if client_info is None:
             client_info = {"name": "wiremcp", "version": getattr(sys.modules.get("wiremcp"), "__version__", "0")}
         self.client_info = client_info
@@ -214,10 +226,23 @@ class ClientProtocol(Generic[T]):
             log.info("server/discover failed with %s: treating the server as legacy", error)
         return self._apply(step)
 
-    def probe_silent(self) -> Step:
-        """No reply to the probe in time."""
-        log.info("no reply to server/discover in time: treating the server as legacy")
-        return self._apply(self._negotiation.silent())
+    @property
+    def silence_means_legacy(self) -> bool:
+        """Whether a probe that gets no reply in time means a legacy server (stdio) or a timeout (HTTP)."""
+        return self._negotiation.silence_means_legacy
+
+    def probe_silent(self, timeout: float | None = None) -> Step:
+        """No reply to the probe within ``timeout`` seconds: legacy on stdio, `RequestTimeout` over HTTP."""
+        step = self._negotiation.silent()
+        within = "in time" if timeout is None else f"within {timeout:g} s"
+        if step is None:
+            raise RequestTimeout(
+                f"no reply to the era probe (server/discover) {within}; over Streamable HTTP only an HTTP 4xx "
+                "without a recognized modern error body means a legacy server (streamable-http.mdx, Backward "
+                "Compatibility), so a slow server is reported, not taken for a legacy one"
+            )
+        log.info("no reply to server/discover %s: treating the server as legacy (stdio.mdx)", within)
+        return self._apply(step)
 
     def probe_http_error(self, status: int) -> Step | None:
         """An HTTP error without a JSON-RPC body; ``None``: not an answer, raise it."""

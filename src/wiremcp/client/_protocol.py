@@ -15,7 +15,8 @@ Rules it keeps:
   `PendingRequests`, never reused while in flight; replies are matched by id
   in any order; a reply to a request that was cancelled or timed out is
   recognised and dropped; a reply to an id never sent, or a second reply to
-  one, is logged and dropped; a malformed reply with a readable id fails
+  one, is dropped; each of these is logged as a warning naming the id, and
+  none of them settles another request; a malformed reply with a readable id fails
   that request with `ProtocolViolation`; an error without an id on a
   request's own response stream (HTTP) answers that request.
 * **Per-request metadata** (basic/index.mdx, "_meta"): in the modern era
@@ -486,7 +487,7 @@ class ClientProtocol(Generic[T]):
             self._unmatched(msg)
             return []
         if entry is None:
-            log.debug("dropped the late reply to cancelled request %r", msg.id)
+            log.warning("dropped the reply to request %r: it came after the request was cancelled or timed out", msg.id)
             return []
         context = entry.context
         if context.logs or context.subscription:

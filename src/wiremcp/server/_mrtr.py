@@ -15,6 +15,13 @@ request cannot wait for the answer, so:
    the state (a tampered, expired or foreign state is -32602) and the
    handler runs again from the top, finding its answers this time.
 
+The caller is bound too: a transport that authenticates requests sets
+`current_principal` to the authenticated subject while it serves one, and
+the state is then sealed for that subject and refused for any other (or
+for an unauthenticated retry). Where nothing sets it (stdio, an HTTP server
+without authorization) there is no caller to bind. What the seal guarantees
+is listed in `wiremcp.protocol.state`.
+
 Only ``tools/call``, ``prompts/get`` and ``resources/read`` may answer with
 ``input_required`` (mrtr.mdx, Supported Requests). Keys of responses the
 server did not ask for are ignored; a request whose answer is missing is
@@ -23,6 +30,7 @@ asked again rather than failed (mrtr.mdx, Error Handling).
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 from ..jsonrpc import InvalidParams
@@ -33,6 +41,7 @@ from ..protocol.state import StateSealer, request_digest
 from ._schema import compile_validator
 
 __all__ = [
+    "current_principal",
     "InputRequired",
     "MRTR_METHODS",
     "CAPABILITY_OF",
@@ -50,6 +59,10 @@ SAMPLE = "sampling/createMessage"
 ROOTS = "roots/list"
 #: The client capability each input request needs.
 CAPABILITY_OF = {ELICIT: "elicitation", SAMPLE: "sampling", ROOTS: "roots"}
+
+#: The authenticated subject of the request being served (e.g. ``issuer + " " + sub``),
+#: set by a transport that authenticates requests; ``None`` where none does.
+current_principal: ContextVar[str | None] = ContextVar("wiremcp.principal", default=None)
 
 
 class InputRequired(BaseException):
@@ -83,7 +96,7 @@ def begin(sealer: StateSealer, method: str, params: dict[str, Any], meta: Reques
         raise InvalidParams("Invalid params: inputResponses must be an object keyed by input request")
     answers: dict[str, Any] = {}
     if state is not None:
-        sealed = sealer.open(state, request_digest(method, salient(method, params)))
+        sealed = sealer.open(state, request_digest(method, salient(method, params)), current_principal.get())
         if type(sealed) is dict:
             answers.update(sealed)
     if responses:
@@ -96,7 +109,7 @@ def input_required_result(sealer: StateSealer, method: str, params: dict[str, An
     return {
         "resultType": "input_required",
         "inputRequests": exc.input_requests,
-        "requestState": sealer.seal(digest, exc.answers),
+        "requestState": sealer.seal(digest, exc.answers, current_principal.get()),
     }
 
 

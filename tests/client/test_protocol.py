@@ -661,3 +661,25 @@ def test_silence_means_legacy_can_be_set_apart_from_cancellation() -> None:
     proto.start()
     with pytest.raises(RequestTimeout, match="in time"):
         proto.probe_silent()
+
+
+def test_a_malformed_notification_from_the_server_is_logged_never_answered(caplog: pytest.LogCaptureFixture) -> None:
+    """JSON-RPC 2.0 §4.1: a notification is never answered, whatever is wrong with it; nothing else is touched."""
+    proto = make()
+    out = proto.request("tools/call", {"name": "x"}, "T", CallOptions(on_progress=print))
+    bad = [
+        {"jsonrpc": "2.0", "method": "notifications/progress", "params": [out.id, 1]},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": "x"},
+        {"jsonrpc": "1.0", "method": "notifications/tools/list_changed"},
+        {"jsonrpc": "2.0", "method": 5},
+    ]
+    with caplog.at_level(logging.WARNING, "wiremcp.client"):
+        for note in bad:
+            assert proto.receive(orjson.dumps(note)) == []  # no Send, no event
+    assert [r.message.split(":")[0] for r in caplog.records] == [
+        "ignored a malformed notification from the server (notifications/progress)",
+        "ignored a malformed notification from the server (notifications/cancelled)",
+        "ignored a malformed notification from the server (notifications/tools/list_changed)",
+        "ignored a malformed notification from the server (no method)",
+    ]
+    assert out.id in proto and proto.receive(result(out.id)) == [events.Settled("T", {})]

@@ -71,6 +71,7 @@ from ..jsonrpc import (
     METHOD_NOT_FOUND,
     Decoder,
     ErrorResponse,
+    InvalidNotification,
     InvalidResponse,
     JSONRPCError,
     Notification,
@@ -458,6 +459,10 @@ class ClientProtocol(Generic[T]):
                 self._settled(entry.id)
                 return [ev.Failed(entry.context.tag, ProtocolViolation(f"the reply to {entry.method} is malformed: {exc.message}"))]
             log.warning("ignored a malformed message from the server: %s", exc.message)
+            return []
+        except InvalidNotification as exc:
+            # JSON-RPC 2.0 §4.1: never answered; it concerns no request, so nothing else happens.
+            log.warning("ignored a malformed notification from the server (%s): %s", exc.method or "no method", exc.message)
             return []
         except JSONRPCError as exc:
             log.warning("ignored a message from the server that is not valid JSON-RPC: %s", exc.message)

@@ -126,3 +126,28 @@ def test_stray_duplicate_and_late_replies_are_logged_and_never_settle_another_ca
     # Each reply the server sent was received exactly once, and the late one did reach the client.
     late = [m for m in wire.received if m.get("id") == ids["late"]]
     assert [m["result"]["content"][0]["text"] for m in late] == ["late"]
+
+
+# -- a legacy (2025-11-25) SSE stream that drops --------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["legacy-sse-drop", "legacy-sse-reset"])
+def test_a_dropped_legacy_sse_stream_resumes_with_last_event_id(scripted_http: Callable[[str], str], mode: str) -> None:
+    """2025-11-25 basic/transports.mdx, Resumability and Redelivery: after the stream for a request
+    ends early (closed by the server, or the connection cut mid-body), the client waits the server's
+    ``retry`` delay, GETs with ``Last-Event-ID`` set to the last event id it saw, and gets the
+    response replayed there."""
+    url = scripted_http(mode)
+    progress: list[Any] = []
+
+    async def main() -> tuple[str, Any]:
+        async with Client.http(url) as c:
+            assert c.era is Era.LEGACY
+            result = await c.call_tool("work", {}, on_progress=lambda p, total, message: progress.append(p))
+            seen = orjson.loads((await c.call_tool("resumes")).text)
+            return result.text, seen
+
+    text, seen = run(main())
+    assert text == "resumed work"
+    assert seen == ["ev-1"]  # one resumption, from the last event id the client saw
+    assert progress == [1]  # the event before the drop was delivered once

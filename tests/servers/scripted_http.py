@@ -9,14 +9,19 @@ Modes (argv[1]):
 * ``legacy-sse-drop``: a 2025-11-25 server whose ``tools/call`` replies with
   a resumable SSE stream (streamable-http.mdx 2025-11-25, Resumability and
   Redelivery): the first event (``id: ev-1``, ``retry: 50``) is a progress
-  notification, then the connection drops before the response. A ``GET``
-  with ``Last-Event-ID: ev-1`` replays what followed: the response (``id:
-  ev-2``). The tool ``resumes`` answers with every ``Last-Event-ID`` received.
+  notification, then the server closes the stream before the response (the
+  body is delimited by the close). A ``GET`` with ``Last-Event-ID: ev-1``
+  replays what followed: the response (``id: ev-2``). The tool ``resumes``
+  answers with every ``Last-Event-ID`` received.
+* ``legacy-sse-reset``: the same, but the stream is chunked and the
+  connection is cut mid-body (no last chunk): a dropped connection, which
+  the client sees as an error, not as the end of the stream.
 
 Prints ``listening on http://127.0.0.1:PORT/mcp`` to stderr once bound.
 """
 
 import json
+import socket
 import sys
 import threading
 import time
@@ -55,7 +60,7 @@ class Handler(BaseHTTPRequestHandler):
             replay = pending.pop(last, None) if last is not None else None
             if last is not None:
                 last_event_ids.append(last)
-        if MODE != "legacy-sse-drop" or replay is None:
+        if not MODE.startswith("legacy-sse") or replay is None:
             self.reply(405)
             return
         self.send_response(200)
@@ -95,19 +100,27 @@ class Handler(BaseHTTPRequestHandler):
             with lock:
                 seen = list(last_event_ids)
             result({"content": [{"type": "text", "text": json.dumps(seen)}]})
-        elif method == "tools/call" and MODE == "legacy-sse-drop":
+        elif method == "tools/call" and MODE.startswith("legacy-sse"):
             token = (params.get("_meta") or {}).get("progressToken")
             response = {"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "resumed " + str(name)}]}}
             with lock:
                 pending["ev-1"] = response
+            first = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": 1}}
+            event = b"retry: 50\nid: ev-1\ndata: " + json.dumps(first).encode() + b"\n\n"
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            first = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": 1}}
-            self.wfile.write(b"retry: 50\nid: ev-1\ndata: " + json.dumps(first).encode() + b"\n\n")
-            self.wfile.flush()
-            self.close_connection = True  # the stream drops before the response
+            if MODE == "legacy-sse-reset":
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)  # cut: no last chunk
+            else:
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(event)
+                self.wfile.flush()
+            self.close_connection = True  # the stream ends before the response
         elif method == "tools/list":
             result({"tools": [{"name": "work", "inputSchema": {"type": "object"}}, {"name": "resumes", "inputSchema": {"type": "object"}}]})
         else:

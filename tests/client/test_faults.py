@@ -10,27 +10,34 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
+import socket
 import subprocess
 import sys
+import time
 from typing import Any, Callable, Iterator
 
 import orjson
 import pytest
 
 from _helpers import TESTS, Wire, run
-from wiremcp.client import Client, RequestTimeout
+from wiremcp.client import Client, ClientError, ConnectionClosed, NotSent, RequestTimeout
 from wiremcp.protocol import Era
 
 pytestmark = pytest.mark.slow
 
 SCRIPTED_HTTP = str(TESTS / "servers" / "scripted_http.py")
 STRAY = str(TESTS / "servers" / "stray_replies.py")
+JOURNAL = str(TESTS / "servers" / "journal.py")
 
 
-def start_announcing(args: list[str]) -> tuple[subprocess.Popen[str], str]:
+def start_announcing(args: list[str], env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
     """Start a server process and read the URL it announces on stderr."""
-    proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True,
+        env=None if env is None else {**os.environ, **env},
+    )
     assert proc.stderr is not None
     for _ in range(50):
         line = proc.stderr.readline()
@@ -151,3 +158,170 @@ def test_a_dropped_legacy_sse_stream_resumes_with_last_event_id(scripted_http: C
     assert text == "resumed work"
     assert seen == ["ev-1"]  # one resumption, from the last event id the client saw
     assert progress == [1]  # the event before the drop was delivered once
+
+
+# -- an HTTP server restarted under load ------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _wait_listening(port: int) -> None:
+    for _ in range(500):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.01)
+    raise AssertionError(f"nothing listens on port {port}")
+
+
+def test_an_http_server_restarted_under_load(tmp_path: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """The server is killed with calls in flight and started again on the same port.
+
+    Calls in flight fail with a clear ConnectionClosed, and are not sent again (each may have run:
+    the journal shows each once); a call made while nothing listens was never sent (NotSent), so it
+    is tried exactly once more, then reported; after the restart the same client works again.
+    """
+    caplog.set_level(logging.WARNING, logger="wiremcp.client")
+    journal = tmp_path / "journal"
+    journal.write_text("")
+    port = _free_port()
+    env = {"WIREMCP_TEST_JOURNAL": str(journal)}
+    args = [sys.executable, "-m", "wiremcp", "run", JOURNAL, "--http", "--port", str(port)]
+    procs = [start_announcing(args, env)[0]]
+    _wait_listening(port)
+    url = f"http://127.0.0.1:{port}/mcp"
+
+    async def main() -> list[Any]:
+        async with Client.http(url, connect_retry_delay=0.05) as c:
+            busy = [asyncio.ensure_future(c.call_tool("work", {"label": f"busy-{i}", "seconds": 60})) for i in range(8)]
+            while journal.read_text().count("\n") < 8:  # every call has started on the server
+                await asyncio.sleep(0.02)
+            procs[0].kill()
+            await asyncio.to_thread(procs[0].wait)
+            failures = await asyncio.gather(*busy, return_exceptions=True)
+
+            with pytest.raises(NotSent, match=r"tried twice, 0.05 s apart"):
+                await c.call_tool("work", {"label": "while-down"})
+
+            procs.append((await asyncio.to_thread(start_announcing, args, env))[0])
+            await asyncio.to_thread(_wait_listening, port)  # the URL may be announced just before the bind
+            assert (await c.call_tool("work", {"label": "after"})).text == "after"
+            return failures
+
+    try:
+        failures = run(main())
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+    for failure in failures:
+        assert type(failure) is ConnectionClosed, failure
+        assert str(failure).startswith(f"HTTP POST to {url} failed:")
+    # Nothing that may have run was sent again; what was never sent never ran.
+    assert sorted(journal.read_text().split()) == sorted([f"busy-{i}" for i in range(8)] + ["after"])
+    retried = [r.getMessage() for r in caplog.records if "retrying once" in r.getMessage()]
+    assert len(retried) == 1 and retried[0].startswith("tools/call was not sent (HTTP POST to")
+
+
+def test_a_request_that_could_not_connect_is_sent_once_more(caplog: pytest.LogCaptureFixture) -> None:
+    """A refused connect sent nothing: the client sends the request once more after
+    connect_retry_delay, and the server, listening by then, gets it exactly once."""
+    caplog.set_level(logging.WARNING, logger="wiremcp.client")
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))  # bound, not listening: a connect is refused
+    port = sock.getsockname()[1]
+    posts: list[Any] = []
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))  # type: ignore[union-attr]  # a POST has one
+        msg = orjson.loads(await reader.readexactly(length))
+        posts.append(msg)
+        text = msg["params"]["arguments"]["text"]
+        body = orjson.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [{"type": "text", "text": text}]}})
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                     b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        await writer.drain()
+        writer.close()
+
+    async def main() -> str:
+        loop = asyncio.get_running_loop()
+        servers: list[asyncio.Task[asyncio.Server]] = []
+
+        class ListenOnRetry(logging.Handler):
+            """Start listening the moment the client says it will retry (before the retry is due)."""
+
+            def emit(self, record: logging.LogRecord) -> None:
+                if "retrying once" in record.getMessage() and not servers:
+                    servers.append(loop.create_task(asyncio.start_server(answer, sock=sock)))
+
+        handler = ListenOnRetry()
+        logging.getLogger("wiremcp.client").addHandler(handler)
+        try:
+            async with Client.http(f"http://127.0.0.1:{port}/mcp", era="modern", connect_retry_delay=0.05) as c:
+                return (await c.call_tool("echo", {"text": "hi"})).text
+        finally:
+            logging.getLogger("wiremcp.client").removeHandler(handler)
+            for task in servers:
+                (await task).close()
+
+    try:
+        assert run(main()) == "hi"
+    finally:
+        sock.close()
+    assert len(posts) == 1 and posts[0]["method"] == "tools/call"
+    assert [r.getMessage().split(" (")[0] for r in caplog.records if "retrying once" in r.getMessage()] == ["tools/call was not sent"]
+
+
+# -- a stdio server that crashes mid-request ------------------------------------------------
+
+CRASHING = str(TESTS / "servers" / "crashing.py")
+
+
+def test_a_crashed_stdio_server_fails_every_pending_call_and_can_be_restarted() -> None:
+    """stdio.mdx, Unexpected Termination: every request in flight fails with ConnectionClosed (none
+    hangs, none is answered by another); restart() starts a new server process on the same client."""
+
+    async def main() -> tuple[list[Any], int, int]:
+        async with Client.stdio(sys.executable, [CRASHING]) as c:
+            first_pid = int((await c.call_tool("pid")).text)
+            held = [asyncio.ensure_future(c.call_tool("hold", {"n": i})) for i in range(3)]
+            crash = asyncio.ensure_future(c.call_tool("crash"))
+            failures = list(await asyncio.gather(*held, crash, return_exceptions=True))
+            assert c.in_flight == 0
+            with pytest.raises(ConnectionClosed):
+                await c.call_tool("pid")
+            await c.restart()
+            assert c.era is Era.MODERN and c.in_flight == 0
+            second_pid = int((await c.call_tool("pid")).text)
+            # Closing then connecting again does the same.
+            await c.aclose()
+            await c.connect()
+            assert int((await c.call_tool("pid")).text) not in (first_pid, second_pid)
+            return failures, first_pid, second_pid
+
+    failures, first_pid, second_pid = run(main())
+    assert second_pid != first_pid
+    assert len(failures) == 4
+    for failure in failures:
+        assert type(failure) is ConnectionClosed, failure
+        assert str(failure).startswith("the server closed its stdout")
+
+
+def test_a_client_without_a_transport_factory_says_why_it_cannot_restart() -> None:
+    async def main() -> None:
+        from wiremcp.transports.stdio.client import StdioTransport
+
+        c = Client(StdioTransport(sys.executable, [CRASHING]))
+        await c.connect()
+        await c.aclose()
+        with pytest.raises(ClientError, match="no transport_factory"):
+            await c.connect()
+
+    run(main())

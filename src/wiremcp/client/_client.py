@@ -17,6 +17,12 @@ What is left here is what needs an event loop:
   stdio and a `RequestTimeout` over HTTP: `ClientProtocol.probe_silent`);
 * the transport's callbacks, which go to a private `_Receiver`, so that the
   object users hold has only the MCP surface.
+* faults: a request that never left this process (`NotSent`: the
+  connection could not be made) is sent once more after
+  ``connect_retry_delay``, with the same deadline; nothing else is ever
+  sent again (it may have run). `restart` (or `connect` after close) opens
+  a fresh transport from ``transport_factory`` with a fresh protocol
+  object, keeping the `EraCache`.
 
 Per-call options travel as one `CallOptions`; every call method also takes
 its fields as keywords (``timeout=``, ``on_progress=``, ``on_log=``,

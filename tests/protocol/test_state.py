@@ -236,3 +236,20 @@ def test_the_server_refuses_to_seal_too_much() -> None:
     huge = {"step1": {"action": "accept", "content": {"name": "x" * (DEFAULT_MAX_STATE_SIZE + 1)}}}
     with pytest.raises(InvalidParams, match="over this server's requestState limit of 262144 bytes"):
         _call(server, None, inputResponses=huge, requestState=first["requestState"])
+
+
+@pytest.mark.slow
+def test_too_much_to_seal_is_a_clear_error_over_stdio(spawn: Any) -> None:
+    """End to end: a retry carrying 300 KB of answers for a tool that asks again gets -32602 naming
+    the limit, instead of an input_required result with a state that size."""
+    from conftest import SERVERS, request, wiremcp_cmd
+
+    peer = spawn(*wiremcp_cmd("run", str(SERVERS / "rounds.py")))
+    first = peer.ask(request(1, "tools/call", {"name": "two_step", "arguments": {}}, meta=META))["result"]
+    assert first["resultType"] == "input_required"
+    huge = {"step1": {"action": "accept", "content": {"name": "x" * 300_000}}}
+    reply = peer.ask(request(2, "tools/call", {"name": "two_step", "arguments": {}, "inputResponses": huge,
+                                               "requestState": first["requestState"]}, meta=META))
+    assert reply["id"] == 2 and "result" not in reply
+    assert reply["error"]["code"] == -32602
+    assert "over this server's requestState limit of 262144 bytes" in reply["error"]["message"]

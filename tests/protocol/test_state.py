@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import hmac
+import time
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import orjson
@@ -19,7 +21,7 @@ import wiremcp
 from wiremcp import Context
 from wiremcp.jsonrpc import INVALID_PARAMS, InvalidParams, Request
 from wiremcp.protocol.state import DEFAULT_MAX_STATE_SIZE, StateSealer, request_digest
-from wiremcp.server._mrtr import current_principal
+from wiremcp.server import current_auth
 
 KEY = "k" * 32
 DIGEST = request_digest("tools/call", ["greet", {}])
@@ -201,32 +203,44 @@ META = {
 }
 
 
-def _call(server: wiremcp.Server, principal: str | None, **extra: Any) -> Any:
+@dataclass(frozen=True)
+class Token:
+    """What an authenticating transport puts in current_auth (the fields of wiremcp.auth.server.AccessToken used here)."""
+
+    subject: str | None
+    client_id: str | None = "app"
+    issuer: str | None = "https://as.example.com"
+
+
+def _call(server: wiremcp.Server, token: Token | None, **extra: Any) -> Any:
     async def go() -> Any:
-        token = current_principal.set(principal)
-        try:
-            out = server.handle(Request(1, "tools/call", {"name": "two_step", "arguments": {}, "_meta": META, **extra}))
-            return await out if not isinstance(out, dict) else out
-        finally:
-            current_principal.reset(token)
+        current_auth.set(token)  # this task's context only, as the HTTP transport does per request
+        out = server.handle(Request(1, "tools/call", {"name": "two_step", "arguments": {}, "_meta": META, **extra}))
+        return await out if not isinstance(out, dict) else out
 
     return asyncio.run(go())
 
 
 def test_the_server_binds_the_authenticated_subject() -> None:
-    """The subject a transport set while serving round one must be the subject of the retry."""
+    """A state sealed while serving one authenticated subject opens only for that subject (same issuer)."""
     server = _server()
-    first = _call(server, "alice")
+    alice = Token("alice")
+    first = _call(server, alice)
     assert first["resultType"] == "input_required"
     step1 = {"step1": {"action": "accept", "content": {"name": "Ada"}}}
-    second = _call(server, "alice", inputResponses=step1, requestState=first["requestState"])
-    assert second["resultType"] == "input_required"
+    second = _call(server, Token("alice", client_id="other-app"), inputResponses=step1, requestState=first["requestState"])
+    assert second["resultType"] == "input_required"  # the subject is bound, not the client it used
     step2 = {"step2": {"action": "accept", "content": {"color": "teal"}}}
-    for thief in ("mallory", None):
+    thieves = [Token("mallory"), Token("alice", issuer="https://evil.example.com"), Token(None, client_id="app"), None]
+    for thief in thieves:
         with pytest.raises(InvalidParams, match="different principal"):
             _call(server, thief, inputResponses=step2, requestState=second["requestState"])
-    done = _call(server, "alice", inputResponses=step2, requestState=second["requestState"])
+    done = _call(server, alice, inputResponses=step2, requestState=second["requestState"])
     assert done["content"][0]["text"] == "Ada likes teal"
+    # Unauthenticated (stdio): no caller to bind, and an authenticated retry cannot use it either.
+    anonymous = _call(server, None)
+    with pytest.raises(InvalidParams, match="different principal"):
+        _call(server, alice, inputResponses=step1, requestState=anonymous["requestState"])
 
 
 def test_the_server_refuses_to_seal_too_much() -> None:
@@ -253,3 +267,55 @@ def test_too_much_to_seal_is_a_clear_error_over_stdio(spawn: Any) -> None:
     assert reply["id"] == 2 and "result" not in reply
     assert reply["error"]["code"] == -32602
     assert "over this server's requestState limit of 262144 bytes" in reply["error"]["message"]
+
+
+@pytest.mark.slow
+def test_a_state_sealed_for_one_subject_is_refused_to_another_over_http() -> None:
+    """End to end over authenticated Streamable HTTP: mallory replays alice's requestState and gets
+    -32602; alice's own retry completes."""
+    import re
+    import subprocess
+    import sys
+
+    import httpx
+    from conftest import SERVERS
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wiremcp", "run", str(SERVERS / "bound_state_http.py"), "--http", "--port", "0"],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        url = None
+        for _ in range(50):
+            found = re.search(r"(http://\S+)", proc.stderr.readline())
+            if found:
+                url = found.group(1)
+                break
+        assert url is not None, "the server did not announce its URL"
+
+        def post(token: str, id: int, **extra: Any) -> Any:
+            body = {"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                    "params": {"name": "two_step", "arguments": {}, "_meta": META, **extra}}
+            headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",
+                       "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "two_step"}
+            for _ in range(100):  # the URL may be announced a moment before the port listens
+                try:
+                    return httpx.post(url, json=body, headers=headers, timeout=10).json()
+                except httpx.ConnectError:
+                    time.sleep(0.05)
+            raise AssertionError("the server does not listen")
+
+        first = post("t-alice", 1)["result"]
+        step1 = {"step1": {"action": "accept", "content": {"v": "Ada"}}}
+        second = post("t-alice", 2, inputResponses=step1, requestState=first["requestState"])["result"]
+        assert second["resultType"] == "input_required"
+        step2 = {"step2": {"action": "accept", "content": {"v": "teal"}}}
+        stolen = post("t-mallory", 3, inputResponses=step2, requestState=second["requestState"])
+        assert stolen["id"] == 3 and stolen["error"]["code"] == -32602
+        assert "requestState was issued to a different principal" in stolen["error"]["message"]
+        done = post("t-alice", 4, inputResponses=step2, requestState=second["requestState"])
+        assert done["result"]["content"][0]["text"] == "Ada likes teal"
+    finally:
+        proc.kill()
+        proc.wait()

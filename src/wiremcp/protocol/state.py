@@ -24,10 +24,11 @@ not):
   salient parameters (tool or prompt name and arguments, or the resource
   URI; `request_digest`), so it cannot be carried to a different request.
 * **Caller binding**: when it was sealed for an authenticated principal
-  (the subject the transport authenticated), it opens only for that same
-  principal, and a state sealed without one opens only without one. Only
-  a digest of the principal is kept in the payload. Without
-  authentication (stdio) there is no caller to bind.
+  (the server passes the access token's issuer and subject:
+  `wiremcp.server._mrtr.caller`), it opens only for that same principal,
+  and a state sealed without one opens only without one. Only a digest of
+  the principal is kept in the payload. Without authentication (stdio)
+  there is no caller to bind.
 * **Size**: the data sealed is at most ``max_size`` bytes of JSON (default
   256 KiB, `DEFAULT_MAX_STATE_SIZE`); sealing more raises -32602 instead of
   issuing a state that large, and a state longer than any this sealer can

@@ -140,7 +140,7 @@ def test_public_surface() -> None:
         "CallOptions", "DEFAULT", "EraCache",
         "DEFAULT_TIMEOUT", "DEFAULT_PROBE_TIMEOUT", "DEFAULT_MAX_INPUT_ROUNDS",
         "Result", "DiscoverResult", "CallToolResult", "ReadResourceResult", "GetPromptResult", "CompleteResult", "Page",
-        "ClientError", "RemoteError", "RequestTimeout", "ConnectionClosed", "HTTPError", "ProtocolViolation",
+        "ClientError", "RemoteError", "RequestTimeout", "ConnectionClosed", "NotSent", "HTTPError", "ProtocolViolation",
         "IncompatibleServer", "ToolCallError",
     ])
     assert wiremcp.Client is client_pkg.Client

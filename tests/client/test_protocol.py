@@ -622,3 +622,64 @@ def test_unreadable_messages_are_dropped(caplog: pytest.LogCaptureFixture) -> No
         assert proto.receive(b"not json") == []
         assert proto.receive(b'{"jsonrpc": "1.0", "id": 1, "result": {}}') == []
     assert len(caplog.records) == 2
+
+
+def test_a_silent_probe_is_legacy_only_where_the_binding_says_so() -> None:
+    """stdio.mdx: no reply within a timeout means legacy. streamable-http.mdx falls back only on a 4xx
+    without a recognized modern error body: over HTTP a silent probe is a timeout naming the probe,
+    the era is not switched, nothing is remembered, and the probe's stream is closed."""
+    eras = EraCache()
+    stdio = make("auto", eras=eras)
+    assert stdio.silence_means_legacy
+    stdio.start()
+    stdio.request("server/discover", {}, "P", deadline=1.0, cancel_on_timeout=False)
+    assert one(stdio.expire(2.0), events.Failed).tag == "P"
+    assert stdio.probe_silent(0.5) == Initialize() and stdio.era is Era.LEGACY
+
+    http_eras = EraCache()
+    http = make("auto", eras=http_eras, cancel_by_notification=False)
+    assert not http.silence_means_legacy
+    assert http.start() == Probe("2026-07-28")
+    out = http.request("server/discover", {}, "P", deadline=1.0, cancel_on_timeout=not http.silence_means_legacy)
+    failed, abandon = http.expire(2.0)
+    assert the(failed, events.Failed).tag == "P" and isinstance(failed.error, RequestTimeout)
+    assert abandon == events.Abandon(out.id)
+    with pytest.raises(RequestTimeout, match=r"server/discover\) within 0.5 s") as info:
+        http.probe_silent(0.5)
+    assert isinstance(info.value, TimeoutError)
+    assert http.era is Era.MODERN and http.protocol_version == "2026-07-28"
+    assert len(http_eras) == 0
+    # The rest of the HTTP rules are unchanged: a 4xx without a modern body is legacy, a 5xx no answer.
+    assert http.probe_http_error(400) == Initialize()
+
+
+def test_silence_means_legacy_can_be_set_apart_from_cancellation() -> None:
+    """The binding's rule is its own setting; by default it follows the transport's cancellation style."""
+    assert not make("auto", silence_means_legacy=False).silence_means_legacy
+    assert make("auto", cancel_by_notification=False, silence_means_legacy=True).silence_means_legacy
+    proto = make("auto", silence_means_legacy=False)
+    proto.start()
+    with pytest.raises(RequestTimeout, match="in time"):
+        proto.probe_silent()
+
+
+def test_a_malformed_notification_from_the_server_is_logged_never_answered(caplog: pytest.LogCaptureFixture) -> None:
+    """JSON-RPC 2.0 §4.1: a notification is never answered, whatever is wrong with it; nothing else is touched."""
+    proto = make()
+    out = proto.request("tools/call", {"name": "x"}, "T", CallOptions(on_progress=print))
+    bad = [
+        {"jsonrpc": "2.0", "method": "notifications/progress", "params": [out.id, 1]},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": "x"},
+        {"jsonrpc": "1.0", "method": "notifications/tools/list_changed"},
+        {"jsonrpc": "2.0", "method": 5},
+    ]
+    with caplog.at_level(logging.WARNING, "wiremcp.client"):
+        for note in bad:
+            assert proto.receive(orjson.dumps(note)) == []  # no Send, no event
+    assert [r.message.split(":")[0] for r in caplog.records] == [
+        "ignored a malformed notification from the server (notifications/progress)",
+        "ignored a malformed notification from the server (notifications/cancelled)",
+        "ignored a malformed notification from the server (notifications/tools/list_changed)",
+        "ignored a malformed notification from the server (no method)",
+    ]
+    assert out.id in proto and proto.receive(result(out.id)) == [events.Settled("T", {})]

@@ -24,6 +24,7 @@ from wiremcp.jsonrpc import (
     Batch,
     Decoder,
     ErrorResponse,
+    InvalidNotification,
     InvalidRequest,
     InvalidResponse,
     Notification,
@@ -204,7 +205,8 @@ def expected(obj: Any, profile: Any) -> Any:
             or "result" in obj
             or "error" in obj
         ):
-            return Err(InvalidRequest, reply_id)
+            # JSON-RPC 2.0 §4.1: without an id it is a notification, never answered.
+            return Err(InvalidRequest if "id" in obj else InvalidNotification, reply_id)
         return Ok(Request if "id" in obj else Notification)
     if "result" in obj or "error" in obj:
         is_error = "error" in obj
@@ -350,9 +352,9 @@ def test_bad_jsonrpc_member_echoes_the_valid_id(id: Any, jsonrpc: Any) -> None:
         obj["jsonrpc"] = jsonrpc
     exc = _raises(decode, orjson.dumps(obj), InvalidRequest, id)
     assert "jsonrpc" in exc.message
-    # a notification has no id to echo
+    # a notification has no id to echo, and gets no reply at all (JSON-RPC 2.0 §4.1)
     del obj["id"]
-    _raises(decode, orjson.dumps(obj), InvalidRequest, None)
+    _raises(decode, orjson.dumps(obj), InvalidNotification, None)
 
 
 @FAST
@@ -403,8 +405,8 @@ def test_params_must_be_an_object_under_mcp(id: Any, params: Any) -> None:
     obj = {"jsonrpc": "2.0", "id": id, "method": "m", "params": params}
     exc = _raises(decode, orjson.dumps(obj), InvalidRequest, id)
     assert "'params'" in exc.message
-    del obj["id"]
-    _raises(decode, orjson.dumps(obj), InvalidRequest, None)
+    del obj["id"]  # a notification: the same problem, and no reply at all (JSON-RPC 2.0 §4.1)
+    assert _raises(decode, orjson.dumps(obj), InvalidNotification, None).method == "m"
 
 
 @FAST

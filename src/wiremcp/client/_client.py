@@ -13,9 +13,16 @@ What is left here is what needs an event loop:
   async callback for a notification becomes a task, and a failing one is
   logged, never raised into the reader;
 * the era probe's I/O: ``server/discover`` with ``probe_timeout``, then
-  ``initialize`` when the protocol says legacy;
+  ``initialize`` when the protocol says legacy (a probe timeout is legacy on
+  stdio and a `RequestTimeout` over HTTP: `ClientProtocol.probe_silent`);
 * the transport's callbacks, which go to a private `_Receiver`, so that the
   object users hold has only the MCP surface.
+* faults: a request that never left this process (`NotSent`: the
+  connection could not be made) is sent once more after
+  ``connect_retry_delay``, with the same deadline; nothing else is ever
+  sent again (it may have run). `restart` (or `connect` after close) opens
+  a fresh transport from ``transport_factory`` with a fresh protocol
+  object, keeping the `EraCache`.
 
 Per-call options travel as one `CallOptions`; every call method also takes
 its fields as keywords (``timeout=``, ``on_progress=``, ``on_log=``,
@@ -36,7 +43,7 @@ from ..protocol.errors import HEADER_MISMATCH
 from . import events as ev
 from .events import Id
 from ._eras import EraCache, EraChoice, Initialize, Probe
-from ._errors import ClientError, ConnectionClosed, HTTPError, ProtocolViolation, RemoteError, RequestTimeout
+from ._errors import ClientError, ConnectionClosed, HTTPError, NotSent, ProtocolViolation, RemoteError, RequestTimeout
 from ._mrtr import check_complete
 from ._options import CallKeywords, CallOptions
 from ._protocol import DEFAULT_MAX_INPUT_ROUNDS, ClientProtocol, Outgoing
@@ -44,7 +51,7 @@ from ._results import CallToolResult, CompleteResult, DiscoverResult, GetPromptR
 from ._subscription import Subscription
 from ._transport import ClientTransport
 
-__all__ = ["Client", "DEFAULT_TIMEOUT", "DEFAULT_PROBE_TIMEOUT", "DEFAULT_MAX_INPUT_ROUNDS"]
+__all__ = ["Client", "DEFAULT_TIMEOUT", "DEFAULT_PROBE_TIMEOUT", "DEFAULT_MAX_INPUT_ROUNDS", "DEFAULT_CONNECT_RETRY_DELAY"]
 
 log = logging.getLogger("wiremcp.client")
 
@@ -55,6 +62,10 @@ DEFAULT_TIMEOUT = 60.0
 #: Long enough for a slow interpreter to start, short enough not to stall a
 #: silent legacy server's user for long.
 DEFAULT_PROBE_TIMEOUT = 10.0
+
+#: Seconds before a request that was never sent (`NotSent`: no connection
+#: could be made) is sent once more: a server restarting has a moment to listen.
+DEFAULT_CONNECT_RETRY_DELAY = 0.5
 
 Callback = Callable[..., Any]
 
@@ -161,6 +172,8 @@ class Client:
         on_log: Callback | None = None,
         on_notification: Callback | None = None,
         on_wire: Callable[[str, bytes], None] | None = None,
+        connect_retry_delay: float | None = DEFAULT_CONNECT_RETRY_DELAY,
+        transport_factory: Callable[[], ClientTransport] | None = None,
     ) -> None:
         self.transport = transport
         if client_info is None:
@@ -184,19 +197,19 @@ class Client:
                 self._inputs["roots"] = lambda params: fixed
         if capabilities:
             caps.update(capabilities)
-        self._proto: ClientProtocol[_Waiter] = ClientProtocol(
-            client_info=client_info,
-            capabilities=caps,
-            answers=self._inputs,
-            era=era,
-            protocol_version=protocol_version,
-            eras=eras,
-            server_key=transport.cache_key,
-            cache=cache,
-            max_input_rounds=max_input_rounds,
-            cancel_by_notification=transport.cancel_by_notification,
-            mirrors_headers=bool(getattr(transport, "mirrors_headers", False)),
-        )
+        self._settings: dict[str, Any] = {
+            "client_info": client_info,
+            "capabilities": caps,
+            "answers": self._inputs,
+            "era": era,
+            "protocol_version": protocol_version,
+            "cache": cache,
+            "max_input_rounds": max_input_rounds,
+        }
+        self._proto: ClientProtocol[_Waiter] = self._new_protocol(transport, eras)
+        self._transport_factory = transport_factory
+        #: Seconds before the one retry of a request that was never sent (`NotSent`); ``None``: no retry.
+        self.connect_retry_delay = connect_retry_delay
         self.timeout = timeout
         self.probe_timeout = probe_timeout
         self.on_log = on_log
@@ -208,6 +221,16 @@ class Client:
         self._deadline_timer: asyncio.TimerHandle | None = None
         self._deadline_at = 0.0
         self._tasks: set[asyncio.Future[None]] = set()
+
+    def _new_protocol(self, transport: ClientTransport, eras: EraCache | None) -> ClientProtocol[_Waiter]:
+        return ClientProtocol(
+            **self._settings,
+            eras=eras,
+            server_key=transport.cache_key,
+            cancel_by_notification=transport.cancel_by_notification,
+            mirrors_headers=bool(getattr(transport, "mirrors_headers", False)),
+            silence_means_legacy=bool(getattr(transport, "silence_means_legacy", transport.cancel_by_notification)),
+        )
 
     # -- constructors ---------------------------------------------------------
 
@@ -225,14 +248,20 @@ class Client:
         """A client for a server launched as a subprocess speaking stdio (transports/stdio.mdx)."""
         from ..transports.stdio.client import StdioTransport
 
-        return cls(StdioTransport(command, list(args), env=env, cwd=cwd, on_stderr=on_stderr), **options)
+        def factory() -> ClientTransport:
+            return StdioTransport(command, list(args), env=env, cwd=cwd, on_stderr=on_stderr)
+
+        return cls(factory(), transport_factory=factory, **options)
 
     @classmethod
     def memory(cls, server: Any, **options: Any) -> Client:
         """A client for a `wiremcp.Server` in this process, over the real newline framing."""
         from ..transports.memory import MemoryTransport
 
-        return cls(MemoryTransport(server), **options)
+        def factory() -> ClientTransport:
+            return MemoryTransport(server)
+
+        return cls(factory(), transport_factory=factory, **options)
 
     @classmethod
     def http(cls, url: str, *, headers: dict[str, str] | None = None, auth: Any = None, **options: Any) -> Client:
@@ -248,7 +277,10 @@ class Client:
         if auth is not None and "probe_timeout" not in options:
             options["probe_timeout"] = options.get("timeout", DEFAULT_TIMEOUT)
 
-        return cls(HTTPTransport(url, headers=headers, auth=auth), **options)
+        def factory() -> ClientTransport:
+            return HTTPTransport(url, headers=headers, auth=auth)
+
+        return cls(factory(), transport_factory=factory, **options)
 
     # -- state ----------------------------------------------------------------
 
@@ -315,9 +347,15 @@ class Client:
         await self.aclose()
 
     async def connect(self) -> None:
-        """Open the transport and settle the era (probe, or ``initialize`` for legacy)."""
+        """Open the transport and settle the era (probe, or ``initialize`` for legacy).
+
+        On a client that was closed (or whose server went away), connect again
+        over a fresh transport: see `restart`.
+        """
         if self._opened:
-            return
+            if self._proto.closed is None:
+                return
+            self._renew()
         self._loop = asyncio.get_running_loop()
         self._opened = True
         await self.transport.open(self._receiver)
@@ -333,11 +371,17 @@ class Client:
         step = proto.start()
         while type(step) is Probe:
             try:
+                # Where silence means legacy (stdio), the probe is not cancelled on timeout: a legacy
+                # server was never initialized. Where it does not (HTTP), its stream is closed.
                 result = await self._roundtrip(
-                    methods.DISCOVER, {}, CallOptions(timeout=self.probe_timeout), cancel_on_timeout=False
+                    methods.DISCOVER, {}, CallOptions(timeout=self.probe_timeout),
+                    cancel_on_timeout=not proto.silence_means_legacy,
                 )
-            except RequestTimeout:
-                step = proto.probe_silent()
+            except RequestTimeout as exc:
+                try:
+                    step = proto.probe_silent(self.probe_timeout)
+                except RequestTimeout as timeout:
+                    raise timeout from exc
             except HTTPError as exc:
                 following = proto.probe_http_error(exc.status)
                 if following is None:
@@ -353,6 +397,32 @@ class Client:
             started = getattr(self.transport, "legacy_session_started", None)
             if started is not None:  # e.g. HTTP: open the 2025-11-25 GET stream for server requests
                 started(proto.protocol_version)
+
+    async def restart(self) -> None:
+        """Close this connection and open a new one made the same way (stdio: a new server process).
+
+        What was in flight fails with `ConnectionClosed`; open subscriptions
+        end. The new connection starts from scratch (new ids, an empty result
+        cache, tool definitions read again) except for the `EraCache`, which
+        is kept (versioning.mdx allows reusing the era across restarts of the
+        same server configuration). ``await client.aclose(); await
+        client.connect()`` does the same. Needs a transport factory: the
+        ``stdio``, ``http`` and ``memory`` constructors set one;
+        ``Client(transport, transport_factory=...)`` otherwise.
+        """
+        await self.aclose()
+        await self.connect()
+
+    def _renew(self) -> None:
+        if self._transport_factory is None:
+            raise ClientError(
+                "this client is closed and cannot reconnect: it has no transport_factory "
+                "(Client.stdio, Client.http and Client.memory set one)"
+            )
+        self.transport = self._transport_factory()
+        self._proto = self._new_protocol(self.transport, self._proto.eras)
+        self._opened = False
+        self._deadline_timer = None
 
     async def aclose(self) -> None:
         """Fail what is in flight with `ConnectionClosed` and close the transport."""
@@ -389,9 +459,26 @@ class Client:
     async def _roundtrip(
         self, method: str, params: dict[str, Any] | None, options: CallOptions, *, cancel_on_timeout: bool = True
     ) -> dict[str, Any]:
+        """One request and its reply; a request that was never sent (`NotSent`) is sent once more."""
+        deadline = options.deadline_after(self._connected().time(), self.timeout)
+        try:
+            return await self._attempt(method, params, options, deadline, cancel_on_timeout)
+        except NotSent as exc:
+            delay = self.connect_retry_delay
+            if delay is None:
+                raise
+            log.warning("%s was not sent (%s); retrying once in %g s", method, exc, delay)
+            await asyncio.sleep(delay)
+            try:
+                return await self._attempt(method, params, options, deadline, cancel_on_timeout)
+            except NotSent as again:
+                raise NotSent(f"{again} (tried twice, {delay:g} s apart)") from exc
+
+    async def _attempt(
+        self, method: str, params: dict[str, Any] | None, options: CallOptions, deadline: float | None, cancel_on_timeout: bool
+    ) -> dict[str, Any]:
         loop = self._connected()
         waiter = _Waiter(loop.create_future(), options)
-        deadline = options.deadline_after(loop.time(), self.timeout)
         out = self._proto.request(method, params, waiter, options, deadline, cancel_on_timeout=cancel_on_timeout)
         id = self._transmit(out, deadline)
         try:

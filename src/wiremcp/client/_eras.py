@@ -11,11 +11,18 @@ streamable-http.mdx, "Backward Compatibility"):
   one just sent (the server may have refused the request, not the version);
   when it names only legacy versions, the client falls back; when it names
   nothing this client speaks, the server is incompatible;
-* any other JSON-RPC error, an HTTP 4xx without a modern error body, or no
-  reply within the probe timeout means legacy: the 2025-11-25 ``initialize``
-  follows (lifecycle.mdx), whose ``protocolVersion`` must be a legacy version
-  this client knows; an HTTP 5xx or a dropped connection is not an answer
-  and is raised, never taken as "legacy";
+* any other JSON-RPC error or an HTTP 4xx without a modern error body means
+  legacy: the 2025-11-25 ``initialize`` follows (lifecycle.mdx), whose
+  ``protocolVersion`` must be a legacy version this client knows; an HTTP
+  5xx or a dropped connection is not an answer and is raised, never taken
+  as "legacy";
+* no reply within the probe timeout is read per transport binding: on
+  stdio it means legacy (stdio.mdx: "does not respond within a reasonable
+  timeout: the server is legacy"); over Streamable HTTP it is not an answer
+  (streamable-http.mdx falls back only on a 4xx without a recognized modern
+  error body; every HTTP request gets a status), so a slow server is
+  reported as a timeout, never switched to the legacy era
+  (``silence_means_legacy=False``);
 * what was decided is kept in an `EraCache` under the transport's key
   (versioning.mdx: "for the lifetime of the server process (stdio) or
   origin (HTTP)"). A cache belongs to whoever passes it: by default each
@@ -118,9 +125,17 @@ def _names_legacy(data: Any) -> bool:
 class Negotiation:
     """One era decision, fed outcomes one by one. Start with `first`."""
 
-    __slots__ = ("preferred", "choice", "cached", "version", "_retried")
+    __slots__ = ("preferred", "choice", "cached", "version", "silence_means_legacy", "_retried")
 
-    def __init__(self, choice: EraChoice, preferred: str = MODERN_VERSIONS[0], cached: tuple[Era, str] | None = None) -> None:
+    def __init__(
+        self,
+        choice: EraChoice,
+        preferred: str = MODERN_VERSIONS[0],
+        cached: tuple[Era, str] | None = None,
+        *,
+        silence_means_legacy: bool = True,
+    ) -> None:
+        """``silence_means_legacy``: ``True`` for stdio's binding, ``False`` for Streamable HTTP's."""
         if choice not in ("auto", "modern", "legacy"):
             raise ValueError("era must be 'auto', 'modern' or 'legacy'")
         if preferred not in MODERN_VERSIONS:
@@ -129,6 +144,7 @@ class Negotiation:
         self.preferred = preferred
         self.cached = cached
         self.version = preferred
+        self.silence_means_legacy = silence_means_legacy
         self._retried = False
 
     def first(self) -> Step:
@@ -173,9 +189,9 @@ class Negotiation:
             return Ready(Era.MODERN, self.version)
         return Initialize()
 
-    def silent(self) -> Step:
-        """No reply to the probe within its timeout."""
-        return Initialize()
+    def silent(self) -> Step | None:
+        """No reply to the probe within its timeout: legacy on stdio; ``None`` (no answer, raise) over HTTP."""
+        return Initialize() if self.silence_means_legacy else None
 
     def http_refused(self, status: int) -> Step | None:
         """The probe got an HTTP error with no JSON-RPC body: a 4xx means legacy.

@@ -8,7 +8,9 @@ The tree::
           ├── RequestTimeout           no reply within the timeout; the request was cancelled
           │                            (also a TimeoutError)
           ├── ConnectionClosed         the transport ended (server exited, stream closed)
-          │                            before the reply came
+          │    │                       before the reply came: the request may have run
+          │    └── NotSent             no connection could be made, so the request never
+          │                            left this process: it is safe to send again
           ├── HTTPError                an HTTP reply with no JSON-RPC message in it (status, body)
           ├── ProtocolViolation        the server broke a protocol rule the client relies on
           │                            (an unknown resultType, an input request nobody can answer,
@@ -37,6 +39,7 @@ __all__ = [
     "RemoteError",
     "RequestTimeout",
     "ConnectionClosed",
+    "NotSent",
     "HTTPError",
     "ProtocolViolation",
     "IncompatibleServer",
@@ -82,6 +85,15 @@ class RequestTimeout(ClientError, TimeoutError):
 
 class ConnectionClosed(ClientError):
     """The transport closed before the reply came (or before the request could be sent)."""
+
+
+class NotSent(ConnectionClosed):
+    """The request never left this process: no connection to the server could be made.
+
+    Transports raise it only when they know nothing was written (a refused
+    or timed-out TCP connect), so the server cannot have acted on the
+    request; the `Client` retries such a request once (``connect_retry_delay``).
+    """
 
 
 class HTTPError(ClientError):

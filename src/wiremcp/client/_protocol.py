@@ -15,7 +15,8 @@ Rules it keeps:
   `PendingRequests`, never reused while in flight; replies are matched by id
   in any order; a reply to a request that was cancelled or timed out is
   recognised and dropped; a reply to an id never sent, or a second reply to
-  one, is logged and dropped; a malformed reply with a readable id fails
+  one, is dropped; each of these is logged as a warning naming the id, and
+  none of them settles another request; a malformed reply with a readable id fails
   that request with `ProtocolViolation`; an error without an id on a
   request's own response stream (HTTP) answers that request.
 * **Per-request metadata** (basic/index.mdx, "_meta"): in the modern era
@@ -25,6 +26,9 @@ Rules it keeps:
   wants log messages. Legacy requests carry none of it.
 * **Era** (`_eras`): `start` and the ``probe_*`` methods walk a
   `Negotiation`; what it settles is remembered in the `EraCache` given.
+  A probe that gets no reply in time means legacy only where the binding
+  says so (``silence_means_legacy``: stdio yes, Streamable HTTP no, where
+  `probe_silent` raises `RequestTimeout` naming the probe).
   A -32022 on a later request whose ``data.supported`` names a version this
   client speaks switches to it (`version_refused`), once per request.
 * **Cancellation and timeouts** (patterns/cancellation.mdx): a request
@@ -67,6 +71,7 @@ from ..jsonrpc import (
     METHOD_NOT_FOUND,
     Decoder,
     ErrorResponse,
+    InvalidNotification,
     InvalidResponse,
     JSONRPCError,
     Notification,
@@ -155,11 +160,20 @@ class ClientProtocol(Generic[T]):
         max_input_rounds: int = DEFAULT_MAX_INPUT_ROUNDS,
         cancel_by_notification: bool = True,
         mirrors_headers: bool = False,
+        silence_means_legacy: bool | None = None,
     ) -> None:
-        """``answers``: the input kinds (``elicitation``, ``sampling``, ``roots``) the I/O layer can answer."""
+        """``answers``: the input kinds (``elicitation``, ``sampling``, ``roots``) the I/O layer can answer.
+
+        ``silence_means_legacy``: whether a probe that gets no reply in time
+        means a legacy server (stdio.mdx) or is a timeout (streamable-http.mdx);
+        by default, ``cancel_by_notification``: a shared stream (stdio) yes,
+        a stream per request (HTTP) no.
+        """
         if max_input_rounds < 0:
             raise ValueError("max_input_rounds must not be negative")
-        self._negotiation = Negotiation(era, protocol_version)
+        if silence_means_legacy is None:
+            silence_means_legacy = cancel_by_notification
+        self._negotiation = Negotiation(era, protocol_version, silence_means_legacy=silence_means_legacy)
         if client_info is None:
             client_info = {"name": "wiremcp", "version": getattr(sys.modules.get("wiremcp"), "__version__", "0")}
         self.client_info = client_info
@@ -214,10 +228,23 @@ class ClientProtocol(Generic[T]):
             log.info("server/discover failed with %s: treating the server as legacy", error)
         return self._apply(step)
 
-    def probe_silent(self) -> Step:
-        """No reply to the probe in time."""
-        log.info("no reply to server/discover in time: treating the server as legacy")
-        return self._apply(self._negotiation.silent())
+    @property
+    def silence_means_legacy(self) -> bool:
+        """Whether a probe that gets no reply in time means a legacy server (stdio) or a timeout (HTTP)."""
+        return self._negotiation.silence_means_legacy
+
+    def probe_silent(self, timeout: float | None = None) -> Step:
+        """No reply to the probe within ``timeout`` seconds: legacy on stdio, `RequestTimeout` over HTTP."""
+        step = self._negotiation.silent()
+        within = "in time" if timeout is None else f"within {timeout:g} s"
+        if step is None:
+            raise RequestTimeout(
+                f"no reply to the era probe (server/discover) {within}; over Streamable HTTP only an HTTP 4xx "
+                "without a recognized modern error body means a legacy server (streamable-http.mdx, Backward "
+                "Compatibility), so a slow server is reported, not taken for a legacy one"
+            )
+        log.info("no reply to server/discover %s: treating the server as legacy (stdio.mdx)", within)
+        return self._apply(step)
 
     def probe_http_error(self, status: int) -> Step | None:
         """An HTTP error without a JSON-RPC body; ``None``: not an answer, raise it."""
@@ -433,6 +460,10 @@ class ClientProtocol(Generic[T]):
                 return [ev.Failed(entry.context.tag, ProtocolViolation(f"the reply to {entry.method} is malformed: {exc.message}"))]
             log.warning("ignored a malformed message from the server: %s", exc.message)
             return []
+        except InvalidNotification as exc:
+            # JSON-RPC 2.0 §4.1: never answered; it concerns no request, so nothing else happens.
+            log.warning("ignored a malformed notification from the server (%s): %s", exc.method or "no method", exc.message)
+            return []
         except JSONRPCError as exc:
             log.warning("ignored a message from the server that is not valid JSON-RPC: %s", exc.message)
             return []
@@ -461,7 +492,7 @@ class ClientProtocol(Generic[T]):
             self._unmatched(msg)
             return []
         if entry is None:
-            log.debug("dropped the late reply to cancelled request %r", msg.id)
+            log.warning("dropped the reply to request %r: it came after the request was cancelled or timed out", msg.id)
             return []
         context = entry.context
         if context.logs or context.subscription:

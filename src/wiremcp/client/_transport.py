@@ -35,6 +35,10 @@ complete):
   annotations are invalid;
 * ``legacy_session_started(version)``: called once after a 2025-11-25
   ``initialize`` handshake (HTTP opens its GET stream for server requests).
+* ``silence_means_legacy`` (default: ``cancel_by_notification``): whether
+  an era probe that gets no reply in time means a legacy server. stdio.mdx
+  says so for stdio; streamable-http.mdx falls back only on a 4xx, so over
+  HTTP a silent probe is a `RequestTimeout`.
 
 Writing bytes that are not a message the client built (a demo's malformed
 line) is not part of the contract: a transport may offer it as its own

@@ -16,16 +16,22 @@ an empty array (JSON-RPC 2.0 batch)                     -32600   null
 not an object                                          -32600   null
 ``method`` present: request or notification
   ``id`` present but not a valid id for the profile    -32600   null
-  ``jsonrpc`` is not exactly the string "2.0"          -32600   the id
-  ``method`` not a string                              -32600   the id
-  ``params`` not an object (or array, if allowed)      -32600   the id
-  ``result`` or ``error`` present as well              -32600   the id
+  ``jsonrpc`` is not exactly the string "2.0"          -32600   the id (*)
+  ``method`` not a string                              -32600   the id (*)
+  ``params`` not an object (or array, if allowed)      -32600   the id (*)
+  ``result`` or ``error`` present as well              -32600   the id (*)
 ``result`` or ``error`` present: a response            -32600   null
   (both present, bad ``jsonrpc``, bad id, an error
   that is not ``{"code": int, "message": str}``...;
   under MCP an error response may omit ``id``)
 anything else                                          -32600   null
 ====================================================  =======  ===========
+
+(*) Without an ``id`` member the message is a notification, and that is
+decided before anything else about it is checked: its problem raises
+`InvalidNotification` (a -32600 `InvalidRequest`) and it gets no reply at
+all (JSON-RPC 2.0 §4.1: a notification is never answered, whatever is wrong
+with it; the receiver logs it instead).
 
 "null" in the last column means the id could not be read: JSON-RPC 2.0
 answers with ``"id": null``, MCP (whose schema has no null id) leaves ``id``
@@ -43,7 +49,7 @@ from typing import Any
 
 import orjson
 
-from ._errors import InvalidRequest, InvalidResponse, LocalProtocolError, ParseError
+from ._errors import InvalidNotification, InvalidRequest, InvalidResponse, LocalProtocolError, ParseError
 from ._messages import Batch, ErrorResponse, Message, Notification, Request, RequestId, Response
 
 __all__ = [
@@ -250,27 +256,22 @@ class Decoder:
         reply_id = id_ if has_id else None
         jsonrpc = obj.get("jsonrpc")
         if type(jsonrpc) is not str or jsonrpc != "2.0":
-            raise InvalidRequest(
-                _jsonrpc_problem(obj), id=reply_id
-            )
+            raise _refused(_jsonrpc_problem(obj), obj, has_id, reply_id)
         method = obj["method"]
         if type(method) is not str:
-            raise InvalidRequest(
-                f"Invalid Request: 'method' must be a string, not {_type_name(method)}", id=reply_id
+            raise _refused(
+                f"Invalid Request: 'method' must be a string, not {_type_name(method)}", obj, has_id, reply_id
             )
         params = obj.get("params")
         if params is not None or "params" in obj:
             t = type(params)
             if not (t is dict or (t is list and profile.positional_params)):
                 allowed = "an object" if not profile.positional_params else "an object or an array"
-                raise InvalidRequest(
-                    f"Invalid Request: 'params' must be {allowed}, not {_type_name(params)}",
-                    id=reply_id,
+                raise _refused(
+                    f"Invalid Request: 'params' must be {allowed}, not {_type_name(params)}", obj, has_id, reply_id
                 )
         if "result" in obj or "error" in obj:
-            raise InvalidRequest(
-                "Invalid Request: a request must not carry 'result' or 'error'", id=reply_id
-            )
+            raise _refused("Invalid Request: a request must not carry 'result' or 'error'", obj, has_id, reply_id)
         if has_id:
             return Request(id_, method, params)
         return Notification(method, params)
@@ -323,6 +324,14 @@ class Decoder:
                 response_id=response_id,
             )
         return Response(id_, result)
+
+
+def _refused(message: str, obj: dict[str, Any], has_id: bool, reply_id: Any) -> InvalidRequest:
+    """The error for a request, or for a notification (no ``id``), which must not be answered."""
+    if has_id:
+        return InvalidRequest(message, id=reply_id)
+    method = obj.get("method")
+    return InvalidNotification(message, method=method if type(method) is str else None)
 
 
 def _jsonrpc_problem(obj: dict[str, Any]) -> str:

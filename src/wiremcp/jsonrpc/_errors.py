@@ -6,7 +6,8 @@ The tree::
      ├── JSONRPCError            an error that travels on the wire as an error object
      │    ├── ParseError            -32700  the bytes are not one JSON text
      │    ├── InvalidRequest        -32600  JSON, but not a valid message (or over a limit)
-     │    │    └── InvalidResponse          ... shaped like a response (no reply is owed)
+     │    │    ├── InvalidResponse          ... shaped like a response (no reply is owed)
+     │    │    └── InvalidNotification      ... shaped like a notification (never answered)
      │    ├── MethodNotFound        -32601
      │    ├── InvalidParams         -32602
      │    └── InternalError         -32603
@@ -36,6 +37,7 @@ __all__ = [
     "ParseError",
     "InvalidRequest",
     "InvalidResponse",
+    "InvalidNotification",
     "MethodNotFound",
     "InvalidParams",
     "InternalError",
@@ -121,6 +123,20 @@ class InvalidResponse(InvalidRequest):
     def __init__(self, message: str, *, response_id: Any = None) -> None:
         super().__init__(message)
         self.response_id = response_id
+
+
+class InvalidNotification(InvalidRequest):
+    """-32600 for a message shaped like a notification (``method``, no ``id``) that breaks the rules.
+
+    JSON-RPC 2.0 §4.1: a notification is never answered, whatever is wrong
+    with it, so no error reply is sent for it (the receiver logs it; over
+    HTTP the status code alone may refuse the POST). ``method`` is the method
+    it named, when that was a string.
+    """
+
+    def __init__(self, message: str, *, method: str | None = None) -> None:
+        super().__init__(message)
+        self.method = method
 
 
 class MethodNotFound(JSONRPCError):

@@ -15,6 +15,14 @@ request cannot wait for the answer, so:
    the state (a tampered, expired or foreign state is -32602) and the
    handler runs again from the top, finding its answers this time.
 
+The caller is bound too (`caller`): when the request is authenticated (a
+transport set `current_auth` to its verified access token, as Streamable
+HTTP with a ``ResourceServer`` does), the state is sealed for the token's
+issuer and subject (its client id when it names no subject) and refused
+for any other caller, or for an unauthenticated retry. Where requests are
+not authenticated (stdio) there is no caller to bind. What the seal
+guarantees is listed in `wiremcp.protocol.state`.
+
 Only ``tools/call``, ``prompts/get`` and ``resources/read`` may answer with
 ``input_required`` (mrtr.mdx, Supported Requests). Keys of responses the
 server did not ask for are ignored; a request whose answer is missing is
@@ -33,6 +41,7 @@ from ..protocol.state import StateSealer, request_digest
 from ._schema import compile_validator
 
 __all__ = [
+    "caller",
     "InputRequired",
     "MRTR_METHODS",
     "CAPABILITY_OF",
@@ -50,6 +59,22 @@ SAMPLE = "sampling/createMessage"
 ROOTS = "roots/list"
 #: The client capability each input request needs.
 CAPABILITY_OF = {ELICIT: "elicitation", SAMPLE: "sampling", ROOTS: "roots"}
+
+
+def caller() -> str | None:
+    """Who sent the request being served, for binding its requestState; ``None`` when unauthenticated.
+
+    The verified access token in `current_auth` names the caller: its issuer
+    and subject, or its client id when it has no subject.
+    """
+    from ._context import current_auth  # _context imports this module: looked up at call time
+
+    token = current_auth.get()
+    if token is None:
+        return None
+    subject = getattr(token, "subject", None)
+    who = f"sub:{subject}" if subject is not None else f"client:{getattr(token, 'client_id', None)}"
+    return f"{getattr(token, 'issuer', None)}|{who}"
 
 
 class InputRequired(BaseException):
@@ -83,7 +108,7 @@ def begin(sealer: StateSealer, method: str, params: dict[str, Any], meta: Reques
         raise InvalidParams("Invalid params: inputResponses must be an object keyed by input request")
     answers: dict[str, Any] = {}
     if state is not None:
-        sealed = sealer.open(state, request_digest(method, salient(method, params)))
+        sealed = sealer.open(state, request_digest(method, salient(method, params)), caller())
         if type(sealed) is dict:
             answers.update(sealed)
     if responses:
@@ -96,7 +121,7 @@ def input_required_result(sealer: StateSealer, method: str, params: dict[str, An
     return {
         "resultType": "input_required",
         "inputRequests": exc.input_requests,
-        "requestState": sealer.seal(digest, exc.answers),
+        "requestState": sealer.seal(digest, exc.answers, caller()),
     }
 
 

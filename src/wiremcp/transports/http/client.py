@@ -12,10 +12,15 @@ Rules it keeps:
   ``origin`` (so progress and log notifications on that stream belong to it).
   SSE lines may end in CRLF, LF or CR; comment lines (keep-alives),
   ``event:`` and unknown fields are ignored; ``id:`` and ``retry:`` are used
-  only to resume a legacy stream; 2026-07-28 streams do not resume;
+  only to resume a legacy stream (one that ends before its response,
+  closed or cut mid-body, is resumed with ``GET`` and ``Last-Event-ID``
+  after the server's ``retry`` delay); 2026-07-28 streams do not resume;
 * a non-2xx reply keeps the server's body: a JSON-RPC error in it is
   delivered as the reply (with the HTTP status on the `RemoteError`);
   without one the request fails with `HTTPError` (status and body);
+* a request whose connection could not be made (refused, connect timeout)
+  fails with `NotSent`, which the client may send again; any other failure
+  after the POST started is `ConnectionClosed`: the server may have acted;
 * cancellation is closing the request's response stream (cancellation.mdx,
   "Transport-Specific Cancellation"): `abandon` cancels the POST's task,
   which closes its connection (it is not reused); nothing is sent;
@@ -65,7 +70,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from ...client import ClientError, ConnectionClosed, HTTPError, Receiver
+from ...client import ClientError, ConnectionClosed, HTTPError, NotSent, Receiver
 
 if TYPE_CHECKING:
     import aiohttp
@@ -298,13 +303,19 @@ class HTTPTransport:
                 kind = reply.content_type()
                 if kind == "text/event-stream" and status < 400:
                     cursor = _SSE(track=self._legacy is not None)
-                    async for chunk in reply.chunks():
-                        for event in cursor.feed(chunk):
+                    try:
+                        async for chunk in reply.chunks():
+                            for event in cursor.feed(chunk):
+                                answered = True
+                                receiver.message(event, id, None)
+                    except Exception as exc:  # noqa: BLE001 - a legacy stream cut mid-body is resumed below
+                        if id is None or self._legacy is None or cursor.last_id is None:
+                            raise
+                        log.info("the SSE stream for %s dropped (%r); resuming after event %s", method, exc, cursor.last_id)
+                    else:
+                        for event in cursor.end():
                             answered = True
                             receiver.message(event, id, None)
-                    for event in cursor.end():
-                        answered = True
-                        receiver.message(event, id, None)
                     body = b""
                 else:
                     body = await reply.read()
@@ -345,7 +356,12 @@ class HTTPTransport:
                 log.warning("HTTP POST to %s failed: %s", self.url, exc)
         except Exception as exc:  # noqa: BLE001 - aiohttp errors, and anything else, fail the request
             if id is not None:
-                receiver.request_failed(id, ConnectionClosed(f"HTTP POST to {self.url} failed: {exc!r}"))
+                import aiohttp  # loaded by _connect
+
+                # Only a failed connect is known to have sent nothing (the client may retry it).
+                unsent = isinstance(exc, (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError))
+                kind_ = NotSent if unsent else ConnectionClosed
+                receiver.request_failed(id, kind_(f"HTTP POST to {self.url} failed: {exc!r}"))
             else:
                 log.warning("HTTP POST to %s failed: %r", self.url, exc)
         finally:

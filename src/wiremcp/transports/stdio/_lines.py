@@ -56,6 +56,7 @@ from ...jsonrpc import (
     DEFAULT_MAX_MESSAGE_SIZE,
     MCP,
     Decoder,
+    InvalidNotification,
     InvalidRequest,
     JSONRPCError,
     LineSplitter,
@@ -172,6 +173,9 @@ class LineServer:
             return
         try:
             msg = self._decoder.decode(line)  # type: ignore[arg-type]  # not TooLong: bytes
+        except InvalidNotification as exc:  # JSON-RPC 2.0 §4.1: never answered, whatever is wrong with it
+            log.warning("ignored a malformed notification (%s): %s", exc.method or "no method", exc.message)
+            return
         except JSONRPCError as exc:
             log.warning("bad message: %s", exc.message)
             self.write(reply_failed(getattr(exc, "id", None), exc)[0])

@@ -16,7 +16,10 @@ Rules it keeps (basic/transports/stdio.mdx):
   SIGKILL;
 * when stdout ends, the connection is closed: the requests in flight fail
   with `ConnectionClosed`, whose message carries the exit status and the
-  tail of stderr.
+  tail of stderr (its last ``STDERR_TAIL_LINES`` lines, each cut at
+  ``STDERR_TAIL_WIDTH`` characters). Both come after stdout's end (the
+  exit is reported apart, stderr is another pipe), so the report waits for
+  them, at most ``end_report_wait`` seconds.
 
 The child inherits the parent's environment with ``env`` applied on top.
 
@@ -47,6 +50,11 @@ DEFAULT_EXIT_TIMEOUT = 5.0
 DEFAULT_TERM_TIMEOUT = 2.0
 #: Bytes of the server's stderr kept for `stderr_text` (the most recent).
 DEFAULT_STDERR_LIMIT = 64 * 1024
+#: Seconds to wait, once stdout ended, for the exit status and the end of stderr.
+DEFAULT_END_REPORT_WAIT = 2.0
+#: Lines of stderr quoted when the server ends, and the characters kept of each.
+STDERR_TAIL_LINES = 5
+STDERR_TAIL_WIDTH = 300
 
 
 class _ChildProtocol(asyncio.SubprocessProtocol):
@@ -62,6 +70,8 @@ class _ChildProtocol(asyncio.SubprocessProtocol):
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
         if fd == 1:
             self.owner._stdout_closed()
+        elif fd == 2:
+            self.owner._stderr_closed()
 
     def process_exited(self) -> None:
         self.owner._exited()
@@ -84,6 +94,7 @@ class StdioTransport:
         exit_timeout: float = DEFAULT_EXIT_TIMEOUT,
         term_timeout: float = DEFAULT_TERM_TIMEOUT,
         stderr_limit: int = DEFAULT_STDERR_LIMIT,
+        end_report_wait: float = DEFAULT_END_REPORT_WAIT,
     ) -> None:
         self.command = command
         self.args = list(args or [])
@@ -93,6 +104,7 @@ class StdioTransport:
         self.exit_timeout = exit_timeout
         self.term_timeout = term_timeout
         self.stderr_limit = stderr_limit
+        self.end_report_wait = end_report_wait
         self.cache_key: Hashable = ("stdio", command, tuple(self.args), cwd, tuple(sorted((env or {}).items())))
         self._splitter = LineSplitter(max_message_size)
         self._stderr_chunks: deque[bytes] = deque()
@@ -101,6 +113,8 @@ class StdioTransport:
         self._process: asyncio.SubprocessTransport | None = None
         self._stdin: Any = None
         self._exit: asyncio.Future[None] | None = None
+        self._stderr_end: asyncio.Future[None] | None = None
+        self._report: asyncio.Task[None] | None = None
         self._stdout_done = False
 
     @property
@@ -119,6 +133,7 @@ class StdioTransport:
         loop = asyncio.get_running_loop()
         self._receiver = receiver
         self._exit = loop.create_future()
+        self._stderr_end = loop.create_future()
         env = None if self.env is None else {**os.environ, **self.env}
         try:
             self._process, _ = await loop.subprocess_exec(
@@ -168,7 +183,18 @@ class StdioTransport:
             if type(line) is not TooLong and receiver is not None:
                 receiver.message(line, None)  # type: ignore[arg-type]
         if receiver is not None:
-            receiver.closed(ConnectionClosed(self._describe_end("the server closed its stdout")))
+            self._report = asyncio.get_running_loop().create_task(self._report_end(receiver))
+
+    async def _report_end(self, receiver: Receiver) -> None:
+        """Close the connection once the exit status and the end of stderr are known (or after a bound)."""
+        waits = [f for f in (self._exit, self._stderr_end) if f is not None]
+        if waits:
+            await asyncio.wait(waits, timeout=self.end_report_wait)
+        receiver.closed(ConnectionClosed(self._describe_end("the server closed its stdout")))
+
+    def _stderr_closed(self) -> None:
+        if self._stderr_end is not None and not self._stderr_end.done():
+            self._stderr_end.set_result(None)
 
     def _exited(self) -> None:
         if self._exit is not None and not self._exit.done():
@@ -177,7 +203,10 @@ class StdioTransport:
     def _describe_end(self, what: str) -> str:
         code = self.returncode
         text = what if code is None else f"{what} (exit status {code})"
-        tail = self.stderr_text().strip().splitlines()[-5:]
+        tail = [
+            line if len(line) <= STDERR_TAIL_WIDTH else f"{line[:STDERR_TAIL_WIDTH]}... ({len(line)} characters)"
+            for line in self.stderr_text().strip().splitlines()[-STDERR_TAIL_LINES:]
+        ]
         if tail:
             text += "; its stderr ends with:\n  " + "\n  ".join(tail)
         return text
@@ -229,4 +258,6 @@ class StdioTransport:
                 await asyncio.wait_for(asyncio.shield(exit_), wait)
             except asyncio.TimeoutError:
                 continue
+        if self._report is not None:
+            await self._report  # bounded by end_report_wait
         process.close()

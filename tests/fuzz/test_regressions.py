@@ -45,7 +45,6 @@ def _strict_notifications(chunks: list[bytes]) -> None:
         b'{"method":7}',
     ],
 )
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="issue 13, item 6: a malformed notification gets a -32600 reply on stdio")
 def test_a_malformed_notification_gets_no_reply_on_stdio(line: bytes) -> None:
     """JSON-RPC 2.0 §4.1: a notification is never answered, whatever is wrong with it."""
     _strict_notifications([line + b'\n{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}\n'])

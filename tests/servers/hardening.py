@@ -70,7 +70,7 @@ async def flood(count: int, ctx: Context, pad: int = 40) -> str:
     return "flooded"
 
 
-@server.tool()
+@server.tool(inline=True)  # on the loop: it counts the loop's tasks
 def stats() -> dict:
     """Live legacy sessions and asyncio tasks in this process."""
     gc.collect()

@@ -43,7 +43,7 @@ async def soak_sleep(seconds: float) -> str:
     return "slept"
 
 
-@server.tool()
+@server.tool(inline=True)  # on the loop: it counts the loop's tasks
 def soak_debug() -> dict[str, int]:
     """What this process holds right now."""
     return {

@@ -7,7 +7,7 @@ upstream's ``input_required`` round becomes a real ``elicitation/create``
 request to the legacy client (2026-07-28 basic/patterns/mrtr.mdx; 2025-11-25
 client/elicitation.mdx), and its progress is passed through
 (basic/patterns/progress.mdx). A modern wiremcp client uses a legacy-only
-server (tests/client/servers/legacy_only.py) through it: the upstream's
+server (tests/servers/legacy_only.py) through it: the upstream's
 ``elicitation/create`` request becomes ``input_required`` with a sealed
 ``requestState``, and the retry resumes the held upstream call, so the
 upstream tool runs once. The proxy never passes the client's credentials
@@ -40,7 +40,7 @@ needs_official = pytest.mark.skipif(
     reason="bench/.venv-official is not set up (bash bench/setup_official.sh)",
 )
 MODERN_ONLY = str(SERVERS / "modern_asks.py")
-LEGACY_ONLY = str(ROOT / "tests" / "client" / "servers" / "legacy_only.py")
+LEGACY_ONLY = str(SERVERS / "legacy_only.py")
 OFFICIAL_CLIENT = str(SERVERS / "official_legacy_client.py")
 
 uvicorn = pytest.importorskip("uvicorn", reason="the HTTP transport needs the [http] extra")

@@ -96,11 +96,6 @@ class StdioPeer:
         self.send(message)
         return self.recv(timeout)
 
-    def expect_silence(self, timeout: float = 0.3) -> None:
-        """Nothing arrives within ``timeout`` (a timed check: prefer `expect_nothing_more`)."""
-        line = self.read_line(timeout)
-        assert line is None, f"expected no output, got {line!r}"
-
     def expect_nothing_more(self, *, legacy: bool = False) -> None:
         """A synchronisation point: send a request and require its reply to be the very next line.
 

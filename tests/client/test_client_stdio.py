@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncio
+import signal
 import sys
 
 import orjson
@@ -192,6 +193,8 @@ def test_shutdown_escalates_to_signals(tmp_path: Path) -> None:
     script.write_text(
         "import signal, sys, time\n"
         "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "sys.stderr.write('SIGTERM ignored\\n')\n"
+        "sys.stderr.flush()\n"
         "for line in sys.stdin:\n"
         "    pass\n"
         "time.sleep(60)\n"
@@ -200,14 +203,22 @@ def test_shutdown_escalates_to_signals(tmp_path: Path) -> None:
     async def main() -> Any:
         from wiremcp.transports.stdio.client import StdioTransport
 
-        t = StdioTransport(sys.executable, [str(script)], exit_timeout=0.2, term_timeout=0.2)
+        ready = asyncio.Event()
+
+        def on_stderr(_: bytes) -> None:
+            if "SIGTERM ignored" in t.stderr_text():
+                ready.set()
+
+        t = StdioTransport(sys.executable, [str(script)], exit_timeout=0.2, term_timeout=0.2, on_stderr=on_stderr)
         c = Client(t, era="modern")
         await c.connect()
+        # A synchronisation point: SIGTERM sent before the script ignores it would end the script at once.
+        await asyncio.wait_for(ready.wait(), 30)
         await c.aclose()
         return t
 
     t = run(main())
-    assert t.returncode == -9
+    assert t.returncode == -signal.SIGKILL  # stdin closed, SIGTERM ignored: only SIGKILL ended it
 
 
 def test_server_exit_fails_requests_in_flight(tmp_path: Path) -> None:

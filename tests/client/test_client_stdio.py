@@ -105,7 +105,9 @@ def test_timeout_cancels_on_the_wire() -> None:
     async def main() -> None:
         async with client(on_wire=lambda d, b: sent.append((d, orjson.loads(b)))) as c:
             with pytest.raises(RequestTimeout):
-                await c.call_tool("slow", {"seconds": 30}, timeout=0.2)
+                # 2 s, less than the server's shutdown_grace (5 s): were the work not stopped, closing
+                # stdin would let it finish, and its reply would be read before the server exits.
+                await c.call_tool("slow", {"seconds": 2}, timeout=0.2)
             # The connection is still good, and the server stopped the cancelled work.
             assert (await c.call_tool("echo", {"text": "after"})).text == "after"
             assert c.in_flight == 0

@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 import wiremcp
-from wiremcp.client import ClientProtocol, ConnectionClosed, EraCache, IncompatibleServer, ProtocolViolation, RemoteError, events
+from wiremcp.client import CallOptions, ClientProtocol, ConnectionClosed, EraCache, IncompatibleServer, ProtocolViolation, RemoteError, events
 from wiremcp.client._cache import ResultCache
 from wiremcp.client._eras import Initialize, Negotiation, Probe, Ready
 from wiremcp.client._mrtr import InputRequest, MultiRoundCall, check_complete
@@ -244,3 +244,35 @@ def test_connection_lost_says_why() -> None:
     assert type(failed) is events.Failed and type(failed.error) is ConnectionClosed and str(failed.error) == "pipe broke"
     with pytest.raises(ConnectionClosed, match=re.escape("pipe broke")):
         other.request("tools/list", None, "T")
+
+
+def _left_behind(proto: ClientProtocol[str]) -> tuple[int, int, int]:
+    """What the protocol still keeps per request: pending entries, log routes, subscriptions."""
+    return proto.in_flight, len(proto._log_calls), len(proto._subscriptions)
+
+
+@pytest.mark.parametrize("end", ["forget", "cancel", "expire", "failed", "malformed reply"])
+def test_every_way_a_request_ends_drops_its_bookkeeping(end: str) -> None:
+    """A request with a log route and a listen: however each ends, nothing of either stays behind."""
+    proto: ClientProtocol[str] = ClientProtocol(era="modern")
+    proto.start()
+    logged = proto.request("tools/call", {"name": "x"}, "L", CallOptions(on_log=lambda _: None), deadline=5.0)
+    listen = proto.listen({"toolsListChanged": True}, "S")
+    proto.request("tools/list", None, "keep")  # another request, left alone
+    assert _left_behind(proto) == (3, 1, 1)
+    for out in (logged, listen):
+        if end == "forget":
+            proto.forget(out.id)
+        elif end == "cancel":
+            proto.cancel(out.id, "user")
+        elif end == "failed":
+            assert len(proto.request_failed(out.id, OSError("write failed"))) == 1
+        elif end == "malformed reply":
+            (failed,) = proto.receive(orjson.dumps({"jsonrpc": "2.0", "id": out.id, "result": 5}))
+            assert type(failed) is events.Failed and type(failed.error) is ProtocolViolation
+            assert str(failed.error).startswith(f"the reply to {out.method} is malformed: ")
+    if end == "expire":
+        timed_out = [e for e in proto.expire(6.0) if type(e) is events.Failed]
+        assert [str(e.error) for e in timed_out] == [f"no reply to tools/call (id {logged.id}) in time; the request was cancelled"]
+        proto.cancel(listen.id, "user")
+    assert _left_behind(proto) == (1, 0, 0)

@@ -141,9 +141,20 @@ def run_asgi_floor(n: int, payload: int) -> None:
 CASES = {"stdio": run_stdio, "http": run_http, "asgi-floor": run_asgi_floor, "floor": run_floor}
 
 
-def _callgrind(argv: list[str], stdin: bytes | None = None) -> int:
+def _env() -> dict[str, str]:
     # Bytecode caches in place, as after `pip install` (and as run.py measures a cold start).
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONHASHSEED"] = "0"  # the same dict probes in every run: counts repeat to the instruction
+    return env
+
+
+def _warm(argv: list[str], stdin: bytes | None = None) -> None:
+    """Run once outside valgrind, so that both measured runs find the bytecode caches written."""
+    subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL, env=_env(), check=True)
+
+
+def _callgrind(argv: list[str], stdin: bytes | None = None) -> int:
+    env = _env()
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
         proc = subprocess.run(
@@ -175,11 +186,13 @@ def main() -> None:
         return
     if args.case == "cold":
         wiremcp = os.environ.get("WIREMCP_BIN", os.path.join(os.path.dirname(sys.executable), "wiremcp"))
+        _warm([wiremcp, "run", os.path.join(ROOT, "examples", "echo.py")], _lines(1, args.payload))
         total = _callgrind([wiremcp, "run", os.path.join(ROOT, "examples", "echo.py")], _lines(1, args.payload))
         print(f"cold: {total / 1e6:.1f} M instructions")
         return
     lo, hi = (int(x) for x in args.n.split(","))
     me = [sys.executable, os.path.abspath(__file__), args.case, "--child", "--payload", str(args.payload)]
+    _warm([*me, "--count", "1"])
     a = _callgrind([*me, "--count", str(lo)])
     b = _callgrind([*me, "--count", str(hi)])
     print(f"{args.case}: {(b - a) / (hi - lo):,.0f} instructions per request ({args.payload} B)")

@@ -85,6 +85,9 @@ class LineServer:
         self._resume = resume_reading
         self._paused = False
         self._decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
+        # Bound once: looked up per line otherwise.
+        self._decode = self._decoder.decode
+        self._request = self.conn.request
         self._splitter = LineSplitter(max_message_size)
         self._max_in_flight = max_in_flight
         self._idle = asyncio.Event()
@@ -134,14 +137,14 @@ class LineServer:
             self.write(reply_failed(None, exc)[0])
             return
         try:
-            msg = self._decoder.decode(line)  # type: ignore[arg-type]  # not TooLong: bytes
+            msg = self._decode(line)  # type: ignore[arg-type]  # not TooLong: bytes
         except JSONRPCError as exc:
             log.warning("bad message: %s", exc.message)
             self.write(reply_failed(getattr(exc, "id", None), exc)[0])
             return
         t = type(msg)
         if t is Request:
-            out = self.conn.request(msg)  # type: ignore[arg-type]  # t is Request
+            out = self._request(msg)  # type: ignore[arg-type]  # t is Request
             if type(out) is tuple:
                 self.write(out[0])
                 return

@@ -26,6 +26,7 @@ __all__ = [
     "Receive",
     "Send",
     "STATUS_BY_CODE",
+    "JSON_CONTENT_TYPE",
     "KEEPALIVE",
     "KEEPALIVE_COMMENT",
     "fire",
@@ -83,8 +84,12 @@ def http_error(message: str, code: int = INVALID_REQUEST) -> bytes:
     return encode_error(None, {"code": code, "message": message})  # MCP: no id member
 
 
+#: The Content-Type field of every JSON reply, built once.
+JSON_CONTENT_TYPE = (b"content-type", _JSON)
+
+
 async def json_reply(send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:
-    headers = [(b"content-type", _JSON), (b"content-length", str(len(body)).encode())]
+    headers = [JSON_CONTENT_TYPE, (b"content-length", b"%d" % len(body))]
     if extra:
         headers.extend(extra)
     await send({"type": "http.response.start", "status": status, "headers": headers})

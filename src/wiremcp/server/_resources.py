@@ -37,7 +37,6 @@ from typing import Any, Awaitable, Callable, Iterable, Literal
 from ..protocol import ResourceNotFound
 from ._context import Context, scope_tuple
 from ._inject import Signature
-from ._uri_template import UriTemplate
 
 __all__ = ["Resource", "Resources", "to_contents"]
 
@@ -75,6 +74,8 @@ class Resource:
             raise ValueError("ttl_ms must be an integer >= 0 (server/utilities/caching.mdx)")
         if cache_scope is not None and cache_scope not in ("public", "private"):
             raise ValueError("cache_scope must be 'public' or 'private'")
+        from ._uri_template import UriTemplate  # on first registration: a server without resources never loads it
+
         template = UriTemplate(uri)
         self.uri = uri
         self.template = None if template.is_literal else template

@@ -4,6 +4,8 @@
     python bench/instructions.py http             # MCPApp, one ASGI call per request, in-process
     python bench/instructions.py asgi-floor       # the bare ASGI handler (fixtures/raw_asgi.py), in-process
     python bench/instructions.py floor            # the stdio floor's work (loads, result, dumps), in-process
+    python bench/instructions.py pipe             # a whole `wiremcp run examples/echo.py` fed requests on a pipe
+    python bench/instructions.py pipe-floor       # the same for fixtures/raw_echo.py
     python bench/instructions.py cold             # a whole `wiremcp run examples/echo.py` answering one request
 
 Each in-process case runs the same work N = 1,000 and 3,000 times under
@@ -30,7 +32,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from typing import Any
+from typing import Any, Callable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -138,6 +140,18 @@ def run_asgi_floor(n: int, payload: int) -> None:
     _asgi_loop(app, n, payload)
 
 
+def _wiremcp_cmd() -> list[str]:
+    wiremcp = os.environ.get("WIREMCP_BIN", os.path.join(os.path.dirname(sys.executable), "wiremcp"))
+    return [wiremcp, "run", os.path.join(ROOT, "examples", "echo.py")]
+
+
+def _floor_cmd() -> list[str]:
+    return [sys.executable, os.path.join(HERE, "fixtures", "raw_echo.py")]
+
+
+#: Whole processes fed the requests through a pipe (event loop, reads and writes included).
+PIPED: dict[str, Callable[[], list[str]]] = {"pipe": _wiremcp_cmd, "pipe-floor": _floor_cmd}
+
 CASES = {"stdio": run_stdio, "http": run_http, "asgi-floor": run_asgi_floor, "floor": run_floor}
 
 
@@ -175,7 +189,7 @@ def _callgrind(argv: list[str], stdin: bytes | None = None) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("case", choices=[*CASES, "cold"])
+    ap.add_argument("case", choices=[*CASES, *PIPED, "cold"])
     ap.add_argument("--payload", type=int, default=100)
     ap.add_argument("--n", default="1000,3000")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -185,12 +199,18 @@ def main() -> None:
         CASES[args.case](args.count, args.payload)
         return
     if args.case == "cold":
-        wiremcp = os.environ.get("WIREMCP_BIN", os.path.join(os.path.dirname(sys.executable), "wiremcp"))
-        _warm([wiremcp, "run", os.path.join(ROOT, "examples", "echo.py")], _lines(1, args.payload))
-        total = _callgrind([wiremcp, "run", os.path.join(ROOT, "examples", "echo.py")], _lines(1, args.payload))
+        _warm(_wiremcp_cmd(), _lines(1, args.payload))
+        total = _callgrind(_wiremcp_cmd(), _lines(1, args.payload))
         print(f"cold: {total / 1e6:.1f} M instructions")
         return
     lo, hi = (int(x) for x in args.n.split(","))
+    if args.case in PIPED:
+        cmd = PIPED[args.case]()
+        _warm(cmd, _lines(1, args.payload))
+        a = _callgrind(cmd, _lines(lo, args.payload))
+        b = _callgrind(cmd, _lines(hi, args.payload))
+        print(f"{args.case}: {(b - a) / (hi - lo):,.0f} instructions per request ({args.payload} B)")
+        return
     me = [sys.executable, os.path.abspath(__file__), args.case, "--child", "--payload", str(args.payload)]
     _warm([*me, "--count", "1"])
     a = _callgrind([*me, "--count", str(lo)])

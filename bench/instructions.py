@@ -7,6 +7,7 @@
     python bench/instructions.py pipe             # a whole `wiremcp run examples/echo.py` fed requests on a pipe
     python bench/instructions.py pipe-floor       # the same for fixtures/raw_echo.py
     python bench/instructions.py cold             # a whole `wiremcp run examples/echo.py` answering one request
+    python bench/instructions.py cold-floor       # the same for fixtures/raw_echo.py
 
 Each in-process case runs the same work N = 1,000 and 3,000 times under
 ``valgrind --tool=callgrind`` and prints (I(3000) - I(1000)) / 2000: the
@@ -189,7 +190,7 @@ def _callgrind(argv: list[str], stdin: bytes | None = None) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("case", choices=[*CASES, *PIPED, "cold"])
+    ap.add_argument("case", choices=[*CASES, *PIPED, "cold", "cold-floor"])
     ap.add_argument("--payload", type=int, default=100)
     ap.add_argument("--n", default="1000,3000")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -198,10 +199,11 @@ def main() -> None:
     if args.child:
         CASES[args.case](args.count, args.payload)
         return
-    if args.case == "cold":
-        _warm(_wiremcp_cmd(), _lines(1, args.payload))
-        total = _callgrind(_wiremcp_cmd(), _lines(1, args.payload))
-        print(f"cold: {total / 1e6:.1f} M instructions")
+    if args.case in ("cold", "cold-floor"):
+        cmd = _wiremcp_cmd() if args.case == "cold" else _floor_cmd()
+        _warm(cmd, _lines(1, args.payload))
+        total = _callgrind(cmd, _lines(1, args.payload))
+        print(f"{args.case}: {total / 1e6:.1f} M instructions")
         return
     lo, hi = (int(x) for x in args.n.split(","))
     if args.case in PIPED:

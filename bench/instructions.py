@@ -67,6 +67,8 @@ def run_stdio(n: int, payload: int) -> None:
 
     asyncio.run(main())
     assert len(out) == n, len(out)
+    text = make_payload(payload).encode()
+    assert all(b'"result"' in line and text in line for line in out), out[:1]
 
 
 def run_floor(n: int, payload: int) -> None:

@@ -119,6 +119,7 @@ from ...server import (
     request_era,
 )
 from ._asgi import (
+    JSON_CONTENT_TYPE,
     KEEPALIVE,
     KEEPALIVE_COMMENT,
     STATUS_BY_CODE,
@@ -755,7 +756,15 @@ class MCPApp:
             await send(sse_start())
             await send({"type": "http.response.body", "body": b"".join(ex.events) + b"data: " + data + b"\n"})
             return
-        await json_reply(send, 200 if code is None else STATUS_BY_CODE.get(code, 200), data)
+        # `json_reply`, inline: one coroutine less per request.
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200 if code is None else STATUS_BY_CODE.get(code, 200),
+                "headers": [JSON_CONTENT_TYPE, (b"content-length", b"%d" % len(data))],
+            }
+        )
+        await send({"type": "http.response.body", "body": data})
 
     async def _stream(self, ex: _Exchange, call: Call, receive: Receive, send: Send) -> None:
         """Await an asynchronous handler, streaming what it emits (see the module docs)."""

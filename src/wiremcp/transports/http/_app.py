@@ -493,7 +493,13 @@ class MCPApp:
                     headers[name] += b", " + value  # RFC 9110, section 5.3
                 else:
                     headers[name] = value
-        current_headers.set(headers)  # ctx.headers; this request's own task, so nothing leaks
+        # ctx.headers (this request's own task, so nothing leaks), without the credentials: a handler
+        # never sees the token it could pass through (security best practices, token passthrough).
+        current_headers.set(
+            headers
+            if b"authorization" not in headers and b"dpop" not in headers and b"cookie" not in headers
+            else {k: v for k, v in headers.items() if k not in _CREDENTIAL_HEADERS}
+        )
         guard = self._guard
         problem = guard.host_problem(headers.get(b"host"), scope.get("server")) or guard.origin_problem(
             headers.get(b"origin")
@@ -844,3 +850,7 @@ def _scoped(handle: Any, refused: list[InsufficientScope], request: Request, emi
     except InsufficientScope as exc:
         refused.append(exc)
         raise
+
+
+#: Request headers a handler never sees through ``ctx.headers``.
+_CREDENTIAL_HEADERS = frozenset({b"authorization", b"proxy-authorization", b"dpop", b"cookie"})

@@ -196,9 +196,10 @@ class Decoder:
             else:
                 suspect = True
             if suspect and _depth_exceeds(obj, self.max_depth):
-                raise InvalidRequest(
-                    f"Invalid Request: the message nests deeper than {self.max_depth} levels"
-                )
+                message = f"Invalid Request: the message nests deeper than {self.max_depth} levels"
+                if type(obj) is dict and "method" in obj and "id" not in obj:
+                    raise _refused(message, obj, False, None)  # a notification: never answered
+                raise InvalidRequest(message)
         if type(obj) is dict:
             if "method" in obj:  # `message`, inline: one call less per request
                 return self._request(obj)

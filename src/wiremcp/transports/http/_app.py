@@ -493,11 +493,14 @@ class MCPApp:
                     headers[name] += b", " + value  # RFC 9110, section 5.3
                 else:
                     headers[name] = value
-        # ctx.headers (this request's own task, so nothing leaks), without the credentials: a handler
-        # never sees the token it could pass through (security best practices, token passthrough).
+        # ctx.headers (this request's own task, so nothing leaks). Behind the built-in resource server
+        # the credentials are left out: the handler has the verified identity (ctx.auth) and never
+        # a token it could pass through (security best practices, token passthrough). Without it,
+        # they stay: the server's own middleware may be what checks them.
         current_headers.set(
             headers
-            if b"authorization" not in headers and b"dpop" not in headers and b"cookie" not in headers
+            if self._auth is None
+            or (b"authorization" not in headers and b"dpop" not in headers and b"cookie" not in headers)
             else {k: v for k, v in headers.items() if k not in _CREDENTIAL_HEADERS}
         )
         guard = self._guard

@@ -110,3 +110,19 @@ def test_bench_tiny_http_wiremcp_and_floor(tmp_path: Path) -> None:
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[1][0].isdigit() and cells[3][0].isdigit() and cells[5].endswith("×"), row
     assert "failed: 0, errors: 0" in proc.stdout
+
+
+@pytest.mark.parametrize("case", ["stdio", "floor", "http", "asgi-floor"])
+def test_instructions_harness_runs_each_case(case: str) -> None:
+    """bench/instructions.py's measured work, without valgrind: each case serves its requests and checks every reply."""
+    if case in ("http", "asgi-floor") and importlib.util.find_spec("uvicorn") is None:
+        pytest.skip("the [http] extra is not installed")
+    script = ROOT / "bench" / "instructions.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), case, "--child", "--count", "5"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]

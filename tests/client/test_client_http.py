@@ -365,8 +365,9 @@ def _events(chunks):
 
 
 def test_sse_parser_whole_or_byte_by_byte():
-    """text/event-stream framing (streamable-http.mdx uses SSE): the result is the same however the bytes arrive."""
-    expected = [b'{"a":\n1}', b'{"b":2}', b"", b"last"]
+    """text/event-stream framing (streamable-http.mdx uses SSE): the result is the same however the bytes arrive.
+    An event with empty data (the 2025-11-25 priming event) is not a message: only its id is kept."""
+    expected = [b'{"a":\n1}', b'{"b":2}', b"last"]
     events, sse = _events([STREAM])
     assert events == expected
     assert sse.last_id == "1" and sse.retry_ms == 250  # an id holding NUL is ignored

@@ -46,7 +46,7 @@ def check_decode(decoder: Decoder, data: bytes | str) -> None:
     try:
         msg = decoder.decode(data)
     except (ParseError, InvalidRequest) as exc:
-        assert type(exc).__name__ in ("ParseError", "InvalidRequest", "InvalidResponse")
+        assert type(exc).__name__ in ("ParseError", "InvalidRequest", "InvalidResponse", "InvalidNotification")
         assert exc.code in (-32700, -32600)
         reply_id: Any = getattr(exc, "id", None)
         assert reply_id is None or decoder.profile.valid_id(reply_id), reply_id

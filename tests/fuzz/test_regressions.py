@@ -91,3 +91,14 @@ def test_a_log_level_that_is_a_wrong_string_is_invalid_params() -> None:
     line = orjson.dumps({"jsonrpc": "2.0", "id": 0, "method": "server/discover",
                          "params": {"_meta": {**strategies.META_MODERN, "io.modelcontextprotocol/logLevel": "loud"}}})
     test_stdio_lines.check_stream([line + b"\n"])
+
+
+def test_a_notification_nested_too_deep_gets_no_reply() -> None:
+    """Found by fuzzing: a notification over the depth limit got a -32600 reply (JSON-RPC 2.0 section 4.1)."""
+    deep = b'{"jsonrpc":"2.0","method":"ping","params":{"who":' + b"[" * 200 + b"]" * 200 + b"}}"
+    _strict_notifications([deep + b"\n"])
+
+
+def test_a_notification_with_duplicate_keys_and_an_empty_method_gets_no_reply() -> None:
+    """Found by fuzzing: ``{"":null,"method":"","":{"":""}}`` is a (malformed) notification."""
+    _strict_notifications([b'{"":null,"method":"","":{"":""}}\n'])

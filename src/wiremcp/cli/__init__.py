@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
+from typing import Any
 
 __all__ = ["main"]
 
@@ -31,6 +33,47 @@ _CLIENT_COMMANDS = ("inspect", "call", "read", "prompt")
 _TAIL_COMMANDS = (*_CLIENT_COMMANDS, "proxy")
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, without importing `shutil` for the terminal width.
+
+    argparse makes a formatter for every ``add_argument`` (to check the
+    metavar), and its default width comes from ``shutil.get_terminal_size``:
+    importing `shutil` (with ``bz2``, ``lzma``, ``fnmatch``) was 7 M of the
+    ~16 M instructions argparse added to a server's start. The width is read
+    the same way (``$COLUMNS``, then the terminal, then 80), once.
+    """
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+_width: list[int] = []
+
+
+def _columns() -> int:
+    if not _width:
+        try:
+            columns = int(os.environ["COLUMNS"])
+        except (KeyError, ValueError):
+            columns = 0
+        if columns <= 0:
+            stream = sys.__stdout__
+            try:
+                columns = os.get_terminal_size(stream.fileno()).columns if stream is not None else 0
+            except (AttributeError, ValueError, OSError):
+                columns = 0
+        _width.append(columns if columns > 0 else 80)
+    return _width[0]
+
+
+class _Parser(argparse.ArgumentParser):
+    """An `argparse.ArgumentParser` with `_Formatter`; subcommand parsers are of the same class."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     tail = None
@@ -39,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] in _TAIL_COMMANDS and "--" in argv:
         cut = argv.index("--")
         argv, tail = argv[:cut], argv[cut + 1 :]
-    parser = argparse.ArgumentParser(prog="wiremcp", description="A strict, fast MCP implementation.")
+    parser = _Parser(prog="wiremcp", description="A strict, fast MCP implementation.")
     parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -77,19 +120,18 @@ def main(argv: list[str] | None = None) -> int:
         help="an Origin to accept, e.g. https://app.example.com, repeatable; replaces the local defaults",
     )
 
-    demo = commands.add_parser("demo", help="run the echo example and show each envelope on the wire")
-    demo.add_argument("--no-color", action="store_true", help="never colour the output")
+    if argv[:1] != ["run"]:  # `wiremcp run ...` parses with the run subcommand alone: a server starts sooner
+        demo = commands.add_parser("demo", help="run the echo example and show each envelope on the wire")
+        demo.add_argument("--no-color", action="store_true", help="never colour the output")
 
-    from ._inspect import add_parsers
-    from ._login import add_parsers as add_login_parsers
+        from ._inspect import add_parsers
+        from ._login import add_parsers as add_login_parsers
+        from ._proxy import add_parser as add_proxy_parser
 
-    add_parsers(commands)
-    add_login_parsers(commands)
-    _add_wire_parsers(commands)
-
-    from ._proxy import add_parser as add_proxy_parser
-
-    add_proxy_parser(commands)
+        add_parsers(commands)
+        add_login_parsers(commands)
+        _add_wire_parsers(commands)
+        add_proxy_parser(commands)
 
     args = parser.parse_args(argv)
     if args.command == "run":
@@ -149,7 +191,7 @@ def _version() -> str:
 _WIRE_COMMANDS = ("install", "uninstall", "dev", "tap", "validate")
 
 
-def _add_wire_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_wire_parsers(commands: "argparse._SubParsersAction[Any]") -> None:
     """Listed in ``wiremcp --help``; `_wire_command` parses their arguments."""
     from ._install import add_parsers as add_install
     from ._dev import add_parser as add_dev

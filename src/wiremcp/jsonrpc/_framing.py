@@ -64,7 +64,12 @@ class LineSplitter:
                 self._emit(out, bytes(buf))
                 buf.clear()
             else:
-                self._emit(out, data[start:nl])
+                line = data[start:nl]
+                # `_emit`, inline for the common line: not too long, starting with '{'.
+                if line[:1] == b"{" and nl - start <= self.max_line:
+                    out.append(line)
+                else:
+                    self._emit(out, line)
             start = nl + 1
         return out
 

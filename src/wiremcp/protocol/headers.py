@@ -40,7 +40,7 @@ SENTINEL_TAIL = "?="
 #: Integers that survive a round trip through an IEEE 754 double.
 MAX_SAFE_INTEGER = 2**53 - 1
 
-_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_TOKEN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"  # compiled by `re` on first use: only tools with x-mcp-header need it
 # Keywords whose value is one subschema / a list of them / a map of them.
 _SUB_ONE = (
     "items", "additionalItems", "additionalProperties", "contains", "not", "if", "then", "else",
@@ -115,7 +115,7 @@ def _check(node: dict[str, Any], path: tuple[str, ...], static: bool, location: 
     name = node["x-mcp-header"]
     if type(name) is not str or not name:
         raise InvalidHeaderAnnotation(f"x-mcp-header at {location} must be a non-empty string, not {name!r}")
-    if not _TOKEN.fullmatch(name):
+    if not re.fullmatch(_TOKEN, name):
         raise InvalidHeaderAnnotation(
             f"x-mcp-header {name!r} at {location} is not an HTTP field-name token "
             "(RFC 9110 section 5.1: letters, digits and !#$%&'*+-.^_`|~; no spaces, CR, LF or other controls)"

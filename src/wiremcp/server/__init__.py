@@ -56,7 +56,20 @@ from ._completion import Completer, Completion
 from ._content import audio, embedded_resource, image, resource_link
 from ._prompts import Prompt, assistant, message, user
 from ._resources import Resource
-from ._uri_template import TemplateError, UriTemplate
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._uri_template import TemplateError, UriTemplate
+else:
+
+    def __getattr__(name: str) -> object:
+        # URI templates (RFC 6570) load on first use: a server without resource templates never needs them.
+        if name in ("UriTemplate", "TemplateError"):
+            from . import _uri_template
+
+            return getattr(_uri_template, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["Server", "Context", "Emit", "Tool", "ToolAnnotations", "ToolError", "ToolResult", "text", "DEFAULT_LIST_TTL_MS"]
 # Authorization: the verified token of the request being served, and a scope refusal.

@@ -40,7 +40,6 @@ from ._inject import Signature
 from ._workers import Workers, run_handler
 from ._prompts import Prompts
 from ._resources import Resources
-from ._uri_template import UriTemplate
 
 __all__ = ["Completion", "Completer", "Completers", "MAX_VALUES", "PROMPT_REF", "RESOURCE_REF"]
 
@@ -115,6 +114,8 @@ class Completer:
         if type(argument) is not str or not argument:
             raise ValueError("a completer needs the name of the argument it completes")
         if template is not None:
+            from ._uri_template import UriTemplate  # on first use: a server without templates never loads it
+
             variables = UriTemplate(template).variables
             if argument not in variables:
                 raise ValueError(f"the template {template!r} has no variable {argument!r}")

@@ -160,9 +160,13 @@ class ServerConnection:
         calls = self.calls
         if id_ in calls:
             return reply_failed(id_, InvalidRequest(f"Invalid Request: request id {id_!r} is already in flight", id=id_))
-        call = Call(id_, request.method, write or self.write, self.line)
+        method = request.method
+        call = Call(id_, method, write or self.write, self.line)
         session = self.session
-        if request_era(request, session is not None, self.legacy) is _LEGACY_ERA:
+        if session is None and method != "initialize":
+            # `request_era`'s first test, inline: without a session, only `initialize` can be legacy.
+            reply = call.start(self._handle, request)
+        elif request_era(request, session is not None, self.legacy) is _LEGACY_ERA:
             if session is None:
                 try:
                     session = self.session = self._open_session()

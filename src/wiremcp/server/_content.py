@@ -158,7 +158,7 @@ def _annotations(value: object) -> Annotations:
     return out
 
 
-_SIZE = re.compile(r"^(any|[1-9][0-9]*x[1-9][0-9]*)$")
+_SIZE = r"^(any|[1-9][0-9]*x[1-9][0-9]*)$"  # compiled by `re` on first use (icons are rare)
 _ICON_KEYS = frozenset({"src", "mimeType", "sizes", "theme"})
 
 
@@ -196,7 +196,7 @@ def check_icons(icons: Any, what: str = "icons") -> list[dict[str, Any]]:
             raise ValueError(f"{where}: mimeType must be a MIME type such as 'image/png', not {mime!r}")
         sizes = icon.get("sizes")
         if sizes is not None:
-            if not isinstance(sizes, (list, tuple)) or not all(type(s) is str and _SIZE.match(s) for s in sizes):
+            if not isinstance(sizes, (list, tuple)) or not all(type(s) is str and re.match(_SIZE, s) for s in sizes):
                 raise ValueError(f"{where}: sizes must be a list of 'WxH' strings or 'any', not {sizes!r}")
         theme = icon.get("theme")
         if theme is not None and theme not in ("light", "dark"):

@@ -160,7 +160,11 @@ class Context:
 
     @property
     def headers(self) -> Headers | None:
-        """The HTTP request's headers (read-only, case-insensitive), or None off HTTP (stdio)."""
+        """The HTTP request's headers (read-only, case-insensitive), or None off HTTP (stdio).
+
+        Behind the built-in resource server (``Server(auth=...)``) the credentials are left
+        out (``Authorization``, ``Proxy-Authorization``, ``DPoP``, ``Cookie``): a handler never
+        holds a token it could pass through; `auth` is the verified identity."""
         return header_mapping(current_headers.get())
 
     @property

@@ -51,8 +51,9 @@ __all__ = ["context_param", "converter", "Param", "Signature"]
 
 Convert = Callable[[Any], Any]
 
-_INT = re.compile(r"[+-]?[0-9]+\Z")
-_FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
+# Patterns, compiled by `re` on first use (its cache): a server start compiles none of them.
+_INT = r"[+-]?[0-9]+\Z"
+_FLOAT = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z"
 _TRUE = frozenset({"true", "1", "yes", "on"})
 _FALSE = frozenset({"false", "0", "no", "off"})
 
@@ -95,14 +96,14 @@ def _identity(value: Any) -> Any:
 
 def _to_int(value: Any) -> int:
     text = _text(value)
-    if not _INT.match(text):
+    if not re.match(_INT, text):
         raise ValueError(f"{text!r} is not an integer")
     return int(text)
 
 
 def _to_float(value: Any) -> float:
     text = _text(value)
-    if not _FLOAT.match(text):
+    if not re.match(_FLOAT, text):
         raise ValueError(f"{text!r} is not a number")
     out = float(text)
     if not math.isfinite(out):

@@ -39,7 +39,6 @@ from ..protocol import ResourceNotFound
 from ._context import Context, scope_tuple
 from ._failures import HandlerFailed, failure_message
 from ._inject import Signature
-from ._uri_template import UriTemplate
 from ._workers import Workers, run_handler
 
 __all__ = ["Resource", "Resources", "to_contents"]
@@ -90,6 +89,8 @@ class Resource:
             raise ValueError("ttl_ms must be an integer >= 0 (server/utilities/caching.mdx)")
         if cache_scope is not None and cache_scope not in ("public", "private"):
             raise ValueError("cache_scope must be 'public' or 'private'")
+        from ._uri_template import UriTemplate  # on first registration: a server without resources never loads it
+
         template = UriTemplate(uri)
         self.uri = uri
         self.template = None if template.is_literal else template

@@ -381,15 +381,17 @@ class Server:
 
     def handle(self, request: Request, emit: Emit | None = None) -> dict[str, Any] | Awaitable[dict[str, Any]]:
         """The result of one request, or an awaitable of it; raises `JSONRPCError`."""
-        handler = self._handlers.get(request.method)
+        method = request.method
+        handler = self._handlers.get(method)
         if handler is None:
-            raise self._method_not_found(request.method)
+            raise self._method_not_found(method)
         params = request.params
         meta = parse_request_meta(params, self.supported_versions)
-        method = request.method
         if method not in MRTR_METHODS:
             return handler(request, params, meta, emit)
-        begin(self.state_sealer, method, params, meta)
+        # `begin` only for a retry: a first round (no requestState, no inputResponses) has nothing to verify.
+        if params.get("requestState") is not None or params.get("inputResponses") is not None:
+            begin(self.state_sealer, method, params, meta)
         try:
             out = handler(request, params, meta, emit)
         except InputRequired as exc:
@@ -464,7 +466,12 @@ class Server:
         ctx = Context(request.id, request.method, meta, self, emit) if tool.wants_context else None
         out = tool.call(arguments, ctx, self.workers, self.mask_errors)
         if type(out) is dict:
-            return self._complete(out)
+            # `_complete`, inline: the serverInfo `_meta` is one dict built at start, shared.
+            shared = self._result_meta
+            if shared is not None:
+                own = out.get("_meta")
+                out["_meta"] = shared if own is None else {**shared, **own}
+            return out
         return self._after(out)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
 
     async def _after(self, pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:

@@ -166,6 +166,19 @@ async def discover(fetcher: Fetcher, issuer: str) -> dict[str, Any]:
     raise AuthError("unavailable", f"no authorization server metadata found for the issuer {issuer}")
 
 
+async def metadata_endpoint(fetcher: Fetcher, issuer: str, field: str) -> str:
+    """The URL the issuer's metadata names in ``field`` (``jwks_uri``, ``introspection_endpoint``...),
+    checked fetchable; `AuthError` ("unavailable") when it is missing or not an https URL."""
+    uri = (await discover(fetcher, issuer)).get(field)
+    if not isinstance(uri, str):
+        raise AuthError("unavailable", f"the issuer's metadata has no {field}")
+    try:
+        check_fetchable(uri, field)
+    except ValueError:
+        raise AuthError("unavailable", f"the issuer's {field} is not an https URL") from None
+    return uri
+
+
 class JWKS:
     """The issuer's public signature keys by ``kid``, refreshed on rotation (see the module docs)."""
 

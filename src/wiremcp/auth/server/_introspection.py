@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
 
-from ._discovery import Fetcher, canonical_uri, check_fetchable, discover
+from ._discovery import Fetcher, canonical_uri, check_fetchable, metadata_endpoint
 from ._dpop import DEFAULT_DPOP_ALGORITHMS, ReplayCache, check_binding
 from ._errors import AuthError
 from ._jwt import DEFAULT_LEEWAY, allowed_algorithms, check_times, names_resource, token_from_claims
@@ -77,15 +77,7 @@ class IntrospectionVerifier:
 
     async def _locate(self) -> str:
         if self._endpoint is None:
-            doc = await discover(self._fetcher, self.issuer)
-            uri = doc.get("introspection_endpoint")
-            if not isinstance(uri, str):
-                raise AuthError("unavailable", "the issuer's metadata has no introspection_endpoint")
-            try:
-                check_fetchable(uri, "introspection_endpoint")
-            except ValueError:
-                raise AuthError("unavailable", "the issuer's introspection_endpoint is not an https URL") from None
-            self._endpoint = uri
+            self._endpoint = await metadata_endpoint(self._fetcher, self.issuer, "introspection_endpoint")
         return self._endpoint
 
     async def aclose(self) -> None:

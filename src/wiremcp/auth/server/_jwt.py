@@ -31,7 +31,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from ._discovery import JWKS, DEFAULT_JWKS_MAX_AGE, DEFAULT_JWKS_MIN_REFRESH, Fetcher, canonical_uri, check_fetchable, discover
+from ._discovery import JWKS, DEFAULT_JWKS_MAX_AGE, DEFAULT_JWKS_MIN_REFRESH, Fetcher, canonical_uri, check_fetchable, metadata_endpoint
 from ._dpop import DEFAULT_DPOP_ALGORITHMS, ReplayCache, check_binding
 from ._errors import AuthError
 from ._jws import parse, verify_signature
@@ -126,15 +126,7 @@ class JWTVerifier:
 
     async def _locate_jwks(self) -> str:
         if self._jwks_uri is None:
-            doc = await discover(self._fetcher, self.issuer)
-            uri = doc.get("jwks_uri")
-            if not isinstance(uri, str):
-                raise AuthError("unavailable", "the issuer's metadata has no jwks_uri")
-            try:
-                check_fetchable(uri, "jwks_uri")
-            except ValueError:
-                raise AuthError("unavailable", "the issuer's jwks_uri is not an https URL") from None
-            self._jwks_uri = uri
+            self._jwks_uri = await metadata_endpoint(self._fetcher, self.issuer, "jwks_uri")
         return self._jwks_uri
 
     async def aclose(self) -> None:

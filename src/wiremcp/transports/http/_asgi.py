@@ -30,6 +30,7 @@ __all__ = [
     "Send",
     "STATUS_BY_CODE",
     "RETRY_AFTER",
+    "JSON_CONTENT_TYPE",
     "KEEPALIVE",
     "KEEPALIVE_COMMENT",
     "fire",
@@ -92,9 +93,13 @@ def http_error(message: str, code: int = INVALID_REQUEST) -> bytes:
     return encode_error(None, {"code": code, "message": message})  # MCP: no id member
 
 
+#: The Content-Type field of every JSON reply, built once.
+JSON_CONTENT_TYPE = (b"content-type", _JSON)
+
+
 async def json_reply(send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:
     """A JSON body; a 429 or 503 (a cap is reached) also says ``Retry-After``."""
-    headers = [(b"content-type", _JSON), (b"content-length", str(len(body)).encode())]
+    headers = [JSON_CONTENT_TYPE, (b"content-length", b"%d" % len(body))]
     if extra:
         headers.extend(extra)
     if status == 503 or status == 429:

@@ -172,9 +172,10 @@ class HeaderRules:
                         f"the body's _meta protocol version {body_version!r}"
                     )
         method = request.method
-        header_method = _field(headers, METHOD_HEADER)
-        if header_method is None:
+        raw_method = headers.get(METHOD_HEADER)  # `_field`, inline
+        if raw_method is None:
             raise HeaderMismatch("Header mismatch: the Mcp-Method header is required")
+        header_method = raw_method.strip(b" \t").decode("latin-1")
         if header_method != method:
             raise HeaderMismatch(
                 f"Header mismatch: Mcp-Method header value {header_method!r} does not match body value {method!r}"

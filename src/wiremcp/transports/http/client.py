@@ -482,7 +482,9 @@ class _SSE:
         for line in lines:
             if not line:
                 if self._data:
-                    events.append(self._dispatch())
+                    event = self._dispatch()
+                    if event:  # an event with empty data (the 2025-11-25 priming event) carries only its id
+                        events.append(event)
             elif line[0] != 0x3A:  # a line starting with ":" is a comment (keep-alive)
                 field, _, value = line.partition(b":")
                 if value[:1] == b" ":
@@ -500,7 +502,8 @@ class _SSE:
         """The stream ended: an event still being read is delivered too (it may hold the reply)."""
         if self._partial:
             self.feed(b"\n")
-        return [self._dispatch()] if self._data else []
+        event = self._dispatch() if self._data else b""
+        return [event] if event else []
 
     def _dispatch(self) -> bytes:
         data = self._data

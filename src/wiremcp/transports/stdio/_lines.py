@@ -109,6 +109,9 @@ class LineServer:
         self.conn = ServerConnection(server, write, line=True)
         self._calls = self.conn.calls
         self._decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
+        # Bound once: looked up per line otherwise.
+        self._decode = self._decoder.decode
+        self._request = self.conn.request
         self._splitter = LineSplitter(max_message_size)
         self._max_in_flight = max_in_flight
         self._max_waiting = max_waiting
@@ -172,7 +175,7 @@ class LineServer:
             self.write(reply_failed(None, exc)[0])
             return
         try:
-            msg = self._decoder.decode(line)  # type: ignore[arg-type]  # not TooLong: bytes
+            msg = self._decode(line)  # type: ignore[arg-type]  # not TooLong: bytes
         except InvalidNotification as exc:  # JSON-RPC 2.0 §4.1: never answered, whatever is wrong with it
             log.warning("ignored a malformed notification (%s): %s", exc.method or "no method", exc.message)
             return
@@ -209,11 +212,11 @@ class LineServer:
                 log.warning("refused subscriptions/listen %r: %d open, the limit", request.id, len(self._listens))
                 self.write(reply_failed(request.id, busy)[0])
                 return
-            out = self.conn.request(request)
+            out = self._request(request)
             if type(out) is not tuple:
                 self._listens.add(out)  # type: ignore[arg-type]  # not a reply: a Call
         else:
-            out = self.conn.request(request)
+            out = self._request(request)
         if type(out) is tuple:
             self.write(out[0])
             return

@@ -1,0 +1,226 @@
+"""Instructions per request with callgrind: the load-independent figures of bench/README.md.
+
+    python bench/instructions.py stdio            # LineServer.feed, in-process, 100 B echo
+    python bench/instructions.py http             # MCPApp, one ASGI call per request, in-process
+    python bench/instructions.py asgi-floor       # the bare ASGI handler (fixtures/raw_asgi.py), in-process
+    python bench/instructions.py floor            # the stdio floor's work (loads, result, dumps), in-process
+    python bench/instructions.py pipe             # a whole `wiremcp run examples/echo.py` fed requests on a pipe
+    python bench/instructions.py pipe-floor       # the same for fixtures/raw_echo.py
+    python bench/instructions.py cold             # a whole `wiremcp run examples/echo.py` answering one request
+    python bench/instructions.py cold-floor       # the same for fixtures/raw_echo.py
+
+Each in-process case runs the same work N = 1,000 and 3,000 times under
+``valgrind --tool=callgrind`` and prints (I(3000) - I(1000)) / 2000: the
+instructions of one request, with start-up and the first-call costs
+differenced away. ``cold`` runs the whole process once, fed one 100 B
+``tools/call`` on a pipe, and prints its total in millions (on uvloop when
+the server picks it: stdin and stdout are pipes, as in ``run.py``). The
+counts are user-space instructions only (the kernel's work for system calls
+is not in them), deterministic to a few hundred per request, and do not
+depend on the machine's load: the measure to judge a small change by.
+
+``--payload`` sets the echoed text's size (default 100); ``--n`` the two
+counts (default ``1000,3000``). Needs ``valgrind`` on PATH. Internally the
+script runs itself as the measured child with ``--child CASE N``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from typing import Any, Callable
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+from driver import RequestFactory, make_payload, modern_http_headers  # noqa: E402
+
+
+def _lines(n: int, payload: int) -> bytes:
+    factory = RequestFactory("modern", make_payload(payload))
+    return b"".join(factory.body(i) + b"\n" for i in range(1, n + 1))
+
+
+def _echo_server() -> Any:
+    import runpy
+
+    return runpy.run_path(os.path.join(ROOT, "examples", "echo.py"))["server"]
+
+
+def run_stdio(n: int, payload: int) -> None:
+    from wiremcp.transports.stdio._lines import LineServer
+
+    data = _lines(n, payload)
+    out: list[bytes] = []
+
+    async def main() -> None:
+        ls = LineServer(_echo_server(), out.append)
+        ls.feed(data)
+        ls.feed_eof()
+        await ls.wait_closed()
+
+    asyncio.run(main())
+    assert len(out) == n, len(out)
+    text = make_payload(payload).encode()
+    assert all(b'"result"' in line and text in line for line in out), out[:1]
+
+
+def run_floor(n: int, payload: int) -> None:
+    import orjson
+
+    out: list[bytes] = []
+    for line in _lines(n, payload).splitlines():
+        msg = orjson.loads(line)
+        text = msg["params"]["arguments"]["text"]
+        result = {"resultType": "complete", "content": [{"type": "text", "text": text}], "isError": False}
+        out.append(orjson.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + b"\n")
+    assert len(out) == n
+
+
+def _asgi_loop(app: Any, n: int, payload: int) -> None:
+    factory = RequestFactory("modern", make_payload(payload))
+    base = [
+        (b"host", b"127.0.0.1:8000"),
+        (b"content-type", b"application/json"),
+        (b"accept", b"application/json, text/event-stream"),
+    ] + [(k.lower().encode(), v.encode()) for k, v in modern_http_headers().items()]
+    statuses: list[int] = []
+
+    async def main() -> None:
+        for i in range(1, n + 1):
+            body = factory.body(i)
+            headers = base + [(b"content-length", str(len(body)).encode())]
+            scope = {
+                "type": "http",
+                "asgi": {"version": "3.0"},
+                "http_version": "1.1",
+                "method": "POST",
+                "scheme": "http",
+                "path": "/mcp",
+                "raw_path": b"/mcp",
+                "query_string": b"",
+                "root_path": "",
+                "headers": headers,
+                "client": ("127.0.0.1", 50000),
+                "server": ("127.0.0.1", 8000),
+            }
+            sent = False
+
+            async def receive() -> dict[str, Any]:
+                nonlocal sent
+                if not sent:
+                    sent = True
+                    return {"type": "http.request", "body": body, "more_body": False}
+                await asyncio.Event().wait()
+                raise AssertionError
+
+            async def send(message: dict[str, Any]) -> None:
+                if message["type"] == "http.response.start":
+                    statuses.append(message["status"])
+
+            await app(scope, receive, send)
+
+    asyncio.run(main())
+    assert statuses == [200] * n, statuses[:3]
+
+
+def run_http(n: int, payload: int) -> None:
+    from wiremcp.transports.http import MCPApp
+
+    _asgi_loop(MCPApp(_echo_server()), n, payload)
+
+
+def run_asgi_floor(n: int, payload: int) -> None:
+    sys.path.insert(0, os.path.join(HERE, "fixtures"))
+    from raw_asgi import app  # type: ignore[import-not-found]
+
+    _asgi_loop(app, n, payload)
+
+
+def _wiremcp_cmd() -> list[str]:
+    wiremcp = os.environ.get("WIREMCP_BIN", os.path.join(os.path.dirname(sys.executable), "wiremcp"))
+    return [wiremcp, "run", os.path.join(ROOT, "examples", "echo.py")]
+
+
+def _floor_cmd() -> list[str]:
+    return [sys.executable, os.path.join(HERE, "fixtures", "raw_echo.py")]
+
+
+#: Whole processes fed the requests through a pipe (event loop, reads and writes included).
+PIPED: dict[str, Callable[[], list[str]]] = {"pipe": _wiremcp_cmd, "pipe-floor": _floor_cmd}
+
+CASES = {"stdio": run_stdio, "http": run_http, "asgi-floor": run_asgi_floor, "floor": run_floor}
+
+
+def _env() -> dict[str, str]:
+    # Bytecode caches in place, as after `pip install` (and as run.py measures a cold start).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONHASHSEED"] = "0"  # the same dict probes in every run: counts repeat to the instruction
+    return env
+
+
+def _warm(argv: list[str], stdin: bytes | None = None) -> None:
+    """Run once outside valgrind, so that both measured runs find the bytecode caches written."""
+    subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL, env=_env(), check=True)
+
+
+def _callgrind(argv: list[str], stdin: bytes | None = None) -> int:
+    env = _env()
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cg.out")
+        proc = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
+            input=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            check=False,
+        )
+        if proc.returncode != 0:
+            sys.exit(f"{argv} failed ({proc.returncode}):\n{proc.stderr.decode()[-2000:]}")
+        m = re.search(rb"Collected : (\d+)", proc.stderr)
+        if m is None:
+            sys.exit(proc.stderr.decode()[-2000:])
+        return int(m.group(1))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("case", choices=[*CASES, *PIPED, "cold", "cold-floor"])
+    ap.add_argument("--payload", type=int, default=100)
+    ap.add_argument("--n", default="1000,3000")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--count", type=int, default=0, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        CASES[args.case](args.count, args.payload)
+        return
+    if args.case in ("cold", "cold-floor"):
+        cmd = _wiremcp_cmd() if args.case == "cold" else _floor_cmd()
+        _warm(cmd, _lines(1, args.payload))
+        total = _callgrind(cmd, _lines(1, args.payload))
+        print(f"{args.case}: {total / 1e6:.1f} M instructions")
+        return
+    lo, hi = (int(x) for x in args.n.split(","))
+    if args.case in PIPED:
+        cmd = PIPED[args.case]()
+        _warm(cmd, _lines(1, args.payload))
+        a = _callgrind(cmd, _lines(lo, args.payload))
+        b = _callgrind(cmd, _lines(hi, args.payload))
+        print(f"{args.case}: {(b - a) / (hi - lo):,.0f} instructions per request ({args.payload} B)")
+        return
+    me = [sys.executable, os.path.abspath(__file__), args.case, "--child", "--payload", str(args.payload)]
+    _warm([*me, "--count", "1"])
+    a = _callgrind([*me, "--count", str(lo)])
+    b = _callgrind([*me, "--count", str(hi)])
+    print(f"{args.case}: {(b - a) / (hi - lo):,.0f} instructions per request ({args.payload} B)")
+
+
+if __name__ == "__main__":
+    main()

@@ -96,27 +96,41 @@ class StdioPeer:
         self.send(message)
         return self.recv(timeout)
 
-    def expect_silence(self, timeout: float = 0.3) -> None:
-        """Nothing arrives within ``timeout`` (a timed check: prefer `expect_nothing_more`)."""
-        line = self.read_line(timeout)
-        assert line is None, f"expected no output, got {line!r}"
-
-    def expect_nothing_more(self) -> None:
-        """A synchronisation point: send ``server/discover`` and require its reply to be the very next line.
+    def expect_nothing_more(self, *, legacy: bool = False) -> None:
+        """A synchronisation point: send a request and require its reply to be the very next line.
 
         Whatever the server was going to send because of the earlier messages
-        it has sent by the time it reads a later line, so the ping's reply
-        coming first proves that nothing else was sent, without waiting a
-        fixed time. (``server/discover``: every 2026-07-28 server answers it,
-        and ``ping`` is not part of that revision.)
+        it has sent by the time it reads a later line, so the synchronisation
+        reply coming first proves that nothing else was sent, without waiting
+        a fixed time. The request is ``server/discover`` (every 2026-07-28
+        server answers it, and ``ping`` is not part of that revision), or
+        ``ping`` with ``legacy=True``: in a 2025-11-25 session on the stream
+        ``server/discover`` is not a method, and ``ping`` is answered ``{}``.
         """
         self._syncs += 1
         id_ = f"sync-{self._syncs}"
-        self.send(request(id_, "server/discover"))
+        if legacy:
+            self.send({"jsonrpc": "2.0", "id": id_, "method": "ping"})
+        else:
+            self.send(request(id_, "server/discover"))
         line = self.read_line()
         assert line is not None, f"no reply to the synchronisation request; stderr: {self.stderr_so_far()}"
         reply = orjson.loads(line)
         assert reply.get("id") == id_ and "result" in reply, f"expected nothing before the synchronisation reply, got {reply}"
+        if legacy:
+            assert reply == {"jsonrpc": "2.0", "id": id_, "result": {}}, reply
+
+    def finish_quietly(self) -> str:
+        """The strongest synchronisation point: end the input, and require a clean exit with nothing more on stdout.
+
+        At end of input the server drains every request still in flight and
+        flushes its replies before it exits (stdio.mdx, Shutdown), so a reply
+        that should never be sent cannot hide behind a fixed wait. Returns stderr.
+        """
+        code, rest, err = self.finish()
+        assert rest == b"", f"expected nothing more on stdout, got {rest[:2000]!r}"
+        assert code == 0, f"exit status {code}; stderr: {err[-2000:]}"
+        return err
 
     def close_stdin(self) -> None:
         assert self.proc.stdin is not None

@@ -54,7 +54,8 @@ def test_soak_replies(soak_run: dict[str, Any]) -> None:
     strict=False,
     reason="open (issue 13): under the soak's mix the HTTP server's RSS still rose 42 MiB/min (and once its "
     "asyncio tasks 60/min) over the second half of the 1-minute CI run after the session-buffer fix; "
-    "the 30-minute curve in bench/README.md says whether it levels off",
+    "the 30-minute run of bench/README.md, 'Soak (30 minutes)', did not finish (the legacy HTTP client's "
+    "closing DELETE got no reply), so whether it levels off is still unknown",
 )
 def test_soak_growth(soak_run: dict[str, Any]) -> None:
     growth = [p for p in soak_run["problems"] if "over the second half" in p]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncio
+import signal
 import sys
 
 import orjson
@@ -104,7 +105,9 @@ def test_timeout_cancels_on_the_wire() -> None:
     async def main() -> None:
         async with client(on_wire=lambda d, b: sent.append((d, orjson.loads(b)))) as c:
             with pytest.raises(RequestTimeout):
-                await c.call_tool("slow", {"seconds": 30}, timeout=0.2)
+                # 2 s, less than the server's shutdown_grace (5 s): were the work not stopped, closing
+                # stdin would let it finish, and its reply would be read before the server exits.
+                await c.call_tool("slow", {"seconds": 2}, timeout=0.2)
             # The connection is still good, and the server stopped the cancelled work.
             assert (await c.call_tool("echo", {"text": "after"})).text == "after"
             assert c.in_flight == 0
@@ -192,6 +195,8 @@ def test_shutdown_escalates_to_signals(tmp_path: Path) -> None:
     script.write_text(
         "import signal, sys, time\n"
         "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "sys.stderr.write('SIGTERM ignored\\n')\n"
+        "sys.stderr.flush()\n"
         "for line in sys.stdin:\n"
         "    pass\n"
         "time.sleep(60)\n"
@@ -200,14 +205,22 @@ def test_shutdown_escalates_to_signals(tmp_path: Path) -> None:
     async def main() -> Any:
         from wiremcp.transports.stdio.client import StdioTransport
 
-        t = StdioTransport(sys.executable, [str(script)], exit_timeout=0.2, term_timeout=0.2)
+        ready = asyncio.Event()
+
+        def on_stderr(_: bytes) -> None:
+            if "SIGTERM ignored" in t.stderr_text():
+                ready.set()
+
+        t = StdioTransport(sys.executable, [str(script)], exit_timeout=0.2, term_timeout=0.2, on_stderr=on_stderr)
         c = Client(t, era="modern")
         await c.connect()
+        # A synchronisation point: SIGTERM sent before the script ignores it would end the script at once.
+        await asyncio.wait_for(ready.wait(), 30)
         await c.aclose()
         return t
 
     t = run(main())
-    assert t.returncode == -9
+    assert t.returncode == -signal.SIGKILL  # stdin closed, SIGTERM ignored: only SIGKILL ended it
 
 
 def test_server_exit_fails_requests_in_flight(tmp_path: Path) -> None:

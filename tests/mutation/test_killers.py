@@ -162,8 +162,11 @@ def test_a_state_without_an_expiry_or_with_another_version_is_refused() -> None:
         sealer.open(sealer.seal("digest", 1), "other digest")
     with pytest.raises(InvalidParams, match="^Invalid params: requestState must be a string$"):
         sealer.open(5, "digest")
-    with pytest.raises(InvalidParams, match=r"^Invalid params: requestState is malformed \(not the payload and the full tag, "):
+    with pytest.raises(InvalidParams, match=r"^Invalid params: requestState is malformed \(not the payload and the full tag, "
+                       r"each in unpadded base64url\); it was altered or not issued here$"):
         sealer.open("no-dot-here", "digest")
+    with pytest.raises(InvalidParams, match=r"^Invalid params: requestState failed verification \(it was altered or not issued here\)$"):
+        sealer.open(_forge(b"another key, 16+", {"v": 1, "d": "digest", "x": 2000, "s": 1}), "digest")
 
 
 def test_state_keys_are_at_least_16_bytes_and_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -84,7 +84,7 @@ def test_a_cancelled_threaded_call_gets_no_reply_and_its_late_result_is_dropped(
     # release the thread: its late result must be dropped, so the next line is release's reply
     assert features.ask(call(3, "release"))["id"] == 3
     assert features.ask(call(4, "echo", {"text": "after"}))["id"] == 4
-    features.expect_silence()
+    features.expect_nothing_more()
 
 
 class HTTPServer:

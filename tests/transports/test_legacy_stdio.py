@@ -48,7 +48,7 @@ def test_initialize_handshake(sample):
     assert result["serverInfo"] == {"name": "sample", "version": "9.9.9"}
     assert result["capabilities"]["tools"] == {"listChanged": True}
     assert result["capabilities"]["logging"] == {}
-    sample.expect_silence()  # notifications/initialized gets no reply
+    sample.expect_nothing_more(legacy=True)  # notifications/initialized gets no reply
 
 
 @pytest.mark.parametrize("asked, agreed", [("2025-06-18", "2025-06-18"), ("2025-03-26", "2025-03-26"), ("1999-01-01", "2025-11-25"), ("2026-07-28", "2025-11-25")])
@@ -110,7 +110,7 @@ def test_subscribe_and_unsubscribe(rounds):
     assert {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "file:///a"}} in got
     assert rounds.ask(legacy(3, "resources/unsubscribe", {"uri": "file:///a"}))["result"] == {}
     assert rounds.ask(legacy(4, "tools/call", {"name": "touch", "arguments": {"uri": "file:///a"}}))["id"] == 4
-    rounds.expect_silence()
+    rounds.expect_nothing_more(legacy=True)  # no notifications/resources/updated after the unsubscribe
 
 
 def test_list_changed_reaches_the_session(rounds):
@@ -168,7 +168,8 @@ def test_cancelling_the_call_cancels_the_servers_request(rounds):
     rounds.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
     note = rounds.recv()
     assert note["method"] == "notifications/cancelled" and note["params"]["requestId"] == asked["id"]
-    rounds.expect_silence()
+    rounds.expect_nothing_more(legacy=True)  # no reply to the cancelled call
+    rounds.finish_quietly()  # not even once the input ends and what is in flight is drained
 
 
 def test_a_modern_request_on_a_legacy_stream_is_served_statelessly(sample):

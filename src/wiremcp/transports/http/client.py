@@ -242,9 +242,12 @@ class HTTPTransport:
         self._tasks.clear()
         if self._http is not None:
             if self.session_id is not None:
-                try:  # 2025-11-25 transports: end the session
-                    reply = await self._request("DELETE", self._request_headers(None), None)
-                    reply.close()
+                try:  # 2025-11-25 transports: end the session (best effort, bounded: closing never hangs)
+                    async with asyncio.timeout(_DELETE_TIMEOUT):
+                        reply = await self._request("DELETE", self._request_headers(None), None)
+                        reply.close()
+                except TimeoutError:
+                    log.warning("the server did not answer DELETE (end of session) within %.0f s", _DELETE_TIMEOUT)
                 except Exception:  # noqa: BLE001 - best effort
                     pass
             await self._close_http()
@@ -426,6 +429,8 @@ def _env_proxy(url: str) -> str | None:
     return proxy
 
 
+#: Seconds `aclose` waits for the server to answer the DELETE that ends a legacy session.
+_DELETE_TIMEOUT = 5.0
 #: Times one request is sent again because the auth hook asked (401/403, a DPoP nonce).
 _AUTH_RETRIES = 2
 #: GET reconnections tried for one legacy request whose SSE stream ended early.

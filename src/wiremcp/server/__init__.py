@@ -57,6 +57,9 @@ from ._content import audio, embedded_resource, image, resource_link
 from ._prompts import Prompt, assistant, message, user
 from ._resources import Resource
 
+# MCP Apps (extensions/apps): server.ui_resource, @server.tool(ui=..., visibility=...).
+from ._apps import RESOURCE_URI_META_KEY, UI_EXTENSION, UI_MIME_TYPE, UiCsp, Visibility, supports_apps
+
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -129,3 +132,4 @@ __all__ += ["Elicited", "Elicit", "Sample", "Roots", "Resolve", "Workers"]
 __all__ += ["Lifespan", "LifespanFactory", "DEFAULT_SHUTDOWN_GRACE", "drain", "current_headers", "Headers"]
 __all__ += ["Invocation", "Middleware", "Next", "Mount"]
 __all__ += ["Upstream", "Ask", "Forwarder", "RESUME_KEY", "reporting_context"]
+__all__ += ["UI_EXTENSION", "UI_MIME_TYPE", "RESOURCE_URI_META_KEY", "UiCsp", "Visibility", "supports_apps"]

@@ -13,7 +13,9 @@ Rules:
   `RuntimeError` naming the fix (a handler reached without a transport, e.g.
   ``server.handle`` called directly). A server without a lifespan gives None;
 * a lifespan that fails on entry stops the transport from serving: the
-  exception propagates (the ASGI lifespan answers ``lifespan.startup.failed``);
+  exception propagates (the ASGI lifespan answers ``lifespan.startup.failed``).
+  So does a tool linked to a ``ui://`` resource the server does not have
+  (`_apps.check_links`, run before the factory);
 * shutdown runs in this order: the transport stops taking requests, ends the
   open ``subscriptions/listen`` streams with their ``complete`` result
   (``server.close_subscriptions()``), gives the requests in flight
@@ -29,6 +31,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, AsyncContextManager, Callable, Iterable
+
+from ._apps import check_links
 
 if TYPE_CHECKING:
     from ._server import Server
@@ -107,6 +111,7 @@ class Lifespan:
         try:
             entered: list[Lifespan] = []
             try:
+                check_links(self.server)  # a tool linked to a ui:// resource that is not registered (_apps)
                 for child in self._children:
                     await child.__aenter__()
                     entered.append(child)

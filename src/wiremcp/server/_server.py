@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import os
 from typing import Any, Awaitable, Callable, Iterable, Literal, TypeVar, overload
 
 from ..jsonrpc import InvalidParams, MethodNotFound, Request
@@ -37,6 +38,7 @@ from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
 from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, listen, parse_filter
 from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_level, setting
 from ._tools import Tool, ToolAnnotations
+from ._apps import UI_EXTENSION, UI_MIME_TYPE, ModelTools, UiCsp, Visibility, offers_apps, supports_apps, ui_resource_parts
 from ._workers import Workers
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
 from ._middleware import Middleware, install
@@ -134,6 +136,8 @@ class Server:
         self._result_meta: dict[str, Any] | None = {SERVER_INFO: info} if server_info_in_results else None
         self._tools: dict[str, Tool] = {}
         self._tool_defs: list[dict[str, Any]] | None = None
+        #: tools/list for clients without MCP Apps: without app-only tools (see _apps).
+        self._model_tools = ModelTools()
         # Resources, templates, prompts, completers; their methods are in
         # `_handlers` exactly while something of their kind is registered (`_offer`).
         self._resources = Resources()
@@ -196,6 +200,8 @@ class Server:
         meta: dict[str, Any] | None = None,
         scopes: Iterable[str] | None = None,
         inline: bool = False,
+        ui: str | None = None,
+        visibility: Visibility | Iterable[Visibility] | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -212,6 +218,8 @@ class Server:
         meta: dict[str, Any] | None = None,
         scopes: Iterable[str] | None = None,
         inline: bool = False,
+        ui: str | None = None,
+        visibility: Visibility | Iterable[Visibility] | None = None,
     ) -> F | Callable[[F], F]:
         """Decorator: register a plain or async function as a tool; returns it unchanged.
 
@@ -222,6 +230,9 @@ class Server:
         ``scopes`` are the OAuth scopes a caller's token needs (see `_context`).
         A plain function runs in a worker thread; ``inline=True`` keeps a
         microsecond-scale one on the event loop (see `_workers`).
+        MCP Apps (see `wiremcp.server._apps`): ``ui="ui://..."`` shows the
+        tool's results in that UI resource; ``visibility="app"`` makes it a
+        tool for the views only (``"model"``, ``"app"`` or both; default both).
         """
         options: dict[str, Any] = dict(
             title=title,
@@ -234,6 +245,8 @@ class Server:
             meta=meta,
             scopes=scopes,
             inline=inline,
+            ui=ui,
+            visibility=visibility,
         )
         if callable(name):  # used bare: the function came as `name`
             self.add_tool(name, **options)
@@ -283,6 +296,8 @@ class Server:
             caps["prompts"] = {"listChanged": True}
         if self._completers:
             caps["completions"] = {}
+        if offers_apps(self):  # MCP Apps (see _apps): the same declaration in both eras
+            caps["extensions"] = {UI_EXTENSION: {}}
         return caps
 
     # -- change notifications (basic/patterns/subscriptions.mdx) --------------
@@ -441,6 +456,9 @@ class Server:
         defs = self._tool_defs
         if defs is None:
             defs = self._tool_defs = [t.definition for t in self._tools.values()]
+        shown = self._model_tools.view(defs)
+        if shown is not defs and not supports_apps(meta.client_capabilities):
+            defs = shown  # app-only tools are for the views of an MCP Apps host (see _apps)
         page, next_cursor = self._page(defs, params.get("cursor"))
         result: dict[str, Any] = {"resultType": "complete", "tools": page}
         if next_cursor is not None:
@@ -456,6 +474,8 @@ class Server:
         tool = self._tools.get(name)
         if tool is None:
             raise InvalidParams(f"Unknown tool: {name}", {"name": name})
+        if tool.app_only and not supports_apps(meta.client_capabilities):
+            raise InvalidParams(f"Unknown tool: {name}", {"name": name})  # never listed to this client (_apps)
         if tool.scopes:
             require_scopes(tool.scopes, f"the tool {name!r}")
         arguments = params.get("arguments")
@@ -542,6 +562,46 @@ class Server:
         self._offer()
         self.notify_resources_changed()
         return resource
+
+    def ui_resource(
+        self,
+        uri: str,
+        *,
+        html: str | None = None,
+        file: str | os.PathLike[str] | None = None,
+        package: tuple[str, str] | None = None,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        csp: UiCsp | None = None,
+        permissions: Iterable[str] | None = None,
+        domain: str | None = None,
+        prefers_border: bool | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        ttl_ms: int | None = None,
+        cache_scope: CacheScope | None = None,
+        scopes: Iterable[str] | None = None,
+    ) -> Resource:
+        """Register an MCP Apps view: an HTML document at a ``ui://`` URI (see `wiremcp.server._apps`).
+
+        The HTML is ``html=`` (a string), ``file=`` (a path) or ``package=``
+        (``("my_pkg.views", "view.html")``), read once, now. ``csp`` lists the
+        origins the view may reach (``connectDomains``, ``resourceDomains``,
+        ``frameDomains``, ``baseUriDomains``); ``permissions`` names browser
+        features it asks for (``camera``, ``microphone``, ``geolocation``,
+        ``clipboardWrite``); ``domain`` asks the host for a dedicated origin;
+        ``prefers_border`` asks for a border. Link a tool to it with
+        ``@server.tool(ui=uri)``.
+        """
+        read, ui_meta, size = ui_resource_parts(
+            uri, html=html, file=file, package=package, csp=csp, permissions=permissions,
+            domain=domain, prefers_border=prefers_border, meta=meta,
+        )
+        return self.add_resource(
+            read, uri, name=name or uri, title=title, description=description, mime_type=UI_MIME_TYPE,
+            size=size, icons=icons, meta=ui_meta, ttl_ms=ttl_ms, cache_scope=cache_scope, scopes=scopes, inline=True,
+        )
 
     def remove_resource(self, uri: str) -> None:
         """Unregister the resource or template registered as ``uri`` (KeyError if none)."""

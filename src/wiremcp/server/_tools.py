@@ -54,6 +54,7 @@ import orjson
 
 from ..jsonrpc import JSONRPCError
 from ._content import CONTENT_HINTS, CONTENT_TYPES, check_icons, text
+from ._apps import Visibility, tool_ui_meta
 from ._context import Context, scope_tuple
 from ._failures import ToolError, failure_message
 from ._inject import context_param
@@ -235,6 +236,8 @@ class Tool:
         "scopes",
         "threaded",
         "inputs",
+        "ui_uri",
+        "app_only",
     )
 
     def __init__(
@@ -252,6 +255,8 @@ class Tool:
         meta: dict[str, Any] | None = None,
         scopes: Iterable[str] | None = None,
         inline: bool = False,
+        ui: str | None = None,
+        visibility: Visibility | Iterable[Visibility] | None = None,
     ) -> None:
         if not callable(fn):
             raise TypeError(f"a tool is a function (plain or async), not {fn!r}")
@@ -345,6 +350,13 @@ class Tool:
             definition["annotations"] = _check_annotations(annotations, where)
         if icons:
             definition["icons"] = check_icons(icons, f"{where} icons")
+        # MCP Apps (`_apps`): ui= / visibility= become _meta.ui, checked with a hand-written _meta.ui.
+        meta = tool_ui_meta(meta, ui, visibility, where)
+        ui_block: dict[str, Any] | None = meta.get("ui") if meta else None
+        #: The ``ui://`` resource the tool's results are shown in, or None.
+        self.ui_uri: str | None = ui_block.get("resourceUri") if ui_block else None
+        #: ``visibility`` leaves out the model: hidden from clients without MCP Apps (`_apps`).
+        self.app_only = ui_block is not None and "model" not in ui_block.get("visibility", ("model",))
         if meta:
             definition["_meta"] = _check_meta(meta, where)
         try:

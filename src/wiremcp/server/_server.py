@@ -29,6 +29,7 @@ from typing import Any, Awaitable, Callable, Iterable, Literal, TypeVar, overloa
 
 from ..jsonrpc import InvalidParams, MethodNotFound, Request
 from ..protocol import MODERN_VERSIONS, methods
+from ..protocol.extensions import EXTENSIONS, check_identifier, client_declares
 from ..protocol.meta import SERVER_INFO, RequestMeta, parse_request_meta
 from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
 from ._context import Context, Emit, require_scopes
@@ -175,6 +176,8 @@ class Server:
         self.mounts: list[Mount] = []
         #: Set by `forward`: tools, resources, prompts and completions answered by another server.
         self.forwarder: Forwarder | None = None
+        #: Extensions this server declares, identifier -> settings (extensions/overview.mdx); see `declare_extension`.
+        self._extensions: dict[str, dict[str, Any]] = {}
 
     # -- registration -------------------------------------------------------
 
@@ -283,7 +286,39 @@ class Server:
             caps["prompts"] = {"listChanged": True}
         if self._completers:
             caps["completions"] = {}
+        if self._extensions:
+            caps[EXTENSIONS] = {name: dict(settings) for name, settings in self._extensions.items()}
         return caps
+
+    # -- extensions (extensions/overview.mdx, "Negotiation") ---------------------
+
+    def declare_extension(self, identifier: str, settings: dict[str, Any] | None = None) -> None:
+        """Declare the extension ``identifier`` (``vendor-prefix/name``) under ``capabilities.extensions``.
+
+        ``settings`` is its settings object (default ``{}``: no settings). An
+        extension is in force for a request only when the request's client
+        capabilities declare it too: ask `negotiated`.
+        """
+        check_identifier(identifier)
+        if settings is not None and type(settings) is not dict:
+            raise TypeError(f"an extension's settings are an object (dict), not {settings!r}")
+        self._extensions[identifier] = dict(settings or {})
+
+    def remove_extension(self, identifier: str) -> None:
+        """Stop declaring ``identifier`` (KeyError if it is not declared)."""
+        del self._extensions[identifier]
+
+    @property
+    def extensions(self) -> dict[str, dict[str, Any]]:
+        """The declared extensions and their settings (a copy)."""
+        return {name: dict(settings) for name, settings in self._extensions.items()}
+
+    def negotiated(self, meta: RequestMeta, identifier: str) -> bool:
+        """Whether ``identifier`` is in force for this request: declared here and in its client capabilities.
+
+        Per request: a declaration on an earlier request counts for nothing.
+        """
+        return identifier in self._extensions and client_declares(meta.client_capabilities, identifier)
 
     # -- change notifications (basic/patterns/subscriptions.mdx) --------------
 
@@ -787,7 +822,7 @@ class Server:
 
     def legacy_capabilities(self) -> dict[str, Any]:
         """Capabilities as a 2025-11-25 ``initialize`` result states them."""
-        caps = {k: dict(v) for k, v in self.capabilities().items()}
+        caps = {k: dict(v) for k, v in self.capabilities().items() if k != EXTENSIONS}
         caps["logging"] = {}
         return caps
 

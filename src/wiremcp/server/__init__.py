@@ -41,6 +41,9 @@ from ._elicit import Elicited
 from ._inputs import Elicit, Resolve, Roots, Sample
 from ._workers import Workers
 
+# Tasks (io.modelcontextprotocol/tasks and 2025-11-25 tasks): the pluggable store.
+from ._tasks import MemoryTaskStore, SQLiteTaskStore, TaskRecord, TaskStore, TaskStoreError, default_task_db_path
+
 # Lifespan, middleware, composition.
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory, drain
 from ._middleware import Invocation, Middleware, Next
@@ -133,3 +136,5 @@ __all__ += ["Lifespan", "LifespanFactory", "DEFAULT_SHUTDOWN_GRACE", "drain", "c
 __all__ += ["Invocation", "Middleware", "Next", "Mount"]
 __all__ += ["Upstream", "Ask", "Forwarder", "RESUME_KEY", "reporting_context"]
 __all__ += ["UI_EXTENSION", "UI_MIME_TYPE", "RESOURCE_URI_META_KEY", "UiCsp", "Visibility", "supports_apps"]
+# Tasks: the store interface a deployment implements (see _tasks/_store), and the in-memory one.
+__all__ += ["TaskStore", "TaskRecord", "TaskStoreError", "MemoryTaskStore", "SQLiteTaskStore", "default_task_db_path"]

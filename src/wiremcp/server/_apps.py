@@ -3,7 +3,8 @@
 The extension is ``io.modelcontextprotocol/ui`` (extensions/apps/apps.mdx,
 SEP-1865). A server offers it by registering a UI resource
 (``server.ui_resource``) or a tool with ``ui=`` or ``visibility=``
-(extensions/overview.mdx: extensions are off until the developer opts in).
+(extensions/overview.mdx: extensions are off until the developer opts in);
+a mounted server's declaration carries over to its parent.
 Rules kept here:
 
 * **UI resources.** The URI starts with ``ui://`` and names one static
@@ -31,13 +32,16 @@ Rules kept here:
   that is not registered is refused when the server starts serving
   (`check_links`, run by the lifespan), since tools and resources may be
   registered in any order;
-* **Negotiation.** ``capabilities.extensions["io.modelcontextprotocol/ui"]``
-  is ``{}`` in ``server/discover`` and in a 2025-11-25 ``initialize`` result
-  alike. A request's client supports Apps when its capabilities (the
-  request's ``_meta`` under 2026-07-28, the session's ``initialize`` under
-  2025-11-25) hold that extension with ``mimeTypes`` containing
-  ``text/html;profile=mcp-app``. Settings that are not an object, or
-  ``mimeTypes`` that is not an array of strings, are -32602;
+* **Negotiation** goes through the shared mechanism (`Server.declare_extension`,
+  `Server.negotiated`): registering a UI resource or a tool with UI metadata
+  declares ``capabilities.extensions["io.modelcontextprotocol/ui"] = {}``,
+  in ``server/discover`` and, unlike other extensions, in a 2025-11-25
+  ``initialize`` result too (apps.mdx negotiates Apps in ``initialize``;
+  `Server.legacy_capabilities` keeps it). A request's client supports Apps
+  when its capabilities (the request's ``_meta`` under 2026-07-28, the
+  session's ``initialize`` under 2025-11-25) declare the extension with
+  ``mimeTypes`` containing ``text/html;profile=mcp-app``; settings that are
+  malformed count as not declared (the core protocol is the fallback);
 * **Visibility.** An Apps host gets every tool with its ``_meta.ui``: the
   spec makes keeping ``["app"]`` tools out of the model's tool list the
   host's duty ("Host MUST NOT include tools in the agent's tool list..."),
@@ -64,7 +68,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, TypedDict
 
-from ..jsonrpc import InvalidParams
+from ..protocol.extensions import client_extensions
+from ..protocol.meta import RequestMeta
 
 if TYPE_CHECKING:
     from ._server import Server
@@ -78,12 +83,10 @@ __all__ = [
     "ui_resource_meta",
     "ui_html",
     "tool_ui_meta",
-    "ui_settings",
     "supports_apps",
     "is_app_only",
     "ModelTools",
     "check_links",
-    "offers_apps",
     "ui_resource_parts",
 ]
 
@@ -303,31 +306,17 @@ def is_app_only(definition: Mapping[str, Any]) -> bool:
     return visibility is not None and "model" not in visibility
 
 
-def ui_settings(client_capabilities: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The client's settings for the extension, or None when it does not declare it; -32602 when malformed."""
-    extensions = client_capabilities.get("extensions")
-    if extensions is None:
-        return None
-    if type(extensions) is not dict:
-        raise InvalidParams("Invalid params: clientCapabilities 'extensions' must be an object")
-    settings = extensions.get(UI_EXTENSION)
-    if settings is None:
-        return None
-    if type(settings) is not dict:
-        raise InvalidParams(f"Invalid params: clientCapabilities extensions[{UI_EXTENSION!r}] must be an object")
-    mime_types = settings.get("mimeTypes")
-    if type(mime_types) is not list or not all(type(m) is str for m in mime_types):
-        raise InvalidParams(
-            f"Invalid params: clientCapabilities extensions[{UI_EXTENSION!r}].mimeTypes must be an array "
-            f"of strings (it is required; [{UI_MIME_TYPE!r}] for HTML views)"
-        )
-    return settings
+def supports_apps(server: Server, meta: RequestMeta) -> bool:
+    """Whether MCP Apps is in force for this request: negotiated, with ``text/html;profile=mcp-app`` among its MIME types.
 
-
-def supports_apps(client_capabilities: Mapping[str, Any]) -> bool:
-    """Whether the client declared the extension with ``text/html;profile=mcp-app`` (-32602 when malformed)."""
-    settings = ui_settings(client_capabilities)
-    return settings is not None and UI_MIME_TYPE in settings["mimeTypes"]
+    Negotiation is the shared one (`Server.negotiated`, `wiremcp.protocol.extensions`):
+    per request, and settings that are not an object count as not declared.
+    ``mimeTypes`` is required; without our MIME type the host cannot show our views.
+    """
+    if not server.negotiated(meta, UI_EXTENSION):
+        return False
+    mime_types = client_extensions(meta.client_capabilities)[UI_EXTENSION].get("mimeTypes")
+    return type(mime_types) is list and UI_MIME_TYPE in mime_types
 
 
 class ModelTools:
@@ -346,13 +335,6 @@ class ModelTools:
             self._view = defs if len(shown) == len(defs) else shown
             self._source = defs
         return self._view
-
-
-def offers_apps(server: Server) -> bool:
-    """Whether the server declares the extension: a ``ui://`` resource, or a tool with UI metadata."""
-    if any(uri.startswith("ui://") for uri in server.resources):
-        return True
-    return any(t.ui_uri is not None or t.app_only for t in server.tools.values())
 
 
 def check_links(server: Server) -> None:

@@ -30,6 +30,7 @@ from typing import Any, Awaitable, Callable, Iterable, Literal, TypeVar, overloa
 
 from ..jsonrpc import InvalidParams, MethodNotFound, Request
 from ..protocol import MODERN_VERSIONS, methods
+from ..protocol.extensions import EXTENSIONS, check_identifier, client_declares
 from ..protocol.meta import SERVER_INFO, RequestMeta, parse_request_meta
 from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
 from ._context import Context, Emit, require_scopes
@@ -38,7 +39,7 @@ from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
 from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, listen, parse_filter
 from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_level, setting
 from ._tools import Tool, ToolAnnotations
-from ._apps import UI_EXTENSION, UI_MIME_TYPE, ModelTools, UiCsp, Visibility, offers_apps, supports_apps, ui_resource_parts
+from ._apps import UI_EXTENSION, UI_MIME_TYPE, ModelTools, UiCsp, Visibility, supports_apps, ui_resource_parts
 from ._workers import Workers
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
 from ._middleware import Middleware, install
@@ -179,6 +180,8 @@ class Server:
         self.mounts: list[Mount] = []
         #: Set by `forward`: tools, resources, prompts and completions answered by another server.
         self.forwarder: Forwarder | None = None
+        #: Extensions this server declares, identifier -> settings (extensions/overview.mdx); see `declare_extension`.
+        self._extensions: dict[str, dict[str, Any]] = {}
 
     # -- registration -------------------------------------------------------
 
@@ -264,6 +267,8 @@ class Server:
         tool = Tool(fn, **options)
         if tool.name in self._tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
+        if tool.ui_uri is not None or tool.app_only:
+            self._extensions.setdefault(UI_EXTENSION, {})  # MCP Apps, opted in (see _apps)
         self._tools[tool.name] = tool
         self._tool_defs = None
         self.notify_tools_changed()
@@ -296,9 +301,39 @@ class Server:
             caps["prompts"] = {"listChanged": True}
         if self._completers:
             caps["completions"] = {}
-        if offers_apps(self):  # MCP Apps (see _apps): the same declaration in both eras
-            caps["extensions"] = {UI_EXTENSION: {}}
+        if self._extensions:
+            caps[EXTENSIONS] = {name: dict(settings) for name, settings in self._extensions.items()}
         return caps
+
+    # -- extensions (extensions/overview.mdx, "Negotiation") ---------------------
+
+    def declare_extension(self, identifier: str, settings: dict[str, Any] | None = None) -> None:
+        """Declare the extension ``identifier`` (``vendor-prefix/name``) under ``capabilities.extensions``.
+
+        ``settings`` is its settings object (default ``{}``: no settings). An
+        extension is in force for a request only when the request's client
+        capabilities declare it too: ask `negotiated`.
+        """
+        check_identifier(identifier)
+        if settings is not None and type(settings) is not dict:
+            raise TypeError(f"an extension's settings are an object (dict), not {settings!r}")
+        self._extensions[identifier] = dict(settings or {})
+
+    def remove_extension(self, identifier: str) -> None:
+        """Stop declaring ``identifier`` (KeyError if it is not declared)."""
+        del self._extensions[identifier]
+
+    @property
+    def extensions(self) -> dict[str, dict[str, Any]]:
+        """The declared extensions and their settings (a copy)."""
+        return {name: dict(settings) for name, settings in self._extensions.items()}
+
+    def negotiated(self, meta: RequestMeta, identifier: str) -> bool:
+        """Whether ``identifier`` is in force for this request: declared here and in its client capabilities.
+
+        Per request: a declaration on an earlier request counts for nothing.
+        """
+        return identifier in self._extensions and client_declares(meta.client_capabilities, identifier)
 
     # -- change notifications (basic/patterns/subscriptions.mdx) --------------
 
@@ -357,6 +392,8 @@ class Server:
             raise ValueError(f"the namespace {namespace!r} is already mounted")
         mounted.attach()
         self.mounts.append(mounted)
+        if UI_EXTENSION in server._extensions:  # its MCP Apps tools and views are served here now (see _apps)
+            self._extensions.setdefault(UI_EXTENSION, dict(server._extensions[UI_EXTENSION]))
         self.lifespan.include(server.lifespan)
         return mounted
 
@@ -457,7 +494,7 @@ class Server:
         if defs is None:
             defs = self._tool_defs = [t.definition for t in self._tools.values()]
         shown = self._model_tools.view(defs)
-        if shown is not defs and not supports_apps(meta.client_capabilities):
+        if shown is not defs and not supports_apps(self, meta):
             defs = shown  # app-only tools are for the views of an MCP Apps host (see _apps)
         page, next_cursor = self._page(defs, params.get("cursor"))
         result: dict[str, Any] = {"resultType": "complete", "tools": page}
@@ -474,7 +511,7 @@ class Server:
         tool = self._tools.get(name)
         if tool is None:
             raise InvalidParams(f"Unknown tool: {name}", {"name": name})
-        if tool.app_only and not supports_apps(meta.client_capabilities):
+        if tool.app_only and not supports_apps(self, meta):
             raise InvalidParams(f"Unknown tool: {name}", {"name": name})  # never listed to this client (_apps)
         if tool.scopes:
             require_scopes(tool.scopes, f"the tool {name!r}")
@@ -598,6 +635,7 @@ class Server:
             uri, html=html, file=file, package=package, csp=csp, permissions=permissions,
             domain=domain, prefers_border=prefers_border, meta=meta,
         )
+        self._extensions.setdefault(UI_EXTENSION, {})  # MCP Apps, opted in
         return self.add_resource(
             read, uri, name=name or uri, title=title, description=description, mime_type=UI_MIME_TYPE,
             size=size, icons=icons, meta=ui_meta, ttl_ms=ttl_ms, cache_scope=cache_scope, scopes=scopes, inline=True,
@@ -847,7 +885,9 @@ class Server:
 
     def legacy_capabilities(self) -> dict[str, Any]:
         """Capabilities as a 2025-11-25 ``initialize`` result states them."""
-        caps = {k: dict(v) for k, v in self.capabilities().items()}
+        caps = {k: dict(v) for k, v in self.capabilities().items() if k != EXTENSIONS}
+        if UI_EXTENSION in self._extensions:  # MCP Apps is negotiated in initialize too (extensions/apps; see _apps)
+            caps[EXTENSIONS] = {UI_EXTENSION: dict(self._extensions[UI_EXTENSION])}
         caps["logging"] = {}
         return caps
 

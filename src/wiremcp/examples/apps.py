@@ -181,8 +181,8 @@ _notes: list[str] = ["Buy dice"]
 @server.tool(ui="ui://apps/dice.html", inline=True)
 def roll_dice(count: int = 1, sides: int = 6) -> ToolResult:
     """Roll `count` dice with `sides` sides each."""
-    if not 1 <= count <= 20 or not 2 <= sides <= 1000:
-        return ToolResult(["Roll between 1 and 20 dice of 2 to 1000 sides."], is_error=True)
+    if not 1 <= count <= 20 or not 1 <= sides <= 1000:
+        return ToolResult(["Roll between 1 and 20 dice of 1 to 1000 sides."], is_error=True)
     rolls = [random.randint(1, sides) for _ in range(count)]
     with _lock:
         _history.append(sum(rolls))

@@ -9,7 +9,7 @@
 * **Notes** (``ui://apps/notes.html``) speaks raw JSON-RPC over
   ``postMessage``, as the spec shows, with no library: ``ui/initialize``,
   then ``tools/call`` of the app-only tools ``list_notes`` (when it starts)
-  and ``add_note`` (from its form).
+  and ``add_note`` (from its "Add" button).
 
 A host without MCP Apps sees ``roll_dice`` and ``show_notes`` with their text
 results, and never sees the app-only tools.
@@ -96,7 +96,7 @@ NOTES_VIEW = """<!DOCTYPE html>
 <head><meta charset="utf-8"><title>Notes</title><style>%(style)s</style></head>
 <body>
   <ul id="notes"></ul>
-  <form id="add"><input id="text" placeholder="A new note" required> <button>Add</button></form>
+  <p><input id="text" placeholder="A new note"> <button id="add" type="button">Add</button></p>
   <script type="module">
 let nextId = 1;
 const pending = new Map();
@@ -135,12 +135,15 @@ function render(result) {
   }));
 }
 
-document.getElementById("add").addEventListener("submit", async (event) => {
-  event.preventDefault();
+// A button, not a <form>: a sandboxed iframe without allow-forms never submits one.
+async function add() {
   const input = document.getElementById("text");
+  if (!input.value.trim()) return;
   render(await request("tools/call", { name: "add_note", arguments: { text: input.value } }));
   input.value = "";
-});
+}
+document.getElementById("add").addEventListener("click", add);
+document.getElementById("text").addEventListener("keydown", (event) => { if (event.key === "Enter") add(); });
 
 await request("ui/initialize", {
   appCapabilities: {},
@@ -167,7 +170,7 @@ server.ui_resource(
     html=NOTES_VIEW % {"style": STYLE},
     name="notes",
     title="Notes",
-    description="A list of notes with a form to add one.",
+    description="A list of notes with a field to add one.",
     prefers_border=False,
 )
 
@@ -224,7 +227,7 @@ def list_notes() -> ToolResult:
 
 @server.tool(ui="ui://apps/notes.html", visibility="app", inline=True)
 def add_note(text: str) -> ToolResult:
-    """Add a note (from the notes view's form)."""
+    """Add a note (from the notes view)."""
     if not text.strip():
         return ToolResult(["A note needs some text."], is_error=True)
     with _lock:

@@ -62,7 +62,7 @@ def check_views(resources: list[dict[str, Any]]) -> None:
     assert resources == [
         {"uri": "ui://apps/dice.html", "name": "dice", "title": "Dice", "description": "Shows dice rolls; rolls again on request.",
          "mimeType": UI_MIME_TYPE, "size": resources[0]["size"], "_meta": {"ui": {"prefersBorder": True}}},
-        {"uri": "ui://apps/notes.html", "name": "notes", "title": "Notes", "description": "A list of notes with a form to add one.",
+        {"uri": "ui://apps/notes.html", "name": "notes", "title": "Notes", "description": "A list of notes with a field to add one.",
          "mimeType": UI_MIME_TYPE, "size": resources[1]["size"], "_meta": {"ui": {"prefersBorder": False}}},
     ]
 

@@ -37,7 +37,9 @@ description). Everything is worked out once, at registration; a call does:
 Registration refuses (``ValueError``/``TypeError``): a schema that cannot be
 compiled, an inputSchema whose root is not ``type: object``, a bad
 ``x-mcp-header`` (`_schema.check_headers`), unknown or mistyped tool
-annotations, icons with an unsafe ``src``, malformed ``_meta`` keys. A tool
+annotations, icons with an unsafe ``src``, malformed ``_meta`` keys, and
+MCP Apps metadata that breaks `_apps`' rules (``ui=`` not a ``ui://`` URI, an
+empty or unknown ``visibility``, ``ui=`` beside a hand-written ``_meta.ui``). A tool
 name outside the spec's SHOULD rules (1-128 of ``[A-Za-z0-9_.-]``) is logged
 as a warning and kept.
 """

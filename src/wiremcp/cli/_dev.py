@@ -48,6 +48,7 @@ from typing import IO, Any, Callable, Iterator
 import orjson
 
 from ._inspect import Style, WirePrinter
+from ._target import parse_target
 from ._wirecheck import WireChecker
 
 __all__ = ["add_parser", "run_dev", "watched_paths", "child_main"]
@@ -74,9 +75,10 @@ def _say(text: str) -> None:
 
 def watched_paths(target: str, extra: list[str]) -> list[Path]:
     """The folder of a file target, or of the module (its package) a module target names."""
-    spec = target.partition(":")[0] if not (len(target) > 1 and target[1] == ":") else target
+    parsed = parse_target(target)  # the rules every command follows (`_target`)
+    spec = parsed.spec
     paths: list[Path] = []
-    if spec.endswith(".py") or "/" in spec or os.sep in spec:
+    if parsed.kind == "file":
         paths.append(Path(spec).resolve().parent)
     else:
         if os.getcwd() not in sys.path:

@@ -260,11 +260,13 @@ def _report_failure(args: argparse.Namespace, client: Any, exc: Exception) -> No
     from ..client import HTTPError
 
     message = str(exc)
-    if isinstance(exc, HTTPError) and exc.status in (401, 403) and not args.auth:
-        url = getattr(client.transport, "url", "URL")
-        message += f"\n  the server requires authorization: add --auth (OAuth 2.1), or log in first with `wiremcp login {url}`"
-    elif isinstance(exc, HTTPError) and exc.status in (401, 403):
-        message += "\n  the server refused the authorization; log in again with `wiremcp logout URL` then `wiremcp login URL`"
+    url = getattr(client.transport, "url", "URL")
+    if isinstance(exc, HTTPError) and exc.status in (401, 403):
+        message = message.split("; connect with an auth= hook")[0]  # the library's advice; the CLI's follows
+        if not args.auth:
+            message += f"\n  use --auth (OAuth 2.1 in the browser), or log in first: wiremcp login {url}"
+        else:
+            message += f"\n  log in again: wiremcp logout {url}, then wiremcp login {url}"
     stderr_text = getattr(client.transport, "stderr_text", None)
     text = stderr_text().strip() if stderr_text is not None else ""
     if text and getattr(client.transport, "returncode", None) == 2 and text.startswith("wiremcp run: "):

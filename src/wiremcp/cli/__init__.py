@@ -24,7 +24,12 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["main"]
+__all__ = ["main", "install_hint"]
+
+
+def install_hint(extra: str) -> str:
+    """How to install an extra, from a clone today and from the index once published (README, "Installing")."""
+    return f"pip install -e '.[{extra}]' in a clone of wiremcp, or pip install 'wiremcp[{extra}]' once it is published"
 
 
 #: Client subcommands (`_inspect`); a stdio TARGET follows ``--``.
@@ -181,7 +186,7 @@ def _main(argv: list[str] | None) -> int:
             import importlib.util
 
             if importlib.util.find_spec("uvicorn") is None:
-                print("wiremcp run: --http needs uvicorn: pip install 'wiremcp[http]'", file=sys.stderr)
+                print(f"wiremcp run: --http needs uvicorn: {install_hint('http')}", file=sys.stderr)
                 return 2
             limits = {
                 "host": "127.0.0.1" if args.host is None else args.host,

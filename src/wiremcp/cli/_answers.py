@@ -38,6 +38,7 @@ from ._words import ArgumentError, convert
 __all__ = ["AnswerError", "Answers", "parse_answer"]
 
 _ACTIONS = ("accept", "decline", "cancel")
+_PAST = {"decline": "declined", "cancel": "cancelled"}
 
 
 class AnswerError(ValueError):
@@ -102,7 +103,7 @@ class Answers:
         if self.pending:
             answer = self.pending.pop(0)
             if answer["action"] != "accept":
-                self._say(f"{answer['action']}d the server's question {message!r} (--answer)")
+                self._say(f"{_PAST[answer['action']]} the server's question {message!r} (--answer)")
             return answer
         if not self.stdin.isatty():
             self._say(

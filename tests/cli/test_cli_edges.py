@@ -465,6 +465,57 @@ def test_a_401_names_authorization_and_the_way_to_log_in(project: Path) -> None:
     )
 
 
+SLOW = '''
+import asyncio
+import sys
+
+import wiremcp
+
+server = wiremcp.Server("slow", version="1")
+
+
+@server.tool()
+async def wait() -> str:
+    print("wait started", file=sys.stderr, flush=True)
+    await asyncio.sleep(120)
+    return "late"
+'''
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_signal_with_a_request_in_flight_shuts_down_in_one_line(project: Path, signum: int) -> None:
+    """The request in flight gets a -32603 reply once the grace period is over (not an HTTP 500), and
+    the server's log says so in one line (no CancelledError traceback, no ASGI error)."""
+    pytest.importorskip("uvicorn")
+    (project / "slow.py").write_text(SLOW)
+    server = subprocess.Popen(
+        [*WIREMCP, "run", "slow.py", "--http", "--port", "0"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, cwd=project, env={**os.environ, "WIREMCP_SHUTDOWN_GRACE": "0.5"},
+    )
+    assert server.stderr is not None
+    try:
+        url = re.search(r"at (http://\S+)", server.stderr.readline().decode())
+        assert url, "no URL announced"
+        call = subprocess.Popen(
+            [*WIREMCP, "call", url.group(1), "wait"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=project, text=True
+        )
+        assert server.stderr.readline() == b"wait started\n"
+        server.send_signal(signum)
+        out, err = call.communicate(timeout=60)
+        server.wait(60)
+        rest = server.stderr.read().decode()
+    finally:
+        for proc in (server,):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert call.returncode == 1, err
+    assert out.strip() == "error -32603: the server shut down before the request finished (cancelled after its shutdown grace period)"
+    assert err == ""
+    lines = rest.splitlines()
+    assert len(lines) == 1 and lines[0].endswith("WARNING wiremcp.server: shutdown: 1 request(s) still running after 0.5 s were cancelled"), rest
+
+
 # -- dev -----------------------------------------------------------------------------------------
 
 

@@ -285,13 +285,17 @@ def _show_stderr(client: Any, style: Style) -> None:
         print(style("2", text), file=sys.stderr)
 
 
+#: The errors of an unknown name: -32602 (tools/call, prompts/get) and -32002 (resources/read, 2025-11-25).
+_NOT_FOUND_CODES = (-32602, -32002)
+
+
 async def _name_hint(client: Any, command: str, rest: list[str], exc: Exception) -> str:
     """"; did you mean ..." when the name asked for is not one the server lists (else "")."""
     from ..client import ClientError
 
     from ._words import did_you_mean
 
-    if not rest:
+    if not rest or getattr(exc, "code", None) not in _NOT_FOUND_CODES:
         return ""
     name = rest[0]
     try:

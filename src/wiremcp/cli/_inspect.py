@@ -130,7 +130,7 @@ def add_parsers(commands: Any) -> None:
         )
 
     p = commands.add_parser("inspect", help="connect to a server and show what it offers")
-    p.add_argument("target", nargs="*", help="URL or server.py (or a stdio command after --)")
+    p.add_argument("target", nargs="*", help="URL, server.py[:attr] or package.module[:attr] (or a stdio command after --)")
     common(p)
     p = commands.add_parser("call", help="call a tool: TARGET TOOL [key=value ... | '{json arguments}']")
     p.add_argument(

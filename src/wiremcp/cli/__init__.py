@@ -24,7 +24,12 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["main"]
+__all__ = ["main", "install_hint"]
+
+
+def install_hint(extra: str) -> str:
+    """How to install an extra, from a clone today and from the index once published (README, "Installing")."""
+    return f"pip install -e '.[{extra}]' in a clone of wiremcp, or pip install 'wiremcp[{extra}]' once it is published"
 
 
 #: Client subcommands (`_inspect`); a stdio TARGET follows ``--``.
@@ -75,6 +80,36 @@ class _Parser(argparse.ArgumentParser):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``wiremcp`` command; its exit status.
+
+    Output piped into a reader that stops early (``wiremcp demo | head -2``)
+    ends the command quietly, with the status a program killed by SIGPIPE
+    has (141), not a BrokenPipeError traceback.
+    """
+    try:
+        status = _main(argv)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return _BROKEN_PIPE
+    return status
+
+
+#: The exit status of a command whose standard output was closed by its reader (128 + SIGPIPE).
+_BROKEN_PIPE = 141
+
+
+def _stdout_to_devnull() -> None:
+    """Point fd 1 at /dev/null: what is left in Python's buffer is dropped without a second error."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     tail = None
     if argv and argv[0] in _WIRE_COMMANDS:
@@ -104,9 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     http = run.add_argument_group("Streamable HTTP (needs the [http] extra)")
     http.add_argument("--http", action="store_true", help="serve Streamable HTTP instead of stdio")
-    http.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
-    http.add_argument("--port", type=int, default=8000, help="port to bind; 0 picks a free one (default: 8000)")
-    http.add_argument("--path", default="/mcp", help="path of the MCP endpoint (default: /mcp)")
+    http.add_argument("--host", help="address to bind (default: 127.0.0.1)")
+    http.add_argument("--port", type=int, help="port to bind; 0 picks a free one (default: 8000)")
+    http.add_argument("--path", help="path of the MCP endpoint (default: /mcp)")
     http.add_argument(
         "--allow-host",
         action="append",
@@ -137,6 +172,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         from ._run import run_target
 
+        if not args.http:
+            given = [f"--{name.replace('_', '-')}" for name in _HTTP_ONLY if getattr(args, name) is not None]
+            if given:
+                verb = "applies" if len(given) == 1 else "apply"
+                run.error(f"{', '.join(given)} {verb} only with --http (stdio has no address)")
+
         logging.basicConfig(
             stream=sys.stderr, level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
         )
@@ -145,9 +186,14 @@ def main(argv: list[str] | None = None) -> int:
             import importlib.util
 
             if importlib.util.find_spec("uvicorn") is None:
-                print("wiremcp run: --http needs uvicorn: pip install 'wiremcp[http]'", file=sys.stderr)
+                print(f"wiremcp run: --http needs uvicorn: {install_hint('http')}", file=sys.stderr)
                 return 2
-            limits = {"host": args.host, "port": args.port, "path": args.path, "log_level": args.log_level.lower()}
+            limits = {
+                "host": "127.0.0.1" if args.host is None else args.host,
+                "port": 8000 if args.port is None else args.port,
+                "path": "/mcp" if args.path is None else args.path,
+                "log_level": args.log_level.lower(),
+            }
             if args.max_message_size is not None:
                 limits["max_body_size"] = args.max_message_size
             if args.allow_host:
@@ -177,6 +223,10 @@ def main(argv: list[str] | None = None) -> int:
         logging.basicConfig(stream=sys.stderr, level="WARNING", format="%(levelname)s %(name)s: %(message)s")
         return run_command(args, tail)
     raise AssertionError(args.command)  # pragma: no cover
+
+
+#: ``run`` options that mean something only with ``--http``.
+_HTTP_ONLY = ("host", "port", "path", "allow_host", "allow_origin")
 
 
 def _version() -> str:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import logging
 import os
 import signal
 import subprocess
@@ -48,6 +49,7 @@ from typing import IO, Any, Callable, Iterator
 import orjson
 
 from ._inspect import Style, WirePrinter
+from ._target import parse_target
 from ._wirecheck import WireChecker
 
 __all__ = ["add_parser", "run_dev", "watched_paths", "child_main"]
@@ -74,9 +76,10 @@ def _say(text: str) -> None:
 
 def watched_paths(target: str, extra: list[str]) -> list[Path]:
     """The folder of a file target, or of the module (its package) a module target names."""
-    spec = target.partition(":")[0] if not (len(target) > 1 and target[1] == ":") else target
+    parsed = parse_target(target)  # the rules every command follows (`_target`)
+    spec = parsed.spec
     paths: list[Path] = []
-    if spec.endswith(".py") or "/" in spec or os.sep in spec:
+    if parsed.kind == "file":
         paths.append(Path(spec).resolve().parent)
     else:
         if os.getcwd() not in sys.path:
@@ -96,6 +99,7 @@ def _changes(paths: list[Path], stop: threading.Event) -> Iterator[set[tuple[Any
     """Sets of changed ``*.py`` files; an empty set first, once the watcher runs."""
     from watchfiles import PythonFilter, watch
 
+    logging.getLogger("watchfiles.main").setLevel(logging.ERROR)  # not "KeyboardInterrupt caught": dev says "stopped"
     for changes in watch(
         *paths, watch_filter=PythonFilter(), stop_event=stop, debounce=200, step=50,
         yield_on_timeout=True, rust_timeout=500, raise_interrupt=False,
@@ -104,12 +108,21 @@ def _changes(paths: list[Path], stop: threading.Event) -> Iterator[set[tuple[Any
 
 
 def run_dev(args: argparse.Namespace) -> int:
+    from . import install_hint
+
     if importlib.util.find_spec("watchfiles") is None:
-        print("wiremcp dev: needs watchfiles: pip install 'wiremcp[dev]'", file=sys.stderr)
+        print(f"wiremcp dev: needs watchfiles: {install_hint('dev')}", file=sys.stderr)
         return 2
     if args.http and importlib.util.find_spec("uvicorn") is None:
-        print("wiremcp dev: --http needs uvicorn: pip install 'wiremcp[http]'", file=sys.stderr)
+        print(f"wiremcp dev: --http needs uvicorn: {install_hint('http')}", file=sys.stderr)
         return 2
+    if args.http:
+        from ._run import address_problem
+
+        problem = address_problem(args.host, args.port)
+        if problem is not None:
+            print(f"wiremcp dev: {problem}", file=sys.stderr)
+            return 2
     paths = watched_paths(args.target, args.watch)
     style = Style.for_stream(sys.stderr, args.no_color)
     if args.http:
@@ -119,6 +132,7 @@ def run_dev(args: argparse.Namespace) -> int:
     else:
         runner = _StdioProxy(args.target, style)
     stop = threading.Event()
+    previous = _on_sigterm()
     try:
         runner.start()
         for changes in _changes(paths, stop):
@@ -135,8 +149,27 @@ def run_dev(args: argparse.Namespace) -> int:
         pass
     finally:
         stop.set()
-        runner.stop()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the cleanup short
+        try:
+            runner.stop()
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    _say("stopped")
     return 0
+
+
+def _on_sigterm() -> Any:
+    """SIGTERM ends dev as Ctrl-C does: the server process is stopped before dev exits.
+
+    Returns the handler it replaces. Without it, SIGTERM (a host closing,
+    ``kill``, a process manager) killed dev at once and left its server
+    process running, holding the port.
+    """
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, interrupt)
 
 
 class _Runner:

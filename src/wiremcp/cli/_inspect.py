@@ -3,19 +3,37 @@
     wiremcp inspect http://127.0.0.1:8000/mcp
     wiremcp inspect examples/echo.py                      # a server file: run it over stdio
     wiremcp inspect -- npx some-mcp-server --flag         # any stdio command after --
-    wiremcp call examples/echo.py echo '{"text": "hi"}'
+    wiremcp call examples/echo.py echo text=hi            # key=value, typed by the tool's inputSchema
+    wiremcp call examples/echo.py echo '{"text": "hi"}'   # or one JSON object
+    wiremcp call my_pkg.server:app add a=1 b=2            # a module, as `wiremcp run` takes it
     wiremcp call echo '{"text": "hi"}' -- python server.py
+    wiremcp call server.py book --answer '{"date": "2026-01-02"}'   # answers a question the tool asks
     wiremcp read URL file:///notes.txt
     wiremcp prompt URL greet who=Ada
     wiremcp inspect --wire examples/echo.py               # every envelope, with direction and timing
     wiremcp call --auth URL whoami                        # OAuth 2.1 (tokens of `wiremcp login`)
 
-TARGET is an ``http(s)://`` URL, a Python file (served with ``wiremcp run``
-over stdio), or, after ``--``, any command that speaks MCP on stdio. ``--wire``
-prints each raw envelope the client sends (→) and receives (←) with the time
-since start, coloured on a terminal and plain when piped. Exit status: 0 on
-success, 1 when the tool reported an error (``isError``) or the server
-answered with an error, 2 for a usage or connection problem.
+TARGET is an ``http(s)://`` URL, a Python file or module as ``wiremcp run``
+takes it (``path.py[:attr]``, ``package.module[:attr]``; `_target`), served
+with ``wiremcp run`` over stdio, or, after ``--``, any command that speaks
+MCP on stdio. ``--wire`` prints each raw envelope the client sends (→) and
+receives (←) with the time since start, coloured on a terminal and plain when
+piped. Exit status: 0 on success, 1 when the tool reported an error
+(``isError``) or the server answered with an error, 2 for a usage or
+connection problem.
+
+Rules:
+
+* ``call`` arguments are ``key=value`` words typed by the tool's
+  ``inputSchema``, or one JSON object (`_words`);
+* a question the server asks (elicitation) is answered by ``--answer``, in
+  order, else by a form on the terminal (`_answers`);
+* a name the server does not know (tool, prompt, resource) gets the closest
+  names it lists in the error ("did you mean");
+* what a stdio server wrote to stderr is shown after the output, on stderr
+  (dimmed on a terminal), unless ``--quiet``; when the server failed it is
+  shown once, with the failure;
+* an HTTP 401/403 names ``--auth`` and ``wiremcp login``.
 """
 
 from __future__ import annotations
@@ -28,6 +46,8 @@ import time
 from typing import Any, TextIO
 
 import orjson
+
+from ._target import is_server_target
 
 __all__ = ["COMMANDS", "add_parsers", "run_command", "WirePrinter", "Style"]
 
@@ -66,6 +86,7 @@ class WirePrinter:
         self.style = style
         self.start = time.perf_counter()
         self.last_sent_id: Any = None
+        self.broken = False
 
     def __call__(self, direction: str, data: bytes) -> None:
         ms = (time.perf_counter() - self.start) * 1000
@@ -80,7 +101,12 @@ class WirePrinter:
         else:
             colour = "31" if b'"error"' in data[:200] and b'"result"' not in data[:40] else "32"
             head = self.style(colour, f"← received +{ms:8.1f} ms")
-        print(head + "\n" + pretty(data), file=self.out, flush=True)
+        try:
+            print(head + "\n" + pretty(data), file=self.out, flush=True)
+        except BrokenPipeError:
+            # Never raised into the client (its request would be left half sent); the
+            # command's next write raises it again and `wiremcp.cli.main` ends quietly.
+            self.broken = True
 
 
 def add_parsers(commands: Any) -> None:
@@ -96,12 +122,20 @@ def add_parsers(commands: Any) -> None:
             "browser (docs/auth.md); tokens are kept in $XDG_STATE_HOME/wiremcp/oauth",
         )
         p.add_argument("--oauth", dest="auth", action="store_true", help=argparse.SUPPRESS)  # the first name of --auth
+        p.add_argument("-q", "--quiet", action="store_true", help="do not show what a stdio server wrote to stderr")
+        p.add_argument(
+            "--answer", action="append", default=[], metavar="JSON",
+            help="the answer to a question the server asks (elicitation): a JSON object, decline or cancel; "
+            "repeatable, one per question in order (default: a form on the terminal)",
+        )
 
     p = commands.add_parser("inspect", help="connect to a server and show what it offers")
-    p.add_argument("target", nargs="*", help="URL or server.py (or a stdio command after --)")
+    p.add_argument("target", nargs="*", help="URL, server.py[:attr] or package.module[:attr] (or a stdio command after --)")
     common(p)
-    p = commands.add_parser("call", help="call a tool: TARGET TOOL ['{json arguments}']")
-    p.add_argument("words", nargs="*", metavar="ARG", help="TARGET TOOL [JSON] (TARGET may follow as -- command...)")
+    p = commands.add_parser("call", help="call a tool: TARGET TOOL [key=value ... | '{json arguments}']")
+    p.add_argument(
+        "words", nargs="*", metavar="ARG", help="TARGET TOOL [key=value ... | JSON] (TARGET may follow as -- command...)"
+    )
     common(p)
     p = commands.add_parser("read", help="read a resource: TARGET URI")
     p.add_argument("words", nargs="*", metavar="ARG", help="TARGET URI")
@@ -115,10 +149,13 @@ class UsageError(Exception):
     pass
 
 
-def _client_for(target: list[str], args: argparse.Namespace, on_wire: Any) -> Any:
+def _client_for(target: list[str], args: argparse.Namespace, on_wire: Any, answers: Any = None, command: bool = False) -> Any:
+    """The client for TARGET; ``command``: it came after ``--`` (a command line, unless a lone ``.py``)."""
     from ..client import Client
 
     options: dict[str, Any] = {"era": args.era, "timeout": args.timeout, "name": "wiremcp-inspect", "on_wire": on_wire}
+    if answers is not None:
+        options["elicitation"] = answers
     if not target:
         raise UsageError("no TARGET: give a URL, a server .py file, or -- followed by a command")
     first = target[0]
@@ -141,7 +178,7 @@ def _client_for(target: list[str], args: argparse.Namespace, on_wire: Any) -> An
             auth = OAuthClient(client_name="wiremcp", redirect_handler=handler, store=FileTokenStore())
             options["timeout"] = max(args.timeout, 300.0)  # the first request waits for the login
         return Client.http(first, headers=headers, auth=auth, **options)
-    if len(target) == 1 and first.endswith(".py"):
+    if len(target) == 1 and (first.endswith(".py") if command else is_server_target(first)):
         return Client.stdio(sys.executable, ["-m", "wiremcp", "run", first], **options)
     return Client.stdio(first, target[1:], **options)
 
@@ -170,37 +207,112 @@ def run_command(args: argparse.Namespace, tail: list[str] | None, out: TextIO | 
 async def _run(args: argparse.Namespace, tail: list[str] | None, out: TextIO, style: Style) -> int:
     from ..client import ClientError, RemoteError
 
+    from ._answers import AnswerError, Answers
+
     wire = WirePrinter(out, style) if args.wire else None
     if args.command == "inspect":
         target = tail if tail is not None else list(args.target)
         rest: list[str] = []
     else:
         target, rest = _split(list(args.words), tail)
-    client = _client_for(target, args, wire)
+    err_style = Style.for_stream(sys.stderr, args.no_color)
+    try:
+        answers = Answers(args.answer, args.command, dim=lambda text: err_style("2", text))
+    except AnswerError as exc:
+        raise UsageError(str(exc)) from None
+    client = _client_for(target, args, wire, answers, command=tail is not None)
+    failed = False
     try:
         async with client:
-            if args.command == "inspect":
-                return await _inspect(client, out, style)
-            if args.command == "call":
-                return await _call(client, rest, out, style)
-            if args.command == "read":
-                return await _read(client, rest, out, style)
-            return await _prompt(client, rest, out, style)
-    except RemoteError as exc:
+            try:
+                if args.command == "inspect":
+                    return await _inspect(client, out, style)
+                if args.command == "call":
+                    return await _call(client, rest, out, style)
+                if args.command == "read":
+                    return await _read(client, rest, out, style)
+                return await _prompt(client, rest, out, style)
+            except RemoteError as exc:
+                hint = await _name_hint(client, args.command, rest, exc)
+                print(style("31", f"error {exc.code}: {exc.message}{hint}"), file=out)
+                if exc.has_data:
+                    print(pretty(exc.data), file=out)
+                return 1
+    except RemoteError as exc:  # while connecting
         print(style("31", f"error {exc.code}: {exc.message}"), file=out)
         if exc.has_data:
             print(pretty(exc.data), file=out)
         return 1
     except ClientError as exc:
-        print(f"wiremcp {args.command}: {exc}", file=sys.stderr)
-        stderr_text = getattr(client.transport, "stderr_text", None)
-        if stderr_text is not None and stderr_text().strip():
-            print("server stderr:\n" + stderr_text().rstrip(), file=sys.stderr)
+        failed = True
+        _report_failure(args, client, exc)
         return 2
     finally:
         auth = getattr(client.transport, "auth", None)
         if auth is not None:
             await auth.aclose()
+        if not failed and not args.quiet:
+            _show_stderr(client, err_style)
+
+
+def _report_failure(args: argparse.Namespace, client: Any, exc: Exception) -> None:
+    """A connection problem, said once: with the server's stderr unless the message quotes it already."""
+    from ..client import HTTPError
+
+    message = str(exc)
+    url = getattr(client.transport, "url", "URL")
+    if isinstance(exc, HTTPError) and exc.status in (401, 403):
+        message = message.split("; connect with an auth= hook")[0]  # the library's advice; the CLI's follows
+        if not args.auth:
+            message += f"\n  use --auth (OAuth 2.1 in the browser), or log in first: wiremcp login {url}"
+        else:
+            message += f"\n  log in again: wiremcp logout {url}, then wiremcp login {url}"
+    stderr_text = getattr(client.transport, "stderr_text", None)
+    text = stderr_text().strip() if stderr_text is not None else ""
+    if text and getattr(client.transport, "returncode", None) == 2 and text.startswith("wiremcp run: "):
+        print(f"wiremcp {args.command}: {text.removeprefix('wiremcp run: ')}", file=sys.stderr)  # our own server: its message is the cause
+        return
+    print(f"wiremcp {args.command}: {message}", file=sys.stderr)
+    if text and text.splitlines()[-1].strip() not in message:
+        print("server stderr:\n" + text, file=sys.stderr)
+
+
+def _show_stderr(client: Any, style: Style) -> None:
+    """What a stdio server wrote to stderr, after the output (dimmed on a terminal)."""
+    stderr_text = getattr(client.transport, "stderr_text", None)
+    text = stderr_text().rstrip() if stderr_text is not None else ""
+    if text:
+        print(style("2", text), file=sys.stderr)
+
+
+#: The errors of an unknown name: -32602 (tools/call, prompts/get) and -32002 (resources/read, 2025-11-25).
+_NOT_FOUND_CODES = (-32602, -32002)
+
+
+async def _name_hint(client: Any, command: str, rest: list[str], exc: Exception) -> str:
+    """"; did you mean ..." when the name asked for is not one the server lists (else "")."""
+    from ..client import ClientError
+
+    from ._words import did_you_mean
+
+    if not rest or getattr(exc, "code", None) not in _NOT_FOUND_CODES:
+        return ""
+    name = rest[0]
+    try:
+        if command == "call":
+            names = [t["name"] for t in await client.list_tools()]
+        elif command == "prompt":
+            names = [p["name"] for p in await client.list_prompts()]
+        elif command == "read":
+            names = [r["uri"] for r in await client.list_resources()]
+            names += [t["uriTemplate"] for t in await client.list_resource_templates()]
+        else:
+            return ""
+    except (ClientError, KeyError, TypeError):
+        return ""
+    if name in names:
+        return ""
+    return did_you_mean(name, names)
 
 
 def _heading(out: TextIO, style: Style, text: str) -> None:
@@ -264,18 +376,23 @@ def _type(schema: Any) -> str:
 
 
 async def _call(client: Any, rest: list[str], out: TextIO, style: Style) -> int:
-    if not rest or len(rest) > 2:
-        raise UsageError("call wants TOOL and optionally a JSON object of arguments")
-    arguments = None
-    if len(rest) == 2:
-        try:
-            arguments = orjson.loads(rest[1])
-        except orjson.JSONDecodeError as exc:
-            raise UsageError(f"the arguments are not JSON: {exc}") from None
-        if type(arguments) is not dict:
-            raise UsageError("the arguments must be a JSON object")
+    from ._words import ArgumentError, did_you_mean, parse_arguments
+
+    if not rest:
+        raise UsageError("call wants TOOL and optionally key=value arguments or a JSON object")
+    name, words = rest[0], rest[1:]
+    schema: Any = None
+    if words and not (len(words) == 1 and words[0].lstrip().startswith("{")):
+        tools = {t["name"]: t for t in await client.list_tools()}  # key=value words are typed by the inputSchema
+        if name not in tools:
+            raise UsageError(f"the server has no tool {name!r}{did_you_mean(name, tools)}")
+        schema = tools[name].get("inputSchema")
+    try:
+        arguments = parse_arguments(words, schema)
+    except ArgumentError as exc:
+        raise UsageError(str(exc)) from None
     result = await client.call_tool(
-        rest[0], arguments, on_progress=lambda p, t, m: print(style("2", f"progress {p}/{t or '?'} {m or ''}"), file=sys.stderr)
+        name, arguments, on_progress=lambda p, t, m: print(style("2", f"progress {p}/{t or '?'} {m or ''}"), file=sys.stderr)
     )
     _print_content(result.content, out, style)
     if result.structured_content is not None and not result.text:  # shown when no text block carries it

@@ -48,6 +48,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
+from ._target import parse_target
+
 __all__ = ["HOSTS", "Host", "InstallError", "add_parsers", "config_path", "run_command", "server_entry"]
 
 
@@ -224,11 +226,10 @@ def server_entry(
             raise InstallError("--env, --env-file, --python and --with are for local servers, not for a URL")
         return host.url(target), None
     interpreter = os.path.abspath(python) if python else os.path.abspath(sys.executable)
-    spec, _, attr = target.partition(":")
-    if len(spec) == 1 and attr.startswith(("\\", "/")):  # a Windows drive letter
-        spec, attr = target, ""
+    parsed = parse_target(target)  # the rules every command follows (`_target`)
+    spec, attr = parsed.spec, parsed.attr
     env = dict(env)
-    is_file = spec.endswith(".py") or "/" in spec or os.sep in spec
+    is_file = parsed.kind == "file"
     if is_file:
         path = (cwd / spec).resolve() if not os.path.isabs(spec) else Path(spec)
         if not path.is_file():
@@ -264,7 +265,7 @@ def server_entry(
 def default_name(target: str) -> str:
     if target.startswith(("http://", "https://")):
         return (urlsplit(target).hostname or "server").split(".")[0] or "server"
-    spec = target.partition(":")[0] if not (len(target) > 1 and target[1] == ":") else target
+    spec = parse_target(target).spec
     base = os.path.basename(spec)
     if base.endswith(".py"):
         return base[:-3]

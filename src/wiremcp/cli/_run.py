@@ -1,68 +1,49 @@
-"""``wiremcp run``: find the `Server` in a file or module and serve it."""
+"""``wiremcp run``: find the `Server` a TARGET names (`_target`) and serve it.
+
+Rules:
+
+* a target that names no Server is one message on stderr, exit status 2;
+* over HTTP the address is tried before the server starts: a port in use is
+  one line naming ``host:port`` and ``--port``, exit status 2;
+* over stdio nothing goes to stdout but MCP, and with ``--log-level INFO``
+  one line on stderr says what is served (name, version, transport, tools);
+* Ctrl-C ends the server with exit status 130 and no traceback.
+"""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import os
+import errno
+import logging
+import socket
 import sys
-from types import ModuleType
 from typing import Any, Literal
 
-from ..server import Server
+from ._target import CONVENTIONAL_NAMES, TargetError, load_server
 
-__all__ = ["load_server", "run_target"]
+__all__ = ["CONVENTIONAL_NAMES", "TargetError", "load_server", "run_target", "address_problem"]
 
-#: Attribute names tried, in order, when the target names none.
-CONVENTIONAL_NAMES = ("server", "mcp", "app")
-
-
-class TargetError(Exception):
-    pass
+log = logging.getLogger("wiremcp.cli")
 
 
-def _load_module(spec: str) -> ModuleType:
-    if spec.endswith(".py") or os.sep in spec or "/" in spec:
-        path = os.path.abspath(spec)
-        if not os.path.isfile(path):
-            raise TargetError(f"no such file: {spec}")
-        directory = os.path.dirname(path)
-        if directory not in sys.path:
-            sys.path.insert(0, directory)
-        name = "_wiremcp_target_" + os.path.splitext(os.path.basename(path))[0]
-        module_spec = importlib.util.spec_from_file_location(name, path)
-        assert module_spec is not None and module_spec.loader is not None
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[name] = module
-        module_spec.loader.exec_module(module)
-        return module
+def address_problem(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be bound (as uvicorn binds it), or None when it can."""
+    if port == 0:
+        return None
     try:
-        return importlib.import_module(spec)
-    except ModuleNotFoundError as exc:
-        raise TargetError(f"cannot import {spec!r}: {exc}") from None
-
-
-def load_server(target: str) -> Server:
-    """The `Server` named by ``path.py``, ``path.py:attr``, ``pkg.mod`` or ``pkg.mod:attr``."""
-    spec, _, attr = target.partition(":")
-    if len(spec) == 1 and attr.startswith(("\\", "/")):  # a Windows drive letter, not an attribute
-        spec, attr = target, ""
-    module = _load_module(spec)
-    if attr:
-        obj = getattr(module, attr, None)
-        if not isinstance(obj, Server):
-            raise TargetError(f"{spec} has no Server named {attr!r}")
-        return obj
-    for name in CONVENTIONAL_NAMES:
-        obj = getattr(module, name, None)
-        if isinstance(obj, Server):
-            return obj
-    found = [v for v in vars(module).values() if isinstance(v, Server)]
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise TargetError(f"{spec} defines no wiremcp.Server")
-    raise TargetError(f"{spec} defines several Servers; name one as {spec}:NAME")
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        return f"cannot bind {host}:{port}: {exc.strerror}"
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            if exc.errno == errno.EADDRINUSE:
+                return f"{shown} is already in use; stop what runs there, or pick another port with --port (0 picks a free one)"
+            return f"cannot bind {shown}: {exc.strerror}"
+    return None
 
 
 def run_target(target: str, transport: Literal["stdio", "http"] = "stdio", **limits: Any) -> int:
@@ -71,6 +52,15 @@ def run_target(target: str, transport: Literal["stdio", "http"] = "stdio", **lim
     except TargetError as exc:
         print(f"wiremcp run: {exc}", file=sys.stderr)
         return 2
+    if transport == "http":
+        problem = address_problem(limits.get("host", "127.0.0.1"), limits.get("port", 8000))
+        if problem is not None:
+            print(f"wiremcp run: {problem}", file=sys.stderr)
+            return 2
+    else:
+        log.info(
+            "serving %r version %s over stdio, %d tool(s)", server.name, server.version or "?", len(server.tools)
+        )
     from .. import run
 
     try:

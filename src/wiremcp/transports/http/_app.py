@@ -98,6 +98,7 @@ from ...jsonrpc import (
     DEFAULT_MAX_MESSAGE_SIZE,
     MCP,
     Decoder,
+    InternalError,
     InvalidRequest,
     JSONRPCError,
     Notification,
@@ -815,6 +816,10 @@ class MCPApp:
                         await send(sse_start())
                     await send({"type": "http.response.body", "body": KEEPALIVE_COMMENT, "more_body": True})
             reply = None if task.cancelled() else task.result()
+            if reply is None and not ex.gone and self._shutdown.draining:
+                # Cancelled by the shutdown's drain while the client waits: it is owed a reply
+                # (not a bare HTTP 500 from the ASGI server, with an error in the log).
+                reply = reply_failed(call.id, InternalError(_SHUT_DOWN))
             if reply is None or ex.gone:
                 return  # cancelled: nothing more is sent
             streaming = ex.state is _Reply.STREAMING
@@ -833,6 +838,10 @@ class MCPApp:
             watch = ex.watch
             if watch is not None and not watch.done():
                 watch.cancel()
+
+
+#: The error of a request the shutdown cancelled after ``Server.shutdown_grace``.
+_SHUT_DOWN = "the server shut down before the request finished (cancelled after its shutdown grace period)"
 
 
 def _client(scope: Scope) -> str:

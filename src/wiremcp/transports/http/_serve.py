@@ -29,6 +29,7 @@ docs/http.md) does that. The body has its own limits in `MCPApp`
 from __future__ import annotations
 
 import importlib.util
+import math
 import sys
 from typing import Any, Iterable
 
@@ -116,6 +117,9 @@ def serve_http(
         backlog=backlog,
         max_head_size=max_head_size,
     )
+    # Past the server's own drain (shutdown_grace, then its requests are cancelled and answered):
+    # uvicorn cancelling them first would log each one's CancelledError traceback.
+    config.timeout_graceful_shutdown = max(GRACEFUL_SHUTDOWN_TIMEOUT, math.ceil(server.shutdown_grace) + 1)
     close_streams = getattr(server, "close_subscriptions", None)
 
     class _Uvicorn(uvicorn.Server):

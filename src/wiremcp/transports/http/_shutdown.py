@@ -60,6 +60,11 @@ class Shutdown:
         self._saved: dict[int, Any] = {}
         self._users = 0
 
+    @property
+    def draining(self) -> bool:
+        """Whether the shutdown began: a request cancelled now was cancelled by the drain."""
+        return self._draining is not None
+
     def track(self, task: asyncio.Task[Any]) -> None:
         self.running.add(task)
         task.add_done_callback(self.running.discard)

@@ -17,7 +17,9 @@ Rules it keeps:
   after the server's ``retry`` delay); 2026-07-28 streams do not resume;
 * a non-2xx reply keeps the server's body: a JSON-RPC error in it is
   delivered as the reply (with the HTTP status on the `RemoteError`);
-  without one the request fails with `HTTPError` (status and body);
+  without one the request fails with `HTTPError` (status and body), whose
+  message names the likely cause: a 404 outside a session is "no MCP
+  endpoint at URL", a 401 "requires authorization", a 403 "refused";
 * a request whose connection could not be made (refused, connect timeout)
   fails with `NotSent`, which the client may send again; any other failure
   after the POST started is `ConnectionClosed`: the server may have acted;
@@ -296,6 +298,7 @@ class HTTPTransport:
         receiver = self._receiver
         assert receiver is not None
         answered = False
+        had_session = self.session_id is not None  # a 404 in a session: the session is gone, not the endpoint
         try:
             reply = await self._request("POST", self._request_headers(extra), data)
             try:
@@ -342,7 +345,7 @@ class HTTPTransport:
                     answered = True
                     receiver.message(body, id, status if status >= 400 else None)
             if id is not None and not answered:
-                receiver.request_failed(id, HTTPError(status, body, method))
+                receiver.request_failed(id, _refusal(status, body, method, self.url, had_session))
             elif id is None and status >= 400:
                 log.warning("the server refused a notification or response with HTTP %d: %r", status, body[:200])
             elif id is not None:
@@ -523,3 +526,16 @@ class _SSE:
                 if type(obj) is dict and "id" in obj:
                     self.replied.add(obj["id"])
         return event
+
+
+def _refusal(status: int, body: bytes, method: str | None, url: str, in_session: bool) -> HTTPError:
+    """The `HTTPError` for a reply with no JSON-RPC message, its message naming the likely cause."""
+    error = HTTPError(status, body, method)
+    what = f"HTTP {status}" + (f" for {method}" if method else "")
+    if status == 404 and not in_session:
+        error.args = (f"no MCP endpoint at {url} ({what}); check the URL, its path in particular",)
+    elif status == 401:
+        error.args = (f"the server at {url} requires authorization ({what}); connect with an auth= hook (OAuth)",)
+    elif status == 403:
+        error.args = (f"the server at {url} refused the authorization ({what}): the token lacks a scope, or is not accepted",)
+    return error

@@ -51,16 +51,24 @@ def add_call_options(parser: argparse.ArgumentParser) -> None:
 
 def add_parser(commands: Any) -> None:
     p = commands.add_parser("task", help="follow a task a server runs: task get|cancel|watch TARGET ID")
-    p.add_argument("action", choices=ACTIONS, help="get: show it; cancel: ask to stop it; watch: follow it to its result")
-    p.add_argument("words", nargs="*", metavar="ARG", help="TARGET ID (TARGET may follow as -- command...)")
-    p.add_argument("--wire", action="store_true", help="print every envelope sent and received, with timing")
-    p.add_argument("--no-color", action="store_true", help="never colour the output")
-    p.add_argument("--era", choices=["auto", "modern", "legacy"], default="auto", help="protocol era (default: probe)")
-    p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per-request timeout (default: 30)")
-    p.add_argument("-H", "--header", action="append", default=[], metavar="NAME:VALUE", help="extra HTTP header, repeatable")
-    p.add_argument("--auth", action="store_true", help="URL targets: OAuth 2.1, as for `wiremcp call --auth`")
-    p.add_argument("--listen", action="store_true", help="watch: wait for status notifications instead of polling (2026-07-28)")
-    p.set_defaults(tasks=True)
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    helps = {
+        "get": "show the task as JSON",
+        "cancel": "ask the server to cancel the task",
+        "watch": "follow the task (status changes on stderr), then print its result",
+    }
+    for action in ACTIONS:
+        a = actions.add_parser(action, help=helps[action])
+        a.add_argument("words", nargs="*", metavar="ARG", help="TARGET ID (TARGET may follow as -- command...)")
+        a.add_argument("--wire", action="store_true", help="print every envelope sent and received, with timing")
+        a.add_argument("--no-color", action="store_true", help="never colour the output")
+        a.add_argument("--era", choices=["auto", "modern", "legacy"], default="auto", help="protocol era (default: probe)")
+        a.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per-request timeout (default: 30)")
+        a.add_argument("-H", "--header", action="append", default=[], metavar="NAME:VALUE", help="extra HTTP header, repeatable")
+        a.add_argument("--auth", action="store_true", help="URL targets: OAuth 2.1, as for `wiremcp call --auth`")
+        if action == "watch":
+            a.add_argument("--listen", action="store_true", help="wait for status notifications instead of polling (2026-07-28)")
+        a.set_defaults(tasks=True, listen=False)
 
 
 def _describe(state: TaskState) -> str:
@@ -127,21 +135,22 @@ def run_task(args: argparse.Namespace, tail: list[str] | None, out: TextIO | Non
 
 async def _run(args: argparse.Namespace, tail: list[str] | None, out: TextIO, style: Style) -> int:
     from ..client import ClientError, RemoteError, TaskCancelled
-    from ._inspect import UsageError, WirePrinter, _client_for, _print_content, _split, pretty
+    from ._inspect import Style, UsageError, WirePrinter, _client_for, _print_content, _split, pretty
 
+    action = args.action
     target, rest = _split(list(args.words), tail)
     if len(rest) != 1:
-        raise UsageError(f"task {args.action} wants TARGET and one task ID")
+        raise UsageError(f"task {action} wants TARGET and one task ID")
     task_id = rest[0]
     client = _client_for(target, args, WirePrinter(out, style) if args.wire else None)
     try:
         async with client:
             handle = client.task(task_id)
-            if args.action == "get":
+            if action == "get":
                 state = await handle.refresh()
                 print(pretty(dict(state.raw)), file=out)
                 return 0
-            if args.action == "cancel":
+            if action == "cancel":
                 await handle.cancel()
                 state = handle.state if handle.state is not None else await handle.refresh()
                 print(_describe(state), file=out)

@@ -13,7 +13,7 @@ from typing import Any, Awaitable
 
 import orjson
 import pytest
-from conftest import RESEARCH
+from _task_servers import RESEARCH, everything, everything_url  # noqa: F401 - fixtures
 
 from wiremcp.client import CallToolResult, Client, RemoteError, TaskCancelled, TaskHandle, TaskState
 from wiremcp.protocol import Era

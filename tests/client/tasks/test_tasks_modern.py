@@ -21,7 +21,7 @@ from typing import Any, Awaitable, Iterator
 
 import orjson
 import pytest
-from conftest import _wait_listening, free_port
+from _task_servers import _wait_listening, free_port
 
 from wiremcp.client import CallToolResult, Client, RemoteError, TaskCancelled, TaskHandle, TaskState
 from wiremcp.protocol import Era

@@ -1,4 +1,4 @@
-"""Fixtures of the task tests: the reference 2025-11-25 server with tasks, as a real process.
+"""Servers for the task tests, as real processes (fixtures: import them into the test module).
 
 ``@modelcontextprotocol/server-everything`` (pinned in everything/package.json)
 advertises ``tasks.requests.tools.call``, ``tasks.list`` and ``tasks.cancel``;
@@ -7,6 +7,9 @@ runs four one-second stages and, with ``ambiguous: true``, asks for an
 elicitation through ``tasks/result``. It is installed with ``npm ci`` on
 first use (a clean clone has no ``node_modules``); without npm or a recent
 Node the tests skip on a developer machine and fail in CI.
+
+Not a ``conftest.py``: the suite's ``from conftest import ...`` means
+tests/conftest.py, and a second module of that name would replace it.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ basic/transports/streamable-http.mdx (Request Metadata).
 from __future__ import annotations
 
 import http.client
+import os
 import re
 import subprocess
 import tempfile
@@ -31,10 +32,11 @@ NAME_FIELD = {"tools/call": "name", "tasks/get": "taskId", "tasks/update": "task
 
 
 @pytest.fixture(scope="module")
-def port() -> Iterator[int]:
+def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     log = tempfile.NamedTemporaryFile(prefix="wiremcp-tasks-http-", suffix=".log", delete=False)
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path_factory.mktemp("state"))}  # wiremcp run: SQLite there
     proc = subprocess.Popen(
-        wiremcp_cmd("run", str(HERE / "task_server.py"), "--http", "--port", "0"), stdout=subprocess.DEVNULL, stderr=log
+        wiremcp_cmd("run", str(HERE / "task_server.py"), "--http", "--port", "0"), stdout=subprocess.DEVNULL, stderr=log, env=env
     )
     try:
         deadline = time.monotonic() + 20

@@ -59,7 +59,8 @@ class Session:
 
 
 @pytest.fixture
-def session(spawn):
+def session(spawn, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     return Session(spawn(*wiremcp_cmd("run", str(HERE / "task_server.py"))), {"elicitation": {}})
 
 

@@ -76,6 +76,14 @@ def server(spawn: Any, **env: str) -> Rpc:
     return Rpc(spawn(*wiremcp_cmd("run", str(HERE / "task_server.py")), env=env or None))
 
 
+@pytest.fixture(autouse=True)
+def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``wiremcp run`` keeps tasks in SQLite under $XDG_STATE_HOME: a fresh one per test."""
+    home = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(home))
+    return home
+
+
 @pytest.fixture
 def rpc(spawn: Any) -> Rpc:
     return server(spawn)
@@ -337,6 +345,19 @@ def test_a_task_survives_a_restart_and_a_dead_worker_is_marked_failed(spawn, tmp
     assert "stopped before it finished" in dead["statusMessage"]
     assert dead["error"]["code"] == -32603
     assert second("tasks/get", {"taskId": "never-made"})["error"]["data"]["reason"] == "unknown"
+
+
+def test_wiremcp_run_keeps_tasks_in_sqlite_under_the_state_dir_by_default(spawn, state_home):
+    first = server(spawn)
+    task_id = first.call("quick", {"x": "durable"})["result"]["taskId"]
+    assert (state_home / "wiremcp" / "tasks.sqlite3").is_file()
+    first.poll(task_id, terminal)
+    first.peer.finish()
+    second = server(spawn)
+    assert second.result("tasks/get", {"taskId": task_id})["result"]["content"][0]["text"] == "done durable"
+    # WIREMCP_TASK_STORE=memory: nothing kept
+    third = server(spawn, WIREMCP_TASK_STORE="memory")
+    assert third("tasks/get", {"taskId": task_id})["error"]["data"]["reason"] == "unknown"
 
 
 def test_a_store_that_fails_is_32603_for_new_tasks(spawn, tmp_path):

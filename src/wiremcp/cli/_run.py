@@ -71,6 +71,7 @@ def run_target(target: str, transport: Literal["stdio", "http"] = "stdio", **lim
     except TargetError as exc:
         print(f"wiremcp run: {exc}", file=sys.stderr)
         return 2
+    server.prefer_durable_tasks()  # tasks survive a restart: SQLite under the user's state dir (docs/tasks.md)
     from .. import run
 
     try:

@@ -38,7 +38,7 @@ from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
 from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, listen, parse_filter
 from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_level, setting
 from ._tools import Tool, ToolAnnotations
-from ._tasks import TaskStore, Tasks, store_from_env
+from ._tasks import SQLiteTaskStore, TaskStore, Tasks, store_from_env
 from ._tasks._runtime import TaskMode
 from ._workers import Workers
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
@@ -281,6 +281,17 @@ class Server:
             self.enable_tasks()
         self.notify_tools_changed()
         return tool
+
+    def prefer_durable_tasks(self) -> None:
+        """Keep tasks in the embedded SQLite file (`default_task_db_path`) unless a store was chosen.
+
+        ``wiremcp run`` calls it: a server it serves keeps its tasks across
+        restarts by default. ``task_store=`` or ``WIREMCP_TASK_STORE`` win.
+        """
+        if self._task_options["store"] is None:
+            self._task_options["store"] = SQLiteTaskStore
+        if self.tasks is not None:
+            self.tasks.prefer(SQLiteTaskStore)
 
     def enable_tasks(self) -> Tasks:
         """Serve tasks (docs/tasks.md): declare ``io.modelcontextprotocol/tasks``, answer ``tasks/*``.

@@ -10,8 +10,10 @@ it. The pieces, each in its own module:
 * `_runtime`: `Tasks`, which creates, runs and answers for tasks.
 
 ``WIREMCP_TASK_STORE`` picks the store of a `Server` built without
-``task_store=``: ``memory`` (the default), ``sqlite`` (the file under the
-user's state directory, `default_task_db_path`) or ``sqlite:PATH``.
+``task_store=``: ``memory``, ``sqlite`` (the file under the user's state
+directory, `default_task_db_path`) or ``sqlite:PATH``. Unset, a server
+keeps its tasks in memory, except under ``wiremcp run``, which prefers the
+SQLite file (`Server.prefer_durable_tasks`).
 """
 
 from __future__ import annotations
@@ -46,10 +48,12 @@ ENV_STORE = "WIREMCP_TASK_STORE"
 
 
 def store_from_env(environ: dict[str, str] | None = None) -> Callable[[], TaskStore] | None:
-    """A factory for the store ``WIREMCP_TASK_STORE`` names, or None (in-memory); ValueError if malformed."""
+    """A factory for the store ``WIREMCP_TASK_STORE`` names, or None when unset; ValueError if malformed."""
     raw = (os.environ if environ is None else environ).get(ENV_STORE, "").strip()
-    if raw in ("", "memory"):
+    if raw == "":
         return None
+    if raw == "memory":
+        return MemoryTaskStore
     if raw == "sqlite":
         return lambda: SQLiteTaskStore()
     if raw.startswith("sqlite:") and len(raw) > len("sqlite:"):

@@ -124,6 +124,11 @@ def _owner(meta: RequestMeta) -> str | None:
     return who
 
 
+def _is_store(candidate: Any) -> bool:
+    """A store instance, not a factory (a store class passes the Protocol check too: it has the methods)."""
+    return candidate is not None and not isinstance(candidate, type) and isinstance(candidate, TaskStore)
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -240,7 +245,7 @@ class Tasks:
             raise ValueError("task poll_interval_ms is a positive integer of milliseconds")
         self.server = server
         self._store_or_factory = store
-        self._store: TaskStore | None = store if isinstance(store, TaskStore) else None
+        self._store: TaskStore | None = store if _is_store(store) else None  # type: ignore[assignment]  # _is_store: an instance, not a factory
         self.ttl_ms = ttl_ms
         self.poll_interval_ms = poll_interval_ms
         #: This process's worker id: ``host:pid:boot``.
@@ -264,17 +269,19 @@ class Tasks:
         """The store, once in use (None before the first task operation when it is built lazily)."""
         return self._store
 
+    def prefer(self, factory: Callable[[], TaskStore]) -> None:
+        """Use ``factory``'s store unless one was chosen (``task_store=``, ``WIREMCP_TASK_STORE``) or is in use."""
+        if self._store is None and self._store_or_factory is None:
+            self._store_or_factory = factory
+
     async def ready(self) -> TaskStore:
         """The store, built on first use (a factory runs once)."""
-        if self._store is None:
-            made = self._store_or_factory
-            if made is None:
-                self._store = MemoryTaskStore()
-            elif isinstance(made, TaskStore):
-                self._store = made
-            else:
-                self._store = made()
-        return self._store
+        store = self._store
+        if store is None:
+            made: Any = self._store_or_factory
+            store = MemoryTaskStore() if made is None else made if _is_store(made) else made()
+            self._store = store
+        return store
 
     async def aclose(self) -> None:
         """Stop the heartbeat and close the store (the lifespan calls it on shutdown)."""

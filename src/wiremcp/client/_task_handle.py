@@ -15,8 +15,9 @@ waiting and the requests. Rules it keeps:
   status notification for the task arrives (which then counts as the
   observation: no poll is sent for it). With ``listen=True`` (modern) it
   opens ``subscriptions/listen`` with ``taskIds``; while the server's
-  acknowledgment lists the task it does not poll at all, and falls back to
-  polling when the subscription ends. A 2025-11-25 server's
+  acknowledgment lists the task it polls only every `LISTEN_SAFETY_POLL`
+  seconds (a subscription may end without a word), and it goes back to
+  polling when the subscription ends or cannot be opened. A 2025-11-25 server's
   notifications are never relied on (tasks.mdx): polling goes on.
 * Legacy: when the task needs input or ends, ``tasks/result`` is sent (with
   no timeout: it blocks until the task ends) and ``tasks/get`` polling goes
@@ -31,10 +32,11 @@ waiting and the requests. Rules it keeps:
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import TYPE_CHECKING, Any, AsyncIterator, Unpack
 
 from ..protocol import Era, methods
-from ._errors import ProtocolViolation, RemoteError
+from ._errors import ClientError, ProtocolViolation, RemoteError
 from ._mrtr import check_complete
 from ._options import CallKeywords, CallOptions
 from ._results import CallToolResult
@@ -54,7 +56,13 @@ from ._tasks import (
 if TYPE_CHECKING:
     from ._client import Client
 
-__all__ = ["TaskHandle"]
+__all__ = ["TaskHandle", "LISTEN_SAFETY_POLL"]
+
+log = logging.getLogger("wiremcp.client")
+
+#: Seconds between polls while a subscription delivers the task's notifications:
+#: a safety net for a subscription that ends without a word.
+LISTEN_SAFETY_POLL = 30.0
 
 
 class TaskHandle:
@@ -160,9 +168,14 @@ class TaskHandle:
             subscribed = False
             if listen and not self._legacy and not state.terminal:
                 subscription = client.listen(tasks=[self.id])
-                await subscription.open()
-                agreed = (subscription.acknowledged or {}).get("taskIds")
-                subscribed = type(agreed) is list and self.id in agreed
+                try:
+                    await subscription.open()
+                except ClientError as exc:  # the server would not listen: poll instead
+                    log.info("task %s: subscriptions/listen failed (%s); polling", self.id, exc)
+                    subscription = None
+                else:
+                    agreed = (subscription.acknowledged or {}).get("taskIds")
+                    subscribed = type(agreed) is list and self.id in agreed
             while True:
                 step = follower.next_step()
                 if type(step) is Finished:
@@ -193,7 +206,7 @@ class TaskHandle:
                         yield state
                     return
                 live = subscribed and subscription is not None and not subscription.closed
-                noted = await self._pause(None if live else follower.interval(), fetch)
+                noted = await self._pause(LISTEN_SAFETY_POLL if live else follower.interval(), fetch)
                 if fetch is not None and fetch.done():
                     continue
                 if noted is None:

@@ -12,6 +12,7 @@
     wiremcp prompt URL greet who=Ada
     wiremcp inspect --wire examples/echo.py               # every envelope, with direction and timing
     wiremcp call --auth URL whoami                        # OAuth 2.1 (tokens of `wiremcp login`)
+    wiremcp call --detach URL report '{"year": 2026}'     # a task: print its id and exit (cli/_task.py)
 
 TARGET is an ``http(s)://`` URL, a Python file or module as ``wiremcp run``
 takes it (``path.py[:attr]``, ``package.module[:attr]``; `_target`), served
@@ -137,6 +138,9 @@ def add_parsers(commands: Any) -> None:
         "words", nargs="*", metavar="ARG", help="TARGET TOOL [key=value ... | JSON] (TARGET may follow as -- command...)"
     )
     common(p)
+    from ._task import add_call_options  # tasks: --detach (cli/_task.py)
+
+    add_call_options(p)
     p = commands.add_parser("read", help="read a resource: TARGET URI")
     p.add_argument("words", nargs="*", metavar="ARG", help="TARGET URI")
     common(p)
@@ -156,6 +160,8 @@ def _client_for(target: list[str], args: argparse.Namespace, on_wire: Any, answe
     options: dict[str, Any] = {"era": args.era, "timeout": args.timeout, "name": "wiremcp-inspect", "on_wire": on_wire}
     if answers is not None:
         options["elicitation"] = answers
+    if getattr(args, "tasks", False):  # call and task: take part in tasks (cli/_task.py)
+        options["tasks"] = True
     if not target:
         raise UsageError("no TARGET: give a URL, a server .py file, or -- followed by a command")
     first = target[0]
@@ -228,7 +234,7 @@ async def _run(args: argparse.Namespace, tail: list[str] | None, out: TextIO, st
                 if args.command == "inspect":
                     return await _inspect(client, out, style)
                 if args.command == "call":
-                    return await _call(client, rest, out, style)
+                    return await _call(client, rest, out, style, detach=args.detach)
                 if args.command == "read":
                     return await _read(client, rest, out, style)
                 return await _prompt(client, rest, out, style)
@@ -375,7 +381,7 @@ def _type(schema: Any) -> str:
     return kind or "any"
 
 
-async def _call(client: Any, rest: list[str], out: TextIO, style: Style) -> int:
+async def _call(client: Any, rest: list[str], out: TextIO, style: Style, *, detach: bool = False) -> int:
     from ._words import ArgumentError, did_you_mean, parse_arguments
 
     if not rest:
@@ -391,9 +397,14 @@ async def _call(client: Any, rest: list[str], out: TextIO, style: Style) -> int:
         arguments = parse_arguments(words, schema)
     except ArgumentError as exc:
         raise UsageError(str(exc)) from None
-    result = await client.call_tool(
-        name, arguments, on_progress=lambda p, t, m: print(style("2", f"progress {p}/{t or '?'} {m or ''}"), file=sys.stderr)
+    from ._task import call_tool_live  # the task hook: status changes live, --detach (cli/_task.py)
+
+    result = await call_tool_live(
+        client, name, arguments, detach=detach, out=out, style=style,
+        on_progress=lambda p, t, m: print(style("2", f"progress {p}/{t or '?'} {m or ''}"), file=sys.stderr),
     )
+    if isinstance(result, int):
+        return result
     _print_content(result.content, out, style)
     if result.structured_content is not None and not result.text:  # shown when no text block carries it
         print(style("2", "structuredContent:") + "\n" + pretty(result.structured_content), file=out)

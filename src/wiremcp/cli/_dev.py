@@ -3,6 +3,7 @@
     wiremcp dev examples/echo.py              # stdio: a reloading proxy for a host (stdin not a terminal)
     wiremcp dev examples/echo.py              # on a terminal: inspect it again after every change
     wiremcp dev examples/echo.py --http       # Streamable HTTP on 127.0.0.1:8000/mcp, reloaded on change
+    wiremcp dev examples/echo.py --web        # the web inspector as the client (docs/inspector.md)
 
 Three ways, chosen by what is on the other end (docs/tap.md, "wiremcp dev"):
 
@@ -43,7 +44,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import IO, Any, Callable, Iterator
+from typing import IO, Any, Callable, Iterator, cast
 
 import orjson
 
@@ -66,6 +67,8 @@ def add_parser(commands: Any) -> None:
     p.add_argument("--path", default="/mcp", help="--http: path of the MCP endpoint (default: /mcp)")
     p.add_argument("--watch", action="append", default=[], metavar="DIR", help="another folder to watch, repeatable")
     p.add_argument("--no-color", action="store_true", help="never colour the output")
+    p.add_argument("--web", action="store_true", help="the web inspector is the client (docs/inspector.md); URL on stdout")
+    p.add_argument("--web-port", type=int, default=0, metavar="PORT", help="--web: port (default: a free one)")
 
 
 def _say(text: str) -> None:
@@ -112,8 +115,16 @@ def run_dev(args: argparse.Namespace) -> int:
         return 2
     paths = watched_paths(args.target, args.watch)
     style = Style.for_stream(sys.stderr, args.no_color)
-    if args.http:
-        runner: _Runner = _HttpRunner(args, style)
+    if getattr(args, "web", False):
+        if args.http or importlib.util.find_spec("uvicorn") is None:
+            print("wiremcp dev: --web needs uvicorn ([http] extra) and serves the server over stdio (no --http)", file=sys.stderr)
+            return 2
+        from ._web import WebRunner
+
+        # WebRunner has _Runner's methods; _web does not import _dev, so it is not a subclass
+        runner: _Runner = cast(_Runner, WebRunner(args.target, args.web_port, _child_env(), _say))
+    elif args.http:
+        runner = _HttpRunner(args, style)
     elif sys.stdin.isatty():
         runner = _InspectRunner(args)
     else:

@@ -55,6 +55,7 @@ class WebServer:
 
     def bind(self) -> str:
         self.sock = self.config.bind_socket()
+        self.sock.listen(self.config.backlog)  # bind_socket does not listen: a page may connect as soon as the URL is out
         self.app.port = self.sock.getsockname()[1]
         return self.url
 

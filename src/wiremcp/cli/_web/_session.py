@@ -287,7 +287,8 @@ class Inspector:
 
     def subscribe(self) -> asyncio.Queue[Event | None]:
         """A new page stream: a reset, the state, the history, the open questions, then what comes."""
-        queue: asyncio.Queue[Event | None] = asyncio.Queue(QUEUE)
+        # the replay does not count against the QUEUE events that may wait after it
+        queue: asyncio.Queue[Event | None] = asyncio.Queue(QUEUE + len(self.records) + len(self.questions) + 2)
         queue.put_nowait(("reset", {"history": len(self.records)}))
         queue.put_nowait(("state", self.state))
         for record in self.records:
@@ -303,7 +304,7 @@ class Inspector:
 
     def publish(self, name: str, data: Any) -> None:
         for queue in list(self.streams):
-            if queue.qsize() >= QUEUE - 1:
+            if queue.qsize() >= queue.maxsize - 1:
                 self._end(queue)  # too slow: it reconnects and gets the history again
             else:
                 queue.put_nowait((name, data))

@@ -99,8 +99,7 @@ def test_the_token_is_random_and_long() -> None:
     try:
         assert first.token != second.token and len(first.token) >= 40
     finally:
-        first.stop()
-        second.stop()
+        assert first.stop() == second.stop() == 130  # SIGINT (Ctrl-C): stopped, as `wiremcp inspect` is
 
 
 @pytest.mark.parametrize(

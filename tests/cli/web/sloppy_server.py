@@ -1,9 +1,11 @@
 """A stdio server that breaks one rule, for the inspector's problems column.
 
-It answers ``server/discover`` and ``tools/list`` correctly (one tool,
-``ping_back``), and ``tools/call`` with a 2026-07-28 result that has no
-``resultType``: the client reads it as complete (mrtr.mdx allows it to), and
-the tap checker reports ``missing-result-type``. Anything else gets -32601.
+It answers ``server/discover`` and ``tools/list`` correctly (tools
+``ping_back`` and ``die``), and ``tools/call ping_back`` with a 2026-07-28
+result that has no ``resultType``: the client reads it as complete (mrtr.mdx
+allows it to), and the tap checker reports ``missing-result-type``.
+``tools/call die`` exits with status 3 without answering. Anything else
+gets -32601.
 """
 
 import sys
@@ -20,7 +22,10 @@ DISCOVER = {
 }
 TOOLS = {
     "resultType": "complete",
-    "tools": [{"name": "ping_back", "inputSchema": {"type": "object", "properties": {}}}],
+    "tools": [
+        {"name": "ping_back", "inputSchema": {"type": "object", "properties": {}}},
+        {"name": "die", "inputSchema": {"type": "object", "properties": {}}},
+    ],
     "ttlMs": 0,
     "cacheScope": "private",
 }
@@ -37,6 +42,8 @@ def main() -> None:
             reply = {"result": DISCOVER}
         elif method == "tools/list":
             reply = {"result": TOOLS}
+        elif method == "tools/call" and msg["params"]["name"] == "die":
+            sys.exit(3)
         elif method == "tools/call":
             reply = {"result": {"content": [{"type": "text", "text": "pong"}]}}  # no resultType
         else:

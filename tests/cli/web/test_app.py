@@ -256,6 +256,13 @@ def test_the_problems_column_has_the_tap_rules() -> None:
         (flagged,) = [d for n, d in events if n == "wire" and d["problems"]]  # the rest breaks no rule
         assert flagged["direction"] == "s2c" and '"pong"' in flagged["text"]
         assert [p["code"] for p in flagged["problems"]] == ["missing-result-type"]
+
+        # a server that dies: the call says so, and so does the state the page is sent
+        died = post(sloppy, "api/call", {"kind": "tool", "name": "die"}).json()
+        assert died["ok"] is False and "exit status 3" in died["error"]["message"]
+        state = fetch(sloppy, "GET", "api/state").json()
+        assert state["connected"] is False and state["error"] == died["error"]["message"]
+        assert [t["name"] for t in state["tools"]] == ["ping_back", "die"]  # what it offered stays in view
     finally:
         sloppy.stop()
 

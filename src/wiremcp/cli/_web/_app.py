@@ -73,6 +73,7 @@ STATIC = {
     "favicon.svg": ("favicon.svg", b"image/svg+xml"),
 }
 _FETCH_SITES = (b"same-origin", b"none")
+_CHECKED = (b"host", b"origin", b"sec-fetch-site")
 
 
 def _static(name: str) -> bytes:
@@ -95,7 +96,7 @@ class InspectorApp:
         headers: dict[bytes, bytes] = {}
         for name, value in scope.get("headers", ()):
             name = bytes(name).lower()
-            if name in headers:
+            if name in headers and name in _CHECKED:
                 return f"more than one {name.decode()} header"
             headers[name] = bytes(value)
         host = headers.get(b"host", b"")

@@ -36,7 +36,7 @@ from typing import Any, Awaitable, Callable, Literal, TypedDict
 
 import orjson
 
-from ...client import Client, ClientError, RemoteError
+from ...client import Client, ClientError, ConnectionClosed, RemoteError
 from ...protocol import Era
 from .._wirecheck import Problem, WireChecker
 
@@ -147,6 +147,9 @@ class Inspector:
         if self.client is not None:
             client, self.client = self.client, None
             await client.aclose()
+            auth = getattr(client.transport, "auth", None)  # `--auth`: the OAuth client's own HTTP session
+            if auth is not None:
+                await auth.aclose()
 
     async def aclose(self) -> None:
         """Close the client and end every page stream."""
@@ -212,7 +215,11 @@ class Inspector:
                 error["data"] = exc.data
             return {"ok": False, "error": error, "ms": self._now() - started}
         except ClientError as exc:
-            return {"ok": False, "error": {"message": _describe(exc, self.client)}, "ms": self._now() - started}
+            message = _describe(exc, self.client)
+            if isinstance(exc, ConnectionClosed) and self.state.get("connected"):
+                self.state = {**self.state, "connected": False, "error": message}  # the lists stay, greyed by the page
+                self.publish("state", self.state)
+            return {"ok": False, "error": {"message": message}, "ms": self._now() - started}
         return {"ok": True, "result": result, "ms": self._now() - started}
 
     # -- elicitation -----------------------------------------------------------------------

@@ -166,7 +166,7 @@ class Page:
         await self.send("Page.navigate", {"url": url})
         await self.wait_for("document.readyState === 'complete'")
 
-    async def wait_for(self, condition: str, timeout: float = 30.0) -> Any:
+    async def wait_for(self, condition: str, timeout: float = 60.0) -> Any:
         """The value of ``condition`` once it is truthy (polled); fails after ``timeout`` s showing the page."""
         deadline = time.monotonic() + timeout
         while True:

@@ -5,7 +5,7 @@
     wiremcp dev examples/echo.py --http       # Streamable HTTP on 127.0.0.1:8000/mcp, reloaded on change
     wiremcp dev examples/echo.py --web        # the web inspector as the client (docs/inspector.md)
 
-Three ways, chosen by what is on the other end (docs/tap.md, "wiremcp dev"):
+Four ways, chosen by the options and what is on the other end (docs/tap.md, "wiremcp dev"):
 
 * **stdio, for a host** (stdin is not a terminal: a host started it, its
   configuration naming ``wiremcp dev server.py``): dev is a proxy like
@@ -23,8 +23,11 @@ Three ways, chosen by what is on the other end (docs/tap.md, "wiremcp dev"):
 * **--http**: the server runs as ``wiremcp run --http`` would, restarted on
   change, at the same URL; a tee in front of its ASGI app reports each
   envelope of the POST bodies and replies (JSON or SSE) to dev.
+* **--web**: the web inspector (``cli/_web``, docs/inspector.md) is the
+  client, in a thread of dev: it runs ``wiremcp run TARGET`` over stdio and
+  reconnects after each change (`WebRunner`); the page's URL is on stdout.
 
-Every envelope is printed to stderr with ``--wire``'s printer (`WirePrinter`,
+Every envelope (with ``--web``: in the page instead) is printed to stderr with ``--wire``'s printer (`WirePrinter`,
 coloured on a terminal); in the stdio proxy each also goes through the tap
 checker and its problems are printed under it. Watched: the target file's
 folder, or the target module's package folder, recursively, for ``*.py``

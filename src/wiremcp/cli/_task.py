@@ -142,7 +142,7 @@ async def _run(args: argparse.Namespace, tail: list[str] | None, out: TextIO, st
     if len(rest) != 1:
         raise UsageError(f"task {action} wants TARGET and one task ID")
     task_id = rest[0]
-    client = _client_for(target, args, WirePrinter(out, style) if args.wire else None)
+    client = _client_for(target, args, WirePrinter(out, style) if args.wire else None, command=tail is not None)
     try:
         async with client:
             handle = client.task(task_id)

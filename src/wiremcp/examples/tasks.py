@@ -44,9 +44,10 @@ async def export_report(rows: int, ctx: Context, batch: int = 250) -> str:
         print(f"export_report: cancelled after {exported} rows", flush=True, file=__import__("sys").stderr)
         raise
     answer = await ctx.elicit(f"Publish the report of {rows} rows?", Approval)
-    if answer.action != "accept" or not answer.value.publish:
+    approval = answer.value  # an Approval when the user accepted, else None
+    if approval is None or not approval.publish:
         return f"Exported {rows} rows; the report stays private."
-    return f"Exported {rows} rows and published the report{': ' + answer.value.note if answer.value.note else ''}."
+    return f"Exported {rows} rows and published the report{': ' + approval.note if approval.note else ''}."
 
 
 @server.tool(task=lambda arguments: arguments.get("rows", 0) > 1000)

@@ -143,3 +143,16 @@ def test_renew_and_list_by_owner(kind, tmp_path):
         assert [r.task_id for r in await store.list(None, after=None, limit=10)] == []
 
     run(kind, tmp_path, body)
+
+
+@pytest.mark.slow
+def test_the_tasks_bench_runs(tmp_path):
+    """bench/tasks_bench.py --tiny completes and prints its table (no timing asserted)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, str(root / "bench" / "tasks_bench.py"), "--tiny"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| store") or line.startswith("| server")]
+    assert [r.split("|")[1:3] for r in rows] == [[" store ", " memory "], [" store ", " sqlite "], [" server ", " memory "], [" server ", " sqlite "]]

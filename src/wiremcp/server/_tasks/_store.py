@@ -107,6 +107,15 @@ class TaskRecord:
         end = self.expires_at()
         return end is not None and now >= end
 
+    def to_json(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict, for stores that serialise (SQLite, Redis)."""
+        return record_to_json(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TaskRecord:
+        """The inverse of `to_json`."""
+        return record_from_json(data)
+
     def copy(self) -> TaskRecord:
         """A copy whose fields and input maps are its own; ``result`` and ``error`` are shared, never mutated."""
         return dataclasses.replace(self, input_requests=dict(self.input_requests), input_responses=dict(self.input_responses))

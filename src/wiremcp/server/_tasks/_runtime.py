@@ -150,12 +150,20 @@ class _TaskInputs:
         self._outstanding: dict[str, Any] = {}
         self._answers: dict[str, Any] = {}
         self._lock = asyncio.Lock()
+        self._asking = 0
 
     @property
     def waiting(self) -> bool:
-        return bool(self._outstanding)
+        return self._asking > 0
 
     async def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        self._asking += 1
+        try:
+            return await self._ask(requests)
+        finally:
+            self._asking -= 1
+
+    async def _ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
         wire: dict[str, str] = {}
         for key in requests:
             unique, n = key, 1
@@ -209,19 +217,19 @@ class _LegacyTaskInputs:
         self.waiting = False
 
     async def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        self.waiting = True
         related = {RELATED_TASK: {"taskId": self.task_id}}
         tagged = {}
         for key, request in requests.items():
             params = dict(request.get("params") or {})
             params["_meta"] = {**(params.get("_meta") or {}), **related}
             tagged[key] = {"method": request["method"], "params": params}
-        await self.tasks.set_status(self.task_id, "input_required", "Waiting for input from the client", requests)
-        self.waiting = True
         try:
+            await self.tasks.set_status(self.task_id, "input_required", "Waiting for input from the client", requests)
             answers: dict[str, Any] = await self.session.ask(tagged)
         finally:
             self.waiting = False
-        await self.tasks.set_status(self.task_id, "working", None, None)
+        await self.tasks.set_status(self.task_id, "working", None, {})
         return answers
 
     def close_sse_stream(self, request_id: Any, retry_ms: int | None = None) -> bool:
@@ -443,22 +451,37 @@ class Tasks:
         self, task_id: str, status: Literal["working", "input_required"], message: str | None, requests: dict[str, Any] | None
     ) -> None:
         store = await self.ready()
-        record = await store.set_status(task_id, status, now=time.time(), message=message, input_requests=requests or {})
+        record = await store.set_status(task_id, status, now=time.time(), message=message, input_requests=requests)
         if record is not None:
             self.publish(record)
 
     def _progress_sink(self, task_id: str) -> Emit:
+        """Progress becomes the status message (in order); tasks.md: no progress or log notifications for a task."""
+        queue: list[str] = []
+        busy = [False]
+
+        async def drain() -> None:
+            try:
+                while queue:
+                    message = queue.pop(0)
+                    inputs = self._inputs.get(task_id)
+                    if inputs is None or inputs.waiting:  # finished, or input_required: its own message stands
+                        continue
+                    await self.set_status(task_id, "working", message, None)
+            finally:
+                busy[0] = False
+
         def emit(method: str, params: dict[str, Any]) -> None:
             if method != "notifications/progress":
-                return  # tasks.md: no progress or log notifications for a task
-            inputs = self._inputs.get(task_id)
-            if inputs is not None and inputs.waiting:
                 return
             message = params.get("message")
             if message is None:
                 total = params.get("total")
                 message = f"{params.get('progress')}/{total}" if total is not None else f"{params.get('progress')}"
-            self._spawn(self.set_status(task_id, "working", str(message), None))
+            queue.append(str(message))
+            if not busy[0]:
+                busy[0] = True
+                self._spawn(drain())
 
         return emit
 

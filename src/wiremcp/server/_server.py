@@ -27,9 +27,11 @@ import base64
 import binascii
 from typing import Any, Awaitable, Callable, Iterable, Literal, TypeVar, overload
 
-from ..jsonrpc import InvalidParams, MethodNotFound, Request
+import orjson
+
+from ..jsonrpc import InvalidParams, JSONRPCError, MethodNotFound, Request
 from ..protocol import MODERN_VERSIONS, methods
-from ..protocol.meta import SERVER_INFO, RequestMeta, parse_request_meta
+from ..protocol.meta import CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION, SERVER_INFO, RequestMeta, parse_request_meta
 from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
 from ._context import Context, Emit, require_scopes
 from ._legacy import DEFAULT_CLIENT_REQUEST_TIMEOUT, LegacySession, Notify, SendRequest
@@ -38,6 +40,7 @@ from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, list
 from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_level, setting
 from ._tools import Tool, ToolAnnotations
 from ._workers import Workers
+from ._reply import Reply, reply_failed, reply_ok
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
 from ._middleware import Middleware, install
 from ._mount import Mount, check_mountable
@@ -52,6 +55,12 @@ __all__ = ["Server", "DEFAULT_LIST_TTL_MS"]
 
 #: How long clients may cache list results and discovery, unless configured.
 DEFAULT_LIST_TTL_MS = 60_000
+
+#: The ``params`` and ``params._meta`` members the fused ``tools/call`` path knows; any other is the general path's.
+_FAST_PARAMS = frozenset({"name", "arguments", "_meta"})
+_FAST_META = frozenset({PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO})
+_dumps = orjson.dumps
+_LINE = orjson.OPT_APPEND_NEWLINE
 
 Handler = Callable[[Request, dict[str, Any], RequestMeta, "Emit | None"], "dict[str, Any] | Awaitable[dict[str, Any]]"]
 CacheScope = Literal["public", "private"]
@@ -399,6 +408,85 @@ class Server:
         if type(out) is dict:
             return out
         return self._rounds(out, method, params)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
+
+    def call_tool_now(self, id: Any, params: Any) -> Reply | None:
+        """The fused ``tools/call``: the reply of a plain call, or None for the general path (`handle`).
+
+        For a request whose ``params`` hold only ``name``, ``arguments`` and
+        ``_meta`` (protocol version, client capabilities, client info), naming
+        a tool with a plain schema (`Tool.plain`), on a server without
+        middleware or an upstream: ``_meta``, the tool and the arguments are
+        checked in this one function, the tool runs, and its reply is encoded.
+        Anything else, and every problem, returns None before the tool runs,
+        so that `handle` decides it and gives the exact error; the reply is
+        byte for byte the one `handle` makes. The transport has already
+        checked the envelope and that ``id`` is not in flight.
+        """
+        if type(params) is not dict or not params.keys() <= _FAST_PARAMS or self._middleware or self.forwarder is not None:
+            return None
+        meta = params.get("_meta")
+        if (
+            type(meta) is not dict
+            or not meta.keys() <= _FAST_META
+            or meta.get(PROTOCOL_VERSION) not in self.supported_versions
+            or type(meta.get(CLIENT_CAPABILITIES)) is not dict
+        ):
+            return None
+        info = meta.get(CLIENT_INFO)
+        if info is not None and type(info) is not dict:
+            return None
+        name = params.get("name")
+        if type(name) is not str:
+            return None
+        tool = self._tools.get(name)
+        if tool is None:
+            return None
+        plain = tool.plain
+        if plain is None:
+            return None
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        elif type(arguments) is not dict:
+            return None
+        types, required = plain
+        for key, value in arguments.items():
+            allowed = types.get(key)
+            if allowed is None or type(value) not in allowed:
+                return None
+        if required and not arguments.keys() >= required:
+            return None
+        convert = tool._convert
+        if convert is not None:  # e.g. an int parameter: pure, so a problem still leaves the call to `handle`
+            try:
+                arguments = convert(arguments)
+            except Exception:
+                return None
+        try:
+            try:
+                value = tool.fn(**arguments)
+            except JSONRPCError:
+                raise  # a deliberate protocol error stays one (as in `Tool._run`)
+            except Exception as exc:
+                out = tool._failed(exc, self.mask_errors)
+            else:
+                out = tool._result(value)
+        except BaseException as exc:  # noqa: BLE001 - answered as `handle` and `Call.start` answer it
+            return self._call_raised(id, params, exc)
+        shared = self._result_meta
+        if shared is not None:
+            own = out.get("_meta")
+            out["_meta"] = shared if own is None else {**shared, **own}
+        try:  # `reply_ok`, inline
+            return _dumps({"jsonrpc": "2.0", "id": id, "result": out}, option=_LINE), None
+        except TypeError:
+            return reply_ok(id, out)
+
+    def _call_raised(self, id: Any, params: dict[str, Any], exc: BaseException) -> Reply:
+        """A fused call's tool raised a BaseException: `InputRequired` as `handle`, the rest as `Call.start`."""
+        if isinstance(exc, InputRequired):
+            return reply_ok(id, self._complete(input_required_result(self.state_sealer, methods.TOOLS_CALL, params, exc)))
+        return reply_failed(id, exc)
 
     async def _rounds(self, pending: Awaitable[dict[str, Any]], method: str, params: dict[str, Any]) -> dict[str, Any]:
         try:

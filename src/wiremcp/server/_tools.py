@@ -235,6 +235,7 @@ class Tool:
         "scopes",
         "threaded",
         "inputs",
+        "plain",
     )
 
     def __init__(
@@ -294,6 +295,12 @@ class Tool:
         except SchemaError as exc:
             raise SchemaError(f"{where}: input_schema: {exc}") from None
         check_headers(input_schema, f"{where} inputSchema")
+        #: ``(types by argument, required names)`` when a call may take the fused
+        #: ``tools/call`` path (`Server.call_tool_now`): an inline plain function with
+        #: no context, inputs or scopes, and a schema of scalar properties.
+        self.plain: PlainArguments | None = None
+        if not self.is_async and not self.threaded and self.context_param is None and not self.inputs and not self.scopes:
+            self.plain = plain_arguments(input_schema)
 
         # output
         self.output_schema: dict[str, Any] | None = None
@@ -444,6 +451,56 @@ class Tool:
 
     def _failed(self, exc: Exception, mask: bool = True) -> dict[str, Any]:
         return error_result(failure_message("tool", self.name, exc, mask))
+
+
+#: A plain schema's argument types (exact Python types per name) and its required names.
+PlainArguments = tuple[dict[str, frozenset[type]], frozenset[str]]
+
+_PLAIN_TYPES: dict[str, frozenset[type]] = {
+    "string": frozenset({str}),
+    "boolean": frozenset({bool}),
+    "integer": frozenset({int}),
+    "number": frozenset({int, float}),
+}
+#: Keywords that do not constrain a value (annotations), besides ``type``.
+_ANNOTATION_KEYS = frozenset({"type", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"})
+_PLAIN_ROOT_KEYS = frozenset({"type", "properties", "required", "additionalProperties", "title", "description"})
+
+
+def plain_arguments(schema: Any) -> PlainArguments | None:
+    """What a fast argument check needs for ``schema``, or None when the compiled validator must decide.
+
+    A plain schema: an object of named properties, each with one scalar
+    ``type`` and annotations only; ``required`` names; ``additionalProperties``
+    absent or false. The fast check accepts arguments whose every key is a
+    property with a value of an exact type (``True`` is no integer, ``1.0`` is
+    left to the validator) and that hold every required name; anything else
+    goes through the general path, which gives the exact error.
+    """
+    if type(schema) is not dict or schema.get("type") != "object" or not schema.keys() <= _PLAIN_ROOT_KEYS:
+        return None
+    if schema.get("additionalProperties", False) is not False:
+        return None
+    properties = schema.get("properties", {})
+    required = schema.get("required", [])
+    if type(properties) is not dict or type(required) is not list:
+        return None
+    types: dict[str, frozenset[type]] = {}
+    for name, sub in properties.items():
+        if type(sub) is not dict or not sub.keys() <= _ANNOTATION_KEYS:
+            return None
+        kind = sub.get("type")
+        kinds = kind if type(kind) is list and kind else [kind]
+        allowed: frozenset[type] = frozenset()
+        for each in kinds:
+            more = _PLAIN_TYPES.get(each) if type(each) is str else None
+            if more is None:
+                return None
+            allowed |= more
+        types[name] = allowed
+    if not all(type(name) is str and name in types for name in required):
+        return None
+    return types, frozenset(required)
 
 
 def _return_hint(fn: Callable[..., Any]) -> Any:

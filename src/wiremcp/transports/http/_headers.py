@@ -157,10 +157,13 @@ class HeaderRules:
 
     def check(self, headers: dict[bytes, bytes], request: Request) -> None:
         """Raise `HeaderMismatch` unless the headers agree with ``request``."""
+        self.check_fields(headers, request.method, request.params)
+
+    def check_fields(self, headers: dict[bytes, bytes], method: str, params: Any) -> None:
+        """`check` for a request given by its ``method`` and ``params`` (no `Request` object needed)."""
         version = headers.get(PROTOCOL_VERSION_HEADER)
         if version is None:
             raise HeaderMismatch("Header mismatch: the MCP-Protocol-Version header is required")
-        params = request.params
         meta = params.get("_meta") if type(params) is dict else None
         if type(meta) is dict:
             body_version = meta.get(PROTOCOL_VERSION)
@@ -171,7 +174,6 @@ class HeaderRules:
                         f"Header mismatch: MCP-Protocol-Version header value {header_version!r} does not match "
                         f"the body's _meta protocol version {body_version!r}"
                     )
-        method = request.method
         raw_method = headers.get(METHOD_HEADER)  # `_field`, inline
         if raw_method is None:
             raise HeaderMismatch("Header mismatch: the Mcp-Method header is required")

@@ -79,8 +79,6 @@ _ORJSON_MAX_DEPTH = 1024
 _COUNT_BELOW = 4096
 
 _BOM = b"\xef\xbb\xbf"
-#: The members of a plain request (`Decoder.plain_request`).
-_PLAIN_MEMBERS = frozenset({"jsonrpc", "id", "method", "params"})
 _loads = orjson.loads
 
 
@@ -233,7 +231,7 @@ class Decoder:
             obj = _loads(data)
         except orjson.JSONDecodeError:
             return None
-        if type(obj) is not dict or not obj.keys() <= _PLAIN_MEMBERS:
+        if type(obj) is not dict or len(obj) != 4:  # the four members, each checked below, and no other
             return None
         if size > self._count_above:  # the depth rule, as in `decode`
             if size <= _COUNT_BELOW:

@@ -56,9 +56,6 @@ __all__ = ["Server", "DEFAULT_LIST_TTL_MS"]
 #: How long clients may cache list results and discovery, unless configured.
 DEFAULT_LIST_TTL_MS = 60_000
 
-#: The ``params`` and ``params._meta`` members the fused ``tools/call`` path knows; any other is the general path's.
-_FAST_PARAMS = frozenset({"name", "arguments", "_meta"})
-_FAST_META = frozenset({PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO})
 _dumps = orjson.dumps
 _LINE = orjson.OPT_APPEND_NEWLINE
 
@@ -422,18 +419,22 @@ class Server:
         byte for byte the one `handle` makes. The transport has already
         checked the envelope and that ``id`` is not in flight.
         """
-        if type(params) is not dict or not params.keys() <= _FAST_PARAMS or self._middleware or self.forwarder is not None:
+        # Only name, arguments (optional) and _meta; only the three _meta fields (client info optional).
+        # Counting is cheaper than comparing key sets: name and _meta are required below.
+        if type(params) is not dict or len(params) != (3 if "arguments" in params else 2):
+            return None
+        if self._middleware or self.forwarder is not None:
             return None
         meta = params.get("_meta")
-        if (
-            type(meta) is not dict
-            or not meta.keys() <= _FAST_META
-            or meta.get(PROTOCOL_VERSION) not in self.supported_versions
-            or type(meta.get(CLIENT_CAPABILITIES)) is not dict
-        ):
+        if type(meta) is not dict or meta.get(PROTOCOL_VERSION) not in self.supported_versions:
             return None
         info = meta.get(CLIENT_INFO)
-        if info is not None and type(info) is not dict:
+        if info is None:
+            if len(meta) != 2 or CLIENT_INFO in meta:
+                return None
+        elif type(info) is not dict or len(meta) != 3:
+            return None
+        if type(meta.get(CLIENT_CAPABILITIES)) is not dict:
             return None
         name = params.get("name")
         if type(name) is not str:
@@ -449,7 +450,7 @@ class Server:
             arguments = {}
         elif type(arguments) is not dict:
             return None
-        types, required = plain
+        types, required, text_result = plain
         for key, value in arguments.items():
             allowed = types.get(key)
             if allowed is None or type(value) not in allowed:
@@ -470,7 +471,10 @@ class Server:
             except Exception as exc:
                 out = tool._failed(exc, self.mask_errors)
             else:
-                out = tool._result(value)
+                if type(value) is str and text_result:  # `Tool._plain`, inline
+                    out = {"resultType": "complete", "content": [{"type": "text", "text": value}]}
+                else:
+                    out = tool._result(value)
         except BaseException as exc:  # noqa: BLE001 - answered as `handle` and `Call.start` answer it
             return self._call_raised(id, params, exc)
         shared = self._result_meta

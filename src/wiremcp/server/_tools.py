@@ -295,12 +295,6 @@ class Tool:
         except SchemaError as exc:
             raise SchemaError(f"{where}: input_schema: {exc}") from None
         check_headers(input_schema, f"{where} inputSchema")
-        #: ``(types by argument, required names)`` when a call may take the fused
-        #: ``tools/call`` path (`Server.call_tool_now`): an inline plain function with
-        #: no context, inputs or scopes, and a schema of scalar properties.
-        self.plain: PlainArguments | None = None
-        if not self.is_async and not self.threaded and self.context_param is None and not self.inputs and not self.scopes:
-            self.plain = plain_arguments(input_schema)
 
         # output
         self.output_schema: dict[str, Any] | None = None
@@ -332,6 +326,15 @@ class Tool:
             self._result: Callable[[Any], dict[str, Any]] = self._structured
         else:
             self._result = self._plain
+
+        #: ``(types by argument, required names, str returns are one text block)`` when a call may
+        #: take the fused ``tools/call`` path (`Server.call_tool_now`): an inline plain function
+        #: with no context, inputs or scopes, and a schema of scalar properties.
+        self.plain: PlainArguments | None = None
+        if not self.is_async and not self.threaded and self.context_param is None and not self.inputs and not self.scopes:
+            arguments = plain_arguments(input_schema)
+            if arguments is not None:
+                self.plain = (*arguments, self.output_schema is None)
 
         # the definition, built once
         definition: dict[str, Any] = {"name": self.name}
@@ -454,7 +457,9 @@ class Tool:
 
 
 #: A plain schema's argument types (exact Python types per name) and its required names.
-PlainArguments = tuple[dict[str, frozenset[type]], frozenset[str]]
+ArgumentTypes = tuple[dict[str, frozenset[type]], frozenset[str]]
+#: `Tool.plain`: the argument types, the required names, and whether a ``str`` return is one text block.
+PlainArguments = tuple[dict[str, frozenset[type]], frozenset[str], bool]
 
 _PLAIN_TYPES: dict[str, frozenset[type]] = {
     "string": frozenset({str}),
@@ -467,7 +472,7 @@ _ANNOTATION_KEYS = frozenset({"type", "title", "description", "default", "exampl
 _PLAIN_ROOT_KEYS = frozenset({"type", "properties", "required", "additionalProperties", "title", "description"})
 
 
-def plain_arguments(schema: Any) -> PlainArguments | None:
+def plain_arguments(schema: Any) -> ArgumentTypes | None:
     """What a fast argument check needs for ``schema``, or None when the compiled validator must decide.
 
     A plain schema: an object of named properties, each with one scalar

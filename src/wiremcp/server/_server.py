@@ -455,8 +455,8 @@ class Server:
             allowed = types.get(key)
             if allowed is None or type(value) not in allowed:
                 return None
-        if required and not arguments.keys() >= required:
-            return None
+        if required and len(arguments) != len(types) and not arguments.keys() >= required:
+            return None  # (every key is a property: holding them all, it holds the required ones)
         convert = tool._convert
         if convert is not None:  # e.g. an int parameter: pure, so a problem still leaves the call to `handle`
             try:

@@ -86,10 +86,13 @@ def serve_before_loop(
                 reply = call_now(obj["id"], obj["params"]) if obj is not None and obj["method"] == _TOOLS_CALL else None
                 if reply is None:
                     return data[start:]
-                view = memoryview(reply[0])
+                line = reply[0]
                 try:
-                    while view:
-                        view = view[os.write(out_fd, view) :]
+                    written = os.write(out_fd, line)
+                    if written != len(line):  # a full pipe took part of it
+                        view = memoryview(line)[written:]
+                        while view:
+                            view = view[os.write(out_fd, view) :]
                 except BrokenPipeError:
                     log.info("stdout was closed by the client; stopping")
                     return None

@@ -22,9 +22,8 @@ and keeps these rules for stdio and HTTP alike:
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..jsonrpc import (
     ErrorResponse,
@@ -37,6 +36,9 @@ from ..jsonrpc import (
 )
 from ..protocol import methods
 from ._legacy import ClientRequestFailed
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["OutgoingRequests"]
 
@@ -62,6 +64,7 @@ class OutgoingRequests:
 
     async def request(self, method: str, params: dict[str, Any], write: Callable[[bytes], None]) -> Any:
         """Send ``method`` through ``write`` and wait for the peer's result (its error raises)."""
+        import asyncio  # imported by then: on first use, not at start-up
         if self.closed is not None:
             raise ConnectionError(self.closed)
         pending = self._pending

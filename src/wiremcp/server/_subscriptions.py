@@ -23,12 +23,14 @@ Rules kept by `listen` (the request handler):
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any, Callable, Literal, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, Protocol
 
 from ..jsonrpc import InvalidParams, RequestId
 from ..protocol.meta import SUBSCRIPTION_ID
 from ._reply import ServerBusy
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["ChangeBus", "LocalBus", "Event", "listen", "DEFAULT_MAX_SUBSCRIPTIONS", "parse_filter"]
 
@@ -101,6 +103,7 @@ async def listen(
     limit: int,
 ) -> dict[str, Any]:
     """Serve one subscription until the server closes it (or the task is cancelled)."""
+    import asyncio  # imported by then: on first use, not at start-up
     if open_count[0] >= limit:
         raise ServerBusy(f"Server busy: {open_count[0]} subscriptions are open, the most this server keeps ({limit}); retry later")
     agreed: dict[str, Any] = {}

@@ -42,6 +42,7 @@ import random
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,6 +107,7 @@ class Sample:
     rss_kib: int
     fds: int
     tasks: int
+    blocks: int = -1  #: memory blocks Python's allocator hands out (`sys.getallocatedblocks`)
 
 
 def proc_rss_kib(pid: int) -> int:
@@ -462,19 +464,44 @@ async def sample_loop(
         for name, (pid, debug_client) in servers.items():
             try:
                 info = (await asyncio.wait_for(debug_client.call_tool("soak_debug"), 30)).structured_content or {}
-                tasks = int(info.get("tasks", -1))
+                tasks, blocks = int(info.get("tasks", -1)), int(info.get("blocks", -1))
             except Exception:  # noqa: BLE001 - a missed sample is not a failure of the server
-                tasks = -1
+                tasks = blocks = -1
             try:
-                samples.append(Sample(now - start, name, proc_rss_kib(pid), proc_fds(pid), tasks))
+                samples.append(Sample(now - start, name, proc_rss_kib(pid), proc_fds(pid), tasks, blocks))
             except (FileNotFoundError, ProcessLookupError):
-                samples.append(Sample(now - start, name, -1, -1, tasks))
+                samples.append(Sample(now - start, name, -1, -1, tasks, blocks))
         if now >= deadline:
             return
         await asyncio.sleep(min(interval, max(0.0, deadline - time.monotonic())))
 
 
 # -- the run --------------------------------------------------------------------------------
+
+#: Where the HTTP server's stderr goes (its log: one warning per refused request, session ends).
+HTTP_LOG = Path(tempfile.gettempdir()) / f"wiremcp-soak-http-{os.getpid()}.log"
+
+
+def start_http_server(port: int, idle_timeout: float, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """``tests/servers/soak.py`` over HTTP on 127.0.0.1, its stderr written to ``log``.
+
+    Never to a pipe nobody reads: the server logs a warning for every request it
+    refuses, and once a pipe's 64 KiB are full its next write blocks the event
+    loop, and the server answers nothing more (the 30-minute run of 2026-12-01
+    hung so: 575 refused requests, then not even ``DELETE`` was answered).
+    """
+    with open(log, "wb") as out:  # the child keeps its own descriptor
+        return subprocess.Popen(
+            [sys.executable, str(SERVER_FILE), "--port", str(port), "--session-idle-timeout", str(idle_timeout)],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=out,
+        )
+
+
+def log_tail(log: Path, size: int = 2000) -> str:
+    try:
+        return log.read_bytes()[-size:].decode("utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 async def soak(args: argparse.Namespace) -> dict[str, Any]:
@@ -483,10 +510,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))}
-    http_proc = subprocess.Popen(
-        [sys.executable, str(SERVER_FILE), "--port", str(port), "--session-idle-timeout", str(args.session_idle_timeout)],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
+    http_proc = start_http_server(port, args.session_idle_timeout, env, HTTP_LOG)
     raw_proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "wiremcp", "run", str(SERVER_FILE),
         cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -498,7 +522,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
                 break
             if http_proc.poll() is not None:
-                raise RuntimeError(f"the HTTP server exited: {http_proc.stderr.read().decode()[-2000:] if http_proc.stderr else ''}")
+                raise RuntimeError(f"the HTTP server exited: {log_tail(HTTP_LOG)}")
             await asyncio.sleep(0.1)
         http_modern = Client.http(url, era="modern")
         http_legacy = Client.http(url, era="legacy")
@@ -546,6 +570,8 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         except subprocess.TimeoutExpired:
             http_proc.kill()
             http_proc.wait()
+        with contextlib.suppress(OSError):
+            HTTP_LOG.unlink()
     return verdict(args, ledger, samples, elapsed)
 
 
@@ -553,11 +579,12 @@ async def raw_sample_loop(raw: RawStdio, pid: int, samples: list[Sample], start:
     while True:
         now = time.monotonic()
         reply = await raw.request("tools/call", {"name": "soak_debug", "arguments": {}})
-        tasks = -1
+        tasks = blocks = -1
         if reply is not None and "result" in reply:
-            tasks = int((reply["result"].get("structuredContent") or {}).get("tasks", -1))
+            info = reply["result"].get("structuredContent") or {}
+            tasks, blocks = int(info.get("tasks", -1)), int(info.get("blocks", -1))
         with contextlib.suppress(FileNotFoundError, ProcessLookupError):
-            samples.append(Sample(now - start, "stdio-raw", proc_rss_kib(pid), proc_fds(pid), tasks))
+            samples.append(Sample(now - start, "stdio-raw", proc_rss_kib(pid), proc_fds(pid), tasks, blocks))
         if now >= deadline:
             return
         await asyncio.sleep(min(interval, max(0.0, deadline - time.monotonic())))
@@ -608,7 +635,8 @@ def verdict(args: argparse.Namespace, ledger: Ledger, samples: list[Sample], ela
         "servers": servers,
         "problems": problems,
         "passed": not problems,
-        "curve": [[round(s.t, 1), s.server, s.rss_kib, s.fds, s.tasks] for s in samples],
+        "curve_columns": ["seconds", "server", "rss_kib", "fds", "tasks", "blocks"],
+        "curve": [[round(s.t, 1), s.server, s.rss_kib, s.fds, s.tasks, s.blocks] for s in samples],
     }
 
 
@@ -637,7 +665,7 @@ def main(argv: list[str] | None = None) -> int:
     result = asyncio.run(soak(args))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")
-    summary = {k: v for k, v in result.items() if k != "curve"}
+    summary = {k: v for k, v in result.items() if k not in ("curve", "curve_columns")}
     print(json.dumps(summary, indent=1))
     print("PASSED" if result["passed"] else "FAILED")
     return 0 if result["passed"] else 1

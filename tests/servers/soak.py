@@ -7,7 +7,9 @@ Python's allocator holds (``sys.getallocatedblocks``). To find what grows,
 ``soak_debug(detail=True)`` also lists the object types whose counts grew
 most since the first detailed call and, when the process runs with
 ``WIREMCP_SOAK_TRACEMALLOC=1`` (tracemalloc started at import), the source
-lines whose allocations grew most since then (a diff of two snapshots). Served with
+lines whose allocations grew most since then (a diff of two snapshots).
+With ``WIREMCP_SOAK_GC=off`` the cyclic collector is off until such a call, so
+that the garbage in reference cycles a load leaves can be counted exactly. Served with
 ``wiremcp run tests/servers/soak.py`` (stdio), or run directly for HTTP with
 a chosen legacy-session idle timeout (the CLI has no flag for it):
 ``python tests/servers/soak.py --port 8123 --session-idle-timeout 20``.
@@ -30,6 +32,8 @@ from typing import Any
 
 import wiremcp
 
+if os.environ.get("WIREMCP_SOAK_GC") == "off":  # garbage in cycles stays until soak_debug(detail=True) collects it
+    gc.disable()
 if os.environ.get("WIREMCP_SOAK_TRACEMALLOC"):
     tracemalloc.start(int(os.environ["WIREMCP_SOAK_TRACEMALLOC"]))
 

@@ -39,7 +39,7 @@ from typing import Any, Iterator
 import orjson
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, request
 
 pytestmark = pytest.mark.slow
 
@@ -92,7 +92,7 @@ def _debug(result: Any) -> dict[str, Any]:
 # -- reference cycles --------------------------------------------------------------
 
 
-def test_settled_legacy_requests_leave_no_cycles_holding_their_replies(soak_server):
+def test_settled_legacy_requests_leave_no_cycles_holding_their_replies(soak_server: _http_tests.ServerProcess) -> None:
     url = f"http://127.0.0.1:{soak_server.port}/mcp"
     text = "x" * (256 * 1024)
     calls = 12
@@ -120,7 +120,7 @@ def test_settled_legacy_requests_leave_no_cycles_holding_their_replies(soak_serv
 # -- DELETE --------------------------------------------------------------------------
 
 
-def test_the_soak_gives_its_http_server_a_log_file_and_the_server_answers_after_logging_a_lot(tmp_path):
+def test_the_soak_gives_its_http_server_a_log_file_and_the_server_answers_after_logging_a_lot(tmp_path: Path) -> None:
     soak = _bench_soak()
     port = soak.free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))}
@@ -181,7 +181,7 @@ def _post(port: int, sid: str | None, message: dict[str, Any]) -> SSE:
     return SSE(_connection(port, "POST", "/mcp", headers, orjson.dumps(message), 15))
 
 
-def test_delete_ends_a_session_with_everything_open_at_once(soak_server):
+def test_delete_ends_a_session_with_everything_open_at_once(soak_server: _http_tests.ServerProcess) -> None:
     port = soak_server.port
     sid = _open_session(port, {"elicitation": {}})
     session = {"Mcp-Session-Id": sid}
@@ -198,7 +198,7 @@ def test_delete_ends_a_session_with_everything_open_at_once(soak_server):
     sleeping = _post(port, sid, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "soak_sleep", "arguments": {"seconds": 60}}})
     # A modern listen beside the session, on the same server.
-    listen = _post(port, None, _http_tests.request("l", "subscriptions/listen", {"notifications": {"toolsListChanged": True}}))
+    listen = _post(port, None, request("l", "subscriptions/listen", {"notifications": {"toolsListChanged": True}}))
     assert listen.status == 200 and listen.is_sse
     try:
         # The session is busy: the in-flight request has reached the server once it is counted here.
@@ -215,7 +215,7 @@ def test_delete_ends_a_session_with_everything_open_at_once(soak_server):
         assert sleeping.status == 404, sleeping.status
         assert send(port, {"jsonrpc": "2.0", "id": 4, "method": "ping"}, session).status == 404
         # The server goes on: a modern request is answered.
-        ping = _http_tests.request(5, "tools/list", {})
+        ping = request(5, "tools/list", {})
         assert send(port, ping, _http_tests.mcp_headers(ping)).status == 200
     finally:
         for sse in (get, asking, sleeping, listen):
@@ -264,7 +264,9 @@ class _SilentOnDelete:
             writer.close()
 
 
-def test_closing_a_legacy_client_waits_a_bounded_time_for_an_unanswered_delete(monkeypatch, caplog):
+def test_closing_a_legacy_client_waits_a_bounded_time_for_an_unanswered_delete(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     assert http_client._DELETE_TIMEOUT == 5.0
     bound = 1.0
     monkeypatch.setattr(http_client, "_DELETE_TIMEOUT", bound)

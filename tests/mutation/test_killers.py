@@ -21,6 +21,7 @@ from wiremcp.jsonrpc import (
     LocalProtocolError,
     Profile,
     InvalidParams,
+    InvalidNotification,
     InvalidRequest,
     JSONRPCError,
     PendingRequests,
@@ -164,6 +165,25 @@ def test_a_short_message_nesting_too_deep_is_refused() -> None:
     with pytest.raises(InvalidRequest) as info:
         Decoder(JSONRPC_2_0, max_depth=5).decode(b"[[[[[[]]]]]]")
     assert info.value.message == "Invalid Request: the message nests deeper than 5 levels"
+
+
+def test_a_notification_nesting_too_deep_is_refused_as_a_notification() -> None:
+    """jsonrpc/_codec.py `Decoder.decode`: past the depth limit, a message with a method and no id is
+    an `InvalidNotification` (never answered) naming its method; with an id, an `InvalidRequest`.
+
+    Kills the mutants of that branch (the dict test inverted, the member names garbled, the
+    arguments of `_refused` dropped or swapped).
+    """
+    deep = b'{"a":{"b":{"c":{}}}}'
+    decoder = Decoder(MCP, max_depth=3)
+    with pytest.raises(InvalidNotification) as note:
+        decoder.decode(b'{"jsonrpc":"2.0","method":"n","params":' + deep + b"}")
+    assert note.value.message == "Invalid Request: the message nests deeper than 3 levels"
+    assert note.value.method == "n"
+    with pytest.raises(InvalidRequest) as req:
+        decoder.decode(b'{"jsonrpc":"2.0","id":7,"method":"n","params":' + deep + b"}")
+    assert type(req.value) is InvalidRequest
+    assert req.value.message == "Invalid Request: the message nests deeper than 3 levels"
 
 
 @pytest.mark.parametrize(

@@ -144,7 +144,14 @@ def test_the_heap_rebuilt_with_requests_in_flight_keeps_their_deadlines() -> Non
 
 
 def test_the_general_profile_takes_batches_float_ids_and_positional_params() -> None:
-    """jsonrpc/_codec.py `Profile`: each flag of JSON-RPC 2.0 is honoured (kills them set to None)."""
+    """jsonrpc/_codec.py `Profile`: each flag is honoured, in the built-in JSON-RPC 2.0 profile and in
+    one made here (kills them set to None: the built-in profiles are made at import, before a mutant runs)."""
+    permissive = Profile("permissive", batches=True, null_id=True, float_id=True, positional_params=True)
+    assert (permissive.batches, permissive.float_id, permissive.positional_params) == (True, True, True)
+    for decoder in (Decoder(JSONRPC_2_0), Decoder(permissive)):
+        assert isinstance(decoder.decode(b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]'), Batch)
+        assert decoder.decode(b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}') == Request(1.5, "ping")
+        assert decoder.decode(b'{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}') == Request(1, "x", [1])
     decoder = Decoder(JSONRPC_2_0)
     batch = decoder.decode(b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]')
     assert isinstance(batch, Batch) and batch.items == (Request(1, "ping"),)

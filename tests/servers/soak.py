@@ -8,8 +8,12 @@ Python's allocator holds (``sys.getallocatedblocks``). To find what grows,
 most since the first detailed call and, when the process runs with
 ``WIREMCP_SOAK_TRACEMALLOC=1`` (tracemalloc started at import), the source
 lines whose allocations grew most since then (a diff of two snapshots).
-With ``WIREMCP_SOAK_GC=off`` the cyclic collector is off until such a call, so
-that the garbage in reference cycles a load leaves can be counted exactly. Served with
+Each detailed call also runs a full collection and reports the garbage it
+found in reference cycles (types, and the bytes and strings it held); with
+``WIREMCP_SOAK_GC=off`` the automatic collector is off, so that this count is
+all the cyclic garbage made since the previous detailed call.
+``soak_debug(trim=True)`` reports RSS before and after glibc's
+``malloc_trim``: what the allocator kept but the process no longer uses. Served with
 ``wiremcp run tests/servers/soak.py`` (stdio), or run directly for HTTP with
 a chosen legacy-session idle timeout (the CLI has no flag for it):
 ``python tests/servers/soak.py --port 8123 --session-idle-timeout 20``.

@@ -2,11 +2,11 @@
 
 ``soak_echo`` returns its text (large payloads), ``soak_sleep`` waits (requests
 to cancel), ``soak_debug`` reports what the process holds: asyncio tasks,
-objects tracked by the garbage collector, open descriptors, and the bytes
-Python's allocator holds (``sys.getallocatedblocks``). To find what grows,
+objects tracked by the garbage collector, open descriptors, and the memory
+blocks Python's allocator has handed out (``sys.getallocatedblocks``). To find what grows,
 ``soak_debug(detail=True)`` also lists the object types whose counts grew
 most since the first detailed call and, when the process runs with
-``WIREMCP_SOAK_TRACEMALLOC=1`` (tracemalloc started at import), the source
+``WIREMCP_SOAK_TRACEMALLOC=N`` (tracemalloc started at import, N frames), the source
 lines whose allocations grew most since then (a diff of two snapshots).
 Each detailed call also runs a full collection and reports the garbage it
 found in reference cycles (types, and the bytes and strings it held); with

@@ -661,7 +661,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the HTTP server's legacy-session idle timeout (default: duration/6)")
     parser.add_argument("--rss-slope", type=float, default=None, help="MiB/min allowed over the second half (default: 0.5; under 10 minutes: 8)")
     parser.add_argument("--fd-slope", type=float, default=None, help="descriptors/min allowed over the second half (default: 0.5; under 10 minutes: 6)")
-    parser.add_argument("--task-slope", type=float, default=None, help="tasks/min allowed over the second half (default: 1; under 10 minutes: 30)")
+    parser.add_argument("--task-slope", type=float, default=None, help="tasks/min allowed over the second half (default: 5; under 10 minutes: 30)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", default=None, help="write the summary and the curve here")
     args = parser.parse_args(argv)
@@ -678,7 +678,7 @@ def main(argv: list[str] | None = None) -> int:
     short = args.duration < 600
     args.rss_slope = args.rss_slope if args.rss_slope is not None else (8.0 if short else 0.5)
     args.fd_slope = args.fd_slope if args.fd_slope is not None else (6.0 if short else 0.5)
-    args.task_slope = args.task_slope if args.task_slope is not None else (30.0 if short else 1.0)
+    args.task_slope = args.task_slope if args.task_slope is not None else (30.0 if short else 5.0)
     result = asyncio.run(soak(args))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")

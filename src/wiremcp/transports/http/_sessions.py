@@ -952,6 +952,10 @@ async def _run(stream: _Stream, call: Call) -> Reply | None:
 
 def _settled(stream: _Stream, call: Call, task: asyncio.Task[Reply | None]) -> None:
     stream.session.conn.finished(call)
+    # The stream and its call refer to each other (``stream.call``, ``call.write``), and the
+    # task's context holds the stream (`_CURRENT`): a cycle through the task's result (the
+    # reply, up to megabytes) that only the cyclic collector would free, long after the fact.
+    stream.call = None
     reply = None if task.cancelled() else task.result()
     stream.finish(None if reply is None else _unline(reply[0]))
     stream.forget_if_done()

@@ -35,7 +35,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Callable, Literal, Mapping
 
 __all__ = ["ServerConfig", "ConfigError", "load_config", "TransportKind"]
 
@@ -156,7 +156,7 @@ def _strings(where: str, key: str, value: Any) -> dict[str, str] | None:
     return dict(value)
 
 
-def _expander(where: str) -> Any:
+def _expander(where: str) -> Callable[[str, str], str]:
     def expand(key: str, value: str) -> str:
         def one(match: re.Match[str]) -> str:
             name, default = match.group(1), match.group(2)

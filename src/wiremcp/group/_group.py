@@ -49,7 +49,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Iterable, Literal, Mapping
+from typing import Any, Awaitable, Callable, Hashable, Iterable, Literal, Mapping, TypeVar
 
 from ..client import (
     CallToolResult,
@@ -71,6 +71,7 @@ __all__ = ["ClientGroup", "ServerStatus", "ServerUnavailable", "State"]
 
 log = logging.getLogger("wiremcp.group")
 
+_T = TypeVar("_T")
 State = Literal["connecting", "ready", "failed", "closed"]
 _KINDS = ("tools", "resources", "prompts")
 _LIST_CHANGED = {
@@ -103,15 +104,8 @@ class _Watched:
     def __init__(self, inner: Any, on_closed: Callable[[BaseException | None], None]) -> None:
         self._inner = inner
         self._on_closed = on_closed
-
-    @property
-    def cache_key(self) -> Hashable:
-        key: Hashable = self._inner.cache_key
-        return key
-
-    @property
-    def cancel_by_notification(self) -> bool:
-        return bool(self._inner.cancel_by_notification)
+        self.cache_key: Hashable = inner.cache_key
+        self.cancel_by_notification: bool = inner.cancel_by_notification
 
     def __getattr__(self, name: str) -> Any:  # the optional members: mirrors_headers, legacy_session_started, ...
         return getattr(self._inner, name)
@@ -554,7 +548,7 @@ class ClientGroup:
             server = owners[0]
         return await self._on(server, lambda c: c.read_resource(uri, **keywords))
 
-    async def _on(self, server: str, call: Callable[[Client], Any]) -> Any:
+    async def _on(self, server: str, call: Callable[[Client], Awaitable[_T]]) -> _T:
         member = self._member(server)
         client = self.client(server)
         try:

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -229,6 +230,8 @@ class _Member:
                     listener.cancel()
                 await client.aclose()
                 raise
+            except TimeoutError:
+                reason = f"not ready within connect_timeout ({group.connect_timeout:g} s)"
             except Exception as exc:  # noqa: BLE001 - any failure to connect: report it and retry
                 reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             if listener is not None:
@@ -288,6 +291,8 @@ class _Member:
         what = _LIST_CHANGED.get(getattr(notification, "method", ""))
         if what is not None:
             self._stale(what)
+        if self.group.on_notification is not None:
+            self.group.on_notification(self.name, notification)
 
     async def _listen(self, client: Client) -> None:
         """Modern servers: subscriptions/listen for list changes; its stream breaking means the server is gone."""
@@ -344,9 +349,11 @@ class ClientGroup:
         reconnect_delay: float = 0.5,
         max_reconnect_delay: float = 30.0,
         on_change: Callable[[str, str], Any] | None = None,
+        on_notification: Callable[[str, Any], Any] | None = None,
         **client_options: Any,
     ) -> None:
-        """``client_options`` go to every `Client` (``timeout``, ``name``, ``elicitation`` ...)."""
+        """``client_options`` go to every `Client` (``timeout``, ``name``, ``elicitation`` ...);
+        ``on_notification(server, notification)`` sees every server's notifications."""
         if names not in ("prefixed", "collisions"):
             raise ValueError("names must be 'prefixed' or 'collisions'")
         if not separator or not re.fullmatch(r"[A-Za-z0-9_.-]+", separator):
@@ -374,18 +381,17 @@ class ClientGroup:
         self.reconnect_delay = reconnect_delay
         self.max_reconnect_delay = max_reconnect_delay
         self.on_change = on_change
+        self.on_notification = on_notification
         self.client_options = client_options
         self._members: dict[str, _Member] = {}
         self._started = False
 
     @classmethod
     def from_config(
-        cls, source: str | Any | Mapping[str, Any], *, expand_env: bool = True, **options: Any
+        cls, source: str | os.PathLike[str] | Mapping[str, Any], *, expand_env: bool = True, **options: Any
     ) -> ClientGroup:
         """A group of the servers in a host's ``mcpServers`` file (a path or the parsed JSON; see `load_config`)."""
-        if isinstance(source, str) and source.startswith("~"):
-            import os.path
-
+        if isinstance(source, (str, os.PathLike)):
             source = os.path.expanduser(source)
         return cls(load_config(source, expand_env=expand_env).values(), **options)
 

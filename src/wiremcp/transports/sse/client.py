@@ -3,8 +3,9 @@
 Rules it keeps:
 
 * `open` sends ``GET`` to the server's URL with ``Accept: text/event-stream``
-  and waits for the first event, which must be ``endpoint``: its data is
-  the URI every client message is POSTed to. The URI is resolved against the
+  and waits for the ``endpoint`` event, whose data is the URI every client
+  message is POSTed to; a ``message`` before it is refused (the server
+  "MUST send an endpoint event" first), events of other names are skipped. The URI is resolved against the
   stream's URL and must have the same origin (scheme, host and port):
   messages, and the credentials the ``auth`` hook adds to them, are never
   sent to another origin (the official SDK's client refuses it too). A
@@ -15,7 +16,7 @@ Rules it keeps:
   as the SSE standard reads it) is one JSON-RPC message from the server,
   handed to the client on a shared channel (``origin`` ``None``): replies,
   notifications and the server's own requests all come this way. Events of
-  any other name are logged and skipped;
+  any other name (and a second ``endpoint``) are logged and skipped;
 * each client message is its own ``POST`` to the endpoint (``Content-Type:
   application/json``); the server answers ``202 Accepted`` and the reply
   comes on the stream. A non-2xx answer fails the request with `HTTPError`
@@ -203,12 +204,12 @@ class SSETransport:
                 events = _Events()
                 async for chunk in resp.content.iter_any():
                     for name, data in events.feed(chunk):
-                        if not endpoint.done():
-                            if name != "endpoint":
-                                raise ConnectionClosed(f"the SSE stream from {self.url} began with a {name!r} event, not 'endpoint'")
-                            endpoint.set_result(self._endpoint_url(data))
-                        elif name == "message":
+                        if name == "message":
+                            if not endpoint.done():
+                                raise ConnectionClosed(f"the SSE stream from {self.url} began with a 'message' event, not 'endpoint'")
                             receiver.message(data, None, None)
+                        elif name == "endpoint" and not endpoint.done():
+                            endpoint.set_result(self._endpoint_url(data))
                         else:
                             log.debug("SSE event %r from %s skipped", name, self.url)
             finally:
@@ -296,7 +297,10 @@ class _Events:
 
     def feed(self, chunk: bytes) -> list[tuple[str, bytes]]:
         buf = self._buf + chunk
-        if not self._started and len(buf) >= 3:
+        if not self._started:
+            if len(buf) < 3 and _BOM.startswith(buf):
+                self._buf = buf  # perhaps the start of a byte order mark: wait for more
+                return []
             self._started = True
             if buf.startswith(_BOM):
                 buf = buf[3:]

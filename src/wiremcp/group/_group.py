@@ -75,6 +75,7 @@ log = logging.getLogger("wiremcp.group")
 _T = TypeVar("_T")
 State = Literal["connecting", "ready", "failed", "closed"]
 _KINDS = ("tools", "resources", "prompts")
+_LISTS = ("tools", "resources", "templates", "prompts")
 _LIST_CHANGED = {
     "notifications/tools/list_changed": "tools",
     "notifications/resources/list_changed": "resources",
@@ -154,7 +155,9 @@ class _Member:
         self.error: str | None = None
         self.attempts = 0
         self.retry_at: float | None = None
-        self.lists: dict[str, list[dict[str, Any]] | None] = {"tools": None, "resources": None, "templates": None, "prompts": None}
+        #: What the server listed, by kind; the kinds in `stale` are read again before the next listing.
+        self.lists: dict[str, list[dict[str, Any]]] = {kind: [] for kind in _LISTS}
+        self.stale: set[str] = set(_LISTS)
         self.settled = asyncio.Event()  # ready or failed at least once
         self.lost = asyncio.Event()
         self.lost_reason: str | None = None
@@ -213,8 +216,7 @@ class _Member:
                 async with asyncio.timeout(group.connect_timeout):
                     await client.connect()
                     self.client = client
-                    for kind in self.lists:
-                        self.lists[kind] = None
+                    self._forget()
                     await self.refresh()
                 self.state, self.error = "ready", None
                 delay = group.reconnect_delay
@@ -237,8 +239,7 @@ class _Member:
             if listener is not None:
                 listener.cancel()
             self.client = None
-            for kind in self.lists:
-                self.lists[kind] = None
+            self._forget()
             self.state, self.error = "failed", reason
             self.retry_at = time.monotonic() + delay
             log.warning("server %r failed (%s); reconnecting in %.1f s", self.name, reason, delay)
@@ -265,8 +266,8 @@ class _Member:
             "templates": ("resources", client.list_resource_templates),
             "prompts": ("prompts", client.list_prompts),
         }
-        stale = [kind for kind, value in self.lists.items() if value is None]
-        for kind in stale:
+        for kind in [k for k in _LISTS if k in self.stale]:
+            self.stale.discard(kind)  # a change announced while reading marks it stale again
             capability, read = readers[kind]
             if capability not in caps:
                 self.lists[kind] = []
@@ -276,16 +277,20 @@ class _Member:
             except RemoteError as exc:  # the server declared it and then refused: nothing to list
                 log.warning("server %r refused %s listing: %s", self.name, kind, exc)
                 self.lists[kind] = []
-            except ConnectionClosed as exc:
-                self.fail(client, exc)
+            except BaseException as exc:  # not read: read it next time
+                self.stale.add(kind)
+                if isinstance(exc, ConnectionClosed):
+                    self.fail(client, exc)
                 raise
 
     def _stale(self, what: str) -> None:
-        if what == "resources":
-            self.lists["resources"] = self.lists["templates"] = None
-        else:
-            self.lists[what] = None
+        self.stale.update(("resources", "templates") if what == "resources" else (what,))
         self.group._changed(self.name, what)
+
+    def _forget(self) -> None:
+        for kind in _LISTS:
+            self.lists[kind] = []
+        self.stale = set(_LISTS)
 
     def _notified(self, notification: Any) -> None:
         what = _LIST_CHANGED.get(getattr(notification, "method", ""))
@@ -481,7 +486,11 @@ class ClientGroup:
                     raise result
                 log.warning("server %r could not be listed: %s", member.name, result)
                 continue
-            out.extend((member, entry) for entry in member.lists[kind] or [])
+            for entry in member.lists[kind]:
+                if type(entry.get("name")) is not str:
+                    log.warning("server %r listed an entry without a name, left out: %r", member.name, entry)
+                    continue
+                out.append((member, entry))
         return out
 
     def _exposed(self, pairs: list[tuple[_Member, dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -505,7 +514,7 @@ class ClientGroup:
                 m.name
                 for m in self._members.values()
                 if m.state == "ready"
-                and any(e.get("name") == name for kind in ("tools", "prompts") for e in m.lists[kind] or [])
+                and any(e.get("name") == name for kind in ("tools", "prompts") for e in m.lists[kind])
             ]
             if len(owners) == 1:
                 return owners[0], name

@@ -17,8 +17,8 @@ from typing import Any, Callable
 
 import pytest
 
-from conftest import STDIO_SERVER, stdio_entry
-from sse_servers import SSEServer, needs_official
+from group_helpers import STDIO_SERVER, SSEServer, needs_official, stdio_entry
+from group_helpers import node, protected, sse_server  # noqa: F401 - the fixtures
 from wiremcp.client import ConnectionClosed
 from wiremcp.group import ClientGroup, ConfigError, ServerConfig, ServerUnavailable, load_config
 

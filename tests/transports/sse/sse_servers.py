@@ -1,11 +1,13 @@
-"""The official SDK's HTTP+SSE server as a real process on a free loopback port (used by tests/client/group too)."""
+"""The official SDK's HTTP+SSE server as a real process on a free loopback port, and the ``sse_server``
+fixture (used by tests/client/group too). Not a conftest.py: a second top-level ``conftest`` module
+would shadow tests/conftest.py, which other tests import from."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 from pathlib import Path
-
+from typing import Callable, Iterator
 
 import pytest
 
@@ -46,3 +48,18 @@ class SSEServer:
         for stream in (self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 stream.close()
+
+
+@pytest.fixture
+def sse_server() -> Iterator[Callable[..., SSEServer]]:
+    """Start official-SDK SSE servers (arguments: ``--version V`` pins the answered version)."""
+    started: list[SSEServer] = []
+
+    def start(*args: str) -> SSEServer:
+        server = SSEServer(*args)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import pytest
 
-from sse_servers import SSEServer, needs_official
+from sse_servers import SSEServer, needs_official, sse_server  # noqa: F401 - the fixture
 from wiremcp.client import Client, ConnectionClosed, HTTPError, RequestTimeout
 from wiremcp.protocol import Era
 from wiremcp.transports.http.client import HTTPTransport

@@ -1,23 +1,25 @@
-"""Fixtures for the group tests: a wiremcp stdio server (group_stdio.py), examples/protected.py over
-HTTP with a real authorization server (tests/auth), and the official SDK's HTTP+SSE server
-(tests/transports/sse)."""
+"""What the group tests share: the wiremcp stdio server's mcpServers entry, and the fixtures (a real
+authorization server with examples/protected.py over HTTP, from tests/auth; the official SDK's
+HTTP+SSE server, from tests/transports/sse). Not a conftest.py: a second top-level ``conftest``
+module would shadow tests/conftest.py, which other tests import from."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
 TESTS = HERE.parent.parent
+# Appended, never first: nothing here may shadow a module other tests import.
 for extra in (TESTS, TESTS / "transports" / "sse"):
     if str(extra) not in sys.path:
-        sys.path.insert(0, str(extra))
+        sys.path.append(str(extra))
 
 from auth.conftest import node  # noqa: E402,F401 - the fixture: Node with oidc-provider
-from sse_servers import SSEServer  # noqa: E402
+from sse_servers import SSEServer, needs_official, sse_server  # noqa: E402,F401 - sse_server: the fixture
 
 STDIO_SERVER = str(HERE / "group_stdio.py")
 
@@ -25,20 +27,6 @@ STDIO_SERVER = str(HERE / "group_stdio.py")
 def stdio_entry() -> dict[str, Any]:
     """The mcpServers entry of the wiremcp stdio server, as `wiremcp install` writes one."""
     return {"command": sys.executable, "args": ["-m", "wiremcp", "run", STDIO_SERVER]}
-
-
-@pytest.fixture
-def sse_server() -> Iterator[Callable[..., SSEServer]]:
-    started: list[SSEServer] = []
-
-    def start(*args: str) -> SSEServer:
-        server = SSEServer(*args)
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
 
 
 @pytest.fixture(scope="module")

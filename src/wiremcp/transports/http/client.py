@@ -261,6 +261,9 @@ class HTTPTransport:
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks.clear()
+        if self._fallback is not None and not self._fallback.done():
+            self._fallback.cancel()  # closing while the HTTP+SSE stream was being opened
+            await asyncio.gather(self._fallback, return_exceptions=True)
         if self.sse is not None:
             await self.sse.aclose()
         if self._http is not None:
@@ -405,7 +408,7 @@ class HTTPTransport:
         """
         if self._answered:
             return False
-        if self._fallback is None:
+        if self._fallback is None:  # one attempt, shared by the requests that got a 4xx meanwhile
             self._fallback = asyncio.get_running_loop().create_task(self._open_sse())
         sse = await asyncio.shield(self._fallback)
         if sse is None:

@@ -55,7 +55,7 @@ LEGACY_VERSION = LEGACY_VERSIONS[0]
 #: feature of a later revision that such a server must have: it calls only what the server's
 #: capabilities declare).
 ANSWERABLE_VERSIONS: tuple[str, ...] = (*LEGACY_VERSIONS, "2024-11-05")
-_ALL = ", ".join(MODERN_VERSIONS + ANSWERABLE_VERSIONS)
+_ALL = ", ".join(MODERN_VERSIONS + LEGACY_VERSIONS)
 
 
 class EraCache:
@@ -214,6 +214,7 @@ class Negotiation:
         version = result.get("protocolVersion")
         if type(version) is not str or version not in ANSWERABLE_VERSIONS:
             raise IncompatibleServer(
-                f"the server answered initialize with protocol version {version!r}; this client speaks {_ALL}"
+                f"the server answered initialize with protocol version {version!r}; "
+                f"this client accepts {', '.join(ANSWERABLE_VERSIONS)}"
             )
         return Ready(Era.LEGACY, version, result)

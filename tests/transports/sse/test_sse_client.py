@@ -17,7 +17,7 @@ from typing import Any, Callable
 import pytest
 
 from sse_servers import SSEServer, needs_official, sse_server  # noqa: F401 - the fixture
-from wiremcp.client import Client, ConnectionClosed, HTTPError, RequestTimeout
+from wiremcp.client import Client, ConnectionClosed, HTTPError, IncompatibleServer, RequestTimeout
 from wiremcp.protocol import Era
 from wiremcp.transports.http.client import HTTPTransport
 from wiremcp.transports.sse.client import SSETransport
@@ -52,6 +52,18 @@ def test_streamable_http_client_falls_back_to_http_sse_and_negotiates_2024_11_05
             assert prompt.raw["messages"][0]["content"]["text"] == "Hello, Ada!"
         # The era probe went first (and got the 405), then the handshake.
         assert b'"server/discover"' in sent[0] and b'"initialize"' in sent[1]
+
+    run(main())
+
+
+def test_a_version_older_than_2024_11_05_is_refused(sse_server: Start) -> None:
+    """lifecycle.mdx: the client disconnects when it does not support the version the server answers."""
+    server = sse_server("--version", "2024-10-07")
+
+    async def main() -> None:
+        c = Client.http(server.url, timeout=10)
+        with pytest.raises(IncompatibleServer, match="2024-10-07"):
+            await c.connect()
 
     run(main())
 

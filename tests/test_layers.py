@@ -25,7 +25,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "wiremcp"
 #: (wiremcp.auth.server) is used by the HTTP server transport (transports/http/_auth.py).
 #: bridge (wiremcp.proxy) serves one server through a client to another: it needs server, client and
 #: the client's transports, and the CLI's `wiremcp proxy` uses it.
-RANK = {"jsonrpc": 0, "protocol": 1, "server": 2, "client": 2, "auth": 2.5, "transports": 3, "bridge": 3.5, "cli": 4}
+#: group (wiremcp.ClientGroup) is one client over many servers: it builds each server's transport.
+RANK = {"jsonrpc": 0, "protocol": 1, "server": 2, "client": 2, "auth": 2.5, "transports": 3, "bridge": 3.5, "group": 3.5, "cli": 4}
 #: Deliberate, documented exceptions: (importing layer, imported layer) -> reason.
 ALLOWED = {
     # Client.stdio / Client.http / Client.memory are conveniences that build the

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     # below, on first use, so that a server never loads the client.
     from .bridge import proxy
     from .client import Client, TaskHandle
+    from .group import ClientGroup
 
 __version__ = "0.1.0"
 
@@ -86,6 +87,8 @@ __all__ = [
     "TaskHandle",
     # a proxy in front of another server, of either era (wiremcp.bridge; imported on first use)
     "proxy",
+    # one client over many servers, from a host's mcpServers JSON (wiremcp.group; imported on first use)
+    "ClientGroup",
 ]
 
 
@@ -104,6 +107,10 @@ if not TYPE_CHECKING:  # hidden from type checkers, so that `wiremcp.Typo` is an
             from .bridge import proxy
 
             return proxy
+        if name == "ClientGroup":
+            from .group import ClientGroup
+
+            return ClientGroup
         raise AttributeError(f"module 'wiremcp' has no attribute {name!r}")
 
 

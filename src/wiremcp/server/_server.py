@@ -34,8 +34,10 @@ from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
 from ._context import Context, Emit, require_scopes
 from ._legacy import DEFAULT_CLIENT_REQUEST_TIMEOUT, LegacySession, Notify, SendRequest
 from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
-from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, listen, parse_filter
-from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_level, setting
+from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, listen, parse_filter
+from ..backends import Backend
+from ._backend import choose_backend, with_backend
+from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_keys, parse_level, setting
 from ._tools import Tool, ToolAnnotations
 from ._workers import Workers
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
@@ -84,6 +86,7 @@ class Server:
         state_keys: Iterable[str | bytes] | None = None,
         state_ttl: float | None = None,
         bus: ChangeBus | None = None,
+        backend: Backend | None = None,
         max_subscriptions: int | None = None,
         legacy: bool | None = None,
         auth: Any = None,
@@ -99,6 +102,7 @@ class Server:
         list_ttl_ms = setting("list_ttl_ms", list_ttl_ms, DEFAULT_LIST_TTL_MS, int)
         page_size = setting("page_size", page_size, None, int)
         state_ttl = setting("state_ttl", state_ttl, float(DEFAULT_STATE_TTL), float)
+        state_keys = setting("state_keys", state_keys, None, parse_keys)
         max_subscriptions = setting("max_subscriptions", max_subscriptions, DEFAULT_MAX_SUBSCRIPTIONS, int)
         legacy = setting("legacy", legacy, True, parse_bool)
         threads = setting("threads", threads, DEFAULT_THREADS, int)
@@ -147,8 +151,10 @@ class Server:
         }
         # Multi round-trip requests: sealed requestState (see _mrtr, protocol/state).
         self.state_sealer = StateSealer(state_keys, ttl=state_ttl)
-        # subscriptions/listen: change events, fanned out through a pluggable bus.
-        self.bus: ChangeBus = bus if bus is not None else LocalBus()
+        #: Where shared state lives (see _backend, wiremcp.backends): this process, or Redis.
+        self.backend = choose_backend(backend, bus, self.state_sealer.configured)
+        # subscriptions/listen: change events, fanned out through the backend's bus.
+        self.bus: ChangeBus = self.backend.bus
         self.max_subscriptions = max_subscriptions
         #: Serve 2025-11-25 clients (initialize handshake) too; see _legacy.
         self.legacy = legacy
@@ -164,7 +170,7 @@ class Server:
         self.client_request_timeout = client_request_timeout
         #: Setup around serving, entered once per process by the transports (see _lifespan);
         #: ``async with server.lifespan as value``. What it yields is ``ctx.lifespan``.
-        self.lifespan = Lifespan(self, lifespan)
+        self.lifespan = Lifespan(self, with_backend(self.backend, lifespan))
         #: Seconds requests in flight get to finish on shutdown before they are cancelled.
         self.shutdown_grace = shutdown_grace
         #: MCP-level middleware, outermost first (see _middleware); empty costs nothing.

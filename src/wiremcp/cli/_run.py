@@ -14,9 +14,9 @@ share one listening socket (docs/deploy.md). Rules:
 * without ``WIREMCP_REDIS_URL`` (or a shared ``backend=``) the workers share
   nothing else: a warning says that change notifications and legacy
   sessions then stay within one worker;
-* a worker told to stop (SIGTERM, SIGINT) first ends its open
-  ``subscriptions/listen`` streams with their ``complete`` result, as a
-  single process does.
+* a worker told to stop (SIGTERM, SIGINT; uvicorn's supervisor passes
+  them on) first ends its open ``subscriptions/listen`` streams with their
+  ``complete`` result, as a single process does (`MCPApp`'s lifespan).
 """
 
 from __future__ import annotations
@@ -172,28 +172,14 @@ def _run_workers(
 
 
 def worker_app() -> Any:
-    """The ASGI app of one worker (uvicorn calls this factory in each worker process)."""
-    import asyncio
+    """The ASGI app of one worker (uvicorn calls this factory in each worker process).
+
+    Its lifespan watches SIGTERM and SIGINT as with one process (transports/http/_shutdown.py):
+    a worker told to stop ends its streams with their result first.
+    """
     import json
-    import signal
 
     from ..transports.http import MCPApp
 
     server = load_server(os.environ[WORKERS_TARGET_ENV])
-    app = MCPApp(server, **json.loads(os.environ.get(WORKERS_OPTIONS_ENV, "{}")))
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return app
-    # uvicorn has installed its SIGTERM/SIGINT handlers by now: chain ours in front, so that
-    # the streams end with their result first (subscriptions.mdx, Graceful Closure).
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        previous = signal.getsignal(signum)
-
-        def closing(number: int, frame: Any, previous: Any = previous) -> None:
-            loop.call_soon_threadsafe(server.close_subscriptions)
-            if callable(previous):
-                previous(number, frame)
-
-        signal.signal(signum, closing)
-    return app
+    return MCPApp(server, **json.loads(os.environ.get(WORKERS_OPTIONS_ENV, "{}")))

@@ -41,6 +41,9 @@ from ._elicit import Elicited
 from ._inputs import Elicit, Resolve, Roots, Sample
 from ._workers import Workers
 
+# Tasks (io.modelcontextprotocol/tasks and 2025-11-25 tasks): the pluggable store.
+from ._tasks import MemoryTaskStore, SQLiteTaskStore, TaskRecord, TaskStore, TaskStoreError, default_task_db_path
+
 # Lifespan, middleware, composition.
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory, drain
 from ._middleware import Invocation, Middleware, Next
@@ -129,3 +132,5 @@ __all__ += ["Elicited", "Elicit", "Sample", "Roots", "Resolve", "Workers"]
 __all__ += ["Lifespan", "LifespanFactory", "DEFAULT_SHUTDOWN_GRACE", "drain", "current_headers", "Headers"]
 __all__ += ["Invocation", "Middleware", "Next", "Mount"]
 __all__ += ["Upstream", "Ask", "Forwarder", "RESUME_KEY", "reporting_context"]
+# Tasks: the store interface a deployment implements (see _tasks/_store), and the in-memory one.
+__all__ += ["TaskStore", "TaskRecord", "TaskStoreError", "MemoryTaskStore", "SQLiteTaskStore", "default_task_db_path"]

@@ -29,6 +29,7 @@ from typing import Any, Awaitable, Callable, Iterable, Literal, TypeVar, overloa
 
 from ..jsonrpc import InvalidParams, MethodNotFound, Request
 from ..protocol import MODERN_VERSIONS, methods
+from ..protocol.extensions import EXTENSIONS, TASKS, check_identifier, client_declares
 from ..protocol.meta import SERVER_INFO, RequestMeta, parse_request_meta
 from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
 from ._context import Context, Emit, require_scopes
@@ -39,6 +40,8 @@ from ..backends import Backend
 from ._backend import choose_backend, with_backend
 from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_keys, parse_level, setting
 from ._tools import Tool, ToolAnnotations
+from ._tasks import TaskStore, Tasks, store_from_env
+from ._tasks._runtime import TaskMode
 from ._workers import Workers
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
 from ._middleware import Middleware, install
@@ -97,6 +100,9 @@ class Server:
         lifespan: LifespanFactory | None = None,
         shutdown_grace: float | None = None,
         middleware: Iterable[Middleware] = (),
+        task_store: TaskStore | Callable[[], TaskStore] | None = None,
+        task_ttl_ms: int | None = None,
+        task_poll_interval_ms: int | None = None,
     ) -> None:
         # Settings: an argument wins, then a WIREMCP_* variable, then the default (see _settings).
         list_ttl_ms = setting("list_ttl_ms", list_ttl_ms, DEFAULT_LIST_TTL_MS, int)
@@ -181,6 +187,17 @@ class Server:
         self.mounts: list[Mount] = []
         #: Set by `forward`: tools, resources, prompts and completions answered by another server.
         self.forwarder: Forwarder | None = None
+        #: Extensions this server declares, identifier -> settings (extensions/overview.mdx); see `declare_extension`.
+        self._extensions: dict[str, dict[str, Any]] = {}
+        #: Tasks (see _tasks): None until a tool may become a task (``task=`` other than "never").
+        self.tasks: Tasks | None = None
+        self._task_options: dict[str, Any] = {
+            "store": task_store if task_store is not None else store_from_env(),
+            "ttl_ms": task_ttl_ms if task_ttl_ms is not None else _tasks_default("ttl_ms"),
+            "poll_interval_ms": task_poll_interval_ms if task_poll_interval_ms is not None else _tasks_default("poll_interval_ms"),
+        }
+        self._legacy_handlers: dict[str, Handler] = {}
+        self._legacy_tool_defs: list[dict[str, Any]] | None = None
 
     # -- registration -------------------------------------------------------
 
@@ -202,6 +219,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         scopes: Iterable[str] | None = None,
         inline: bool = False,
+        task: TaskMode = "never",
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -218,6 +236,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         scopes: Iterable[str] | None = None,
         inline: bool = False,
+        task: TaskMode = "never",
     ) -> F | Callable[[F], F]:
         """Decorator: register a plain or async function as a tool; returns it unchanged.
 
@@ -228,6 +247,9 @@ class Server:
         ``scopes`` are the OAuth scopes a caller's token needs (see `_context`).
         A plain function runs in a worker thread; ``inline=True`` keeps a
         microsecond-scale one on the event loop (see `_workers`).
+        ``task`` says whether a call may become a task (docs/tasks.md):
+        ``"never"`` (the default), ``"auto"``, ``"always"``, or a function of
+        the arguments deciding per call.
         """
         options: dict[str, Any] = dict(
             title=title,
@@ -240,6 +262,7 @@ class Server:
             meta=meta,
             scopes=scopes,
             inline=inline,
+            task=task,
         )
         if callable(name):  # used bare: the function came as `name`
             self.add_tool(name, **options)
@@ -259,12 +282,29 @@ class Server:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
         self._tool_defs = None
+        self._legacy_tool_defs = None
+        if tool.task is not None:
+            self.enable_tasks()
         self.notify_tools_changed()
         return tool
+
+    def enable_tasks(self) -> Tasks:
+        """Serve tasks (docs/tasks.md): declare ``io.modelcontextprotocol/tasks``, answer ``tasks/*``.
+
+        Called by the first tool registered with ``task=`` other than
+        ``"never"``; the store and its settings are the ``task_*`` arguments.
+        """
+        if self.tasks is None:
+            tasks = self.tasks = Tasks(self, **self._task_options)
+            self.declare_extension(TASKS)
+            self._handlers.update({"tasks/get": tasks.get, "tasks/update": tasks.update, "tasks/cancel": tasks.cancel})
+            self._legacy_handlers.update({"tasks/result": tasks.result, "tasks/list": tasks.list_tasks})
+        return self.tasks
 
     def remove_tool(self, name: str) -> None:
         del self._tools[name]
         self._tool_defs = None
+        self._legacy_tool_defs = None
         self.notify_tools_changed()
 
     @property
@@ -289,7 +329,39 @@ class Server:
             caps["prompts"] = {"listChanged": True}
         if self._completers:
             caps["completions"] = {}
+        if self._extensions:
+            caps[EXTENSIONS] = {name: dict(settings) for name, settings in self._extensions.items()}
         return caps
+
+    # -- extensions (extensions/overview.mdx, "Negotiation") ---------------------
+
+    def declare_extension(self, identifier: str, settings: dict[str, Any] | None = None) -> None:
+        """Declare the extension ``identifier`` (``vendor-prefix/name``) under ``capabilities.extensions``.
+
+        ``settings`` is its settings object (default ``{}``: no settings). An
+        extension is in force for a request only when the request's client
+        capabilities declare it too: ask `negotiated`.
+        """
+        check_identifier(identifier)
+        if settings is not None and type(settings) is not dict:
+            raise TypeError(f"an extension's settings are an object (dict), not {settings!r}")
+        self._extensions[identifier] = dict(settings or {})
+
+    def remove_extension(self, identifier: str) -> None:
+        """Stop declaring ``identifier`` (KeyError if it is not declared)."""
+        del self._extensions[identifier]
+
+    @property
+    def extensions(self) -> dict[str, dict[str, Any]]:
+        """The declared extensions and their settings (a copy)."""
+        return {name: dict(settings) for name, settings in self._extensions.items()}
+
+    def negotiated(self, meta: RequestMeta, identifier: str) -> bool:
+        """Whether ``identifier`` is in force for this request: declared here and in its client capabilities.
+
+        Per request: a declaration on an earlier request counts for nothing.
+        """
+        return identifier in self._extensions and client_declares(meta.client_capabilities, identifier)
 
     # -- change notifications (basic/patterns/subscriptions.mdx) --------------
 
@@ -379,9 +451,33 @@ class Server:
     def _listen(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> Awaitable[dict[str, Any]]:
         wanted = parse_filter(params)
         honoured = {"tools", "prompts", "resources", "updated"}
+        if self.tasks is not None:
+            task_ids = self.tasks.listen_filter(wanted, meta)
+            if task_ids is not None:
+                return self._listen_tasks(request, wanted, honoured, task_ids, meta, emit or _drop)
         return listen(
             request.id, wanted, honoured, self.bus, emit or _drop, self._open_subscriptions, self.max_subscriptions
         )
+
+    async def _listen_tasks(
+        self, request: Request, wanted: dict[str, Any], honoured: set[str], task_ids: list[str], meta: RequestMeta, emit: Emit
+    ) -> dict[str, Any]:
+        """``subscriptions/listen`` with ``taskIds``: the acknowledgement names the ids agreed (tasks.md)."""
+        assert self.tasks is not None
+        agreed = await self.tasks.agreed_ids(task_ids, meta)
+
+        def acknowledging(method: str, params: dict[str, Any]) -> None:
+            if method == "notifications/subscriptions/acknowledged":
+                params = {**params, "notifications": {**params.get("notifications", {}), "taskIds": agreed}}
+            emit(method, params)
+
+        stop = self.tasks.task_emitter(agreed, request.id, emit)
+        try:
+            return await listen(
+                request.id, wanted, honoured, self.bus, acknowledging, self._open_subscriptions, self.max_subscriptions
+            )
+        finally:
+            stop()
 
     # -- handling -----------------------------------------------------------
 
@@ -444,9 +540,14 @@ class Server:
         return self._cacheable(result)
 
     def _tools_list(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
-        defs = self._tool_defs
-        if defs is None:
-            defs = self._tool_defs = [t.definition for t in self._tools.values()]
+        if meta.session is not None and self.tasks is not None:  # 2025-11-25: execution.taskSupport
+            defs = self._legacy_tool_defs
+            if defs is None:
+                defs = self._legacy_tool_defs = [_legacy_definition(t) for t in self._tools.values()]
+        else:
+            defs = self._tool_defs
+            if defs is None:
+                defs = self._tool_defs = [t.definition for t in self._tools.values()]
         page, next_cursor = self._page(defs, params.get("cursor"))
         result: dict[str, Any] = {"resultType": "complete", "tools": page}
         if next_cursor is not None:
@@ -469,6 +570,10 @@ class Server:
             arguments = {}
         elif type(arguments) is not dict:
             raise InvalidParams("Invalid params: tools/call 'arguments' must be an object")
+        if tool.task is not None and self.tasks is not None:  # may become a task: the general path (see _tasks)
+            routed = self.tasks.route(tool, arguments, request, params, meta, emit)
+            if routed is not None:
+                return routed
         ctx = Context(request.id, request.method, meta, self, emit) if tool.wants_context else None
         out = tool.call(arguments, ctx, self.workers, self.mask_errors)
         if type(out) is dict:
@@ -793,15 +898,17 @@ class Server:
 
     def legacy_capabilities(self) -> dict[str, Any]:
         """Capabilities as a 2025-11-25 ``initialize`` result states them."""
-        caps = {k: dict(v) for k, v in self.capabilities().items()}
+        caps = {k: dict(v) for k, v in self.capabilities().items() if k != EXTENSIONS}
         caps["logging"] = {}
+        if self.tasks is not None:  # 2025-11-25 basic/utilities/tasks.mdx, Server Capabilities
+            caps["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
         return caps
 
     def handle_in_session(
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
     ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
         """A request of a legacy session: same handlers, fields from the session."""
-        handler = self._handlers.get(request.method)
+        handler = self._handlers.get(request.method) or self._legacy_handlers.get(request.method)
         if handler is None:
             raise MethodNotFound(f"Method not found: {request.method!r}")
         return handler(request, params, meta, emit)
@@ -841,6 +948,20 @@ def _decode_cursor(cursor: Any) -> int:
 
 def _drop(method: str, params: dict[str, Any]) -> None:
     return None
+
+
+def _tasks_default(name: str) -> int | None:
+    from ._tasks._runtime import DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS
+
+    return {"ttl_ms": DEFAULT_TASK_TTL_MS, "poll_interval_ms": DEFAULT_POLL_INTERVAL_MS}[name]
+
+
+def _legacy_definition(tool: Tool) -> dict[str, Any]:
+    """A tool's 2025-11-25 definition: ``execution.taskSupport`` from its ``task`` mode."""
+    if tool.task is None:
+        return tool.definition
+    support = "required" if tool.task == "always" else "optional"
+    return {**tool.definition, "execution": {"taskSupport": support}}
 
 
 def _check_name(kind: str, name: Any) -> None:

@@ -1,0 +1,129 @@
+"""`MemoryTaskStore`: tasks in a dict, for tests and single-process servers that need no durability.
+
+Each method runs without awaiting anything, so on one event loop it is
+atomic by construction: the first terminal transition wins (`finish`), and
+`answer` moves answers and drops keys in one step. Records are copied in
+and out, so a caller's changes to a record never reach the store.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ._store import TERMINAL, TaskRecord, TaskStoreError
+
+__all__ = ["MemoryTaskStore"]
+
+
+class MemoryTaskStore:
+    """An in-process `TaskStore`; lost when the process ends."""
+
+    def __init__(self) -> None:
+        self._tasks: dict[str, TaskRecord] = {}
+
+    async def create(self, record: TaskRecord) -> None:
+        if record.task_id in self._tasks:
+            raise TaskStoreError(f"a task with id {record.task_id!r} already exists")
+        self._tasks[record.task_id] = record.copy()
+
+    async def get(self, task_id: str) -> TaskRecord | None:
+        record = self._tasks.get(task_id)
+        return None if record is None else record.copy()
+
+    async def set_status(
+        self,
+        task_id: str,
+        status: Literal["working", "input_required"],
+        *,
+        now: float,
+        message: str | None = None,
+        input_requests: dict[str, Any] | None = None,
+    ) -> TaskRecord | None:
+        record = self._tasks.get(task_id)
+        if record is None:
+            return None
+        if record.status not in TERMINAL:
+            record.status = status
+            record.status_message = message
+            record.updated_at = now
+            if input_requests is not None:
+                record.input_requests = dict(input_requests)
+        return record.copy()
+
+    async def finish(
+        self,
+        task_id: str,
+        status: Literal["completed", "failed", "cancelled"],
+        *,
+        now: float,
+        message: str | None = None,
+        result: dict[str, Any] | None = None,
+        error: dict[str, Any] | None = None,
+    ) -> TaskRecord | None:
+        record = self._tasks.get(task_id)
+        if record is None:
+            return None
+        if record.status not in TERMINAL:
+            record.status = status
+            record.status_message = message
+            record.updated_at = now
+            record.result = result
+            record.error = error
+            record.input_requests = {}
+            record.input_responses = {}
+        return record.copy()
+
+    async def answer(self, task_id: str, responses: dict[str, Any], *, now: float) -> TaskRecord | None:
+        record = self._tasks.get(task_id)
+        if record is None:
+            return None
+        if record.status not in TERMINAL:
+            apply_answers(record, responses, now)
+        return record.copy()
+
+    async def take_responses(self, task_id: str) -> dict[str, Any]:
+        record = self._tasks.get(task_id)
+        if record is None or not record.input_responses:
+            return {}
+        taken, record.input_responses = record.input_responses, {}
+        return taken
+
+    async def renew(self, worker: str, lease_until: float) -> None:
+        for record in self._tasks.values():
+            if record.worker == worker and record.status not in TERMINAL:
+                record.lease_until = lease_until
+
+    async def list_expired(self, now: float) -> list[str]:
+        return [r.task_id for r in self._tasks.values() if r.expired(now)]
+
+    async def delete(self, task_id: str) -> None:
+        self._tasks.pop(task_id, None)
+
+    async def list(self, owner: str | None, *, after: str | None, limit: int) -> list[TaskRecord]:
+        mine = sorted((r for r in self._tasks.values() if r.owner == owner), key=lambda r: (r.created_at, r.task_id))
+        if after is not None:
+            keys = [(r.created_at, r.task_id) for r in mine]
+            anchor = self._tasks.get(after)
+            if anchor is not None:
+                mine = [r for r, k in zip(mine, keys) if k > (anchor.created_at, anchor.task_id)]
+        return [r.copy() for r in mine[:limit]]
+
+    async def close(self) -> None:
+        return None
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+
+def apply_answers(record: TaskRecord, responses: dict[str, Any], now: float) -> None:
+    """`TaskStore.answer` on a record in hand (shared by the stores that hold records in memory)."""
+    outstanding = record.input_requests
+    taken = {key: value for key, value in responses.items() if key in outstanding}
+    if not taken:
+        return
+    record.input_responses = {**record.input_responses, **taken}
+    record.input_requests = {k: v for k, v in outstanding.items() if k not in taken}
+    record.updated_at = now
+    if not record.input_requests and record.status == "input_required":
+        record.status = "working"
+        record.status_message = None

@@ -1,0 +1,267 @@
+"""`SQLiteTaskStore`: tasks in one SQLite file, the embedded durable default of ``wiremcp run``.
+
+Rules it keeps:
+
+* stdlib ``sqlite3`` only (no new dependency), in WAL mode so readers never
+  wait for the writer, ``synchronous=NORMAL`` (durable across a process
+  crash; WAL's documented trade-off for an OS crash), ``busy_timeout`` so two
+  processes on one file wait for each other instead of failing;
+* the blocking work never runs on the event loop: every call goes to one
+  dedicated thread that owns the connection (so the connection is never
+  shared between threads);
+* each read-modify-write (``set_status``, ``finish``, ``answer``,
+  ``take_responses``) runs in one ``BEGIN IMMEDIATE`` transaction: it takes
+  the write lock before it reads, so two processes cannot both win
+  ``finish`` and an answer is never lost;
+* ``create`` commits before it returns (tasks.md: the task is durably created
+  before ``CreateTaskResult`` is sent);
+* any ``sqlite3.Error`` becomes `TaskStoreError` naming the file and the
+  cause.
+
+The record is one JSON document per row, beside the columns the queries
+filter on (owner, creation time, expiry, worker, status).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any, Callable, Literal, TypeVar
+
+from ._memory import apply_answers
+from ._store import TERMINAL, TaskRecord, TaskStoreError, record_from_json, record_to_json
+
+__all__ = ["SQLiteTaskStore", "default_task_db_path"]
+
+T = TypeVar("T")
+
+#: Milliseconds a writer waits for another process's lock before failing.
+BUSY_TIMEOUT_MS = 5_000
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tasks (
+    task_id    TEXT PRIMARY KEY,
+    owner      TEXT,
+    created_at REAL NOT NULL,
+    expires_at REAL,
+    status     TEXT NOT NULL,
+    worker     TEXT,
+    data       TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tasks_expiry ON tasks (expires_at) WHERE expires_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS tasks_owner ON tasks (owner, created_at, task_id);
+CREATE INDEX IF NOT EXISTS tasks_worker ON tasks (worker) WHERE status IN ('working', 'input_required');
+"""
+
+
+def default_task_db_path() -> Path:
+    """``$XDG_STATE_HOME/wiremcp/tasks.sqlite3`` (``~/.local/state`` when the variable is unset or empty)."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "wiremcp" / "tasks.sqlite3"
+
+
+class SQLiteTaskStore:
+    """A `TaskStore` in an SQLite file (created, with its directory, on first use)."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else default_task_db_path()
+        self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="wiremcp-tasks-sqlite")
+        self._db: sqlite3.Connection | None = None
+
+    # -- the one thread -------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            db.executescript(_SCHEMA)
+            self._db = db
+        return self._db
+
+    async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        def job() -> T:
+            try:
+                return fn(self._connect())
+            except sqlite3.Error as exc:
+                raise TaskStoreError(f"the task store {str(self.path)!r} failed: {exc}") from exc
+            except OSError as exc:
+                raise TaskStoreError(f"the task store {str(self.path)!r} cannot be opened: {exc}") from exc
+
+        return await asyncio.get_running_loop().run_in_executor(self._thread, job)
+
+    async def _mutate(self, task_id: str, change: Callable[[TaskRecord], None]) -> TaskRecord | None:
+        """Read, change and write one record in one write transaction."""
+
+        def fn(db: sqlite3.Connection) -> TaskRecord | None:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                row = db.execute("SELECT data FROM tasks WHERE task_id = ?", (task_id,)).fetchone()
+                if row is None:
+                    db.execute("COMMIT")
+                    return None
+                record = record_from_json(json.loads(row[0]))
+                before = record_to_json(record)
+                change(record)
+                if record_to_json(record) != before:
+                    _write(db, record, insert=False)
+                db.execute("COMMIT")
+                return record
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+        return await self._run(fn)
+
+    # -- the interface ----------------------------------------------------------
+
+    async def create(self, record: TaskRecord) -> None:
+        def fn(db: sqlite3.Connection) -> None:
+            try:
+                _write(db, record, insert=True)
+            except sqlite3.IntegrityError:
+                raise TaskStoreError(f"a task with id {record.task_id!r} already exists") from None
+
+        await self._run(fn)
+
+    async def get(self, task_id: str) -> TaskRecord | None:
+        def fn(db: sqlite3.Connection) -> TaskRecord | None:
+            row = db.execute("SELECT data FROM tasks WHERE task_id = ?", (task_id,)).fetchone()
+            return None if row is None else record_from_json(json.loads(row[0]))
+
+        return await self._run(fn)
+
+    async def set_status(
+        self,
+        task_id: str,
+        status: Literal["working", "input_required"],
+        *,
+        now: float,
+        message: str | None = None,
+        input_requests: dict[str, Any] | None = None,
+    ) -> TaskRecord | None:
+        def change(record: TaskRecord) -> None:
+            if record.status in TERMINAL:
+                return
+            record.status = status
+            record.status_message = message
+            record.updated_at = now
+            if input_requests is not None:
+                record.input_requests = dict(input_requests)
+
+        return await self._mutate(task_id, change)
+
+    async def finish(
+        self,
+        task_id: str,
+        status: Literal["completed", "failed", "cancelled"],
+        *,
+        now: float,
+        message: str | None = None,
+        result: dict[str, Any] | None = None,
+        error: dict[str, Any] | None = None,
+    ) -> TaskRecord | None:
+        def change(record: TaskRecord) -> None:
+            if record.status in TERMINAL:
+                return
+            record.status = status
+            record.status_message = message
+            record.updated_at = now
+            record.result = result
+            record.error = error
+            record.input_requests = {}
+            record.input_responses = {}
+
+        return await self._mutate(task_id, change)
+
+    async def answer(self, task_id: str, responses: dict[str, Any], *, now: float) -> TaskRecord | None:
+        def change(record: TaskRecord) -> None:
+            if record.status not in TERMINAL:
+                apply_answers(record, responses, now)
+
+        return await self._mutate(task_id, change)
+
+    async def take_responses(self, task_id: str) -> dict[str, Any]:
+        taken: dict[str, Any] = {}
+
+        def change(record: TaskRecord) -> None:
+            taken.update(record.input_responses)
+            record.input_responses = {}
+
+        await self._mutate(task_id, change)
+        return taken
+
+    async def renew(self, worker: str, lease_until: float) -> None:
+        def fn(db: sqlite3.Connection) -> None:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                rows = db.execute(
+                    "SELECT data FROM tasks WHERE worker = ? AND status IN ('working', 'input_required')", (worker,)
+                ).fetchall()
+                for (data,) in rows:
+                    record = record_from_json(json.loads(data))
+                    record.lease_until = lease_until
+                    _write(db, record, insert=False)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+        await self._run(fn)
+
+    async def list_expired(self, now: float) -> list[str]:
+        def fn(db: sqlite3.Connection) -> list[str]:
+            rows = db.execute(
+                "SELECT task_id FROM tasks WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at", (now,)
+            ).fetchall()
+            return [r[0] for r in rows]
+
+        return await self._run(fn)
+
+    async def delete(self, task_id: str) -> None:
+        await self._run(lambda db: db.execute("DELETE FROM tasks WHERE task_id = ?", (task_id,)) and None)
+
+    async def list(self, owner: str | None, *, after: str | None, limit: int) -> list[TaskRecord]:
+        def fn(db: sqlite3.Connection) -> list[TaskRecord]:
+            where, args = "owner IS ?", [owner]
+            if after is not None:
+                anchor = db.execute("SELECT created_at FROM tasks WHERE task_id = ?", (after,)).fetchone()
+                if anchor is not None:
+                    where += " AND (created_at, task_id) > (?, ?)"
+                    args += [anchor[0], after]
+            rows = db.execute(
+                f"SELECT data FROM tasks WHERE {where} ORDER BY created_at, task_id LIMIT ?", (*args, limit)
+            ).fetchall()
+            return [record_from_json(json.loads(r[0])) for r in rows]
+
+        return await self._run(fn)
+
+    async def close(self) -> None:
+        def fn() -> None:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+        await asyncio.get_running_loop().run_in_executor(self._thread, fn)
+        self._thread.shutdown(wait=False)
+
+
+def _write(db: sqlite3.Connection, record: TaskRecord, *, insert: bool) -> None:
+    data = json.dumps(record_to_json(record), separators=(",", ":"))
+    values = (record.owner, record.created_at, record.expires_at(), record.status, record.worker, data, record.task_id)
+    if insert:
+        db.execute(
+            "INSERT INTO tasks (owner, created_at, expires_at, status, worker, data, task_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            values,
+        )
+    else:
+        db.execute(
+            "UPDATE tasks SET owner = ?, created_at = ?, expires_at = ?, status = ?, worker = ?, data = ? WHERE task_id = ?",
+            values,
+        )

@@ -1,0 +1,165 @@
+"""The task store: where tasks live, so that a task outlives the request that made it.
+
+A `TaskStore` is a small async interface. The server needs nothing else from
+it, so a deployment picks one (memory for tests, SQLite embedded, Redis for
+several workers) without touching the handlers:
+
+==================  =========================================================
+method              contract
+==================  =========================================================
+``create``          store a new record; when it returns, ``get`` finds it
+                    (tasks.md: a ``CreateTaskResult`` MUST NOT be sent before
+                    the task is durably created). A duplicate id is an error.
+``get``             the record, or None; a copy: changing it changes nothing.
+``set_status``      ``working`` / ``input_required`` (with its outstanding
+                    ``input_requests``), **only if the task is not terminal**.
+``finish``          the one way into a terminal status (``completed`` with
+                    ``result``, ``failed`` with ``error``, ``cancelled``),
+                    **atomic: only the first terminal transition wins**, so a
+                    cancel racing a completion leaves exactly one outcome.
+``answer``          ``tasks/update``: atomically move the answers to
+                    outstanding keys into ``input_responses`` and drop those
+                    keys from ``input_requests``; answers to other keys are
+                    ignored (tasks.md: SHOULD ignore); when none is left
+                    outstanding the status goes back to ``working``.
+``take_responses``  the worker's side: pop the answers given so far.
+``renew``           extend the lease of every live task a worker runs.
+``list_expired``    ids whose TTL has elapsed at ``now`` (never earlier).
+``delete``          forget a task.
+``list``            a page of tasks of one owner, oldest first (for the
+                    2025-11-25 ``tasks/list``).
+``close``           release connections, files.
+==================  =========================================================
+
+Every mutating method takes ``now`` (POSIX seconds) from the caller, so the
+store keeps no clock and a test can drive it with plain numbers. Every
+mutating method returns the record as it is afterwards (None: no such task),
+so the caller sees whether its transition won. A store that cannot do its
+work raises `TaskStoreError` (the server answers -32603 with its message).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Literal, Protocol, runtime_checkable
+
+__all__ = [
+    "TaskRecord",
+    "TaskStore",
+    "TaskStoreError",
+    "TaskStatus",
+    "TERMINAL",
+    "NON_TERMINAL",
+    "record_to_json",
+    "record_from_json",
+]
+
+TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
+#: Statuses a task never leaves (tasks.md, Task Status State Diagram).
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+NON_TERMINAL = frozenset({"working", "input_required"})
+
+
+class TaskStoreError(Exception):
+    """The store could not do what was asked (disk full, connection lost, ...): the message says what."""
+
+
+@dataclasses.dataclass(slots=True)
+class TaskRecord:
+    """One task as stored. Times are POSIX seconds; ``ttl_ms`` None is unlimited."""
+
+    task_id: str
+    status: TaskStatus
+    created_at: float
+    updated_at: float
+    ttl_ms: int | None
+    poll_interval_ms: int | None = None
+    status_message: str | None = None
+    #: The request the task augments (``tools/call``) and its tool, for messages and listings.
+    method: str = "tools/call"
+    name: str | None = None
+    #: ``modern`` (the tasks extension) or ``legacy`` (2025-11-25 experimental tasks).
+    era: Literal["modern", "legacy"] = "modern"
+    #: Who may see the task: the authenticated caller that made it, or None (no authentication).
+    owner: str | None = None
+    #: The worker running the task (``host:pid:boot``) and until when its lease holds.
+    worker: str | None = None
+    lease_until: float | None = None
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    #: Outstanding server-to-client requests by key (status ``input_required``).
+    input_requests: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: Answers received by ``tasks/update`` and not yet taken by the worker.
+    input_responses: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL
+
+    def expires_at(self) -> float | None:
+        """When the TTL elapses (POSIX seconds), or None for unlimited."""
+        return None if self.ttl_ms is None else self.created_at + self.ttl_ms / 1000
+
+    def expired(self, now: float) -> bool:
+        """Whether the TTL has fully elapsed at ``now``: never before ``created_at + ttl_ms``."""
+        end = self.expires_at()
+        return end is not None and now >= end
+
+    def copy(self) -> TaskRecord:
+        return record_from_json(record_to_json(self))
+
+
+def record_to_json(record: TaskRecord) -> dict[str, Any]:
+    """The record as a JSON-ready dict (for stores that serialise)."""
+    return dataclasses.asdict(record)
+
+
+def record_from_json(data: dict[str, Any]) -> TaskRecord:
+    """The inverse of `record_to_json` (deep: nested dicts are new objects)."""
+    import copy
+
+    return TaskRecord(**copy.deepcopy(data))
+
+
+@runtime_checkable
+class TaskStore(Protocol):
+    """Where tasks live; see the module docstring for each method's contract."""
+
+    async def create(self, record: TaskRecord) -> None: ...
+
+    async def get(self, task_id: str) -> TaskRecord | None: ...
+
+    async def set_status(
+        self,
+        task_id: str,
+        status: Literal["working", "input_required"],
+        *,
+        now: float,
+        message: str | None = None,
+        input_requests: dict[str, Any] | None = None,
+    ) -> TaskRecord | None: ...
+
+    async def finish(
+        self,
+        task_id: str,
+        status: Literal["completed", "failed", "cancelled"],
+        *,
+        now: float,
+        message: str | None = None,
+        result: dict[str, Any] | None = None,
+        error: dict[str, Any] | None = None,
+    ) -> TaskRecord | None: ...
+
+    async def answer(self, task_id: str, responses: dict[str, Any], *, now: float) -> TaskRecord | None: ...
+
+    async def take_responses(self, task_id: str) -> dict[str, Any]: ...
+
+    async def renew(self, worker: str, lease_until: float) -> None: ...
+
+    async def list_expired(self, now: float) -> list[str]: ...
+
+    async def delete(self, task_id: str) -> None: ...
+
+    async def list(self, owner: str | None, *, after: str | None, limit: int) -> list[TaskRecord]: ...
+
+    async def close(self) -> None: ...

@@ -1,0 +1,145 @@
+"""The `TaskStore` contract (src/wiremcp/server/_tasks/_store.py), run against every store we ship.
+
+Each store must keep the same rules: create-then-get (tasks.md, "MUST NOT
+return CreateTaskResult until the task is durably created"), the first
+terminal transition wins (a cancel racing a completion), answers only to
+outstanding keys (tasks.md, Task Update Requests: SHOULD ignore others;
+MAY accept a partial set), TTL never early (tasks.md, Task Polling).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import pytest
+
+from wiremcp.server import MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError
+
+T0 = 1_000_000.0
+
+
+def make_store(kind: str, tmp_path: Path) -> Any:
+    if kind == "memory":
+        return MemoryTaskStore()
+    from wiremcp.server import SQLiteTaskStore
+
+    return SQLiteTaskStore(tmp_path / "tasks.sqlite3")
+
+
+STORES = ["memory", "sqlite"]
+
+
+def run(kind: str, tmp_path: Path, body: Callable[[Any], Awaitable[None]]) -> None:
+    async def main() -> None:
+        store = make_store(kind, tmp_path)
+        try:
+            await body(store)
+        finally:
+            await store.close()
+
+    asyncio.run(main())
+
+
+def record(task_id: str = "t1", **fields: Any) -> TaskRecord:
+    base: dict[str, Any] = dict(task_id=task_id, status="working", created_at=T0, updated_at=T0, ttl_ms=60_000, poll_interval_ms=500)
+    base.update(fields)
+    return TaskRecord(**base)
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_create_then_get(kind, tmp_path):
+    async def body(store):
+        assert isinstance(store, TaskStore)
+        await store.create(record(name="slow"))
+        got = await store.get("t1")
+        assert got is not None and got.status == "working" and got.name == "slow" and got.ttl_ms == 60_000
+        assert await store.get("nope") is None
+        with pytest.raises(TaskStoreError):
+            await store.create(record())
+
+    run(kind, tmp_path, body)
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_records_are_copies(kind, tmp_path):
+    async def body(store):
+        mine = record(input_requests={"a": {"method": "elicitation/create", "params": {}}})
+        await store.create(mine)
+        mine.input_requests["b"] = {}
+        got = await store.get("t1")
+        got.status = "completed"
+        again = await store.get("t1")
+        assert again.status == "working" and list(again.input_requests) == ["a"]
+
+    run(kind, tmp_path, body)
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_first_terminal_transition_wins(kind, tmp_path):
+    async def body(store):
+        await store.create(record())
+        done = await store.finish("t1", "completed", now=T0 + 1, result={"content": []})
+        assert done.status == "completed" and done.result == {"content": []}
+        late = await store.finish("t1", "cancelled", now=T0 + 2, message="cancelled")
+        assert late.status == "completed" and late.result == {"content": []} and late.updated_at == T0 + 1
+        still = await store.set_status("t1", "working", now=T0 + 3)
+        assert still.status == "completed"
+        assert await store.finish("nope", "cancelled", now=T0) is None
+
+    run(kind, tmp_path, body)
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_answers_only_outstanding_keys_partial_then_all(kind, tmp_path):
+    async def body(store):
+        await store.create(record())
+        asks = {"a": {"method": "elicitation/create", "params": {}}, "b": {"method": "elicitation/create", "params": {}}}
+        parked = await store.set_status("t1", "input_required", now=T0 + 1, input_requests=asks)
+        assert parked.status == "input_required" and set(parked.input_requests) == {"a", "b"}
+        partial = await store.answer("t1", {"a": {"action": "accept"}, "zzz": {"ignored": True}}, now=T0 + 2)
+        assert partial.status == "input_required" and list(partial.input_requests) == ["b"]
+        assert partial.input_responses == {"a": {"action": "accept"}}
+        again = await store.answer("t1", {"a": {"action": "decline"}}, now=T0 + 3)  # already answered: ignored
+        assert again.input_responses == {"a": {"action": "accept"}}
+        assert await store.take_responses("t1") == {"a": {"action": "accept"}}
+        assert await store.take_responses("t1") == {}
+        last = await store.answer("t1", {"b": {"action": "cancel"}}, now=T0 + 4)
+        assert last.status == "working" and last.input_requests == {}
+        assert await store.take_responses("t1") == {"b": {"action": "cancel"}}
+
+    run(kind, tmp_path, body)
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_ttl_never_expires_early(kind, tmp_path):
+    async def body(store):
+        await store.create(record("short", ttl_ms=1_000))
+        await store.create(record("forever", ttl_ms=None))
+        assert await store.list_expired(T0 + 0.999) == []
+        assert not (await store.get("short")).expired(T0 + 0.999)
+        assert await store.list_expired(T0 + 1.0) == ["short"]
+        assert (await store.get("short")).expired(T0 + 1.0)
+        await store.delete("short")
+        assert await store.get("short") is None
+        assert await store.list_expired(T0 + 10**9) == []
+
+    run(kind, tmp_path, body)
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_renew_and_list_by_owner(kind, tmp_path):
+    async def body(store):
+        await store.create(record("a", owner="alice", worker="w1", lease_until=T0 + 5))
+        await store.create(record("b", owner="alice", worker="w2", lease_until=T0 + 5, created_at=T0 + 1))
+        await store.create(record("c", owner="bob", worker="w1", lease_until=T0 + 5, created_at=T0 + 2))
+        await store.renew("w1", T0 + 50)
+        assert (await store.get("a")).lease_until == T0 + 50
+        assert (await store.get("b")).lease_until == T0 + 5
+        assert [r.task_id for r in await store.list("alice", after=None, limit=10)] == ["a", "b"]
+        assert [r.task_id for r in await store.list("alice", after="a", limit=10)] == ["b"]
+        assert [r.task_id for r in await store.list("alice", after=None, limit=1)] == ["a"]
+        assert [r.task_id for r in await store.list(None, after=None, limit=10)] == []
+
+    run(kind, tmp_path, body)

@@ -11,13 +11,16 @@ Rules:
   when the `Server` is built, naming ``WIREMCP_STATE_KEY``;
 * the backend starts when the server's lifespan is entered, before the
   user's lifespan, and stops after it (`with_backend`): a server whose
-  backend cannot be reached does not start serving.
+  backend cannot be reached does not start serving;
+* on a Redis backend the task store is Redis too (`default_task_store`,
+  `_backend_tasks.RedisTaskStore`), unless ``task_store=`` or
+  ``WIREMCP_TASK_STORE`` names another: every worker sees every task.
 """
 
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 from ..backends import Backend, ChangeBus, InProcessBackend, from_url
 from ._settings import setting
@@ -25,8 +28,9 @@ from ._settings import setting
 if TYPE_CHECKING:
     from ._lifespan import LifespanFactory
     from ._server import Server
+    from ._tasks import TaskStore
 
-__all__ = ["choose_backend", "with_backend"]
+__all__ = ["choose_backend", "with_backend", "default_task_store"]
 
 
 def choose_backend(backend: Backend | None, bus: ChangeBus | None, keys_configured: bool) -> Backend:
@@ -62,3 +66,25 @@ def with_backend(backend: Backend, factory: LifespanFactory | None) -> LifespanF
             await backend.stop()
 
     return lifespan
+
+
+def default_task_store(backend: Backend) -> Callable[[], TaskStore] | None:
+    """The task store of a `Server` built without ``task_store=`` (None: in-process memory).
+
+    ``WIREMCP_TASK_STORE``, when set, names it (``memory`` included); else a
+    Redis backend's store; else None.
+    """
+    import os
+
+    from ._tasks import ENV_STORE, store_from_env
+
+    if os.environ.get(ENV_STORE, "").strip():
+        return store_from_env()
+    if not backend.shared:  # (wiremcp.backends.redis stays unimported without a shared backend)
+        return None
+    from ..backends.redis import RedisBackend
+    from ._backend_tasks import RedisTaskStore
+
+    if not isinstance(backend, RedisBackend):
+        return None
+    return lambda: RedisTaskStore(backend)

@@ -37,7 +37,7 @@ from ._legacy import DEFAULT_CLIENT_REQUEST_TIMEOUT, LegacySession, Notify, Send
 from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
 from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, listen, parse_filter
 from ..backends import Backend
-from ._backend import choose_backend, with_backend
+from ._backend import choose_backend, default_task_store, with_backend
 from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_keys, parse_level, setting
 from ._tools import Tool, ToolAnnotations
 from ._tasks import TaskStore, Tasks, store_from_env
@@ -192,7 +192,7 @@ class Server:
         #: Tasks (see _tasks): None until a tool may become a task (``task=`` other than "never").
         self.tasks: Tasks | None = None
         self._task_options: dict[str, Any] = {
-            "store": task_store if task_store is not None else store_from_env(),
+            "store": task_store if task_store is not None else default_task_store(self.backend),
             "ttl_ms": task_ttl_ms if task_ttl_ms is not None else _tasks_default("ttl_ms"),
             "poll_interval_ms": task_poll_interval_ms if task_poll_interval_ms is not None else _tasks_default("poll_interval_ms"),
         }

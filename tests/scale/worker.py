@@ -33,3 +33,20 @@ async def greet(ctx: wiremcp.Context) -> str:
     if answer.action != "accept":
         return "declined"
     return f"hello {answer.value.name}, answered by {os.getpid()}"
+
+
+@server.tool
+async def steps(n: int, ctx: wiremcp.Context) -> str:
+    """Report progress ``n`` times (each saying which process runs it), then wait until cancelled."""
+    import asyncio
+
+    for i in range(n):
+        ctx.report_progress(i + 1, n, f"step {i + 1} on {os.getpid()}")
+    await asyncio.Event().wait()
+    return "never"
+
+
+@server.resource("file:///watched")
+def watched() -> str:
+    """A resource a legacy session can subscribe to (``touch`` announces its changes)."""
+    return "watched"

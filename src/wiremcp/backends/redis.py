@@ -226,6 +226,15 @@ class RedisBackend:
             raise BackendUnavailable("the Redis backend is not started (the server is not serving)")
         return self._client
 
+    def blocking_client(self) -> redis.asyncio.Redis:
+        """A client of its own for one blocking read (``XREAD BLOCK``), so that it holds no shared connection.
+
+        It connects on its first command; the caller closes it (``aclose``).
+        """
+        import redis.asyncio
+
+        return redis.asyncio.Redis.from_url(self.url, socket_connect_timeout=CONNECT_TIMEOUT)
+
     async def start(self) -> None:
         import redis.asyncio
         import redis.exceptions

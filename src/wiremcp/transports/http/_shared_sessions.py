@@ -58,6 +58,14 @@ Across workers
   error response (written to their streams, so a client resuming elsewhere
   reads it) and lets its streams go; the sessions live on.
 
+When Redis cannot be reached
+
+* every legacy message gets 503 (with ``Retry-After``) whose message says
+  that the session store cannot be reached; a stream already under way
+  ends, and the client resumes it once Redis is back (the events written
+  before are still there, unless Redis itself lost them);
+* 2026-07-28 requests never touch Redis and are served as usual.
+
 What it costs: each legacy message makes a few Redis round trips (the
 record, the stream number, each event); 2026-07-28 requests make none.
 """
@@ -71,10 +79,11 @@ import os
 import secrets
 import socket
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 import orjson
 
+from ...backends import BackendUnavailable
 from ...jsonrpc import ErrorResponse, InternalError, Notification, Request, Response
 from ...server import ConnectionState, LegacySession, Server, ServerConnection, reply_failed
 from ._asgi import KEEPALIVE_COMMENT, STATUS_BY_CODE, Receive, Send, empty_reply, http_error, json_reply, sse_start
@@ -94,7 +103,16 @@ if TYPE_CHECKING:
 
     from ...backends.redis import RedisBackend
 
-__all__ = ["SharedSessions", "SharedSession", "HEARTBEAT", "WORKER_TTL", "MAX_EVENTS"]
+__all__ = ["SharedSessions", "SharedSession", "UNAVAILABLE", "HEARTBEAT", "WORKER_TTL", "MAX_EVENTS"]
+
+#: What `SharedSessions.find` gives when Redis cannot be reached (each method answers 503).
+UNAVAILABLE: Any = object()
+
+
+def _redis_errors() -> tuple[type[BaseException], ...]:
+    import redis.exceptions
+
+    return (redis.exceptions.RedisError, OSError, BackendUnavailable)
 
 log = logging.getLogger("wiremcp.transport")
 
@@ -126,6 +144,9 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return n
 """
+
+#: Redis unreachable or failing (set once redis-py is imported, by the first `SharedSessions`).
+_REDIS_ERRORS: tuple[type[BaseException], ...] = (OSError, BackendUnavailable)
 
 #: The stream of the legacy request whose handler is running (set in its task).
 _CURRENT: contextvars.ContextVar[_Writer | None] = contextvars.ContextVar("wiremcp_shared_stream", default=None)
@@ -303,6 +324,8 @@ class SharedSessions(Sessions):
 
     def __init__(self, server: Server, **options: Any) -> None:
         super().__init__(server, **options)
+        global _REDIS_ERRORS
+        _REDIS_ERRORS = _redis_errors()
         from ...backends.redis import RedisBackend
 
         backend = server.backend
@@ -447,7 +470,59 @@ class SharedSessions(Sessions):
         raise RuntimeError("SharedSessions are looked up with `await find(...)`")
 
     async def find(self, raw_id: bytes) -> Any:
-        """This worker's copy of the session with this id (built from its record), if the session lives."""
+        """This worker's copy of the session with this id (built from its record), if the session lives.
+
+        `UNAVAILABLE` when Redis cannot be reached: every method then answers 503.
+        """
+        try:
+            return await self._find(raw_id)
+        except _REDIS_ERRORS as exc:
+            log.warning("legacy session store unreachable: %s", exc)
+            return UNAVAILABLE
+
+    # -- the app's entry points: Redis unreachable is a 503 that says so --------------------------
+
+    async def initialize(self, req: Request, headers: dict[bytes, bytes], send: Send, client: str = "") -> None:
+        await self._guarded(send, lambda tracked: self._initialize(req, headers, tracked, client))
+
+    async def request(self, session: Any, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
+        await self._guarded(send, lambda tracked: self._request(session, req, headers, receive, tracked), session)
+
+    async def notification(self, session: Any, note: Notification, headers: dict[bytes, bytes], send: Send) -> None:
+        await self._guarded(send, lambda tracked: self._notification(session, note, headers, tracked), session)
+
+    async def response(self, session: Any, msg: Response | ErrorResponse, headers: dict[bytes, bytes], send: Send) -> None:
+        await self._guarded(send, lambda tracked: self._response(session, msg, headers, tracked), session)
+
+    async def get(self, session: Any, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
+        await self._guarded(send, lambda tracked: self._get(session, headers, receive, tracked), session)
+
+    async def delete(self, session: Any, headers: dict[bytes, bytes], send: Send) -> None:
+        await self._guarded(send, lambda tracked: self._delete(session, headers, tracked), session)
+
+    async def _guarded(self, send: Send, work: Callable[[Send], Awaitable[None]], session: Any = None) -> None:
+        started = False
+
+        async def tracked(message: Any) -> None:
+            nonlocal started
+            started = True
+            await send(message)
+
+        try:
+            if session is UNAVAILABLE:
+                raise BackendUnavailable("Redis did not answer")
+            await work(tracked)
+        except _REDIS_ERRORS as exc:
+            log.warning("legacy session store unreachable: %s", exc)
+            if not started:
+                await json_reply(
+                    send, 503,
+                    http_error(f"Service Unavailable: the legacy session store (Redis) cannot be reached ({exc}); retry later"),
+                )  # fmt: skip
+            else:  # a stream already under way: end it; the client resumes once Redis is back
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _find(self, raw_id: bytes) -> Any:
         await self._ensure_started()
         try:
             sid = raw_id.strip(b" \t").decode("ascii")
@@ -524,7 +599,7 @@ class SharedSessions(Sessions):
 
     # -- POST ------------------------------------------------------------------------------------
 
-    async def initialize(self, req: Request, headers: dict[bytes, bytes], send: Send, client: str = "") -> None:
+    async def _initialize(self, req: Request, headers: dict[bytes, bytes], send: Send, client: str = "") -> None:
         await self._ensure_started()
         raw = headers.get(_VERSION_HEADER)
         if raw is not None:
@@ -571,7 +646,7 @@ class SharedSessions(Sessions):
         if self._unsubscribe is None:
             self._unsubscribe = self.server.bus.subscribe(self._on_change)
 
-    async def request(self, session: Any, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
+    async def _request(self, session: Any, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
         assert isinstance(session, SharedSession)
         problem = self._version_problem(session, headers)  # type: ignore[arg-type]  # duck-typed: .version
         if problem is not None:
@@ -629,7 +704,7 @@ class SharedSessions(Sessions):
         del task
         await self._carry_shared(session, int(stream), 0, receive, send, json_ok=True, prime=session.primes)
 
-    async def notification(self, session: Any, note: Notification, headers: dict[bytes, bytes], send: Send) -> None:
+    async def _notification(self, session: Any, note: Notification, headers: dict[bytes, bytes], send: Send) -> None:
         assert isinstance(session, SharedSession)
         problem = self._version_problem(session, headers)  # type: ignore[arg-type]  # duck-typed: .version
         if problem is not None:
@@ -650,7 +725,7 @@ class SharedSessions(Sessions):
                     )
         await empty_reply(send, 202)
 
-    async def response(self, session: Any, msg: Response | ErrorResponse, headers: dict[bytes, bytes], send: Send) -> None:
+    async def _response(self, session: Any, msg: Response | ErrorResponse, headers: dict[bytes, bytes], send: Send) -> None:
         assert isinstance(session, SharedSession)
         problem = self._version_problem(session, headers)  # type: ignore[arg-type]  # duck-typed: .version
         if problem is not None:
@@ -680,7 +755,7 @@ class SharedSessions(Sessions):
 
     # -- GET, DELETE ------------------------------------------------------------------------------
 
-    async def get(self, session: Any, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
+    async def _get(self, session: Any, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
         assert isinstance(session, SharedSession)
         problem = self._version_problem(session, headers)  # type: ignore[arg-type]  # duck-typed: .version
         if problem is not None:
@@ -705,7 +780,7 @@ class SharedSessions(Sessions):
             await self._publish(f"{self.prefix}:ls-events", {"s": session.id, "k": "taken", "w": self.worker})
         await self._carry_shared(session, stream, after, receive, send, json_ok=False, prime=prime)
 
-    async def delete(self, session: Any, headers: dict[bytes, bytes], send: Send) -> None:
+    async def _delete(self, session: Any, headers: dict[bytes, bytes], send: Send) -> None:
         assert isinstance(session, SharedSession)
         problem = self._version_problem(session, headers)  # type: ignore[arg-type]  # duck-typed: .version
         if problem is not None:

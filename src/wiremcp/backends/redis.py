@@ -12,7 +12,10 @@ The change bus (`RedisBus`) rules:
   are applied where the listener is (`wiremcp.server._subscriptions.listen`),
   so Redis carries each change once, whatever the number of listeners;
 * a worker's own changes come back to it through Redis like the others':
-  each change reaches each listener once, never twice;
+  each change reaches each listener once, never twice. Changes arrive in
+  the order Redis received them: one worker's in the order it made them,
+  two workers' in either order (publishing is not awaited by the code that
+  announces a change);
 * ``None`` (``server.close_subscriptions()``) stays in this process;
 * a change published before the backend is started (tools registered at
   import time, which every worker does for itself) is delivered in this
@@ -24,7 +27,10 @@ The change bus (`RedisBus`) rules:
   other workers meanwhile are missed (pub/sub keeps no history). Modern
   stateless requests never touch Redis, so they keep working;
 * a message on the channel that is not a change this module wrote is logged
-  and skipped, never delivered.
+  and skipped, never delivered; a JSON object is a message of the
+  deployment's own (`RedisBus.send`, e.g. a legacy session's new
+  subscriptions), handed to `RedisBus.on_message` in the order it was
+  published among the changes.
 """
 
 from __future__ import annotations
@@ -78,6 +84,7 @@ class RedisBus:
         #: True while the reader holds a live subscription to the channel.
         self.connected = False
         self._subscribed: asyncio.Event | None = None
+        self._side: list[Callable[[dict[str, Any]], None]] = []
 
     # -- ChangeBus --------------------------------------------------------------
 
@@ -101,6 +108,24 @@ class RedisBus:
 
     def __len__(self) -> int:
         return len(self._local)
+
+    # -- messages of the deployment's own, in order with the changes ---------------------------
+
+    def on_message(self, receive: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        """Call ``receive`` with each object `send` published (on any worker); returns the unsubscriber."""
+        self._side.append(receive)
+        return lambda: self._side.remove(receive) if receive in self._side else None
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """Publish ``message`` (a JSON object) to every worker's `on_message`, after the changes published before it.
+
+        The same channel as the changes, so that a worker receives both in the order they were
+        published (e.g. a legacy session's new subscription, then a change of that resource).
+        """
+        client = self._client
+        if client is None:
+            raise BackendUnavailable("the Redis backend is not started (the server is not serving)")
+        await client.publish(self.channel, orjson.dumps(message))
 
     # -- lifecycle ----------------------------------------------------------------
 
@@ -183,7 +208,12 @@ class RedisBus:
 
     def _deliver(self, data: Any) -> None:
         try:
-            kind, uri = orjson.loads(data)
+            decoded = orjson.loads(data)
+            if type(decoded) is dict:
+                for receive in list(self._side):
+                    receive(decoded)
+                return
+            kind, uri = decoded
         except (orjson.JSONDecodeError, TypeError, ValueError):
             log.warning("skipped a message on %s that is not a change: %r", self.channel, data[:200])
             return
@@ -212,6 +242,11 @@ class RedisBackend:
 
     @property
     def bus(self) -> ChangeBus:
+        return self._bus
+
+    @property
+    def bus_messages(self) -> RedisBus:
+        """The change bus, for messages of the deployment's own (`RedisBus.send`, `RedisBus.on_message`)."""
         return self._bus
 
     @property

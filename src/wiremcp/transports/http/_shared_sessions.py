@@ -18,7 +18,9 @@ The session record
   copy of the session from the record (it replays the ``initialize``), so
   what the handshake negotiated is the same everywhere; a change of the log
   level or the subscriptions made on one worker is written to the record and
-  announced on ``{p}:ls-events``, and every other copy takes it;
+  announced on the change bus's channel (in order with the changes, so a
+  change of a resource subscribed to just before is not missed), and every
+  other copy takes it;
 * DELETE on any worker deletes the record and announces it: every worker
   ends its copy (its requests in flight are cancelled, its streams end). A
   message for a session whose record is gone is 404 on every worker.
@@ -335,6 +337,7 @@ class SharedSessions(Sessions):
         self.worker = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self.local: dict[str, SharedSession] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        self._stop_listening: Callable[[], None] | None = None
         self._started_on: asyncio.AbstractEventLoop | None = None
 
     def __len__(self) -> int:
@@ -358,6 +361,8 @@ class SharedSessions(Sessions):
         if self._started_on is loop:
             return
         self._started_on = loop
+        if self._stop_listening is None:
+            self._stop_listening = self.backend.bus_messages.on_message(self._received)
         await self._beat()
         self._tasks = [
             loop.create_task(self._heartbeat(), name="wiremcp-sessions-heartbeat"),
@@ -387,12 +392,15 @@ class SharedSessions(Sessions):
         while True:
             pubsub = self.redis.pubsub()
             try:
-                await pubsub.subscribe(f"{self.prefix}:worker:{self.worker}:inbox", f"{self.prefix}:ls-events")
+                await pubsub.subscribe(f"{self.prefix}:worker:{self.worker}:inbox")
                 delay = 0.05
                 while True:
                     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=30.0)
                     if message is not None and message.get("type") == "message":
-                        self._received(message["data"])
+                        try:
+                            self._received(orjson.loads(message["data"]))
+                        except orjson.JSONDecodeError:
+                            log.warning("skipped a message in this worker's inbox that is not ours: %r", message["data"][:200])
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - Redis lost: reconnect with back-off
@@ -405,12 +413,11 @@ class SharedSessions(Sessions):
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
 
-    def _received(self, raw: bytes) -> None:
+    def _received(self, message: dict[str, Any]) -> None:
         try:
-            message = orjson.loads(raw)
             session = self.local.get(message["s"])
-        except (orjson.JSONDecodeError, KeyError, TypeError):
-            log.warning("skipped a message on the legacy sessions' channel that is not ours: %r", raw[:200])
+        except (KeyError, TypeError):
+            log.warning("skipped a message for the legacy sessions that is not ours: %r", str(message)[:200])
             return
         if session is None:
             return
@@ -463,6 +470,10 @@ class SharedSessions(Sessions):
 
     async def _publish(self, channel: str, message: dict[str, Any]) -> None:
         await self.redis.publish(channel, orjson.dumps(message))
+
+    async def _announce(self, message: dict[str, Any]) -> None:
+        """Tell every worker (a session's new state, its end, its GET stream taken), in order with the changes."""
+        await self.backend.bus_messages.send(message)
 
     # -- the set of sessions ------------------------------------------------------------------
 
@@ -577,7 +588,7 @@ class SharedSessions(Sessions):
         record = orjson.loads(raw)
         record["log"], record["subs"] = after
         await self.redis.set(self._key(session.id), orjson.dumps(record), px=self._ttl_ms)
-        await self._publish(f"{self.prefix}:ls-events", {"s": session.id, "k": "state", "log": after[0], "subs": after[1]})
+        await self._announce({"s": session.id, "k": "state", "log": after[0], "subs": after[1]})
 
     def close_all(self) -> None:
         """This worker stops: end its copies (their requests end with an error); the sessions live on."""
@@ -590,6 +601,9 @@ class SharedSessions(Sessions):
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        if self._stop_listening is not None:
+            self._stop_listening()
+            self._stop_listening = None
 
     def _on_change(self, event: Any) -> None:
         if event is None:  # Server.close_subscriptions(): the worker is stopping; let GET streams go
@@ -777,7 +791,7 @@ class SharedSessions(Sessions):
         if stream == 0:
             if session.standalone_carrier is not None:  # one connection per stream: the newer one wins
                 session.standalone_carrier.let_go()
-            await self._publish(f"{self.prefix}:ls-events", {"s": session.id, "k": "taken", "w": self.worker})
+            await self._announce({"s": session.id, "k": "taken", "w": self.worker})
         await self._carry_shared(session, stream, after, receive, send, json_ok=False, prime=prime)
 
     async def _delete(self, session: Any, headers: dict[bytes, bytes], send: Send) -> None:
@@ -790,7 +804,7 @@ class SharedSessions(Sessions):
             self._key(session.id), self._key(session.id, "calls"), self._key(session.id, "out"),
             self._key(session.id, "runs"), self._key(session.id, "streams"),
         )  # fmt: skip
-        await self._publish(f"{self.prefix}:ls-events", {"s": session.id, "k": "deleted"})
+        await self._announce({"s": session.id, "k": "deleted"})
         session.close("the client deleted it")
         await empty_reply(send, 204)
 

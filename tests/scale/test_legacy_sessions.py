@@ -161,6 +161,30 @@ def test_an_elicitation_sent_by_one_worker_is_answered_on_the_other(pair):
     assert on_b.post({"jsonrpc": "2.0", "id": 999, "result": {}})[0] == 400
 
 
+def test_two_workers_asking_one_client_at_once_use_different_ids(pair):
+    a, b = pair
+    on_a = Peer(a.port)
+    initialize(on_a, {"elicitation": {}})
+    on_b = Peer(b.port, on_a.session)
+    conn_a, resp_a = on_a.open("POST", call(20, "greet"))
+    conn_b, resp_b = on_b.open("POST", call(21, "greet"))
+    streams = [events(resp_a), events(resp_b)]
+    asked = []
+    for stream in streams:
+        assert next(stream)[1] is None  # primed
+        asked.append(next(stream)[1])
+    assert [m["method"] for m in asked] == ["elicitation/create"] * 2
+    assert asked[0]["id"] != asked[1]["id"]
+    # each answer goes to the worker that did not ask
+    for peer, question, name in ((on_b, asked[0], "Ada"), (on_a, asked[1], "Bob")):
+        reply = {"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"name": name}}}
+        assert peer.post(reply)[0] == 202
+    assert text(next(streams[0])[1]) == f"hello Ada, answered by {a.proc.pid}"
+    assert text(next(streams[1])[1]) == f"hello Bob, answered by {b.proc.pid}"
+    conn_a.close()
+    conn_b.close()
+
+
 def test_a_stream_is_resumed_on_the_other_worker_after_its_worker_is_killed(pair):
     a, b = pair
     on_a = Peer(a.port)

@@ -51,8 +51,12 @@ Streams (Redis Streams)
 
 Across workers
 
-* the client's answer to the server's request (elicitation, sampling,
-  roots) may reach any worker: the worker that sent the request registered
+* the server's requests to the client (elicitation, sampling, roots) get
+  ids from a random range of each worker's copy of the session (2**20 ids
+  from a random multiple of 2**20 below 2**52), so two workers asking at
+  once do not give the client the same id;
+* the client's answer to the server's request may reach any worker: the
+  worker that sent the request registered
   its id (``{p}:ls:{id}:out``), and the one that gets the answer forwards it
   on that worker's channel (``{p}:worker:{w}:inbox``); so does a
   ``notifications/cancelled`` for a request running on another worker;
@@ -247,6 +251,9 @@ class SharedSession:
             session_id=id,
             route=self.route,
             close_stream=self.close_stream,
+            # the ids of our requests to the client: a range of this copy's own, so that two
+            # workers asking the same client at once never use the same id (below 2**53, for JSON)
+            first_request_id=1 + secrets.randbelow(2**32) * 2**20,
         )
         self._standalone = _Writer(sessions, self, 0)
 

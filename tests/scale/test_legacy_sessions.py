@@ -230,8 +230,20 @@ def test_a_subscription_made_on_one_worker_notifies_the_get_stream_on_the_other_
     assert got == [{"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "file:///watched"}}] * 2
     # and nothing else arrived in between: the next one is the next change
     assert on_b.post(call(14, "touch", {"uri": "file:///watched"}))[0] == 200
-    assert next(stream)[1]["params"] == {"uri": "file:///watched"}
+    last_id, note = next(stream)
+    assert note["params"] == {"uri": "file:///watched"}
+    # a newer GET, on the other worker, takes the stream over: the older one ends; the newer one
+    # starts from now (what the older one carried is not sent again)
+    conn2, resp2 = on_a.open("GET", headers={"Accept": "text/event-stream"})
+    second = events(resp2)
+    prime_id, primed = next(second)
+    assert primed is None and prime_id == last_id  # its priming id: the last event so far
+    assert list(stream) == []  # the older response ended
     conn.close()
+    assert on_b.post(call(15, "touch", {"uri": "file:///watched"}))[0] == 200
+    event_id, note = next(second)
+    assert note["params"] == {"uri": "file:///watched"} and int(event_id.split("-")[1]) == int(last_id.split("-")[1]) + 1
+    conn2.close()
 
 
 @sync

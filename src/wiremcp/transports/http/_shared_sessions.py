@@ -380,12 +380,18 @@ class SharedSessions(Sessions):
         await self.redis.set(f"{self.prefix}:worker:{self.worker}", b"1", px=int(WORKER_TTL * 1000))
 
     async def _heartbeat(self) -> None:
+        failing = False
         while True:
             await asyncio.sleep(HEARTBEAT)
             try:
                 await self._beat()
-            except Exception as exc:  # noqa: BLE001 - Redis lost: keep trying
-                log.warning("could not renew this worker's heartbeat in Redis: %s", exc)
+                if failing:
+                    log.warning("this worker's heartbeat is in Redis again")
+                failing = False
+            except Exception as exc:  # noqa: BLE001 - Redis lost: keep trying, say so once
+                if not failing:
+                    log.warning("could not renew this worker's heartbeat in Redis (%s); retrying every %g s", exc, HEARTBEAT)
+                failing = True
             # Copies unused for the idle timeout are dropped here (the record stays in Redis until
             # it expires; a later message builds the copy again).
             now = time.monotonic()
@@ -841,10 +847,14 @@ class SharedSessions(Sessions):
                 head_sent = True
                 await send(sse_start())
                 if prime and session.primes:
-                    chunk = b"id: %d-0\ndata: \n\n" % stream + chunk
+                    chunk = b"id: %d-%d\ndata: \n\n" % (stream, after) + chunk
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
 
         try:
+            if stream == 0 and prime:
+                # A new GET stream: the session notifications from now on (those kept from an
+                # earlier GET are for a client that resumes it with Last-Event-ID).
+                after = int(await self.redis.get(self._key(session.id, "n", 0)) or 0)
             if not json_ok:  # a GET: the head at once
                 await start(b"" if prime and session.primes else KEEPALIVE_COMMENT)
             while True:
@@ -881,8 +891,10 @@ class SharedSessions(Sessions):
                     number = int(fields[b"n"])
                     data = fields[b"d"]
                     final = fields[b"f"] == b"1"
-                    if number <= after:
+                    if number <= after and not final:
                         continue
+                    if number <= after:
+                        data = b""  # the final event, already seen: only the end of the response
                     if final and json_ok and not head_sent and not chunk and data:
                         await json_reply(send, 200, data)  # answered before anything else: one JSON body
                         return

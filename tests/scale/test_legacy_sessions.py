@@ -267,3 +267,31 @@ async def test_a_legacy_client_through_nginx_alternates_workers_end_to_end(redis
         nginx.stop()
         for w in workers:
             w.stop()
+
+
+def test_through_nginx_a_stream_is_resumed_after_its_worker_is_killed(redis_server: RedisServer):
+    env = {"WIREMCP_REDIS_URL": redis_server.url, "WIREMCP_STATE_KEY": STATE_KEY}
+    workers = [Worker(WORKER, env), Worker(WORKER, env)]
+    nginx = Nginx([w.port for w in workers])
+    try:
+        peer = Peer(nginx.port)
+        initialize(peer)
+        conn, resp = peer.open("POST", call(30, "steps", {"n": 1}, progressToken="p30"))
+        stream = events(resp)
+        assert next(stream)[1] is None
+        progress_id, progress = next(stream)
+        pid = int(progress["params"]["message"].rsplit(" ", 1)[1])
+        running = next(w for w in workers if w.proc.pid == pid)
+        running.kill()
+        conn.close()
+        # nginx sends the resumption to the worker still up (the other one cannot be reached)
+        conn, resp = peer.open("GET", headers={"Accept": "text/event-stream", "Last-Event-ID": progress_id})
+        assert resp.status == 200
+        resumed = list(events(resp))
+        conn.close()
+        assert len(resumed) == 1  # the progress event is not sent again
+        assert resumed[0][1]["id"] == 30 and resumed[0][1]["error"]["code"] == -32603
+    finally:
+        nginx.stop()
+        for w in workers:
+            w.stop()

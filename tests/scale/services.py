@@ -108,11 +108,21 @@ class _Process:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self.clean()
 
     def kill(self) -> None:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait()
+        self.clean()
+
+    def clean(self) -> None:
+        """Remove the files this service wrote (its directory, or its log)."""
+        directory = getattr(self, "dir", None)
+        if directory is not None:
+            shutil.rmtree(directory, ignore_errors=True)
+        else:
+            self.log_path.unlink(missing_ok=True)
 
 
 class RedisServer(_Process):

@@ -50,8 +50,9 @@ class OutgoingRequests:
 
     __slots__ = ("_pending", "line", "closed")
 
-    def __init__(self, *, line: bool = True) -> None:
-        self._pending: PendingRequests[asyncio.Future[Any]] = PendingRequests()
+    def __init__(self, *, line: bool = True, first_id: int = 1) -> None:
+        # first_id: where the ids start (a session served by several workers gives each its own range)
+        self._pending: PendingRequests[asyncio.Future[Any]] = PendingRequests(first_id=first_id)
         self.line = line  # newline-terminated messages (stdio) or bare ones (HTTP events)
         #: Why no more requests can be sent (the connection or session ended), once it has.
         self.closed: str | None = None

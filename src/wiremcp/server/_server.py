@@ -38,8 +38,10 @@ from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
 from ._context import Context, Emit, require_scopes
 from ._legacy import DEFAULT_CLIENT_REQUEST_TIMEOUT, LegacySession, Notify, SendRequest
 from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
-from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, listen, parse_filter
-from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_level, setting
+from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, listen, parse_filter
+from ..backends import Backend
+from ._backend import choose_backend, default_task_store, with_backend
+from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_keys, parse_level, setting
 from ._tools import Tool, ToolAnnotations
 from ._apps import UI_EXTENSION, UI_MIME_TYPE, ModelTools, UiCsp, Visibility, supports_apps, ui_resource_parts
 from ._tasks import SQLiteTaskStore, TaskStore, Tasks, store_from_env
@@ -95,6 +97,7 @@ class Server:
         state_keys: Iterable[str | bytes] | None = None,
         state_ttl: float | None = None,
         bus: ChangeBus | None = None,
+        backend: Backend | None = None,
         max_subscriptions: int | None = None,
         legacy: bool | None = None,
         auth: Any = None,
@@ -113,6 +116,7 @@ class Server:
         list_ttl_ms = setting("list_ttl_ms", list_ttl_ms, DEFAULT_LIST_TTL_MS, int)
         page_size = setting("page_size", page_size, None, int)
         state_ttl = setting("state_ttl", state_ttl, float(DEFAULT_STATE_TTL), float)
+        state_keys = setting("state_keys", state_keys, None, parse_keys)
         max_subscriptions = setting("max_subscriptions", max_subscriptions, DEFAULT_MAX_SUBSCRIPTIONS, int)
         legacy = setting("legacy", legacy, True, parse_bool)
         threads = setting("threads", threads, DEFAULT_THREADS, int)
@@ -163,8 +167,10 @@ class Server:
         }
         # Multi round-trip requests: sealed requestState (see _mrtr, protocol/state).
         self.state_sealer = StateSealer(state_keys, ttl=state_ttl)
-        # subscriptions/listen: change events, fanned out through a pluggable bus.
-        self.bus: ChangeBus = bus if bus is not None else LocalBus()
+        #: Where shared state lives (see _backend, wiremcp.backends): this process, or Redis.
+        self.backend = choose_backend(backend, bus, self.state_sealer.configured)
+        # subscriptions/listen: change events, fanned out through the backend's bus.
+        self.bus: ChangeBus = self.backend.bus
         self.max_subscriptions = max_subscriptions
         #: Serve 2025-11-25 clients (initialize handshake) too; see _legacy.
         self.legacy = legacy
@@ -180,7 +186,7 @@ class Server:
         self.client_request_timeout = client_request_timeout
         #: Setup around serving, entered once per process by the transports (see _lifespan);
         #: ``async with server.lifespan as value``. What it yields is ``ctx.lifespan``.
-        self.lifespan = Lifespan(self, lifespan)
+        self.lifespan = Lifespan(self, with_backend(self.backend, lifespan))
         #: Seconds requests in flight get to finish on shutdown before they are cancelled.
         self.shutdown_grace = shutdown_grace
         #: MCP-level middleware, outermost first (see _middleware); empty costs nothing.
@@ -196,7 +202,7 @@ class Server:
         #: Tasks (see _tasks): None until a tool may become a task (``task=`` other than "never").
         self.tasks: Tasks | None = None
         self._task_options: dict[str, Any] = {
-            "store": task_store if task_store is not None else store_from_env(),
+            "store": task_store if task_store is not None else default_task_store(self.backend),
             "ttl_ms": task_ttl_ms if task_ttl_ms is not None else _tasks_default("ttl_ms"),
             "poll_interval_ms": task_poll_interval_ms if task_poll_interval_ms is not None else _tasks_default("poll_interval_ms"),
         }

@@ -148,6 +148,7 @@ from ._sessions import (
     LEGACY_HEADER_VALUES,
     SESSION_HEADER,
     Sessions,
+    session_store,
 )
 
 if TYPE_CHECKING:
@@ -415,7 +416,7 @@ class MCPApp:
         self._call_now = server.call_tool_now
         self._deadlines = _ReadDeadlines(read_timeout) if read_timeout is not None else None
         self._sessions = (
-            Sessions(
+            session_store(
                 server,
                 idle_timeout=session_idle_timeout,
                 max_sessions=max_sessions,
@@ -574,7 +575,7 @@ class MCPApp:
             return
         if session_id is not None:
             assert sessions is not None
-            session = sessions.lookup(session_id)
+            session = await sessions.find(session_id)
             if session is None:
                 await self._no_session(send)
             elif kind is Notification:
@@ -603,7 +604,7 @@ class MCPApp:
         sessions = self._sessions
         session_id = headers.get(SESSION_HEADER)
         if sessions is not None and method in _SESSION_METHODS and session_id is not None:
-            session = sessions.lookup(session_id)
+            session = await sessions.find(session_id)
             if session is None:
                 await self._no_session(send)
             elif method == "GET":
@@ -633,7 +634,7 @@ class MCPApp:
         if session_id is None:
             await sessions.initialize(req, headers, send, client)
             return
-        session = sessions.lookup(session_id)
+        session = await sessions.find(session_id)
         if session is None:
             await self._no_session(send)
         else:

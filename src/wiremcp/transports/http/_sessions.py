@@ -132,6 +132,7 @@ from ._security import _q_is_zero
 
 __all__ = [
     "Sessions",
+    "session_store",
     "HTTPSession",
     "SESSION_HEADER",
     "LAST_EVENT_ID_HEADER",
@@ -659,6 +660,10 @@ class Sessions:
             return None
         return session
 
+    async def find(self, raw_id: bytes) -> HTTPSession | None:
+        """`lookup`, as the app calls it (a shared store, `_shared_sessions`, reads Redis here)."""
+        return self.lookup(raw_id)
+
     def forget(self, session: HTTPSession) -> None:
         if self.by_key.pop(session.key, None) is not None:
             left = self.per_client.get(session.client, 1) - 1
@@ -936,6 +941,19 @@ class Sessions:
                 watching.cancel()
             session.touch()
             stream.forget_if_done()
+
+
+def session_store(server: Server, **options: Any) -> Sessions:
+    """The legacy sessions of an app: in this process, or shared by every worker when the server's backend is.
+
+    A shared backend (``WIREMCP_REDIS_URL``; `wiremcp.backends`) gets
+    `_shared_sessions.SharedSessions`, with the same methods and wire rules.
+    """
+    if server.backend.shared:
+        from ._shared_sessions import SharedSessions
+
+        return SharedSessions(server, **options)
+    return Sessions(server, **options)
 
 
 async def _write(send: Send, pump: _Pump, chunk: bytes, *, more: bool) -> None:

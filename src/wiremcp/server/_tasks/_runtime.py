@@ -292,10 +292,25 @@ class Tasks:
         return store
 
     async def aclose(self) -> None:
-        """Stop the heartbeat and close the store (the lifespan calls it on shutdown)."""
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
-            self._heartbeat = None
+        """The server stops (its lifespan ends): stop this process's tasks, then close the store.
+
+        A task still running is cancelled and recorded ``failed`` with "The
+        server stopped before the task finished" (never left ``working``);
+        then the heartbeat and background jobs stop and the store is closed
+        (SQLite: its connection and its thread). A server that serves again
+        uses the store again (the stores reopen on use).
+        """
+        runners = [runner for runner in self._running.values() if not runner.done()]
+        for runner in runners:
+            runner.cancel()
+        if runners:
+            await asyncio.gather(*runners, return_exceptions=True)
+        jobs = [job for job in (self._heartbeat, *self._background) if job is not None and not job.done()]
+        self._heartbeat = None
+        for job in jobs:
+            job.cancel()
+        if jobs:
+            await asyncio.gather(*jobs, return_exceptions=True)
         if self._store is not None:
             await self._store.close()
 

@@ -57,7 +57,7 @@ from ...jsonrpc import InternalError, InvalidParams, JSONRPCError, MethodNotFoun
 from ...protocol.extensions import TASKS, client_declares, missing_extension
 from ...protocol.meta import SUBSCRIPTION_ID, RequestMeta
 from ._memory import MemoryTaskStore
-from ._store import TaskRecord, TaskStore, TaskStoreError
+from ._store import TaskRecord, TaskStore, TaskStoreError, add_input_requests
 from ._wire import RELATED_TASK, legacy_task, modern_detailed, modern_task
 
 if TYPE_CHECKING:
@@ -173,15 +173,14 @@ class _TaskInputs:
             self._used.add(unique)
             wire[unique] = key
         store = await self.tasks.ready()
+        asked = {unique: requests[key] for unique, key in wire.items()}
         async with self._lock:
             await self._absorb(store)
-            self._outstanding.update({unique: requests[key] for unique, key in wire.items()})
-            record = await store.set_status(
-                self.task_id,
-                "input_required",
-                now=time.time(),
-                message="Waiting for input from the client",
-                input_requests=dict(self._outstanding),
+            self._outstanding.update(asked)
+            # Only the new keys go to the store, added to what is outstanding there in one step:
+            # a key answered meanwhile (tasks/update on another process) is never shown again.
+            record = await add_input_requests(
+                store, self.task_id, asked, now=time.time(), message="Waiting for input from the client"
             )
         if record is not None:
             self.tasks.publish(record)

@@ -12,10 +12,11 @@ Rules it keeps:
 * ``close`` closes the connection and ends the thread (joined: none is left
   behind); a store used again after ``close`` (a server that serves again)
   opens both anew;
-* each read-modify-write (``set_status``, ``finish``, ``answer``,
+* each read-modify-write (``set_status``, ``finish``, ``ask``, ``answer``,
   ``take_responses``) runs in one ``BEGIN IMMEDIATE`` transaction: it takes
   the write lock before it reads, so two processes cannot both win
-  ``finish`` and an answer is never lost;
+  ``finish``, an answer is never lost, and a question answered by another
+  process is never put back by ``ask``;
 * ``create`` commits before it returns (tasks.md: the task is durably created
   before ``CreateTaskResult`` is sent);
 * any ``sqlite3.Error`` becomes `TaskStoreError` naming the file and the
@@ -35,7 +36,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Callable, Literal, TypeVar
 
-from ._memory import apply_answers
+from ._memory import apply_answers, apply_ask
 from ._store import TERMINAL, TaskRecord, TaskStoreError, record_from_json, record_to_json
 
 __all__ = ["SQLiteTaskStore", "default_task_db_path"]
@@ -187,6 +188,13 @@ class SQLiteTaskStore:
             record.error = error
             record.input_requests = {}
             record.input_responses = {}
+
+        return await self._mutate(task_id, change)
+
+    async def ask(self, task_id: str, requests: dict[str, Any], *, now: float, message: str | None = None) -> TaskRecord | None:
+        def change(record: TaskRecord) -> None:
+            if record.status not in TERMINAL:
+                apply_ask(record, requests, now, message)
 
         return await self._mutate(task_id, change)
 

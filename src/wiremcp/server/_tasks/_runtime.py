@@ -40,7 +40,10 @@ Rules it keeps (extensions/tasks/tasks.md; 2025-11-25 basic/utilities/tasks.mdx)
   left ``working`` forever.
 * progress reported by a task (``ctx.report_progress``) becomes its
   ``statusMessage``: progress and log notifications are never sent for a
-  task (tasks.md, Task Status Notifications).
+  2026-07-28 task (tasks.md, Task Status Notifications). A 2025-11-25 task
+  whose ``tools/call`` carried a ``progressToken`` also sends
+  ``notifications/progress`` with that token on its session, for the task's
+  whole life (tasks.mdx, "Task Progress Notifications").
 """
 
 from __future__ import annotations
@@ -401,7 +404,10 @@ class Tasks:
         self._inputs[task_id] = inputs
         task_meta = RequestMeta(meta.protocol_version, meta.client_capabilities, meta.client_info, None, task_id, meta.raw)
         task_meta.session = inputs
-        ctx = Context(request.id, request.method, task_meta, server, self._progress_sink(task_id))
+        forward = None
+        if legacy and meta.progress_token is not None:  # 2025-11-25: the token stays valid for the task's life
+            forward = self._legacy_progress(meta.session, meta.progress_token)
+        ctx = Context(request.id, request.method, task_meta, server, self._progress_sink(task_id, forward))
         runner = asyncio.ensure_future(self._work(task_id, tool, prepared, ctx))
         self._running[task_id] = runner
         self._ensure_heartbeat()
@@ -469,8 +475,26 @@ class Tasks:
         if record is not None:
             self.publish(record)
 
-    def _progress_sink(self, task_id: str) -> Emit:
-        """Progress becomes the status message (in order); tasks.md: no progress or log notifications for a task."""
+    @staticmethod
+    def _legacy_progress(session: Any, token: str | int) -> Callable[[dict[str, Any]], None] | None:
+        """Send a 2025-11-25 task's progress on its session with the ``tools/call``'s own token."""
+        notify = getattr(session, "notify", None)
+        if notify is None:
+            return None
+
+        def forward(params: dict[str, Any]) -> None:
+            try:
+                notify("notifications/progress", {**params, "progressToken": token})
+            except Exception:  # the session is gone: the status message still carries the progress
+                log.debug("task progress for token %r not sent: the session is gone", token)
+
+        return forward
+
+    def _progress_sink(self, task_id: str, forward: Callable[[dict[str, Any]], None] | None = None) -> Emit:
+        """Progress becomes the status message (in order); tasks.md: no progress or log notifications for a task.
+
+        ``forward``: a 2025-11-25 task's progress also goes to its session (`_legacy_progress`).
+        """
         queue: list[str] = []
         busy = [False]
 
@@ -488,6 +512,8 @@ class Tasks:
         def emit(method: str, params: dict[str, Any]) -> None:
             if method != "notifications/progress":
                 return
+            if forward is not None:
+                forward(params)
             message = params.get("message")
             if message is None:
                 total = params.get("total")

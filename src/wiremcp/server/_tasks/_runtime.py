@@ -34,6 +34,14 @@ Rules it keeps (extensions/tasks/tasks.md; 2025-11-25 basic/utilities/tasks.mdx)
 * **unknown task ids** are -32602 saying which: not found, expired (the TTL
   has fully elapsed: never earlier), or another client's (the caller that
   made it is bound to it when requests are authenticated).
+* **the store goes away** (Redis down, a locked file): creating a task is
+  -32603 naming the store's problem, and so is looking one up; a task
+  already running goes on, its progress meanwhile is not recorded (logged),
+  and its outcome is written again and again (back-off up to
+  `STORE_RETRY_MAX_SECONDS`) until the store takes it or the task's TTL
+  has elapsed: nothing is lost, and the store's first terminal transition
+  wins, so nothing is reported twice. A store failure inside the task's own
+  work (its questions) fails the task, recorded the same way.
 * **workers die.** A running task holds a lease its process renews; a task
   whose worker stopped (lease lapsed, or its process on this host is gone)
   is marked ``failed`` with a message saying so at the next look, never
@@ -101,6 +109,9 @@ ANSWER_POLL_SECONDS = 1.0
 EXPIRED_GRACE_SECONDS = 3_600.0
 #: Seconds between two sweeps of expired tasks.
 SWEEP_SECONDS = 60.0
+#: Seconds before writing a task's outcome again when the store failed; doubled each time up to the max.
+STORE_RETRY_FIRST_SECONDS = 0.1
+STORE_RETRY_MAX_SECONDS = 5.0
 #: Tasks per page of a 2025-11-25 ``tasks/list``.
 LIST_PAGE = 50
 
@@ -408,7 +419,7 @@ class Tasks:
         if legacy and meta.progress_token is not None:  # 2025-11-25: the token stays valid for the task's life
             forward = self._legacy_progress(meta.session, meta.progress_token)
         ctx = Context(request.id, request.method, task_meta, server, self._progress_sink(task_id, forward))
-        runner = asyncio.ensure_future(self._work(task_id, tool, prepared, ctx))
+        runner = asyncio.ensure_future(self._work(task_id, tool, prepared, ctx, record.expires_at()))
         self._running[task_id] = runner
         self._ensure_heartbeat()
         self._maybe_sweep(now)
@@ -418,13 +429,19 @@ class Tasks:
 
     # -- running ---------------------------------------------------------------------
 
-    async def _work(self, task_id: str, tool: Tool, arguments: dict[str, Any], ctx: Any) -> None:
+    async def _work(self, task_id: str, tool: Tool, arguments: dict[str, Any], ctx: Any, until: float | None) -> None:
         try:
             out = tool.run_body(arguments, ctx, self.server.workers, self.server.mask_errors)
-            result = out if isinstance(out, dict) else await out
-            await self._finish(task_id, "completed", result=dict(result))
+            try:
+                result = out if isinstance(out, dict) else await out
+            except TaskStoreError as exc:  # the store failed under the tool (its questions): the task fails
+                log.error("task %s: the task store failed while the task ran: %s", task_id, exc)
+                message = f"The task store failed while the task ran: {exc}"
+                await self._finish(task_id, "failed", error={"code": -32603, "message": message}, message=message, until=until)
+                return
+            await self._finish(task_id, "completed", result=dict(result), until=until)
         except JSONRPCError as exc:
-            await self._finish(task_id, "failed", error=exc.to_error(), message=f"Tool execution failed: {exc.message}")
+            await self._finish(task_id, "failed", error=exc.to_error(), message=f"Tool execution failed: {exc.message}", until=until)
         except asyncio.CancelledError:
             if task_id not in self._cancelling:  # not the client: the server is stopping
                 await asyncio.shield(
@@ -435,8 +452,6 @@ class Tasks:
                         message="The server stopped before the task finished",
                     )
                 )
-        except TaskStoreError as exc:
-            log.error("task %s: the task store failed: %s", task_id, exc)
         except BaseException as exc:  # InputRequired outside MRTR, a bug: the task fails, the process lives
             log.exception("task %s: the tool %r failed outside its result", task_id, tool.name)
             await self._finish(
@@ -456,13 +471,27 @@ class Tasks:
         result: dict[str, Any] | None = None,
         error: dict[str, Any] | None = None,
         message: str | None = None,
+        until: float | None | Literal[False] = False,
     ) -> TaskRecord | None:
+        """Record a terminal status (the store's first terminal transition wins).
+
+        ``until``: the outcome of the task's own work, written again while the
+        store fails, until it is recorded or the time ``until`` (the TTL's end;
+        None: no end) has passed; ``False``: one attempt.
+        """
         store = await self.ready()
-        try:
-            record = await store.finish(task_id, status, now=time.time(), message=message, result=result, error=error)
-        except TaskStoreError as exc:
-            log.error("task %s: could not record its outcome: %s", task_id, exc)
-            return None
+        delay = STORE_RETRY_FIRST_SECONDS
+        while True:
+            try:
+                record = await store.finish(task_id, status, now=time.time(), message=message, result=result, error=error)
+                break
+            except TaskStoreError as exc:
+                if until is False or (until is not None and time.time() >= until):
+                    log.error("task %s: could not record its outcome (%s): %s", task_id, status, exc)
+                    return None
+                log.error("task %s: could not record its outcome (%s) yet, again in %g s: %s", task_id, status, delay, exc)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, STORE_RETRY_MAX_SECONDS)
         if record is not None:
             self.publish(record)
         return record
@@ -471,7 +500,11 @@ class Tasks:
         self, task_id: str, status: Literal["working", "input_required"], message: str | None, requests: dict[str, Any] | None
     ) -> None:
         store = await self.ready()
-        record = await store.set_status(task_id, status, now=time.time(), message=message, input_requests=requests)
+        try:
+            record = await store.set_status(task_id, status, now=time.time(), message=message, input_requests=requests)
+        except TaskStoreError as exc:  # progress is transient: the next report, or the outcome, says more
+            log.error("task %s: could not record its status %r: %s", task_id, message, exc)
+            return
         if record is not None:
             self.publish(record)
 

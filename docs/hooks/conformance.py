@@ -39,11 +39,13 @@ def _leg(side: str, revision: str, results: Path) -> dict[str, Any]:
     summary = json.loads((results / f"latest-{side}-{revision}" / "summary.json").read_text())
     scenarios = []
     for s in summary["scenarios"]:
-        entry: dict[str, Any] = {"name": s["name"], "status": s["status"]}
-        if "passed" in s and "total" in s:
-            entry["checks"] = f"{s['passed']}/{s['total']}"
+        entry: dict[str, Any] = {"name": s["name"], "scored": s.get("scored", True), "status": s["status"]}
+        if "passed" in s and "failed" in s:
+            entry["checks"] = f"{s['passed']}/{s['passed'] + s['failed']}"
+        if s.get("reason"):
+            entry["reason"] = s["reason"]
         scenarios.append(entry)
-    return {"side": side, "revision": revision, "scenarios": scenarios}
+    return {"side": side, "revision": revision, "passed": summary["passed"], "total": summary["total"], "scenarios": scenarios}
 
 
 def _free_port() -> int:

@@ -184,12 +184,11 @@ def _conformance() -> str:
         "",
     ]
     for leg in record["legs"]:
-        scenarios = leg["scenarios"]
-        passed = sum(1 for s in scenarios if s["status"] == "pass")
-        lines += [f"### {leg['side']} {leg['revision']}: {passed}/{len(scenarios)} scenarios passed", ""]
-        lines += ["| scenario | status | checks |", "| --- | --- | ---: |"]
-        for s in scenarios:
-            lines.append(f"| `{s['name']}` | {s['status']} | {s.get('checks', '')} |")
+        lines += [f"### {leg['side']} {leg['revision']}: {leg['passed']}/{leg['total']} scored scenarios passed", ""]
+        lines += ["| scenario | scored | status | checks passed |", "| --- | --- | --- | ---: |"]
+        for s in leg["scenarios"]:
+            note = f" ({s['reason']})" if s.get("reason") else ""
+            lines.append(f"| `{s['name']}` | {'yes' if s['scored'] else 'no'} | {s['status']}{note} | {s.get('checks', '')} |")
         lines.append("")
     return "\n".join(lines)
 

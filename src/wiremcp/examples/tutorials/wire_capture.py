@@ -16,6 +16,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import wiremcp
 
@@ -29,7 +30,7 @@ def show(direction: str, data: bytes) -> None:
     print(json.dumps(json.loads(data), indent=2))
 
 
-def client(**options: object) -> wiremcp.Client:
+def client(**options: Any) -> wiremcp.Client:
     return wiremcp.Client.stdio(sys.executable, SERVER, on_wire=show, name="docs", version="1.0", **options)
 
 

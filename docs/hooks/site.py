@@ -46,7 +46,7 @@ REPO_PREFIX = "repo"
 #: Files outside docs/ that have a page of their own on the site.
 MAPPED = {"bench/README.md": "reference/benchmarks.md", "README.md": "index.md"}
 
-WIRE = re.compile(r"^```bash\n(?P<cmd>.*?)^```\n<!-- wire -->\n", re.S | re.M)
+WIRE = re.compile(r"^```bash\n(?P<cmd>(?:[^`]|`(?!``))*?)^```\n<!-- wire -->\n", re.S | re.M)
 INCLUDE = re.compile(r"^<!-- include: (?P<path>\S+) -->\n", re.M)
 GENERATED = re.compile(r"^<!-- generated: (?P<name>[\w-]+) -->\n", re.M)
 LINK = re.compile(r"\]\((?P<target>[^)\s#]+)(?P<anchor>#[^)\s]*)?\)")
@@ -138,7 +138,7 @@ def _include(path: str, src: str) -> str:
 
 def generate(name: str, src: str) -> str:
     """The Markdown of one generated section (``<!-- generated: NAME -->``)."""
-    makers = {"cli": _cli, "conformance": _conformance, "benchmarks": _benchmarks}
+    makers = {"cli": _cli, "conformance": _conformance, "benchmarks": _benchmarks, "settings": _settings, "errors": _errors}
     if name not in makers:
         log.warning("%s: no generator named %s", src, name)
         return ""
@@ -198,3 +198,50 @@ def _benchmarks() -> str:
     text = (ROOT / "bench" / "README.md").read_text()
     text = re.sub(r"^# .*\n", "", text, count=1)
     return text
+
+
+def _settings() -> str:
+    """The table of wiremcp/server/_settings.py's docstring, checked against its ``ENV`` mapping."""
+    from wiremcp.server import _settings as settings
+
+    doc = (settings.__doc__ or "").splitlines()
+    border = next(line for line in doc if line.startswith("===="))
+    spans = [(m.start(), m.end()) for m in re.finditer(r"=+", border)]
+    spans[-1] = (spans[-1][0], 10_000)
+    rows = [line for line in doc if line.startswith("``")]
+    lines = ["| `Server(...)` argument | environment variable | default | what it sets |", "| --- | --- | --- | --- |"]
+    seen = set()
+    for row in rows:
+        cells = [row[start:end].strip() for start, end in spans]
+        argument, variable = cells[0].strip("`"), cells[1].strip("`")
+        if settings.ENV.get(argument) != variable:
+            log.warning("reference/settings.md: %s / %s is not in wiremcp.server._settings.ENV", argument, variable)
+        seen.add(argument)
+        lines.append("| " + " | ".join(cell.replace("``", "`") for cell in cells) + " |")
+    for argument in sorted(set(settings.ENV) - seen):
+        log.warning("reference/settings.md: the setting %s is missing from the table of _settings.py", argument)
+    return "\n".join(lines) + "\n"
+
+
+def _errors() -> str:
+    """Every error code wiremcp sends, with its name and the HTTP status it travels with."""
+    from wiremcp import jsonrpc
+    from wiremcp.protocol import errors
+    from wiremcp import server
+    from wiremcp.transports.http import STATUS_BY_CODE
+
+    codes = [
+        (jsonrpc.PARSE_ERROR, "PARSE_ERROR", "`wiremcp.jsonrpc`", "the bytes are not one JSON text"),
+        (jsonrpc.INVALID_REQUEST, "INVALID_REQUEST", "`wiremcp.jsonrpc`", "JSON, but not a valid JSON-RPC 2.0 request (or a batch, or too big, or too deep)"),
+        (jsonrpc.METHOD_NOT_FOUND, "METHOD_NOT_FOUND", "`wiremcp.jsonrpc`", "no such method in this revision"),
+        (jsonrpc.INVALID_PARAMS, "INVALID_PARAMS", "`wiremcp.jsonrpc`", "`params` or `_meta` malformed; unknown tool, prompt or resource; bad cursor; refused `requestState` or answer"),
+        (jsonrpc.INTERNAL_ERROR, "INTERNAL_ERROR", "`wiremcp.jsonrpc`", "a resource, prompt or completer failed (tools answer `isError: true` instead)"),
+        (server.SERVER_BUSY, "SERVER_BUSY", "`wiremcp.server`", "a cap of the server is reached; try again later (HTTP 429 when this client holds its share)"),
+        (errors.HEADER_MISMATCH, "HEADER_MISMATCH", "`wiremcp.protocol`", "an `Mcp-*` HTTP header disagrees with the body, or is missing"),
+        (errors.MISSING_REQUIRED_CLIENT_CAPABILITY, "MISSING_REQUIRED_CLIENT_CAPABILITY", "`wiremcp.protocol`", "the request needs a client capability it did not declare; `data.requiredCapabilities`"),
+        (errors.UNSUPPORTED_PROTOCOL_VERSION, "UNSUPPORTED_PROTOCOL_VERSION", "`wiremcp.protocol`", "the revision named is not served; `data.supported`, `data.requested`"),
+    ]
+    lines = ["| code | name | defined in | HTTP status | when |", "| ---: | --- | --- | ---: | --- |"]
+    for code, name, module, when in codes:
+        lines.append(f"| {code} | `{name}` | {module} | {STATUS_BY_CODE.get(code, 200)} | {when} |")
+    return "\n".join(lines) + "\n"

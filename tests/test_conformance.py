@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -44,13 +45,16 @@ def results_root(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def everything_url():
+def everything_url(tmp_path_factory):
     port = free_port()
+    # wiremcp run keeps tasks in SQLite under $XDG_STATE_HOME (docs/tasks.md): a fresh one here.
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path_factory.mktemp("state"))}
     proc = subprocess.Popen(
         [sys.executable, "-m", "wiremcp", "run", "examples/everything.py", "--http", "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        env=env,
     )
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
@@ -105,6 +109,46 @@ def test_server_2025_11_25(everything_url, results_root):
     statuses = {s["name"]: s["status"] for s in summary["scenarios"]}
     for unscored in ("server-session-lifecycle", "server-sse-polling", "json-schema-2020-12"):
         assert statuses.get(unscored) == "pass", (unscored, statuses.get(unscored))
+
+
+#: The tasks extension's scenarios (io.modelcontextprotocol/tasks, SEP-2663; issue 14). They are
+#: extension scenarios, run by ``--suite all``; tasks-status-notifications is reported as skipped
+#: by the pinned harness itself (its listen-stream rewrite is pending) and scores as a pass.
+TASK_SCENARIOS = [
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-status-notifications",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition",
+]
+
+
+def test_server_suite_all(everything_url, results_root):
+    """Issue 14: ``--suite all``, every server scenario the suite has, the tasks extension's included: 65/65."""
+    done, summary = run_server_leg(everything_url, "all", results_root)
+    print(done.stdout[-3000:])
+    assert done.stdout.strip().splitlines()[-1] == "server all: 65/65 scenarios passed", done.stdout[-3000:]
+    assert done.returncode == 0
+    statuses = {s["name"]: s["status"] for s in summary["scenarios"]}
+    for scenario in TASK_SCENARIOS:
+        assert statuses.get(scenario) == "pass", (scenario, statuses.get(scenario))
+
+
+@pytest.mark.parametrize("scenario", TASK_SCENARIOS)
+def test_server_tasks_scenario(everything_url, scenario, tmp_path):
+    """Issue 14: each tasks-* scenario on its own, every check a success (no failure, no warning)."""
+    done = subprocess.run(
+        ["bash", str(CONFORMANCE / "harness.sh"), "server", "--url", everything_url, "--scenario", scenario, "-o", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-3000:]
+    assert re.search(r"Passed: (\d+)/\1, 0 failed, 0 warnings", output), output[-3000:]
 
 
 CLIENT_SCENARIOS = [

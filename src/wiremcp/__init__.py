@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     # Seen by type checkers only: at run time `Client` comes from `__getattr__`
     # below, on first use, so that a server never loads the client.
     from .bridge import proxy
-    from .client import Client
+    from .client import Client, TaskHandle
 
 __version__ = "0.1.0"
 
@@ -83,6 +83,7 @@ __all__ = [
     "resource_link",
     # the host side (imported on first use: a server never loads it)
     "Client",
+    "TaskHandle",
     # a proxy in front of another server, of either era (wiremcp.bridge; imported on first use)
     "proxy",
 ]
@@ -95,6 +96,10 @@ if not TYPE_CHECKING:  # hidden from type checkers, so that `wiremcp.Typo` is an
             from .client import Client
 
             return Client
+        if name == "TaskHandle":
+            from .client import TaskHandle
+
+            return TaskHandle
         if name == "proxy":
             from .bridge import proxy
 

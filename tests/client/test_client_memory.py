@@ -142,6 +142,7 @@ def test_public_surface() -> None:
         "Result", "DiscoverResult", "CallToolResult", "ReadResourceResult", "GetPromptResult", "CompleteResult", "Page",
         "ClientError", "RemoteError", "RequestTimeout", "ConnectionClosed", "NotSent", "HTTPError", "ProtocolViolation",
         "IncompatibleServer", "ToolCallError",
+        "TaskHandle", "TaskState", "TaskFollower", "TaskCancelled", "TASKS_EXTENSION",
     ])
     assert wiremcp.Client is client_pkg.Client
     assert not hasattr(client_pkg, "forget_eras")

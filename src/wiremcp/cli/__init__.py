@@ -14,6 +14,7 @@
     wiremcp tap --log wire.jsonl -- python server.py  # a checking stdio proxy (docs/tap.md)
     wiremcp validate wire.jsonl             # check a capture
     wiremcp proxy https://mcp.example.com/mcp   # another server, to clients of either era (docs/proxy.md)
+    wiremcp task watch https://mcp.example.com/mcp TASK-ID   # follow a task (get, cancel, watch)
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def install_hint(extra: str) -> str:
 #: Client subcommands (`_inspect`); a stdio TARGET follows ``--``.
 _CLIENT_COMMANDS = ("inspect", "call", "read", "prompt")
 #: Commands whose TARGET may be a command line after ``--``.
-_TAIL_COMMANDS = (*_CLIENT_COMMANDS, "proxy")
+_TAIL_COMMANDS = (*_CLIENT_COMMANDS, "proxy", "task")
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -162,11 +163,13 @@ def _main(argv: list[str] | None) -> int:
         from ._inspect import add_parsers
         from ._login import add_parsers as add_login_parsers
         from ._proxy import add_parser as add_proxy_parser
+        from ._task import add_parser as add_task_parser
 
         add_parsers(commands)
         add_login_parsers(commands)
         _add_wire_parsers(commands)
         add_proxy_parser(commands)
+        add_task_parser(commands)
 
     args = parser.parse_args(argv)
     if args.command == "run":
@@ -217,6 +220,11 @@ def _main(argv: list[str] | None) -> int:
         from ._proxy import run_proxy
 
         return run_proxy(args, tail)
+    if args.command == "task":
+        from ._task import run_task
+
+        logging.basicConfig(stream=sys.stderr, level="WARNING", format="%(levelname)s %(name)s: %(message)s")
+        return run_task(args, tail)
     if args.command in _CLIENT_COMMANDS:
         from ._inspect import run_command
 

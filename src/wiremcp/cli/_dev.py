@@ -3,8 +3,9 @@
     wiremcp dev examples/echo.py              # stdio: a reloading proxy for a host (stdin not a terminal)
     wiremcp dev examples/echo.py              # on a terminal: inspect it again after every change
     wiremcp dev examples/echo.py --http       # Streamable HTTP on 127.0.0.1:8000/mcp, reloaded on change
+    wiremcp dev examples/echo.py --web        # the web inspector as the client (docs/inspector.md)
 
-Three ways, chosen by what is on the other end (docs/tap.md, "wiremcp dev"):
+Four ways, chosen by the options and what is on the other end (docs/tap.md, "wiremcp dev"):
 
 * **stdio, for a host** (stdin is not a terminal: a host started it, its
   configuration naming ``wiremcp dev server.py``): dev is a proxy like
@@ -22,8 +23,11 @@ Three ways, chosen by what is on the other end (docs/tap.md, "wiremcp dev"):
 * **--http**: the server runs as ``wiremcp run --http`` would, restarted on
   change, at the same URL; a tee in front of its ASGI app reports each
   envelope of the POST bodies and replies (JSON or SSE) to dev.
+* **--web**: the web inspector (``cli/_web``, docs/inspector.md) is the
+  client, in a thread of dev: it runs ``wiremcp run TARGET`` over stdio and
+  reconnects after each change (`WebRunner`); the page's URL is on stdout.
 
-Every envelope is printed to stderr with ``--wire``'s printer (`WirePrinter`,
+Every envelope (with ``--web``: in the page instead) is printed to stderr with ``--wire``'s printer (`WirePrinter`,
 coloured on a terminal); in the stdio proxy each also goes through the tap
 checker and its problems are printed under it. Watched: the target file's
 folder, or the target module's package folder, recursively, for ``*.py``
@@ -44,7 +48,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import IO, Any, Callable, Iterator
+from typing import IO, Any, Callable, Iterator, cast
 
 import orjson
 
@@ -68,6 +72,8 @@ def add_parser(commands: Any) -> None:
     p.add_argument("--path", default="/mcp", help="--http: path of the MCP endpoint (default: /mcp)")
     p.add_argument("--watch", action="append", default=[], metavar="DIR", help="another folder to watch, repeatable")
     p.add_argument("--no-color", action="store_true", help="never colour the output")
+    p.add_argument("--web", action="store_true", help="the web inspector is the client (docs/inspector.md); URL on stdout")
+    p.add_argument("--web-port", type=int, default=0, metavar="PORT", help="--web: port (default: a free one)")
 
 
 def _say(text: str) -> None:
@@ -125,8 +131,16 @@ def run_dev(args: argparse.Namespace) -> int:
             return 2
     paths = watched_paths(args.target, args.watch)
     style = Style.for_stream(sys.stderr, args.no_color)
-    if args.http:
-        runner: _Runner = _HttpRunner(args, style)
+    if getattr(args, "web", False):
+        if args.http or importlib.util.find_spec("uvicorn") is None:
+            print("wiremcp dev: --web needs uvicorn ([http] extra) and serves the server over stdio (no --http)", file=sys.stderr)
+            return 2
+        from ._web import WebRunner
+
+        # WebRunner has _Runner's methods; _web does not import _dev, so it is not a subclass
+        runner: _Runner = cast(_Runner, WebRunner(args.target, args.web_port, _child_env(), _say))
+    elif args.http:
+        runner = _HttpRunner(args, style)
     elif sys.stdin.isatty():
         runner = _InspectRunner(args)
     else:

@@ -12,6 +12,8 @@
     wiremcp prompt URL greet who=Ada
     wiremcp inspect --wire examples/echo.py               # every envelope, with direction and timing
     wiremcp call --auth URL whoami                        # OAuth 2.1 (tokens of `wiremcp login`)
+    wiremcp call --detach URL report '{"year": 2026}'     # a task: print its id and exit (cli/_task.py)
+    wiremcp inspect --web examples/echo.py                # the web inspector (docs/inspector.md)
 
 TARGET is an ``http(s)://`` URL, a Python file or module as ``wiremcp run``
 takes it (``path.py[:attr]``, ``package.module[:attr]``; `_target`), served
@@ -132,11 +134,18 @@ def add_parsers(commands: Any) -> None:
     p = commands.add_parser("inspect", help="connect to a server and show what it offers")
     p.add_argument("target", nargs="*", help="URL, server.py[:attr] or package.module[:attr] (or a stdio command after --)")
     common(p)
+    web = p.add_argument_group("web inspector (docs/inspector.md; needs the [http] extra)")
+    web.add_argument("--web", action="store_true", help="serve the inspector page on 127.0.0.1 (URL with a token on stdout)")
+    web.add_argument("--web-port", type=int, default=0, metavar="PORT", help="--web: port (default: a free one)")
+    web.add_argument("--open", action="store_true", help="--web: open the page in the default browser")
     p = commands.add_parser("call", help="call a tool: TARGET TOOL [key=value ... | '{json arguments}']")
     p.add_argument(
         "words", nargs="*", metavar="ARG", help="TARGET TOOL [key=value ... | JSON] (TARGET may follow as -- command...)"
     )
     common(p)
+    from ._task import add_call_options  # tasks: --detach (cli/_task.py)
+
+    add_call_options(p)
     p = commands.add_parser("read", help="read a resource: TARGET URI")
     p.add_argument("words", nargs="*", metavar="ARG", help="TARGET URI")
     common(p)
@@ -149,13 +158,17 @@ class UsageError(Exception):
     pass
 
 
-def _client_for(target: list[str], args: argparse.Namespace, on_wire: Any, answers: Any = None, command: bool = False) -> Any:
+def _client_for(
+    target: list[str], args: argparse.Namespace, on_wire: Any, answers: Any = None, command: bool = False, **extra: Any
+) -> Any:
     """The client for TARGET; ``command``: it came after ``--`` (a command line, unless a lone ``.py``)."""
     from ..client import Client
 
-    options: dict[str, Any] = {"era": args.era, "timeout": args.timeout, "name": "wiremcp-inspect", "on_wire": on_wire}
+    options: dict[str, Any] = {"era": args.era, "timeout": args.timeout, "name": "wiremcp-inspect", "on_wire": on_wire, **extra}
     if answers is not None:
         options["elicitation"] = answers
+    if getattr(args, "tasks", False):  # call and task: take part in tasks (cli/_task.py)
+        options["tasks"] = True
     if not target:
         raise UsageError("no TARGET: give a URL, a server .py file, or -- followed by a command")
     first = target[0]
@@ -196,6 +209,12 @@ def run_command(args: argparse.Namespace, tail: list[str] | None, out: TextIO | 
     out = out or sys.stdout
     style = Style.for_stream(out, args.no_color)
     try:
+        if getattr(args, "web", False):
+            from ._web import run_inspect
+
+            if tail is None and not args.target:
+                raise UsageError("no TARGET: give a URL, a server .py file, or -- followed by a command")
+            return run_inspect(args, tail, _client_for)
         return asyncio.run(_run(args, tail, out, style))
     except UsageError as exc:
         print(f"wiremcp {args.command}: {exc}", file=sys.stderr)
@@ -228,7 +247,7 @@ async def _run(args: argparse.Namespace, tail: list[str] | None, out: TextIO, st
                 if args.command == "inspect":
                     return await _inspect(client, out, style)
                 if args.command == "call":
-                    return await _call(client, rest, out, style)
+                    return await _call(client, rest, out, style, detach=args.detach)
                 if args.command == "read":
                     return await _read(client, rest, out, style)
                 return await _prompt(client, rest, out, style)
@@ -375,7 +394,7 @@ def _type(schema: Any) -> str:
     return kind or "any"
 
 
-async def _call(client: Any, rest: list[str], out: TextIO, style: Style) -> int:
+async def _call(client: Any, rest: list[str], out: TextIO, style: Style, *, detach: bool = False) -> int:
     from ._words import ArgumentError, did_you_mean, parse_arguments
 
     if not rest:
@@ -391,9 +410,14 @@ async def _call(client: Any, rest: list[str], out: TextIO, style: Style) -> int:
         arguments = parse_arguments(words, schema)
     except ArgumentError as exc:
         raise UsageError(str(exc)) from None
-    result = await client.call_tool(
-        name, arguments, on_progress=lambda p, t, m: print(style("2", f"progress {p}/{t or '?'} {m or ''}"), file=sys.stderr)
+    from ._task import call_tool_live  # the task hook: status changes live, --detach (cli/_task.py)
+
+    result = await call_tool_live(
+        client, name, arguments, detach=detach, out=out, style=style,
+        on_progress=lambda p, t, m: print(style("2", f"progress {p}/{t or '?'} {m or ''}"), file=sys.stderr),
     )
+    if isinstance(result, int):
+        return result
     _print_content(result.content, out, style)
     if result.structured_content is not None and not result.text:  # shown when no text block carries it
         print(style("2", "structuredContent:") + "\n" + pretty(result.structured_content), file=out)

@@ -61,6 +61,7 @@ def run_target(target: str, transport: Literal["stdio", "http"] = "stdio", **lim
         log.info(
             "serving %r version %s over stdio, %d tool(s)", server.name, server.version or "?", len(server.tools)
         )
+    server.prefer_durable_tasks()  # tasks survive a restart: SQLite under the user's state dir (docs/tasks.md)
     from .. import run
 
     try:

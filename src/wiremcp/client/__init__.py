@@ -15,7 +15,8 @@ requests): bytes in, bytes and `events` out, testable with no event loop.
 (`wiremcp.transports`) implementing the small `ClientTransport` contract.
 Per-call options travel as one `CallOptions`; era decisions are kept in an
 `EraCache` that belongs to the client (or to whoever shares one). The rules
-live in the docstrings of `_protocol`, `_eras`, `_mrtr`, `_cache`; the
+live in the docstrings of `_protocol`, `_eras`, `_mrtr`, `_cache`,
+`_tasks` (tasks: `TaskHandle`, `TaskState`); the
 exception tree in `_errors`.
 """
 
@@ -46,6 +47,8 @@ from ._results import (
     Result,
 )
 from ._transport import ClientTransport, Receiver
+from ._task_handle import TaskHandle
+from ._tasks import TASKS_EXTENSION, TaskCancelled, TaskFollower, TaskState
 
 __all__ = [
     "Client",
@@ -69,6 +72,12 @@ __all__ = [
     "GetPromptResult",
     "CompleteResult",
     "Page",
+    # tasks
+    "TaskHandle",
+    "TaskState",
+    "TaskFollower",
+    "TaskCancelled",
+    "TASKS_EXTENSION",
     # errors
     "ClientError",
     "RemoteError",

@@ -24,6 +24,13 @@ What is left here is what needs an event loop:
   a fresh transport from ``transport_factory`` with a fresh protocol
   object, keeping the `EraCache`.
 
+Tasks (`_tasks`, `_task_handle`): with ``tasks=True`` (default ``False``:
+nothing on the wire changes) the client declares the tasks extension to
+2026-07-28 servers and augments 2025-11-25 ``tools/call`` requests where the
+server and the tool allow it; ``call_tool`` then follows a task the server
+makes to its end, or hands back its `TaskHandle` with ``task=True``; task
+status notifications go to the handles following that task.
+
 Per-call options travel as one `CallOptions`; every call method also takes
 its fields as keywords (``timeout=``, ``on_progress=``, ``on_log=``,
 ``log_level=``, ``meta=``), folded into one object where the call starts.
@@ -36,7 +43,7 @@ import inspect
 import logging
 import sys
 import time
-from typing import Any, AsyncIterator, Callable, Unpack
+from typing import Any, AsyncIterator, Callable, Literal, Unpack, overload
 
 from ..protocol import MODERN_VERSIONS, Era, methods
 from ..protocol.errors import HEADER_MISMATCH
@@ -49,6 +56,8 @@ from ._options import CallKeywords, CallOptions
 from ._protocol import DEFAULT_MAX_INPUT_ROUNDS, ClientProtocol, Outgoing
 from ._results import CallToolResult, CompleteResult, DiscoverResult, GetPromptResult, Page, ReadResourceResult
 from ._subscription import Subscription
+from ._task_handle import TaskHandle
+from ._tasks import TASKS_LIST, TaskState, augment, legacy_task_support, parse_task
 from ._transport import ClientTransport
 
 __all__ = ["Client", "DEFAULT_TIMEOUT", "DEFAULT_PROBE_TIMEOUT", "DEFAULT_MAX_INPUT_ROUNDS", "DEFAULT_CONNECT_RETRY_DELAY"]
@@ -148,7 +157,10 @@ class Client:
     that no subscription claims, and ``on_wire(direction, data)`` each raw
     envelope sent (``"send"``) or received (``"recv"``). ``eras`` is where
     era decisions are remembered (default: a fresh `EraCache` for this
-    client; pass one to several clients to share them).
+    client; pass one to several clients to share them). ``tasks``: take part
+    in tasks (default ``False``): declare the ``io.modelcontextprotocol/tasks``
+    extension to 2026-07-28 servers, augment 2025-11-25 tool calls the server
+    allows (see `call_tool`).
     """
 
     def __init__(
@@ -174,6 +186,7 @@ class Client:
         on_wire: Callable[[str, bytes], None] | None = None,
         connect_retry_delay: float | None = DEFAULT_CONNECT_RETRY_DELAY,
         transport_factory: Callable[[], ClientTransport] | None = None,
+        tasks: bool = False,
     ) -> None:
         self.transport = transport
         if client_info is None:
@@ -205,6 +218,7 @@ class Client:
             "protocol_version": protocol_version,
             "cache": cache,
             "max_input_rounds": max_input_rounds,
+            "tasks": tasks,
         }
         self._proto: ClientProtocol[_Waiter] = self._new_protocol(transport, eras)
         self._transport_factory = transport_factory
@@ -221,6 +235,8 @@ class Client:
         self._deadline_timer: asyncio.TimerHandle | None = None
         self._deadline_at = 0.0
         self._tasks: set[asyncio.Future[None]] = set()
+        #: Task handles following each task id (they get its status notifications).
+        self._followers: dict[str, set[TaskHandle]] = {}
 
     def _new_protocol(self, transport: ClientTransport, eras: EraCache | None) -> ClientProtocol[_Waiter]:
         return ClientProtocol(
@@ -570,6 +586,9 @@ class Client:
             elif type(event) is ev.SubscriptionEnded:
                 if event.tag.subscription is not None:
                     event.tag.subscription._end(event.error)
+            elif type(event) is ev.TaskUpdate:
+                for handle in tuple(self._followers.get(event.task.id, ())):
+                    handle._notified(event.task)
             elif type(event) is ev.ServerRequest:
                 task = asyncio.ensure_future(self._answer_server(event))
                 self._tasks.add(task)
@@ -616,11 +635,20 @@ class Client:
         """A request through to its complete result: `request` plus the ``resultType`` rules and MRTR."""
         return (await self._call(method, params, CallOptions.build(options, keywords)))[0]
 
-    async def _call(self, method: str, params: dict[str, Any] | None, options: CallOptions) -> tuple[dict[str, Any], int]:
-        """patterns/mrtr.mdx: each input round answered in order by the callbacks, then retried."""
+    async def _call(
+        self, method: str, params: dict[str, Any] | None, options: CallOptions, *, augmented: bool = False
+    ) -> tuple[dict[str, Any], int]:
+        """patterns/mrtr.mdx: each input round answered in order by the callbacks, then retried.
+
+        A result that creates a task (`ClientProtocol.task_created`) ends the
+        call as it is; the caller makes it a `TaskHandle`.
+        """
         call = self._proto.multi_round(method, params)
         while True:
             result = await self._request(method, call.params, options)
+            if augmented or result.get("resultType") == "task":
+                if self._proto.task_created(method, result, augmented=augmented) is not None:
+                    return result, call.rounds
             asked = call.receive(result)
             if asked is None:
                 return result, call.rounds
@@ -707,16 +735,68 @@ class Client:
     async def list_prompts(self, *, refresh: bool = False) -> list[dict[str, Any]]:
         return [p async for p in self._iter(methods.PROMPTS_LIST, refresh)]
 
+    @overload
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None = None, options: CallOptions | None = None, **keywords: Unpack[CallKeywords]
-    ) -> CallToolResult:
-        """tools/call (server/tools.mdx). A tool execution error is a result with ``is_error``, not an exception."""
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        options: CallOptions | None = None,
+        *,
+        task: Literal[False] = False,
+        task_ttl_ms: int | None = None,
+        **keywords: Unpack[CallKeywords],
+    ) -> CallToolResult: ...
+
+    @overload
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        options: CallOptions | None = None,
+        *,
+        task: Literal[True],
+        task_ttl_ms: int | None = None,
+        **keywords: Unpack[CallKeywords],
+    ) -> CallToolResult | TaskHandle: ...
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        options: CallOptions | None = None,
+        *,
+        task: bool = False,
+        task_ttl_ms: int | None = None,
+        **keywords: Unpack[CallKeywords],
+    ) -> CallToolResult | TaskHandle:
+        """tools/call (server/tools.mdx). A tool execution error is a result with ``is_error``, not an exception.
+
+        On a client made with ``tasks=True`` the server may run the call as a
+        task. By default ``call_tool`` then follows the task to its end
+        (`TaskHandle.result`) and returns the tool's result as usual; with
+        ``task=True`` it returns the `TaskHandle` as soon as the server
+        created the task (or the `CallToolResult`, if the server answered at
+        once). Against a 2025-11-25 server the call is augmented with
+        ``params.task`` (``ttl``: ``task_ttl_ms``) when the server declares
+        ``tasks.requests.tools.call`` and the tool's ``execution.taskSupport``
+        is ``required``, or ``optional`` and ``task=True`` (tasks.mdx,
+        "Tool-Level Negotiation").
+        """
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = arguments
         opts = CallOptions.build(options, keywords)
+        augmented = False
+        proto = self._proto
+        if proto.tasks and proto.era is Era.LEGACY and "tasks" in self.server_capabilities:
+            if name not in proto.tool_definitions:
+                await self.list_tools()
+            support = legacy_task_support(self.server_capabilities, proto.tool_definitions.get(name))
+            if support == "required" or (support == "optional" and task):
+                params = augment(params, task_ttl_ms)
+                augmented = True
         try:
-            return CallToolResult((await self._call(methods.TOOLS_CALL, params, opts))[0])
+            raw = (await self._call(methods.TOOLS_CALL, params, opts, augmented=augmented))[0]
         except RemoteError as exc:
             if exc.code != HEADER_MISMATCH or not self._proto.mirrors_headers:
                 raise
@@ -724,7 +804,51 @@ class Client:
             # tool's current x-mcp-header annotations, then retry once.
             log.info("HeaderMismatch on tools/call %s: refreshing tools/list and retrying", name)
             await self.list_tools(refresh=True)
-            return CallToolResult((await self._call(methods.TOOLS_CALL, params, opts))[0])
+            raw = (await self._call(methods.TOOLS_CALL, params, opts, augmented=augmented))[0]
+        created = None
+        if augmented or raw.get("resultType") == "task":
+            created = proto.task_created(methods.TOOLS_CALL, raw, augmented=augmented)
+        if created is None:
+            return CallToolResult(raw)
+        handle = TaskHandle(self, created.id, created, methods.TOOLS_CALL)
+        if task:
+            return handle
+        return await handle.result(options=opts)
+
+    def task(self, task_id: str, method: str = methods.TOOLS_CALL) -> TaskHandle:
+        """A handle on a task known by its id alone, e.g. one stored before a restart; nothing is sent yet."""
+        return TaskHandle(self, task_id, None, method)
+
+    async def list_tasks(self, options: CallOptions | None = None, **keywords: Unpack[CallKeywords]) -> list[TaskState]:
+        """``tasks/list``, every page (2025-11-25 servers only: the tasks extension has no list)."""
+        if self._proto.era is not Era.LEGACY:
+            raise ClientError("tasks/list exists only in 2025-11-25 (the tasks extension of 2026-07-28 has no list)")
+        opts = CallOptions.build(options, keywords)
+        out: list[TaskState] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        while True:
+            raw = await self._request(TASKS_LIST, {"cursor": cursor} if cursor is not None else None, opts)
+            tasks = raw.get("tasks")
+            if type(tasks) is not list:
+                raise ProtocolViolation("tasks/list returned no tasks array")
+            out.extend(parse_task(t, legacy=True, where=TASKS_LIST) for t in tasks)
+            cursor = raw.get("nextCursor")
+            if cursor is None:
+                return out
+            if type(cursor) is not str or cursor in seen:
+                raise ProtocolViolation(f"tasks/list returned the cursor {cursor!r} twice or not as a string")
+            seen.add(cursor)
+
+    def _follow(self, handle: TaskHandle) -> None:
+        self._followers.setdefault(handle.id, set()).add(handle)
+
+    def _unfollow(self, handle: TaskHandle) -> None:
+        followers = self._followers.get(handle.id)
+        if followers is not None:
+            followers.discard(handle)
+            if not followers:
+                del self._followers[handle.id]
 
     async def read_resource(
         self, uri: str, options: CallOptions | None = None, *, refresh: bool = False, **keywords: Unpack[CallKeywords]
@@ -774,6 +898,7 @@ class Client:
         prompts: bool = False,
         resources_list: bool = False,
         resources: list[str] | None = None,
+        tasks: list[str] | None = None,
     ) -> Subscription:
         """subscriptions/listen (patterns/subscriptions.mdx), as an async context manager and iterator.
 
@@ -790,5 +915,7 @@ class Client:
             filter_["resourcesListChanged"] = True
         if resources:
             filter_["resourceSubscriptions"] = list(resources)
+        if tasks:
+            filter_["taskIds"] = list(tasks)  # tasks.md, "Task Status Notifications"
         return Subscription(self, filter_)
 

@@ -6,7 +6,8 @@ sends them.
 
 * ``MCP-Protocol-Version`` on every POST; ``Mcp-Method`` on every request;
   ``Mcp-Name`` (``params.name`` or ``params.uri``) on tools/call,
-  resources/read and prompts/get.
+  resources/read and prompts/get, and ``params.taskId`` on tasks/get,
+  tasks/update and tasks/cancel (the tasks extension's routing header).
 * ``Mcp-Param-{Name}`` for each tool argument whose schema property carries
   ``x-mcp-header: Name``, read at the property's exact ``properties`` path;
   absent or ``null`` values send no header.
@@ -31,7 +32,15 @@ from ..protocol.headers import header_annotations as _annotations
 
 __all__ = ["header_annotations", "encode_header_value", "request_headers", "InvalidToolHeaders"]
 
-_NAME_TYPES = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_NAME_TYPES = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    # tasks.md, "Streamable HTTP: Routing Headers"
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 
 Annotation = tuple[tuple[str, ...], str]
 

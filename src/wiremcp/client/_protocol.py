@@ -53,6 +53,14 @@ Rules it keeps:
   ``ping`` is answered ``{}`` here, an input request the client declared is
   handed out as `ServerRequest`, and anything else gets -32601; every error
   reply to the server is built in one place, `answer_error`.
+* **Tasks** (`_tasks`): with ``tasks=True`` the modern ``clientCapabilities``
+  declare ``io.modelcontextprotocol/tasks`` (legacy ``initialize`` is left
+  as it was: 2025-11-25 task augmentation needs no client capability);
+  `task_created` tells a ``CreateTaskResult`` from an ordinary result and
+  refuses one the request did not ask for; ``notifications/tasks`` and
+  ``notifications/tasks/status`` are checked and handed out as `TaskUpdate`,
+  followed by the usual routing (to the subscription that carried it, else
+  `Notified`); a malformed one is logged and dropped.
 * **HTTP metadata headers** (`_headers`): computed per request when the
   transport mirrors them; tools whose ``x-mcp-header`` annotations are
   invalid are dropped from tools/list (`accept_tools`).
@@ -95,6 +103,15 @@ from ._headers import Annotation, InvalidToolHeaders, header_annotations, reques
 from ._mrtr import INPUT_METHODS, MultiRoundCall, check_complete, undeclared
 from ._options import CallOptions
 from ._results import DiscoverResult
+from ._tasks import (
+    LEGACY_TASK_NOTIFICATION,
+    TASK_NOTIFICATION,
+    TASKS_EXTENSION,
+    TaskFollower,
+    TaskState,
+    created_task,
+    parse_task,
+)
 
 __all__ = ["ClientProtocol", "Outgoing", "DEFAULT_MAX_INPUT_ROUNDS"]
 
@@ -161,8 +178,9 @@ class ClientProtocol(Generic[T]):
         cancel_by_notification: bool = True,
         mirrors_headers: bool = False,
         silence_means_legacy: bool | None = None,
+        tasks: bool = False,
     ) -> None:
-        """``answers``: the input kinds (``elicitation``, ``sampling``, ``roots``) the I/O layer can answer.
+        """``tasks``: declare the tasks extension (modern era). ``answers``: the input kinds (``elicitation``, ``sampling``, ``roots``) the I/O layer can answer.
 
         ``silence_means_legacy``: whether a probe that gets no reply in time
         means a legacy server (stdio.mdx) or is a timeout (streamable-http.mdx);
@@ -178,6 +196,8 @@ class ClientProtocol(Generic[T]):
             client_info = {"name": "wiremcp", "version": getattr(sys.modules.get("wiremcp"), "__version__", "0")}
         self.client_info = client_info
         self.client_capabilities: dict[str, Any] = dict(capabilities or {})
+        #: Whether the client declares the tasks extension (and follows tasks it is given).
+        self.tasks = tasks
         self.answers = frozenset(answers)
         self.eras = eras if eras is not None else EraCache()
         self.server_key = server_key
@@ -286,9 +306,16 @@ class ClientProtocol(Generic[T]):
     def _use_modern(self, version: str) -> None:
         self.era = Era.MODERN
         self.protocol_version = version
+        capabilities = self.client_capabilities
+        if self.tasks:
+            extensions = capabilities.get("extensions")
+            capabilities = {
+                **capabilities,
+                "extensions": {**(extensions if type(extensions) is dict else {}), TASKS_EXTENSION: {}},
+            }
         self._meta = {
             PROTOCOL_VERSION: version,
-            CLIENT_CAPABILITIES: self.client_capabilities,
+            CLIENT_CAPABILITIES: capabilities,
             CLIENT_INFO: self.client_info,
         }
 
@@ -520,6 +547,8 @@ class ClientProtocol(Generic[T]):
             return []
         if method == methods.MESSAGE:
             return [ev.LogMessage(self._log_target(origin), params)]
+        if method == TASK_NOTIFICATION or method == LEGACY_TASK_NOTIFICATION:
+            return self._task_notification(note, params, origin)
         self.cache.notified(method, params)
         subscriptions = self._subscriptions
         if subscriptions:
@@ -538,6 +567,26 @@ class ClientProtocol(Generic[T]):
             if sub is not None:
                 return self._deliver(sub, sub_id, method, params)
         return [ev.Notified(note)]
+
+    def _task_notification(self, note: Notification, params: dict[str, Any], origin: Id | None) -> Events[T]:
+        """tasks.md, "Task Status Notifications"; tasks.mdx, "Task Status Notification"."""
+        try:
+            task = parse_task(params, legacy=note.method == LEGACY_TASK_NOTIFICATION, where=note.method)
+        except ProtocolViolation as exc:
+            log.warning("ignored a malformed task status notification: %s", exc)
+            return []
+        out: Events[T] = [ev.TaskUpdate(task)]
+        if self._subscriptions:
+            meta = params.get("_meta")
+            sub_id = _as_id(meta.get(SUBSCRIPTION_ID)) if type(meta) is dict else None
+            if sub_id is None and origin is not None and origin in self._subscriptions:
+                sub_id = origin
+            sub = self._subscriptions.get(sub_id) if sub_id is not None else None
+            if sub is not None:
+                out.extend(self._deliver(sub, sub_id, note.method, params))
+                return out
+        out.append(ev.Notified(note))
+        return out
 
     @staticmethod
     def _deliver(sub: _Entry[T], id: Any, method: str, params: dict[str, Any]) -> Events[T]:
@@ -585,6 +634,16 @@ class ClientProtocol(Generic[T]):
         return MultiRoundCall(
             method, params, max_rounds=self.max_input_rounds, modern=self.era is Era.MODERN, declared=self.answers
         )
+
+    def task_created(
+        self, method: str, result: dict[str, Any], *, augmented: bool = False
+    ) -> TaskState | None:
+        """The task ``result`` creates (`_tasks.created_task`), ``None`` for an ordinary result."""
+        return created_task(method, result, legacy=self.era is Era.LEGACY, declared=self.tasks, augmented=augmented)
+
+    def follow_task(self, task_id: str) -> TaskFollower:
+        """The steps of following task ``task_id`` on this connection (`_tasks.TaskFollower`)."""
+        return TaskFollower(task_id, legacy=self.era is Era.LEGACY, declared=self.answers)
 
     def accept_tools(self, raw: dict[str, Any], first_page: bool) -> dict[str, Any]:
         """Record tool definitions; when mirroring headers, drop tools with invalid x-mcp-header annotations (tools.mdx)."""

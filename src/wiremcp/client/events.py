@@ -16,14 +16,20 @@ string); the protocol never looks inside it.
 * `Notified`: a notification nothing else claimed.
 * `ServerRequest`: a legacy server asks for input; answer it with
   `ClientProtocol.answer` or `ClientProtocol.answer_error`.
+* `TaskUpdate`: a task status notification (``notifications/tasks`` or the
+  2025-11-25 ``notifications/tasks/status``), checked and read into a
+  `TaskState` for whoever follows that task.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..jsonrpc import Notification
+
+if TYPE_CHECKING:
+    from ._tasks import TaskState
 
 __all__ = [
     "Event",
@@ -38,6 +44,7 @@ __all__ = [
     "SubscriptionEnded",
     "Notified",
     "ServerRequest",
+    "TaskUpdate",
 ]
 
 T = TypeVar("T")
@@ -135,6 +142,11 @@ class ServerRequest:
     params: dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class TaskUpdate:
+    task: TaskState
+
+
 Event = (
     Send
     | Abandon
@@ -147,4 +159,5 @@ Event = (
     | SubscriptionEnded[T]
     | Notified
     | ServerRequest
+    | TaskUpdate
 )

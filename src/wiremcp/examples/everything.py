@@ -16,10 +16,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 import wiremcp
-from wiremcp import Content, Context
+from wiremcp import Content, Context, Elicit
 
 server = wiremcp.Server(
     "wiremcp-everything",
@@ -433,6 +433,74 @@ async def test_input_required_result_prompt(ctx: Context) -> list[dict[str, Any]
         key="user_context",
     )
     return [wiremcp.user(f"Context: {answer.get('content', {}).get('context', '')}")]
+
+
+# -- tools: tasks (io.modelcontextprotocol/tasks, 2025-11-25 tasks; docs/tasks.md) --------------
+# A task tool answers a client that declares the tasks extension (or, in a 2025-11-25
+# session, sends params.task) with a task handle; the client polls tasks/get.
+
+CONFIRM_FORM = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
+PARTIAL_FORM = {"type": "object", "properties": {"name": {"type": "string"}, "confirm": {"type": "boolean"}}}
+
+
+class UserName(TypedDict):
+    name: str
+
+
+@server.tool()
+def greet(name: str) -> str:
+    """Greets by name (never a task)."""
+    return f"Hello, {name}!"
+
+
+@server.tool(task=lambda arguments: arguments.get("seconds", 0) > 0)
+async def slow_compute(seconds: float = 0, label: str = "") -> str:
+    """Sleeps ``seconds`` then answers; a task whenever there is something to wait for."""
+    await asyncio.sleep(seconds)
+    return f"computed {label or 'result'} after {seconds:g}s"
+
+
+@server.tool(task="always")
+async def failing_job() -> str:
+    """Always a task; ends in a tool execution error (the task is completed, isError true)."""
+    await asyncio.sleep(1)
+    raise wiremcp.ToolError("the job failed: the input could not be processed")
+
+
+@server.tool(task="auto")
+async def protocol_error_job() -> str:
+    """A task that fails with a JSON-RPC error (the task is failed, with the error)."""
+    await asyncio.sleep(0.1)
+    raise wiremcp.JSONRPCError("the job's backend is unavailable", code=-32603)
+
+
+@server.tool(task="auto")
+async def confirm_delete(filename: str, ctx: Context) -> str:
+    """Asks for confirmation while running as a task (input_required, then tasks/update)."""
+    answer = await ctx.elicit(f"Delete {filename}?", CONFIRM_FORM, key="confirm")
+    if answer["action"] == "accept" and answer.get("content", {}).get("confirm"):
+        return f"Deleted {filename}."
+    return f"Kept {filename}."
+
+
+@server.tool(task="auto")
+async def multi_input(ctx: Context) -> str:
+    """Two questions at once: the task waits until both are answered (one at a time is fine)."""
+    answers = await ctx.ask(
+        {
+            "first": {"method": "elicitation/create", "params": {"mode": "form", "message": "First?", "requestedSchema": PARTIAL_FORM}},
+            "second": {"method": "elicitation/create", "params": {"mode": "form", "message": "Second?", "requestedSchema": PARTIAL_FORM}},
+        }
+    )
+    names = [a.get("content", {}).get("name", "?") for a in answers.values()]
+    return "Got " + " and ".join(names)
+
+
+@server.tool(task="always")
+async def test_tool_with_task(user_name: Annotated[UserName, Elicit("What is your name?")]) -> str:
+    """Asks the name first (multi round-trip on tools/call), then runs as a task."""
+    await asyncio.sleep(0.1)
+    return f"Hello, {user_name['name']}, from a task!"
 
 
 # -- completion ---------------------------------------------------------------------------------

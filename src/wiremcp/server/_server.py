@@ -30,7 +30,7 @@ from typing import Any, Awaitable, Callable, Iterable, Literal, TypeVar, overloa
 
 from ..jsonrpc import InvalidParams, MethodNotFound, Request
 from ..protocol import MODERN_VERSIONS, methods
-from ..protocol.extensions import EXTENSIONS, check_identifier, client_declares
+from ..protocol.extensions import EXTENSIONS, TASKS, check_identifier, client_declares
 from ..protocol.meta import SERVER_INFO, RequestMeta, parse_request_meta
 from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
 from ._context import Context, Emit, require_scopes
@@ -40,6 +40,8 @@ from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, list
 from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_level, setting
 from ._tools import Tool, ToolAnnotations
 from ._apps import UI_EXTENSION, UI_MIME_TYPE, ModelTools, UiCsp, Visibility, supports_apps, ui_resource_parts
+from ._tasks import SQLiteTaskStore, TaskStore, Tasks, store_from_env
+from ._tasks._runtime import TaskMode
 from ._workers import Workers
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
 from ._middleware import Middleware, install
@@ -97,6 +99,9 @@ class Server:
         lifespan: LifespanFactory | None = None,
         shutdown_grace: float | None = None,
         middleware: Iterable[Middleware] = (),
+        task_store: TaskStore | Callable[[], TaskStore] | None = None,
+        task_ttl_ms: int | None = None,
+        task_poll_interval_ms: int | None = None,
     ) -> None:
         # Settings: an argument wins, then a WIREMCP_* variable, then the default (see _settings).
         list_ttl_ms = setting("list_ttl_ms", list_ttl_ms, DEFAULT_LIST_TTL_MS, int)
@@ -182,6 +187,15 @@ class Server:
         self.forwarder: Forwarder | None = None
         #: Extensions this server declares, identifier -> settings (extensions/overview.mdx); see `declare_extension`.
         self._extensions: dict[str, dict[str, Any]] = {}
+        #: Tasks (see _tasks): None until a tool may become a task (``task=`` other than "never").
+        self.tasks: Tasks | None = None
+        self._task_options: dict[str, Any] = {
+            "store": task_store if task_store is not None else store_from_env(),
+            "ttl_ms": task_ttl_ms if task_ttl_ms is not None else _tasks_default("ttl_ms"),
+            "poll_interval_ms": task_poll_interval_ms if task_poll_interval_ms is not None else _tasks_default("poll_interval_ms"),
+        }
+        self._legacy_handlers: dict[str, Handler] = {}
+        self._legacy_tool_defs: list[dict[str, Any]] | None = None
 
     # -- registration -------------------------------------------------------
 
@@ -205,6 +219,7 @@ class Server:
         inline: bool = False,
         ui: str | None = None,
         visibility: Visibility | Iterable[Visibility] | None = None,
+        task: TaskMode = "never",
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -223,6 +238,7 @@ class Server:
         inline: bool = False,
         ui: str | None = None,
         visibility: Visibility | Iterable[Visibility] | None = None,
+        task: TaskMode = "never",
     ) -> F | Callable[[F], F]:
         """Decorator: register a plain or async function as a tool; returns it unchanged.
 
@@ -236,6 +252,9 @@ class Server:
         MCP Apps (see `wiremcp.server._apps`): ``ui="ui://..."`` shows the
         tool's results in that UI resource; ``visibility="app"`` makes it a
         tool for the views only (``"model"``, ``"app"`` or both; default both).
+        ``task`` says whether a call may become a task (docs/tasks.md):
+        ``"never"`` (the default), ``"auto"``, ``"always"``, or a function of
+        the arguments deciding per call.
         """
         options: dict[str, Any] = dict(
             title=title,
@@ -250,6 +269,7 @@ class Server:
             inline=inline,
             ui=ui,
             visibility=visibility,
+            task=task,
         )
         if callable(name):  # used bare: the function came as `name`
             self.add_tool(name, **options)
@@ -271,12 +291,40 @@ class Server:
             self._extensions.setdefault(UI_EXTENSION, {})  # MCP Apps, opted in (see _apps)
         self._tools[tool.name] = tool
         self._tool_defs = None
+        self._legacy_tool_defs = None
+        if tool.task is not None:
+            self.enable_tasks()
         self.notify_tools_changed()
         return tool
+
+    def prefer_durable_tasks(self) -> None:
+        """Keep tasks in the embedded SQLite file (`default_task_db_path`) unless a store was chosen.
+
+        ``wiremcp run`` calls it: a server it serves keeps its tasks across
+        restarts by default. ``task_store=`` or ``WIREMCP_TASK_STORE`` win.
+        """
+        if self._task_options["store"] is None:
+            self._task_options["store"] = SQLiteTaskStore
+        if self.tasks is not None:
+            self.tasks.prefer(SQLiteTaskStore)
+
+    def enable_tasks(self) -> Tasks:
+        """Serve tasks (docs/tasks.md): declare ``io.modelcontextprotocol/tasks``, answer ``tasks/*``.
+
+        Called by the first tool registered with ``task=`` other than
+        ``"never"``; the store and its settings are the ``task_*`` arguments.
+        """
+        if self.tasks is None:
+            tasks = self.tasks = Tasks(self, **self._task_options)
+            self.declare_extension(TASKS)
+            self._handlers.update({"tasks/get": tasks.get, "tasks/update": tasks.update, "tasks/cancel": tasks.cancel})
+            self._legacy_handlers.update({"tasks/result": tasks.result, "tasks/list": tasks.list_tasks})
+        return self.tasks
 
     def remove_tool(self, name: str) -> None:
         del self._tools[name]
         self._tool_defs = None
+        self._legacy_tool_defs = None
         self.notify_tools_changed()
 
     @property
@@ -425,9 +473,33 @@ class Server:
     def _listen(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> Awaitable[dict[str, Any]]:
         wanted = parse_filter(params)
         honoured = {"tools", "prompts", "resources", "updated"}
+        if self.tasks is not None:
+            task_ids = self.tasks.listen_filter(wanted, meta)
+            if task_ids is not None:
+                return self._listen_tasks(request, wanted, honoured, task_ids, meta, emit or _drop)
         return listen(
             request.id, wanted, honoured, self.bus, emit or _drop, self._open_subscriptions, self.max_subscriptions
         )
+
+    async def _listen_tasks(
+        self, request: Request, wanted: dict[str, Any], honoured: set[str], task_ids: list[str], meta: RequestMeta, emit: Emit
+    ) -> dict[str, Any]:
+        """``subscriptions/listen`` with ``taskIds``: the acknowledgement names the ids agreed (tasks.md)."""
+        assert self.tasks is not None
+        agreed = await self.tasks.agreed_ids(task_ids, meta)
+
+        def acknowledging(method: str, params: dict[str, Any]) -> None:
+            if method == "notifications/subscriptions/acknowledged":
+                params = {**params, "notifications": {**params.get("notifications", {}), "taskIds": agreed}}
+            emit(method, params)
+
+        stop = self.tasks.task_emitter(agreed, request.id, emit)
+        try:
+            return await listen(
+                request.id, wanted, honoured, self.bus, acknowledging, self._open_subscriptions, self.max_subscriptions
+            )
+        finally:
+            stop()
 
     # -- handling -----------------------------------------------------------
 
@@ -490,9 +562,14 @@ class Server:
         return self._cacheable(result)
 
     def _tools_list(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
-        defs = self._tool_defs
-        if defs is None:
-            defs = self._tool_defs = [t.definition for t in self._tools.values()]
+        if meta.session is not None and self.tasks is not None:  # 2025-11-25: execution.taskSupport
+            defs = self._legacy_tool_defs
+            if defs is None:
+                defs = self._legacy_tool_defs = [_legacy_definition(t) for t in self._tools.values()]
+        else:
+            defs = self._tool_defs
+            if defs is None:
+                defs = self._tool_defs = [t.definition for t in self._tools.values()]
         shown = self._model_tools.view(defs)
         if shown is not defs and not supports_apps(self, meta):
             defs = shown  # app-only tools are for the views of an MCP Apps host (see _apps)
@@ -520,6 +597,10 @@ class Server:
             arguments = {}
         elif type(arguments) is not dict:
             raise InvalidParams("Invalid params: tools/call 'arguments' must be an object")
+        if tool.task is not None and self.tasks is not None:  # may become a task: the general path (see _tasks)
+            routed = self.tasks.route(tool, arguments, request, params, meta, emit)
+            if routed is not None:
+                return routed
         ctx = Context(request.id, request.method, meta, self, emit) if tool.wants_context else None
         out = tool.call(arguments, ctx, self.workers, self.mask_errors)
         if type(out) is dict:
@@ -889,13 +970,15 @@ class Server:
         if UI_EXTENSION in self._extensions:  # MCP Apps is negotiated in initialize too (extensions/apps; see _apps)
             caps[EXTENSIONS] = {UI_EXTENSION: dict(self._extensions[UI_EXTENSION])}
         caps["logging"] = {}
+        if self.tasks is not None:  # 2025-11-25 basic/utilities/tasks.mdx, Server Capabilities
+            caps["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
         return caps
 
     def handle_in_session(
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
     ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
         """A request of a legacy session: same handlers, fields from the session."""
-        handler = self._handlers.get(request.method)
+        handler = self._handlers.get(request.method) or self._legacy_handlers.get(request.method)
         if handler is None:
             raise MethodNotFound(f"Method not found: {request.method!r}")
         return handler(request, params, meta, emit)
@@ -935,6 +1018,20 @@ def _decode_cursor(cursor: Any) -> int:
 
 def _drop(method: str, params: dict[str, Any]) -> None:
     return None
+
+
+def _tasks_default(name: str) -> int | None:
+    from ._tasks._runtime import DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS
+
+    return {"ttl_ms": DEFAULT_TASK_TTL_MS, "poll_interval_ms": DEFAULT_POLL_INTERVAL_MS}[name]
+
+
+def _legacy_definition(tool: Tool) -> dict[str, Any]:
+    """A tool's 2025-11-25 definition: ``execution.taskSupport`` from its ``task`` mode."""
+    if tool.task is None:
+        return tool.definition
+    support = "required" if tool.task == "always" else "optional"
+    return {**tool.definition, "execution": {"taskSupport": support}}
 
 
 def _check_name(kind: str, name: Any) -> None:

@@ -61,6 +61,7 @@ from ._context import Context, scope_tuple
 from ._failures import ToolError, failure_message
 from ._inject import context_param
 from ._inputs import BoundInput, Declined, find_inputs, gather
+from ._tasks._runtime import check_task_mode
 from ._workers import Workers
 from ._schema import (
     ArgumentError,
@@ -240,6 +241,7 @@ class Tool:
         "inputs",
         "ui_uri",
         "app_only",
+        "task",
     )
 
     def __init__(
@@ -259,6 +261,7 @@ class Tool:
         inline: bool = False,
         ui: str | None = None,
         visibility: Visibility | Iterable[Visibility] | None = None,
+        task: Any = "never",
     ) -> None:
         if not callable(fn):
             raise TypeError(f"a tool is a function (plain or async), not {fn!r}")
@@ -274,6 +277,8 @@ class Tool:
                 self.name,
             )
         where = f"tool {self.name!r}"
+        #: Whether a call may become a task (`_tasks`): None (never), "auto", "always" or a function.
+        self.task = check_task_mode(task, where)
         self.is_async = inspect.iscoroutinefunction(fn)
         #: A plain function not registered ``inline=True``: it runs in a worker thread.
         self.threaded = not self.is_async and not inline
@@ -394,6 +399,35 @@ class Tool:
             if ctx is None:
                 raise TypeError(f"tool {self.name!r} declares inputs: call it with a Context")
             return self._gathered(arguments, ctx, workers, mask)
+        return self._run(arguments, ctx, workers, mask)
+
+    # -- the task path (`_tasks`): arguments and declared inputs on the request, the body in the task --
+
+    def prepare(self, arguments: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """Check and convert ``arguments``: ``(arguments, None)``, or ``(None, the tool execution error)``."""
+        problem = self._check(arguments)
+        if problem is not None:
+            return None, error_result(f"Invalid arguments for tool {self.name!r}: {problem}")
+        if self._convert is not None:
+            try:
+                arguments = self._convert(arguments)
+            except ArgumentError as exc:
+                return None, error_result(f"Invalid arguments for tool {self.name!r}: {exc}")
+        return arguments, None
+
+    async def gather_inputs(self, ctx: Context) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The declared inputs: ``(values, None)``, or ``({}, the tool execution error)`` when declined."""
+        try:
+            return await gather(self.inputs, ctx), None
+        except Declined as exc:
+            return {}, error_result(str(exc))
+
+    def run_body(
+        self, arguments: dict[str, Any], ctx: Context | None, workers: Workers | None = None, mask: bool = True
+    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        """Run the body on prepared arguments (declared inputs included), ``ctx`` bound to its parameter."""
+        if self.context_param is not None:
+            arguments = {**arguments, self.context_param: ctx}
         return self._run(arguments, ctx, workers, mask)
 
     def _run(

@@ -169,7 +169,9 @@ class MCPTestClient:
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, **keywords: Any) -> CallToolResult:
         """`Client.call_tool` (typed here, as it is the call tests make most)."""
-        return await self.client.call_tool(name, arguments, **keywords)
+        # **keywords could hold task=True, which makes call_tool's overloads ambiguous (Any): it is a result here.
+        result: CallToolResult = await self.client.call_tool(name, arguments, **keywords)
+        return result
 
     async def tool_text(self, name: str, arguments: dict[str, Any] | None = None) -> str:
         """The text of a tool's result; `AssertionError` with the result if it is a tool execution error."""

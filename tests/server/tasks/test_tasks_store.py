@@ -143,3 +143,26 @@ def test_renew_and_list_by_owner(kind, tmp_path):
         assert [r.task_id for r in await store.list(None, after=None, limit=10)] == []
 
     run(kind, tmp_path, body)
+
+
+@pytest.mark.slow
+def test_the_tasks_bench_runs(tmp_path):
+    """bench/tasks_bench.py --tiny completes and prints its table (no timing asserted)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, str(root / "bench" / "tasks_bench.py"), "--tiny"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| store") or line.startswith("| server")]
+    assert [r.split("|")[1:3] for r in rows] == [[" store ", " memory "], [" store ", " sqlite "], [" server ", " memory "], [" server ", " sqlite "]]
+
+
+def test_records_round_trip_through_json():
+    import json
+
+    full = record(owner="o", worker="h:1:b", lease_until=T0 + 30, result={"content": [{"type": "text", "text": "x"}]},
+                  error=None, input_requests={"k": {"method": "elicitation/create", "params": {}}}, input_responses={"j": {"action": "accept"}},
+                  status_message="m", name="tool", era="legacy")
+    again = TaskRecord.from_json(json.loads(json.dumps(full.to_json())))
+    assert again == full and again is not full

@@ -5,11 +5,58 @@ it. The pieces, each in its own module:
 
 * `_store`: the `TaskStore` interface and `TaskRecord`;
 * `_memory`: `MemoryTaskStore`, in-process;
-* `_sqlite`: `SQLiteTaskStore`, the embedded durable default.
+* `_sqlite`: `SQLiteTaskStore`, the embedded durable default of ``wiremcp run``;
+* `_wire`: a record's wire shapes for each era;
+* `_runtime`: `Tasks`, which creates, runs and answers for tasks.
+
+``WIREMCP_TASK_STORE`` picks the store of a `Server` built without
+``task_store=``: ``memory``, ``sqlite`` (the file under the user's state
+directory, `default_task_db_path`) or ``sqlite:PATH``. Unset, a server
+keeps its tasks in memory, except under ``wiremcp run``, which prefers the
+SQLite file (`Server.prefer_durable_tasks`).
 """
 
+from __future__ import annotations
+
+import os
+from typing import Callable
+
 from ._memory import MemoryTaskStore
+from ._runtime import DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS, TaskMode, Tasks
 from ._sqlite import SQLiteTaskStore, default_task_db_path
 from ._store import NON_TERMINAL, TERMINAL, TaskRecord, TaskStatus, TaskStore, TaskStoreError
 
-__all__ = ["TaskStore", "TaskRecord", "TaskStatus", "TaskStoreError", "MemoryTaskStore", "SQLiteTaskStore", "default_task_db_path", "TERMINAL", "NON_TERMINAL"]
+__all__ = [
+    "TaskStore",
+    "TaskRecord",
+    "TaskStatus",
+    "TaskStoreError",
+    "MemoryTaskStore",
+    "SQLiteTaskStore",
+    "default_task_db_path",
+    "store_from_env",
+    "Tasks",
+    "TaskMode",
+    "TERMINAL",
+    "NON_TERMINAL",
+    "DEFAULT_TASK_TTL_MS",
+    "DEFAULT_POLL_INTERVAL_MS",
+]
+
+#: The environment variable naming the task store (see the module docstring).
+ENV_STORE = "WIREMCP_TASK_STORE"
+
+
+def store_from_env(environ: dict[str, str] | None = None) -> Callable[[], TaskStore] | None:
+    """A factory for the store ``WIREMCP_TASK_STORE`` names, or None when unset; ValueError if malformed."""
+    raw = (os.environ if environ is None else environ).get(ENV_STORE, "").strip()
+    if raw == "":
+        return None
+    if raw == "memory":
+        return MemoryTaskStore
+    if raw == "sqlite":
+        return lambda: SQLiteTaskStore()
+    if raw.startswith("sqlite:") and len(raw) > len("sqlite:"):
+        path = raw[len("sqlite:"):]
+        return lambda: SQLiteTaskStore(path)
+    raise ValueError(f"{ENV_STORE} is 'memory', 'sqlite' or 'sqlite:PATH', not {raw!r}")

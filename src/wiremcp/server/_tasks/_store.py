@@ -10,7 +10,9 @@ method              contract
 ``create``          store a new record; when it returns, ``get`` finds it
                     (tasks.md: a ``CreateTaskResult`` MUST NOT be sent before
                     the task is durably created). A duplicate id is an error.
-``get``             the record, or None; a copy: changing it changes nothing.
+``get``             the record, or None; a copy: changing its fields or input
+                    maps changes nothing (``result`` and ``error`` are
+                    treated as immutable by everyone).
 ``set_status``      ``working`` / ``input_required`` (with its outstanding
                     ``input_requests``), **only if the task is not terminal**.
 ``finish``          the one way into a terminal status (``completed`` with
@@ -105,8 +107,18 @@ class TaskRecord:
         end = self.expires_at()
         return end is not None and now >= end
 
+    def to_json(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict, for stores that serialise (SQLite, Redis)."""
+        return record_to_json(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TaskRecord:
+        """The inverse of `to_json`."""
+        return record_from_json(data)
+
     def copy(self) -> TaskRecord:
-        return record_from_json(record_to_json(self))
+        """A copy whose fields and input maps are its own; ``result`` and ``error`` are shared, never mutated."""
+        return dataclasses.replace(self, input_requests=dict(self.input_requests), input_responses=dict(self.input_responses))
 
 
 def record_to_json(record: TaskRecord) -> dict[str, Any]:

@@ -13,9 +13,13 @@ header                          rule
                                 without one is -32602, basic/index.mdx)
 ``Mcp-Method``                  required; equals ``method``
 ``Mcp-Name``                    for ``tools/call`` and ``prompts/get``
-                                (``params.name``) and ``resources/read``
-                                (``params.uri``): required when the body
-                                carries the value as a string; equals it
+                                (``params.name``), ``resources/read``
+                                (``params.uri``) and the tasks extension's
+                                ``tasks/get``, ``tasks/update`` and
+                                ``tasks/cancel`` (``params.taskId``,
+                                tasks.md "Streamable HTTP: Routing
+                                Headers"): required when the body carries
+                                the value as a string; equals it
 ``Mcp-Param-{Name}``            for ``tools/call`` of a registered tool whose
                                 ``inputSchema`` annotates properties with
                                 ``x-mcp-header``: present exactly when the
@@ -75,6 +79,10 @@ NAME_FIELDS: dict[str, str] = {
     methods.TOOLS_CALL: "name",
     methods.PROMPTS_GET: "name",
     methods.RESOURCES_READ: "uri",
+    # extensions/tasks/tasks.md, "Streamable HTTP: Routing Headers"
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
 }
 
 #: Integer forms a header may use for an integer argument ("42", "-7", "42.0", "4.2e1").

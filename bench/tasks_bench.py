@@ -1,0 +1,125 @@
+"""What a task costs the server: the store per creation and per poll, memory and SQLite.
+
+    .venv/bin/python bench/tasks_bench.py              # 2,000 tasks, 5,000 polls, 3 rounds each
+    .venv/bin/python bench/tasks_bench.py --tiny       # a quick run (the smoke size)
+
+Two levels, each for `MemoryTaskStore` and `SQLiteTaskStore` (a fresh file in
+a temporary directory; WAL, synchronous=NORMAL, its own thread):
+
+* ``store``: ``await store.create(record)`` and ``await store.get(id)`` alone;
+* ``server``: the whole server path in process, no transport:
+  ``Server.handle`` of a ``tools/call`` that becomes a task (route, arguments,
+  create, start the worker, the CreateTaskResult) and of a ``tasks/get`` on
+  a finished task (lookup, ownership and expiry checks, the DetailedTask).
+
+Each figure is the median of the rounds, in microseconds per operation.
+Results go to stdout as a Markdown table (bench/README.md, "Tasks").
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+import wiremcp  # noqa: E402
+from wiremcp.jsonrpc import Request  # noqa: E402
+from wiremcp.server import MemoryTaskStore, SQLiteTaskStore, TaskRecord, TaskStore  # noqa: E402
+
+TASKS = "io.modelcontextprotocol/tasks"
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}},
+}
+
+
+def make_store(kind: str, directory: Path) -> TaskStore:
+    return MemoryTaskStore() if kind == "memory" else SQLiteTaskStore(directory / f"tasks-{time.monotonic_ns()}.sqlite3")
+
+
+async def timed(n: int, op: Callable[[int], Awaitable[Any]]) -> float:
+    start = time.perf_counter()
+    for i in range(n):
+        await op(i)
+    return (time.perf_counter() - start) / n * 1e6
+
+
+async def store_round(kind: str, directory: Path, creates: int, polls: int) -> tuple[float, float]:
+    store = make_store(kind, directory)
+    now = time.time()
+    ids = [f"task-{i}" for i in range(creates)]
+
+    async def create(i: int) -> None:
+        await store.create(TaskRecord(task_id=ids[i], status="working", created_at=now, updated_at=now, ttl_ms=3_600_000))
+
+    async def get(i: int) -> None:
+        await store.get(ids[i % creates])
+
+    try:
+        return await timed(creates, create), await timed(polls, get)
+    finally:
+        await store.close()
+
+
+async def server_round(kind: str, directory: Path, creates: int, polls: int) -> tuple[float, float]:
+    server = wiremcp.Server("bench", task_store=make_store(kind, directory))
+
+    @server.tool(task="always")
+    async def job(n: int) -> str:
+        return str(n)
+
+    ids: list[str] = []
+
+    async def create(i: int) -> None:
+        out = server.handle(Request(i, "tools/call", {"name": "job", "arguments": {"n": i}, "_meta": META}))
+        result = await out if not isinstance(out, dict) else out
+        ids.append(result["taskId"])
+
+    async def poll(i: int) -> None:
+        out = server.handle(Request(i, "tasks/get", {"taskId": ids[i % len(ids)], "_meta": META}))
+        result = await out if not isinstance(out, dict) else out
+        assert result["status"] == "completed", result
+
+    try:
+        creating = await timed(creates, create)
+        while server.tasks is not None and server.tasks._running:  # every job finished before polling
+            await asyncio.sleep(0.01)
+        return creating, await timed(polls, poll)
+    finally:
+        assert server.tasks is not None
+        await server.tasks.aclose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--creates", type=int, default=2000)
+    parser.add_argument("--polls", type=int, default=5000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--tiny", action="store_true", help="50 tasks, 100 polls, 1 round")
+    args = parser.parse_args()
+    if args.tiny:
+        args.creates, args.polls, args.rounds = 50, 100, 1
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="wiremcp-tasks-bench-") as tmp:
+        directory = Path(tmp)
+        for level, fn in (("store", store_round), ("server", server_round)):
+            for kind in ("memory", "sqlite"):
+                results = [asyncio.run(fn(kind, directory, args.creates, args.polls)) for _ in range(args.rounds)]
+                rows.append((level, kind, statistics.median(r[0] for r in results), statistics.median(r[1] for r in results)))
+    print(f"{args.creates} creations, {args.polls} polls, median of {args.rounds} round(s); µs per operation\n")
+    print("| level | store | per creation (µs) | per poll (µs) |")
+    print("|---|---|---:|---:|")
+    for level, kind, create_us, poll_us in rows:
+        print(f"| {level} | {kind} | {create_us:,.1f} | {poll_us:,.1f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""Serving the inspector: uvicorn on 127.0.0.1 only, a fresh token per run, for ``inspect`` and ``dev``.
+
+* ``wiremcp inspect --web TARGET``: `run_inspect` connects the client first
+  (a target that cannot be reached is exit status 2, as for ``inspect``),
+  then serves the page until Ctrl-C. The URL, with its token, is the one
+  line printed on stdout.
+* ``wiremcp dev --web TARGET``: `WebRunner` runs the inspector on an event
+  loop in a thread of the dev process; the client starts ``wiremcp run
+  TARGET`` over stdio, and after each change dev calls `WebRunner.restart`,
+  which reconnects (a new server process) and sends the page the new lists.
+
+The address is always 127.0.0.1 (no option changes it); the port is
+``--web-port`` (default 0: a free one). The token is 32 random bytes
+(`secrets.token_urlsafe`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import secrets
+import socket
+import sys
+import threading
+import webbrowser
+from typing import Any, Callable
+
+from ...client import Client, ClientError
+from ._app import InspectorApp
+from ._session import ClientFactory, Inspector
+
+__all__ = ["WebServer", "run_inspect", "WebRunner", "new_token"]
+
+HOST = "127.0.0.1"
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+class WebServer:
+    """uvicorn serving an `InspectorApp` on 127.0.0.1; `url` is known once `bind` returned."""
+
+    def __init__(self, inspector: Inspector, port: int = 0, token: str | None = None) -> None:
+        import uvicorn
+
+        self.inspector = inspector
+        self.app = InspectorApp(inspector, token or new_token())
+        self.config = uvicorn.Config(
+            self.app, host=HOST, port=port, lifespan="off", log_level="warning", access_log=False,
+            timeout_graceful_shutdown=2, ws="none",
+        )
+        self.server = uvicorn.Server(self.config)
+        self.sock: socket.socket | None = None
+
+    def bind(self) -> str:
+        self.sock = self.config.bind_socket()
+        self.sock.listen(self.config.backlog)  # bind_socket does not listen: a page may connect as soon as the URL is out
+        self.app.port = self.sock.getsockname()[1]
+        return self.url
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.app.port}/{self.app.token.decode()}/"
+
+    async def serve(self) -> None:
+        assert self.sock is not None, "bind() first"
+        await self.server.serve(sockets=[self.sock])
+
+    async def stop(self) -> None:
+        await self.inspector.aclose()  # ends the event streams, so that uvicorn can finish
+        self.server.should_exit = True
+
+
+def run_inspect(args: argparse.Namespace, tail: list[str] | None, make_client: Callable[..., Client]) -> int:
+    """``wiremcp inspect --web``: ``make_client(target, args, on_wire, elicitation=...)`` is `_inspect._client_for`."""
+    import importlib.util
+
+    if importlib.util.find_spec("uvicorn") is None:
+        from .. import install_hint
+
+        print(f"wiremcp inspect: --web needs uvicorn: {install_hint('http')}", file=sys.stderr)
+        return 2
+    target = tail if tail is not None else list(args.target)
+
+    def factory(on_wire: Any, elicitation: Any) -> Client:
+        return make_client(target, args, on_wire, elicitation=elicitation, command=tail is not None)
+
+    try:
+        return asyncio.run(_inspect_main(args, " ".join(target), factory))
+    except KeyboardInterrupt:
+        return 130
+
+
+async def _inspect_main(args: argparse.Namespace, target: str, factory: ClientFactory) -> int:
+    inspector = Inspector(factory, target=target)
+    try:
+        await inspector.connect()
+    except ClientError as exc:
+        print(f"wiremcp inspect: {inspector.state.get('error') or exc}", file=sys.stderr)
+        await inspector.aclose()
+        return 2
+    web = WebServer(inspector, args.web_port)
+    url = web.bind()
+    print(url, flush=True)
+    print(f"wiremcp inspect: the inspector of {target} is at {url} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+    if getattr(args, "open", False):
+        webbrowser.open(url)
+    try:
+        await web.serve()
+    finally:
+        await inspector.aclose()
+    return 0
+
+
+class WebRunner:
+    """``wiremcp dev --web``'s runner: the inspector in a thread, reconnected after each change."""
+
+    watching = False
+
+    def __init__(self, target: str, port: int, env: dict[str, str], say: Callable[[str], None]) -> None:
+        self.target = target
+        self.port = port
+        self.env = env
+        self.say = say
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.web: WebServer | None = None
+        self.ready = threading.Event()
+        self.thread = threading.Thread(target=self._main, daemon=True, name="dev-web")
+        self.failure: BaseException | None = None
+
+    def _factory(self, on_wire: Any, elicitation: Any) -> Client:
+        return Client.stdio(
+            sys.executable, ["-m", "wiremcp", "run", self.target], env=self.env,
+            name="wiremcp-dev-web", on_wire=on_wire, elicitation=elicitation,
+        )
+
+    def _main(self) -> None:
+        try:
+            asyncio.run(self._serve())
+        except BaseException as exc:  # reported by start()
+            self.failure = exc
+            self.ready.set()
+
+    async def _serve(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        inspector = Inspector(self._factory, target=f"wiremcp run {self.target}")
+        try:
+            await inspector.connect()
+        except ClientError as exc:
+            self.say(f"the server did not start: {exc}; waiting for a change")
+        self.web = WebServer(inspector, self.port)
+        url = self.web.bind()
+        print(url, flush=True)
+        self.say(f"the inspector is at {url}")
+        self.ready.set()
+        await self.web.serve()
+
+    def start(self) -> None:
+        self.thread.start()
+        self.ready.wait()
+        if self.failure is not None:
+            raise self.failure
+
+    def _run(self, coro: Any) -> None:
+        if self.loop is None or not self.thread.is_alive():
+            coro.close()
+            return
+        asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def restart(self, why: str) -> None:
+        if self.web is not None:
+            self._run(self.web.inspector.restart(f"{why} changed"))
+            state = self.web.inspector.state
+            if state.get("connected"):
+                self.say(f"{why} changed; restarted")
+            else:
+                self.say(f"{why} changed; the server did not start: {state.get('error')}")
+
+    def stop(self) -> None:
+        if self.web is not None:
+            self._run(self.web.stop())
+        self.thread.join(10)
+
+    def finished(self) -> bool:
+        return not self.thread.is_alive()

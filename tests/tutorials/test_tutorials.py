@@ -5,6 +5,8 @@
 - elicitation.py: the questions travel as MRTR rounds and the answers come back
   typed; a declined question changes nothing;
 - agent.py: the agent loop calls the tools the question needs and answers;
+- tasks.py: over Streamable HTTP, a task started by one client (which gets
+  its id at once) and finished for another, which resumes it by id;
 - remote_auth.py: over Streamable HTTP on loopback, with tokens signed by a key
   a real loopback HTTP server publishes (JWKS): no token is 401, a token
   without the write scope is refused for add_note, a full one works.
@@ -204,3 +206,47 @@ def test_remote_server_with_authorization(issuer):
         except subprocess.TimeoutExpired:  # pragma: no cover
             proc.kill()
         proc.stderr.close()
+
+
+def serve_http(name: str, port: int, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wiremcp", "run", str(TUTORIALS / name), "--http", "--port", str(port)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise AssertionError(f"{name} did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+
+
+def test_tasks_over_http(tmp_path):
+    port = free_port()
+    proc = serve_http("tasks.py", port, {**os.environ, "WIREMCP_TASK_STORE": f"sqlite:{tmp_path / 'tasks.sqlite3'}"})
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        async def main() -> None:
+            async with wiremcp.Client.http(url, tasks=True) as client:
+                handle = await client.call_tool("crunch", {"items": 10, "delay": 0.05}, task=True)
+                assert isinstance(handle, wiremcp.TaskHandle) and handle.status == "working"
+                task_id = handle.id
+            async with wiremcp.Client.http(url, tasks=True) as client:
+                statuses = [state.status async for state in client.task(task_id).watch()]
+                assert statuses[-1] == "completed", statuses
+                assert (await client.task(task_id).result()).text == "sum of squares 1..10 = 385"
+            async with wiremcp.Client.http(url) as client:  # no tasks: the plain result, at the end of the request
+                assert (await client.call_tool("crunch", {"items": 3, "delay": 0})).text == "sum of squares 1..3 = 14"
+
+        run(main())
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            proc.kill()
+        if proc.stderr:
+            proc.stderr.close()

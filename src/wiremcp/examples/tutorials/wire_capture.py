@@ -5,7 +5,7 @@ that page is what wiremcp really sent and received. Each envelope is printed
 as indented JSON under an arrow: ``→`` from the client, ``←`` from the server.
 
 Scenarios: ``discover``, ``call``, ``progress``, ``tool-error``, ``mrtr``,
-``subscribe``, ``legacy`` (a client of the initialize era), and ``raw`` (lines
+``subscribe``, ``tasks``, ``legacy`` (a client of the initialize era), and ``raw`` (lines
 written as they are to the server's stdin: the errors malformed input gets).
 """
 
@@ -31,7 +31,9 @@ def show(direction: str, data: bytes) -> None:
 
 
 def client(**options: Any) -> wiremcp.Client:
-    return wiremcp.Client.stdio(sys.executable, SERVER, on_wire=show, name="docs", version="1.0", **options)
+    # Tasks in memory: `wiremcp run` would otherwise keep them in $XDG_STATE_HOME (docs/tasks.md).
+    env = {**os.environ, "WIREMCP_TASK_STORE": "memory"}
+    return wiremcp.Client.stdio(sys.executable, SERVER, on_wire=show, name="docs", version="1.0", env=env, **options)
 
 
 async def discover() -> None:
@@ -78,6 +80,14 @@ async def subscribe() -> None:
                 break
 
 
+async def tasks() -> None:
+    async with client(tasks=True) as c:
+        await c.discover()
+        print("# (the discovery above; the task follows)")
+        handle = await c.call_tool("slow_square", {"n": 7}, task=True)
+        await handle.result()
+
+
 async def legacy() -> None:
     async with client(era="legacy") as c:
         await c.call_tool("add", {"a": 2, "b": 3})
@@ -109,7 +119,7 @@ async def raw() -> None:
 
 SCENARIOS = {
     "discover": discover, "call": call, "progress": progress, "tool-error": tool_error,
-    "mrtr": mrtr, "subscribe": subscribe, "legacy": legacy, "raw": raw,
+    "mrtr": mrtr, "subscribe": subscribe, "tasks": tasks, "legacy": legacy, "raw": raw,
 }
 
 if __name__ == "__main__":

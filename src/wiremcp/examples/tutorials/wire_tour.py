@@ -6,6 +6,7 @@
 - ``count``: progress notifications and a log message on the way to the result;
 - ``divide``: a tool error (``isError: true``) the model reads;
 - ``ask_name``: a multi round-trip request (``input_required``, then the retry);
+- ``slow_square``: a task (the tasks extension): created, polled, completed;
 - ``note://today``: a resource a client can subscribe to; ``touch`` updates it.
 """
 
@@ -53,6 +54,13 @@ async def ask_name(ctx: wiremcp.Context) -> str:
     if answer["action"] != "accept":  # "decline" or "cancel"
         return "No name given."
     return f"Hello, {answer['content']['name']}!"
+
+
+@server.tool(task="always")
+async def slow_square(n: int) -> int:
+    """Square ``n``, slowly: always a task for clients that take part in tasks."""
+    await asyncio.sleep(0.2)
+    return n * n
 
 
 @server.resource("note://today", name="today", mime_type="text/plain", description="Today's note")

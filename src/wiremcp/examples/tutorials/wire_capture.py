@@ -85,6 +85,7 @@ async def tasks() -> None:
         await c.discover()
         print("# (the discovery above; the task follows)")
         handle = await c.call_tool("slow_square", {"n": 7}, task=True)
+        assert isinstance(handle, wiremcp.TaskHandle)  # slow_square is task="always"
         await handle.result()
 
 

@@ -101,6 +101,11 @@ def test_conformance_record_is_current():
     assert asserted, "tests/test_conformance.py no longer asserts server totals in the form this test reads"
     for revision, total in asserted.items():
         assert recorded.get(revision) == total, (revision, recorded.get(revision), total)
+    client_asserted = dict(re.findall(r'\("([\w-]+)", (\d+)\)', re.search(r"CLIENT_LEGS = \[(.*)\]", (ROOT / "tests" / "test_conformance.py").read_text())[1]))
+    client_recorded = {leg["revision"]: leg for leg in record["legs"] if leg["side"] == "client"}
+    for revision, total in client_asserted.items():
+        leg = client_recorded.get(revision)
+        assert leg is not None and leg["passed"] == leg["total"] == int(total), (revision, total)
     for leg in record["legs"]:
         scored = [s for s in leg["scenarios"] if s["scored"]]
         assert leg["total"] == len(scored) and leg["passed"] == sum(s["status"] == "pass" for s in scored), leg["revision"]

@@ -26,7 +26,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 CONFORMANCE = ROOT / "conformance"
 RECORD = ROOT / "docs" / "reference" / "conformance.json"
-SERVER_REVISIONS = ("2026-07-28", "2025-11-25")
+SERVER_REVISIONS = ("2026-07-28", "2025-11-25", "all")
 CLIENT_REVISIONS = ("2026-07-28", "2025-11-25", "all")
 
 

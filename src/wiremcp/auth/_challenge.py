@@ -27,6 +27,8 @@ _TOKEN68 = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 
 @dataclass
 class Challenge:
+    """One challenge of a ``WWW-Authenticate`` header (RFC 9110 section 11.6.1): its scheme, its auth-params and its token68."""
+
     scheme: str
     params: dict[str, str] = field(default_factory=dict)
     token68: str | None = None
@@ -70,6 +72,7 @@ def _quoted(value: str, i: int) -> tuple[str, int]:
 
 
 def parse_www_authenticate(value: str) -> list[Challenge]:
+    """The challenges of a ``WWW-Authenticate`` header value, in order (RFC 9110 section 11.6.1); unknown schemes are kept."""
     challenges: list[Challenge] = []
     current: Challenge | None = None
     i, n = 0, len(value)

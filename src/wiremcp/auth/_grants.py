@@ -65,6 +65,8 @@ async def resolve_token(source: TokenSource) -> str:
 
 @dataclass
 class PreRegisteredClient:
+    """Client credentials issued out of band, bound to one authorization server by ``issuer`` (None: any)."""
+
     client_id: str
     client_secret: str | None = None
     #: The issuer the credentials belong to; None: any (the caller vouches for them).
@@ -79,6 +81,8 @@ class PreRegisteredClient:
 
 @dataclass
 class ClientCredentialsGrant:
+    """The ``client_credentials`` grant: a client acting on its own behalf, authenticated by ``private_key_jwt`` (``private_key``) or a client secret."""
+
     client_id: str
     client_secret: str | None = None
     private_key: PrivateKey | str | None = None
@@ -88,6 +92,8 @@ class ClientCredentialsGrant:
 
 @dataclass
 class JWTBearerGrant:
+    """The RFC 7523 JWT-bearer grant with a workload identity token as the assertion; a failure is final, never retried with another grant."""
+
     assertion: TokenSource
     client_id: str | None = None
     client_secret: str | None = None
@@ -96,6 +102,8 @@ class JWTBearerGrant:
 
 @dataclass
 class EnterpriseGrant:
+    """Enterprise-managed authorization: the user's ID token exchanged at the enterprise IdP (RFC 8693) for an ID-JAG, then traded for an access token by the JWT-bearer grant."""
+
     idp_token_endpoint: str
     id_token: TokenSource
     client_id: str

@@ -48,6 +48,8 @@ __all__ = ["RedirectHandler", "HeadlessRedirect", "LoopbackRedirect", "check_aut
 
 
 class RedirectHandler(Protocol):
+    """How the authorization code flow reaches the user agent: the redirect URI to register, and a visit that returns the callback's query parameters."""
+
     async def redirect_uri(self) -> str:
         """The redirect URI to register and to send in the authorization request."""
 

@@ -41,6 +41,8 @@ __all__ = ["TokenStore", "MemoryTokenStore", "FileTokenStore", "KeyringTokenStor
 
 
 class TokenStore(Protocol):
+    """Where the OAuth client keeps its tokens and registration, one entry per (issuer, resource)."""
+
     async def load(self, issuer: str, resource: str) -> dict[str, Any] | None:
         """The entry for (issuer, resource), or None."""
 
@@ -52,6 +54,7 @@ class TokenStore(Protocol):
 
 
 class MemoryTokenStore:
+    """Tokens kept in this process only, forgotten at exit."""
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str], dict[str, Any]] = {}
 
@@ -81,6 +84,7 @@ def default_state_dir() -> Path:
 
 
 class FileTokenStore:
+    """Tokens kept as one JSON file per (issuer, resource), readable by the user only, in ``directory`` (default: ``$XDG_STATE_HOME/wiremcp/oauth``)."""
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
         self.directory = Path(directory) if directory is not None else default_state_dir()
 

@@ -48,6 +48,8 @@ class BackendUnavailable(RuntimeError):
 
 
 class ChangeBus(Protocol):
+    """Where list changes and resource updates travel to the subscribers: `LocalBus` in one process, `RedisBus` across workers."""
+
     def publish(self, event: Event) -> None:
         """Deliver ``event`` to every subscriber (on every worker, for a shared bus)."""
         ...

@@ -53,6 +53,7 @@ __all__ = ["ClientTransport", "Receiver"]
 
 
 class Receiver(Protocol):
+    """What a transport calls back: each message received, a request that failed to go out, and the end of the connection."""
     def message(self, data: bytes, origin: Any, status: int | None = None) -> None: ...
 
     def request_failed(self, id: Any, exc: BaseException) -> None: ...
@@ -61,6 +62,8 @@ class Receiver(Protocol):
 
 
 class ClientTransport(Protocol):
+    """What `Client` needs of a transport: open with a `Receiver`, send envelopes, abandon a request, close."""
+
     cache_key: Hashable
     cancel_by_notification: bool
 

@@ -54,28 +54,38 @@ Id = str | int
 
 @dataclass(frozen=True, slots=True)
 class Send:
+    """Bytes for the transport to send: one encoded envelope."""
+
     data: bytes
 
 
 @dataclass(frozen=True, slots=True)
 class Abandon:
+    """The request ``id`` is given up (timeout or cancellation): the transport may stop waiting for its reply."""
+
     id: Id
 
 
 @dataclass(frozen=True, slots=True)
 class Settled(Generic[T]):
+    """The request tagged ``tag`` completed with ``result``."""
+
     tag: T
     result: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
 class Failed(Generic[T]):
+    """The request tagged ``tag`` failed with ``error`` (an error reply or a local failure)."""
+
     tag: T
     error: BaseException
 
 
 @dataclass(frozen=True, slots=True)
 class Progress(Generic[T]):
+    """A progress notification for the request tagged ``tag``."""
+
     tag: T
     progress: Any
     total: Any
@@ -84,18 +94,24 @@ class Progress(Generic[T]):
 
 @dataclass(frozen=True, slots=True)
 class LogMessage(Generic[T]):
+    """A log message, for the request tagged ``tag`` or (``tag`` None) for none in particular."""
+
     tag: T | None
     params: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
 class Acknowledged(Generic[T]):
+    """The server acknowledged the subscription tagged ``tag``: the notifications it will send."""
+
     tag: T
     notifications: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
 class SubscriptionNote(Generic[T]):
+    """A notification ``method`` delivered on the subscription tagged ``tag``."""
+
     tag: T
     method: str
     params: dict[str, Any]
@@ -103,17 +119,23 @@ class SubscriptionNote(Generic[T]):
 
 @dataclass(frozen=True, slots=True)
 class SubscriptionEnded(Generic[T]):
+    """The subscription tagged ``tag`` ended, with the error that ended it or None."""
+
     tag: T
     error: BaseException | None
 
 
 @dataclass(frozen=True, slots=True)
 class Notified:
+    """A notification that no request or subscription claims."""
+
     notification: Notification
 
 
 @dataclass(frozen=True, slots=True)
 class ServerRequest:
+    """A request from the server (``kind``: elicitation, sampling or roots) that the client must answer."""
+
     id: Id
     method: str
     kind: str

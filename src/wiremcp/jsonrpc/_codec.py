@@ -443,12 +443,14 @@ def encode_request(id: str | int, method: str, params: Any = None, *, line: bool
 
 
 def encode_notification(method: str, params: Any = None, *, line: bool = False) -> bytes:
+    """The bytes of a notification (no ``params`` member when ``params`` is None); ``line=True`` appends a newline."""
     if params is None:
         return _dump({"jsonrpc": "2.0", "method": method}, line)
     return _dump({"jsonrpc": "2.0", "method": method, "params": params}, line)
 
 
 def encode_result(id: RequestId, result: Any, *, line: bool = False) -> bytes:
+    """The bytes of a success response to request ``id``; ``line=True`` appends a newline. Raises `LocalProtocolError` when ``result`` is not JSON."""
     # `_dump`, inline: every reply passes here.
     try:
         return _dumps({"jsonrpc": "2.0", "id": id, "result": result}, option=_LINE if line else 0)

@@ -27,6 +27,8 @@ class TooLong:
 
 
 class LineSplitter:
+    """Splits a byte stream into newline-delimited messages; a line longer than ``max_line`` is dropped as it arrives and reported as one `TooLong`."""
+
     __slots__ = ("max_line", "_buffer", "_discarding")
 
     def __init__(self, max_line: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:

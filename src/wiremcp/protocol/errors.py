@@ -36,6 +36,8 @@ MODERN_ERROR_CODES = frozenset({HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABIL
 
 
 class HeaderMismatch(JSONRPCError):
+    """An ``Mcp-*`` HTTP header disagrees with the body it came with (-32020; HTTP 400)."""
+
     code = HEADER_MISMATCH
 
     def __init__(self, message: str) -> None:
@@ -57,6 +59,8 @@ class MissingClientCapability(JSONRPCError):
 
 
 class UnsupportedProtocolVersion(JSONRPCError):
+    """The request names a protocol revision this side does not speak; the error's data lists the supported ones."""
+
     code = UNSUPPORTED_PROTOCOL_VERSION
 
     def __init__(self, requested: str, supported: Iterable[str]) -> None:
@@ -70,6 +74,7 @@ class UnsupportedProtocolVersion(JSONRPCError):
 
 
 class ResourceNotFound(InvalidParams):
+    """``resources/read`` of a URI the server does not have (-32602, with the ``uri`` in ``data``)."""
     def __init__(self, uri: str) -> None:
         super().__init__(f"Resource not found: {uri}", {"uri": uri})
         self.uri = uri

@@ -20,6 +20,8 @@ LEGACY_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26")
 
 
 class Era(enum.Enum):
+    """The two eras of MCP: ``MODERN`` (2026-07-28: stateless, ``_meta`` on every request) and ``LEGACY`` (the ``initialize`` handshake)."""
+
     MODERN = "modern"
     LEGACY = "legacy"
 

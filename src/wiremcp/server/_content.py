@@ -60,6 +60,8 @@ class Annotations(TypedDict, total=False):
 
 
 class TextContent(TypedDict):
+    """A ``text`` content block."""
+
     type: Literal["text"]
     text: str
     annotations: NotRequired[Annotations]
@@ -67,6 +69,8 @@ class TextContent(TypedDict):
 
 
 class ImageContent(TypedDict):
+    """An ``image`` content block: base64 ``data`` and its ``mimeType``."""
+
     type: Literal["image"]
     data: str
     mimeType: str
@@ -75,6 +79,8 @@ class ImageContent(TypedDict):
 
 
 class AudioContent(TypedDict):
+    """An ``audio`` content block: base64 ``data`` and its ``mimeType``."""
+
     type: Literal["audio"]
     data: str
     mimeType: str
@@ -83,6 +89,8 @@ class AudioContent(TypedDict):
 
 
 class ResourceLink(TypedDict):
+    """A ``resource_link`` content block: a resource the client may read, by URI."""
+
     type: Literal["resource_link"]
     uri: str
     name: str
@@ -96,6 +104,8 @@ class ResourceLink(TypedDict):
 
 
 class EmbeddedResource(TypedDict):
+    """A ``resource`` content block: a resource's contents embedded in the result."""
+
     type: Literal["resource"]
     resource: dict[str, Any]
     annotations: NotRequired[Annotations]

@@ -62,13 +62,23 @@ _KINDS = frozenset({"tools", "prompts", "resources", "updated"})
 
 
 def redacted(url: str) -> str:
-    """``url`` without its password, for messages and logs."""
+    """``url`` without its password (in the userinfo or a ``password=`` query parameter, which
+    redis-py reads too), for messages and logs."""
     parts = urllib.parse.urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+    if parts.password is not None:
+        host = parts.hostname or ""
+        netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
+        parts = parts._replace(netloc=netloc)
+    if parts.query:
+        query = "&".join(
+            f"{name}=***" if urllib.parse.unquote_plus(name).lower() == "password" else f"{name}{sep}{value}"
+            for name, sep, value in (field.partition("=") for field in parts.query.split("&"))
+        )
+        parts = parts._replace(query=query)
+    out = urllib.parse.urlunsplit(parts)
+    if not parts.netloc and url.startswith(f"{parts.scheme}://"):  # unix:///path keeps its three slashes
+        out = f"{parts.scheme}://{out[len(parts.scheme) + 1:]}"
+    return out
 
 
 class RedisBus:

@@ -35,7 +35,10 @@ Rules:
 * what a stdio server wrote to stderr is shown after the output, on stderr
   (dimmed on a terminal), unless ``--quiet``; when the server failed it is
   shown once, with the failure;
-* an HTTP 401/403 names ``--auth`` and ``wiremcp login``.
+* an HTTP 401/403 names ``--auth`` and ``wiremcp login``;
+* on a terminal, what the server sent is shown with its control characters
+  as visible escapes (`_terminal`): a name, a description or a result cannot
+  move the cursor, set the title or write the clipboard.
 """
 
 from __future__ import annotations
@@ -206,7 +209,11 @@ def _split(words: list[str], tail: list[str] | None) -> tuple[list[str], list[st
 
 
 def run_command(args: argparse.Namespace, tail: list[str] | None, out: TextIO | None = None) -> int:
-    out = out or sys.stdout
+    import contextlib
+
+    from ._terminal import for_terminal
+
+    out = for_terminal(out or sys.stdout)  # a server's text never acts on the terminal (_terminal)
     style = Style.for_stream(out, args.no_color)
     try:
         if getattr(args, "web", False):
@@ -215,7 +222,8 @@ def run_command(args: argparse.Namespace, tail: list[str] | None, out: TextIO | 
             if tail is None and not args.target:
                 raise UsageError("no TARGET: give a URL, a server .py file, or -- followed by a command")
             return run_inspect(args, tail, _client_for)
-        return asyncio.run(_run(args, tail, out, style))
+        with contextlib.redirect_stderr(for_terminal(sys.stderr)):
+            return asyncio.run(_run(args, tail, out, style))
     except UsageError as exc:
         print(f"wiremcp {args.command}: {exc}", file=sys.stderr)
         return 2

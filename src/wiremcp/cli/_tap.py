@@ -21,12 +21,16 @@ Put it between a host and a stdio server (the host's configuration names
   by a signal makes tap die of the same signal.
 * Blank lines are not messages and are not logged (as wiremcp's own stdio
   reader skips them).
+* The log holds every envelope whole (arguments, results, answers typed
+  into forms): a log file is the user's alone, mode 0600, also when it
+  existed before (a device such as ``/dev/stderr`` is left as it is).
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -175,6 +179,18 @@ def _pump(source: int, target: int, direction: Direction, tap: Tap, close_target
             pass
 
 
+def _private_log(path: str) -> IO[bytes]:
+    """``path`` opened for writing (truncated), readable by this user only when it is a file."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.fchmod(fd, 0o600)
+        return os.fdopen(fd, "wb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def tap_main(command: list[str], log_path: str | None) -> int:
     """Run ``command`` behind the proxy; returns (or dies with) its exit status."""
     if not command:
@@ -185,7 +201,7 @@ def tap_main(command: list[str], log_path: str | None) -> int:
         log = sys.stderr.buffer
     else:
         try:
-            log = open(log_path, "wb")
+            log = _private_log(log_path)
         except OSError as exc:
             print(f"wiremcp tap: cannot write the log {log_path}: {exc.strerror}", file=sys.stderr)
             return 2

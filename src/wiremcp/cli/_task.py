@@ -120,12 +120,16 @@ async def call_tool_live(
 
 
 def run_task(args: argparse.Namespace, tail: list[str] | None, out: TextIO | None = None) -> int:
-    from ._inspect import Style, UsageError
+    import contextlib
 
-    out = out or sys.stdout
+    from ._inspect import Style, UsageError
+    from ._terminal import for_terminal
+
+    out = for_terminal(out or sys.stdout)  # a server's text never acts on the terminal (_terminal)
     style = Style.for_stream(out, args.no_color)
     try:
-        return asyncio.run(_run(args, tail, out, style))
+        with contextlib.redirect_stderr(for_terminal(sys.stderr)):
+            return asyncio.run(_run(args, tail, out, style))
     except UsageError as exc:
         print(f"wiremcp task: {exc}", file=sys.stderr)
         return 2

@@ -106,7 +106,7 @@ _RESOURCE_META_KEYS = ("csp", "permissions", "domain", "prefersBorder")
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _ORIGIN = re.compile(
-    rf"^(?:https?|wss?)://(?:(?:\*\.)?{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Fa-f:.]+\])(?::(?P<port>[0-9]{{1,5}}|\*))?$"
+    rf"^(?:https?|wss?)://(?:(?:\*\.)?{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Fa-f:.]+\])(?::(?P<port>[0-9]{{1,5}}|\*))?\Z"
 )
 
 

@@ -8,7 +8,10 @@ request passes `refusal` before anything else, and fails with 403 when:
   rebinding: another site's name resolving to 127.0.0.1 reaches the socket,
   but not with our Host);
 * its path does not start with ``/TOKEN/``, the random token printed with the
-  URL (compared in constant time, `hmac.compare_digest`);
+  URL (compared in constant time, `hmac.compare_digest`); the URL ``--open``
+  hands to the browser's command line (readable by every local user in
+  ``/proc``) carries instead a launch token that works once, as a redirect
+  to ``/TOKEN/`` (`new_launch`), and is spent by its first use;
 * it carries an ``Origin`` other than the page's own (``http://`` + its
   Host), or a ``Sec-Fetch-Site`` other than ``same-origin`` or ``none``;
 * it is a POST without an ``Origin`` (browsers send one on every POST; a
@@ -89,7 +92,21 @@ class InspectorApp:
         self.inspector = inspector
         self.token = token.encode()
         self.port = port
+        #: The one-time token of the URL handed to a browser's command line (`new_launch`), or None.
+        self.launch: bytes | None = None
         self.files = {route: (_static(name), kind) for route, (name, kind) in STATIC.items()}
+
+    def new_launch(self, token: str) -> None:
+        """Accept ``/token/`` once, as a redirect to the page (a URL on a command line other users can read)."""
+        if len(token) < 16:
+            raise ValueError("the token must be at least 16 characters")
+        self.launch = token.encode()
+
+    def _is_launch(self, scope: Scope) -> bool:
+        if self.launch is None:
+            return False
+        token = str(scope.get("path", "")).lstrip("/").partition("/")[0]
+        return hmac.compare_digest(token.encode(), self.launch)
 
     def refusal(self, scope: Scope) -> str | None:
         """Why this request is refused (403), or None."""
@@ -104,7 +121,7 @@ class InspectorApp:
             return "Host must be 127.0.0.1 or localhost with this port"
         path = str(scope.get("path", ""))
         token, _, _ = path.lstrip("/").partition("/")
-        if not hmac.compare_digest(token.encode(), self.token):
+        if not hmac.compare_digest(token.encode(), self.token) and not self._is_launch(scope):
             return "wrong token"
         origin = headers.get(b"origin")
         if origin is not None and origin != b"http://" + host:
@@ -130,6 +147,13 @@ class InspectorApp:
         why = self.refusal(scope)
         if why is not None:
             await _reply(send, 403, why.encode(), b"text/plain; charset=utf-8")
+            return
+        if self._is_launch(scope):  # spent at once: whoever reads it later finds nothing
+            self.launch = None
+            if scope["method"] != "GET" or str(scope["path"]).lstrip("/").partition("/")[2]:
+                await _reply(send, 403, b"wrong token", b"text/plain; charset=utf-8")
+                return
+            await _reply(send, 303, b"", b"text/plain", [(b"location", b"/" + self.token + b"/")])
             return
         route = str(scope["path"]).lstrip("/").partition("/")[2]
         if not str(scope["path"]).lstrip("/").count("/"):

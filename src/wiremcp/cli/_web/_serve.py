@@ -63,6 +63,12 @@ class WebServer:
     def url(self) -> str:
         return f"http://{HOST}:{self.app.port}/{self.app.token.decode()}/"
 
+    def launch_url(self) -> str:
+        """A URL for a browser's command line: it works once, redirecting to `url` (see `InspectorApp.new_launch`)."""
+        token = new_token()
+        self.app.new_launch(token)
+        return f"http://{HOST}:{self.app.port}/{token}/"
+
     async def serve(self) -> None:
         assert self.sock is not None, "bind() first"
         await self.server.serve(sockets=[self.sock])
@@ -105,7 +111,7 @@ async def _inspect_main(args: argparse.Namespace, target: str, factory: ClientFa
     print(url, flush=True)
     print(f"wiremcp inspect: the inspector of {target} is at {url} (Ctrl-C to stop)", file=sys.stderr, flush=True)
     if getattr(args, "open", False):
-        webbrowser.open(url)
+        webbrowser.open(web.launch_url())  # never the token itself: a command line is public
     try:
         await web.serve()
     finally:

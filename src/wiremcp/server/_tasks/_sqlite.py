@@ -2,6 +2,8 @@
 
 Rules it keeps:
 
+* the file is the user's alone: mode 0600 (its directory, when created,
+  0700), since task arguments and results may hold private data;
 * stdlib ``sqlite3`` only (no new dependency), in WAL mode so readers never
   wait for the writer, ``synchronous=NORMAL`` (durable across a process
   crash; WAL's documented trade-off for an OS crash), ``busy_timeout`` so two
@@ -86,7 +88,15 @@ class SQLiteTaskStore:
 
     def _connect(self) -> sqlite3.Connection:
         if self._db is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Task arguments and results may be private: only this user reads them (the -wal and
+            # -shm files SQLite makes take the database file's mode). A directory that already
+            # exists keeps the mode its owner gave it.
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            try:
+                os.fchmod(fd, 0o600)  # a file made before this rule, or under another umask
+            finally:
+                os.close(fd)
             db = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")

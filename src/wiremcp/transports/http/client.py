@@ -34,6 +34,10 @@ Rules it keeps:
   stream is answered by its own POST;
 * no ``$ref`` in any schema is ever fetched: the transport only sends to
   the endpoint it was given;
+* a response body, or one SSE event, of more than `MAX_RESPONSE_SIZE`
+  bytes (16 MiB, what a wiremcp server accepts) fails its request with
+  `ConnectionClosed` as it arrives: a server cannot make the client hold
+  an endless body or line;
 * the deprecated HTTP+SSE transport (transports.mdx, "Backwards
   Compatibility"): while no POST has been answered yet, a request answered
   with a 4xx and no JSON-RPC body makes the transport ``GET`` the same URL
@@ -82,13 +86,14 @@ from urllib.parse import urlsplit
 import orjson
 
 from ...client import ClientError, ConnectionClosed, HTTPError, NotSent, Receiver
+from ...jsonrpc import DEFAULT_MAX_MESSAGE_SIZE
 
 if TYPE_CHECKING:
     import aiohttp
 
     from ..sse.client import SSETransport
 
-__all__ = ["HTTPTransport", "HTTPAuth", "DEFAULT_CONNECT_TIMEOUT", "DEFAULT_MAX_CONNECTIONS"]
+__all__ = ["HTTPTransport", "HTTPAuth", "DEFAULT_CONNECT_TIMEOUT", "DEFAULT_MAX_CONNECTIONS", "MAX_RESPONSE_SIZE"]
 
 log = logging.getLogger("wiremcp.client")
 
@@ -132,7 +137,7 @@ class _Reply:
         return self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
 
     async def read(self) -> bytes:
-        return await self._resp.read()
+        return await _read_body(self._resp)
 
     def chunks(self) -> AsyncIterator[bytes]:
         return self._resp.content.iter_any()
@@ -500,6 +505,28 @@ _DELETE_TIMEOUT = 5.0
 _AUTH_RETRIES = 2
 #: GET reconnections tried for one legacy request whose SSE stream ended early.
 _MAX_RESUMES = 3
+#: The largest response body, or SSE event, the client holds (what the server accepts:
+#: `wiremcp.jsonrpc.DEFAULT_MAX_MESSAGE_SIZE`); a server sending more fails the request.
+MAX_RESPONSE_SIZE = DEFAULT_MAX_MESSAGE_SIZE
+
+
+def _too_big(url: str) -> ConnectionClosed:
+    return ConnectionClosed(f"{url} sent a message of more than {MAX_RESPONSE_SIZE} bytes: refused")
+
+
+async def _read_body(resp: aiohttp.ClientResponse) -> bytes:
+    """The whole body, refused (`ConnectionClosed`) past `MAX_RESPONSE_SIZE` bytes."""
+    length = resp.content_length
+    if length is not None and length <= MAX_RESPONSE_SIZE:
+        return await resp.read()  # aiohttp reads exactly Content-Length bytes
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in resp.content.iter_any():
+        size += len(chunk)
+        if size > MAX_RESPONSE_SIZE:
+            raise _too_big(str(resp.url))
+        parts.append(chunk)
+    return b"".join(parts)
 
 
 class _SSE:
@@ -509,7 +536,7 @@ class _SSE:
     the server's retry delay and (with ``track``) the ids of the replies seen.
     """
 
-    __slots__ = ("last_id", "retry_ms", "replied", "_track", "_partial", "_data", "_skip_lf", "_started")
+    __slots__ = ("last_id", "retry_ms", "replied", "_track", "_partial", "_data", "_skip_lf", "_started", "_held")
 
     def __init__(self, *, track: bool) -> None:
         self.last_id: str | None = None
@@ -520,9 +547,11 @@ class _SSE:
         self._data: list[bytes] = []
         self._skip_lf = False  # the last chunk ended in CR: a LF first in the next one belongs to it
         self._started = False
+        self._held = 0  # bytes of the event being read (its data and the unfinished line)
 
     def feed(self, chunk: bytes) -> list[bytes]:
-        """The events completed by this chunk of the body."""
+        """The events completed by this chunk of the body; `ConnectionClosed` when the event being
+        read grows past `MAX_RESPONSE_SIZE` (a server must not make the client hold without bound)."""
         if self._skip_lf:
             self._skip_lf = False
             if chunk[:1] == b"\n":
@@ -530,6 +559,9 @@ class _SSE:
         if b"\n" not in chunk and b"\r" not in chunk:
             if chunk:
                 self._partial.append(chunk)  # a long line arriving piece by piece: join it once, at its end
+                self._held += len(chunk)
+                if self._held > MAX_RESPONSE_SIZE:
+                    raise _too_big("the server")
             return []
         if self._partial:
             self._partial.append(chunk)
@@ -566,6 +598,9 @@ class _SSE:
                         self.last_id = value.decode("utf-8", "replace")
                 elif field == b"retry" and value.isdigit():
                     self.retry_ms = int(value)
+        self._held = len(last) + (sum(map(len, self._data)) if self._data else 0)
+        if self._held > MAX_RESPONSE_SIZE and not events:  # events finished first are delivered; the next chunk fails
+            raise _too_big("the server")
         return events
 
     def end(self) -> list[bytes]:

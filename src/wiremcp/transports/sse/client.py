@@ -37,7 +37,10 @@ Rules it keeps:
   travels like any message: a server that serves both eras on one stream
   (the official SDK 2.3 does) may answer it, and one that does not answer in
   time is legacy (``silence_means_legacy``, as over stdio);
-* the era cache key is the URL's origin, marked as SSE.
+* the era cache key is the URL's origin, marked as SSE;
+* an event (or a POST's answer) of more than `MAX_RESPONSE_SIZE` bytes
+  ends the stream (or fails the request) with `ConnectionClosed`: a server
+  cannot make the client hold an endless line.
 
 The ``auth`` hook is the one `wiremcp.transports.http.client.HTTPAuth`
 describes: its headers are added to the ``GET`` and to each ``POST``, and a
@@ -57,7 +60,7 @@ from urllib.parse import urljoin, urlsplit
 import orjson
 
 from ...client import ClientError, ConnectionClosed, HTTPError, NotSent, Receiver
-from ..http.client import DEFAULT_CONNECT_TIMEOUT, HTTPAuth, _env_proxy
+from ..http.client import DEFAULT_CONNECT_TIMEOUT, MAX_RESPONSE_SIZE, HTTPAuth, _env_proxy, _read_body
 
 if TYPE_CHECKING:
     import aiohttp
@@ -187,7 +190,7 @@ class SSETransport:
             if not retry or attempt == _AUTH_RETRIES:
                 return resp
             attempt += 1
-            await resp.read()
+            await _read_body(resp)
             resp.release()
 
     async def _read_stream(self, endpoint: asyncio.Future[str]) -> None:
@@ -199,7 +202,7 @@ class SSETransport:
             try:
                 kind = resp.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
                 if resp.status != 200 or kind != "text/event-stream":
-                    body = await resp.read()
+                    body = await _read_body(resp)
                     raise HTTPError(resp.status, body, "GET (the SSE stream)")
                 events = _Events()
                 async for chunk in resp.content.iter_any():
@@ -245,7 +248,7 @@ class SSETransport:
             resp = await self._request("POST", self.endpoint, {"Content-Type": "application/json"}, data)
             try:
                 status = resp.status
-                body = await resp.read()
+                body = await _read_body(resp)
             finally:
                 resp.release()
             if status < 300:
@@ -287,15 +290,28 @@ class _Events:
     a ``message`` (the SSE standard); an event with no data is not dispatched.
     """
 
-    __slots__ = ("_buf", "_name", "_data", "_started")
+    __slots__ = ("_buf", "_pieces", "_name", "_data", "_started", "_held")
 
     def __init__(self) -> None:
         self._buf = b""
+        self._pieces: list[bytes] = []  # a long line arriving piece by piece: joined once, at its end
         self._name = b""
         self._data: list[bytes] = []
         self._started = False
+        self._held = 0  # bytes of the event being read (its data and the unfinished line)
 
     def feed(self, chunk: bytes) -> list[tuple[str, bytes]]:
+        """The events completed by this chunk; `ConnectionClosed` once the event being read
+        grows past `MAX_RESPONSE_SIZE` (events finished before it are delivered first)."""
+        if self._started and b"\n" not in chunk and b"\r" not in chunk and not self._buf.endswith(b"\r"):
+            self._pieces.append(chunk)
+            self._held += len(chunk)
+            if self._held > MAX_RESPONSE_SIZE:
+                raise ConnectionClosed(f"the server sent an SSE event of more than {MAX_RESPONSE_SIZE} bytes: refused")
+            return []
+        if self._pieces:
+            self._buf = b"".join((self._buf, *self._pieces))
+            self._pieces = []
         buf = self._buf + chunk
         if not self._started:
             if len(buf) < 3 and _BOM.startswith(buf):
@@ -324,4 +340,7 @@ class _Events:
                     self._data.append(value)
                 elif field == b"event":
                     self._name = value
+        self._held = len(self._buf) + (sum(map(len, self._data)) if self._data else 0)
+        if self._held > MAX_RESPONSE_SIZE and not out:  # events finished first are delivered; the next chunk fails
+            raise ConnectionClosed(f"the server sent an SSE event of more than {MAX_RESPONSE_SIZE} bytes: refused")
         return out

@@ -5,8 +5,10 @@
   whose command failed (docs/hooks/site.py): so does this test.
 - Every public name (each name in the ``__all__`` of each public module of
   wiremcp, that is, no part of its dotted path starting with ``_``) that is a
-  class or a function has a docstring of its own, and each public module is
-  rendered by one of the API reference pages (``::: module``).
+  class or a function has a docstring of its own, and so has each public
+  method and property of those classes (and of the wiremcp classes they
+  inherit from); each public module is rendered by one of the API reference
+  pages (``::: module``).
 - The conformance record the site renders (docs/reference/conformance.json)
   was made with the suite conformance/package.json pins, and its totals are
   the ones tests/test_conformance.py asserts.
@@ -25,6 +27,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -71,6 +74,39 @@ def test_every_public_name_has_a_docstring():
             if own_docstring(obj) is None:
                 missing.append(f"{module_name}.{name} ({obj.__module__}.{obj.__qualname__})")
     assert not missing, "public names without a docstring:\n" + "\n".join(sorted(set(missing)))
+
+
+def _methods(klass: type) -> Iterator[tuple[str, object]]:
+    """The public methods and properties of ``klass`` and of the wiremcp classes it inherits from, as functions."""
+    for owner in klass.__mro__:
+        if not owner.__module__.startswith("wiremcp"):
+            continue
+        for name, attr in vars(owner).items():
+            if name.startswith("_"):
+                continue
+            if isinstance(attr, (staticmethod, classmethod)):
+                attr = attr.__func__
+            elif isinstance(attr, property):
+                attr = attr.fget
+            if inspect.isfunction(attr):
+                yield f"{owner.__module__}.{owner.__qualname__}.{name}", attr
+
+
+def test_every_public_method_has_a_docstring():
+    """Each public method and property of a public class has a docstring of its own (an implementation
+    of a `typing.Protocol`'s method too: the reference renders each class's members with their own text)."""
+    missing = set()
+    for module_name in public_modules():
+        module = importlib.import_module(module_name)
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name)
+            if not inspect.isclass(obj) or not obj.__module__.startswith("wiremcp"):
+                continue
+            for qualname, function in _methods(obj):
+                doc = function.__doc__
+                if not isinstance(doc, str) or not doc.strip():
+                    missing.add(qualname)
+    assert not missing, "public methods without a docstring:\n" + "\n".join(sorted(missing))
 
 
 def test_every_public_name_is_on_a_reference_page():

@@ -41,10 +41,12 @@ class Challenge:
 
     @property
     def resource_metadata(self) -> str | None:
+        """The ``resource_metadata`` parameter: the URL of the Protected Resource Metadata (RFC 9728), or None."""
         return self.params.get("resource_metadata")
 
     @property
     def error(self) -> str | None:
+        """The ``error`` parameter (RFC 6750: ``invalid_token``, ``insufficient_scope``, ...), or None."""
         return self.params.get("error")
 
 

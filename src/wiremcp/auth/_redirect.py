@@ -92,9 +92,11 @@ class HeadlessRedirect:
         self.max_hops = max_hops
 
     async def redirect_uri(self) -> str:
+        """The redirect URI given at construction."""
         return self._redirect_uri
 
     async def authorize(self, url: str, fetch: Fetcher) -> Mapping[str, str]:
+        """GET ``url`` and follow its redirects until one reaches the redirect URI; that URL's query parameters."""
         target = self._redirect_uri.split("?", 1)[0]
         for _ in range(self.max_hops):
             check_authorization_url(url)
@@ -131,6 +133,7 @@ class LoopbackRedirect:
         self._waiter: asyncio.Future[dict[str, str]] | None = None
 
     async def redirect_uri(self) -> str:
+        """``http://127.0.0.1:PORT/callback``, starting the loopback listener on first use."""
         if self._server is None:
             self._server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
             self.port = self._server.sockets[0].getsockname()[1]
@@ -160,6 +163,7 @@ class LoopbackRedirect:
             writer.close()
 
     async def authorize(self, url: str, fetch: Fetcher) -> Mapping[str, str]:
+        """Open ``url`` in the browser and wait for the redirect to the listener; its query parameters."""
         check_authorization_url(url)
         await self.redirect_uri()
         self._waiter = asyncio.get_running_loop().create_future()
@@ -176,6 +180,7 @@ class LoopbackRedirect:
                 log.warning("opening the browser failed: %r", opener.exception())
 
     async def aclose(self) -> None:
+        """Stop the loopback listener."""
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()

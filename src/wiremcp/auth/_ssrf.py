@@ -109,6 +109,7 @@ class URLGuard:
         return host, port or (443 if parts.scheme == "https" else 80)
 
     def check_address(self, text: str, url: str, what: str) -> None:
+        """AuthError for an address ``url`` resolved to unless it is public (or loopback, private, if allowed)."""
         ip = _ip(text)
         if ip is None:
             raise AuthError(what, f"{url!r} resolved to something that is not an IP address")

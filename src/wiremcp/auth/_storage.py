@@ -59,13 +59,16 @@ class MemoryTokenStore:
         self._entries: dict[tuple[str, str], dict[str, Any]] = {}
 
     async def load(self, issuer: str, resource: str) -> dict[str, Any] | None:
+        """A copy of the entry for (``issuer``, ``resource``), or None."""
         entry = self._entries.get((issuer, resource))
         return dict(entry) if entry is not None else None
 
     async def save(self, issuer: str, resource: str, entry: dict[str, Any]) -> None:
+        """Keep a copy of ``entry`` for (``issuer``, ``resource``), replacing any."""
         self._entries[(issuer, resource)] = dict(entry)
 
     async def delete(self, issuer: str, resource: str) -> None:
+        """Forget the entry for (``issuer``, ``resource``), if any."""
         self._entries.pop((issuer, resource), None)
 
     async def keys(self) -> list[tuple[str, str]]:
@@ -89,9 +92,11 @@ class FileTokenStore:
         self.directory = Path(directory) if directory is not None else default_state_dir()
 
     def path_for(self, issuer: str, resource: str) -> Path:
+        """The file holding the entry for (``issuer``, ``resource``)."""
         return self.directory / f"{_key_name(issuer, resource)}.json"
 
     async def load(self, issuer: str, resource: str) -> dict[str, Any] | None:
+        """The entry for (``issuer``, ``resource``) read from its file, or None."""
         try:
             data = self.path_for(issuer, resource).read_bytes()
         except FileNotFoundError:
@@ -106,6 +111,7 @@ class FileTokenStore:
         return entry if type(entry) is dict else None
 
     async def save(self, issuer: str, resource: str, entry: dict[str, Any]) -> None:
+        """Write ``entry`` for (``issuer``, ``resource``) to its file (mode 0600, replaced atomically)."""
         self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         os.chmod(self.directory, 0o700)
         path = self.path_for(issuer, resource)
@@ -119,6 +125,7 @@ class FileTokenStore:
         os.replace(tmp, path)
 
     async def delete(self, issuer: str, resource: str) -> None:
+        """Remove the file of (``issuer``, ``resource``), if any."""
         try:
             self.path_for(issuer, resource).unlink()
         except FileNotFoundError:
@@ -184,6 +191,7 @@ class KeyringTokenStore:
         return [k for k in obj if type(k) is list and len(k) == 2 and all(isinstance(x, str) for x in k)]
 
     async def load(self, issuer: str, resource: str) -> dict[str, Any] | None:
+        """The entry for (``issuer``, ``resource``) from the keyring, or None."""
         obj = await asyncio.to_thread(self._get, _key_name(issuer, resource))
         if type(obj) is not dict or obj.get("issuer") != issuer or obj.get("resource") != resource:
             return None
@@ -191,6 +199,7 @@ class KeyringTokenStore:
         return entry if type(entry) is dict else None
 
     async def save(self, issuer: str, resource: str, entry: dict[str, Any]) -> None:
+        """Save ``entry`` for (``issuer``, ``resource``) in the keyring, replacing any."""
         value = orjson.dumps({"issuer": issuer, "resource": resource, "entry": entry}).decode()
 
         def write() -> None:
@@ -203,6 +212,7 @@ class KeyringTokenStore:
             await asyncio.to_thread(write)
 
     async def delete(self, issuer: str, resource: str) -> None:
+        """Remove the entry for (``issuer``, ``resource``) from the keyring, if any."""
         def remove() -> None:
             try:
                 self.backend.delete_password(self.service, _key_name(issuer, resource))

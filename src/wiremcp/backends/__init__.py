@@ -66,10 +66,12 @@ class LocalBus:
         self._listeners: set[Callable[[Event], None]] = set()
 
     def publish(self, event: Event) -> None:
+        """Deliver ``event`` to every subscriber, in this process."""
         for deliver in list(self._listeners):
             deliver(event)
 
     def subscribe(self, deliver: Callable[[Event], None]) -> Callable[[], None]:
+        """Call ``deliver`` with each event published; returns the function that unsubscribes it."""
         self._listeners.add(deliver)
         return lambda: self._listeners.discard(deliver)
 
@@ -84,13 +86,15 @@ class Backend(Protocol):
     shared: bool
 
     @property
-    def bus(self) -> ChangeBus: ...
+    def bus(self) -> ChangeBus:
+        """The bus carrying the change events (`Server.notify_*`) to every listener."""
 
     async def start(self) -> None:
         """Connect; `BackendUnavailable` when the store cannot be reached."""
         ...
 
-    async def stop(self) -> None: ...
+    async def stop(self) -> None:
+        """Disconnect and release what `start` took."""
 
 
 class InProcessBackend:
@@ -103,12 +107,15 @@ class InProcessBackend:
 
     @property
     def bus(self) -> ChangeBus:
+        """The in-process bus: events reach the listeners of this process."""
         return self._bus
 
     async def start(self) -> None:
+        """Nothing to connect to."""
         return None
 
     async def stop(self) -> None:
+        """Nothing to release."""
         return None
 
     def __repr__(self) -> str:

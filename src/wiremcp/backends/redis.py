@@ -99,9 +99,11 @@ class RedisBus:
     # -- ChangeBus --------------------------------------------------------------
 
     def subscribe(self, deliver: Callable[[Event], None]) -> Callable[[], None]:
+        """Call ``deliver`` with each event, published here or by another worker; returns the unsubscriber."""
         return self._local.subscribe(deliver)
 
     def publish(self, event: Event) -> None:
+        """Publish ``event`` on the Redis channel (every worker delivers it), or locally before `start`."""
         loop, outbox = self._loop, self._outbox
         if event is None or loop is None or outbox is None:
             self._local.publish(event)
@@ -140,6 +142,7 @@ class RedisBus:
     # -- lifecycle ----------------------------------------------------------------
 
     async def start(self, client: redis.asyncio.Redis) -> None:
+        """Subscribe to the channel on ``client``; BackendUnavailable when the subscription fails."""
         self._client = client
         self._loop = asyncio.get_running_loop()
         self._outbox = asyncio.Queue()
@@ -155,6 +158,7 @@ class RedisBus:
             raise BackendUnavailable(f"could not subscribe to the Redis channel {self.channel!r}") from None
 
     async def stop(self) -> None:
+        """Stop reading and publishing on the channel."""
         tasks, self._tasks = self._tasks, []
         for task in tasks:
             task.cancel()
@@ -252,6 +256,7 @@ class RedisBackend:
 
     @property
     def bus(self) -> ChangeBus:
+        """The change bus on Redis pub/sub: a change on any worker reaches the listeners of every worker."""
         return self._bus
 
     @property
@@ -281,6 +286,7 @@ class RedisBackend:
         return redis.asyncio.Redis.from_url(self.url, socket_connect_timeout=CONNECT_TIMEOUT)
 
     async def start(self) -> None:
+        """Connect (PING) and subscribe; BackendUnavailable when Redis cannot be reached."""
         import redis.asyncio
         import redis.exceptions
 
@@ -303,6 +309,7 @@ class RedisBackend:
             raise
 
     async def stop(self) -> None:
+        """Stop the bus and close the connection to Redis."""
         await self._bus.stop()
         client, self._client = self._client, None
         if client is not None:

@@ -117,9 +117,11 @@ class ClientUpstream:
     # -- wiremcp.server.Upstream ---------------------------------------------------
 
     def capabilities(self) -> dict[str, Any]:
+        """The upstream server's capabilities (``{}`` before the client connected)."""
         return self.client.server_capabilities if self.client is not None else {}
 
     async def request(self, method: str, params: dict[str, Any], ctx: Context, ask: Ask) -> dict[str, Any]:
+        """Send ``method`` to the upstream server, passing its requests back through ``ask``; the result."""
         client = self.client
         if client is None:
             raise JSONRPCError("the proxy is not connected to its upstream server")

@@ -307,26 +307,32 @@ class Client:
 
     @property
     def era(self) -> Era | None:
+        """The era in use: ``"modern"`` (2026-07-28) or ``"legacy"`` (2025-11-25); None before it is known."""
         return self._proto.era
 
     @property
     def protocol_version(self) -> str | None:
+        """The protocol version in use (``"2026-07-28"`` or ``"2025-11-25"``), or None before it is known."""
         return self._proto.protocol_version
 
     @property
     def eras(self) -> EraCache:
+        """The `EraCache` remembering each server's era; pass the same one to several clients to probe a server once."""
         return self._proto.eras
 
     @property
     def client_info(self) -> dict[str, Any]:
+        """The ``clientInfo`` this client sends (``name``, ``version``, ...)."""
         return self._proto.client_info
 
     @property
     def client_capabilities(self) -> dict[str, Any]:
+        """The capabilities this client declares (``elicitation``, ``sampling``, ``roots``, extensions), as sent."""
         return self._proto.client_capabilities
 
     @property
     def max_input_rounds(self) -> int:
+        """How many MRTR rounds (``input_required`` results) one call may take before it fails."""
         return self._proto.max_input_rounds
 
     @property
@@ -341,16 +347,19 @@ class Client:
 
     @property
     def server_info(self) -> dict[str, Any] | None:
+        """The server's ``serverInfo`` (``name``, ``version``, ...), or None before the server described itself."""
         server = self._proto.server
         return server.server_info if server is not None else None
 
     @property
     def server_capabilities(self) -> dict[str, Any]:
+        """The capabilities the server declared (``tools``, ``prompts``, ...); ``{}`` before it said."""
         server = self._proto.server
         return server.capabilities if server is not None else {}
 
     @property
     def in_flight(self) -> int:
+        """How many requests of this client await their response."""
         return self._proto.in_flight
 
     # -- lifecycle ------------------------------------------------------------
@@ -718,21 +727,27 @@ class Client:
         return self._iter(methods.TOOLS_LIST, refresh)
 
     async def list_tools(self, *, refresh: bool = False) -> list[dict[str, Any]]:
+        """Every tool of ``tools/list``, all pages; ``refresh=True`` skips the cached list (server/tools.mdx)."""
         return [t async for t in self._iter(methods.TOOLS_LIST, refresh)]
 
     def iter_resources(self, *, refresh: bool = False) -> AsyncIterator[dict[str, Any]]:
+        """Every resource of ``resources/list``, page after page (server/utilities/pagination.mdx)."""
         return self._iter(methods.RESOURCES_LIST, refresh)
 
     async def list_resources(self, *, refresh: bool = False) -> list[dict[str, Any]]:
+        """Every resource of ``resources/list``, all pages; ``refresh=True`` skips the cached list."""
         return [r async for r in self._iter(methods.RESOURCES_LIST, refresh)]
 
     async def list_resource_templates(self, *, refresh: bool = False) -> list[dict[str, Any]]:
+        """Every template of ``resources/templates/list``, all pages; ``refresh=True`` skips the cached list."""
         return [r async for r in self._iter(methods.RESOURCES_TEMPLATES_LIST, refresh)]
 
     def iter_prompts(self, *, refresh: bool = False) -> AsyncIterator[dict[str, Any]]:
+        """Every prompt of ``prompts/list``, page after page (server/prompts.mdx, server/utilities/pagination.mdx)."""
         return self._iter(methods.PROMPTS_LIST, refresh)
 
     async def list_prompts(self, *, refresh: bool = False) -> list[dict[str, Any]]:
+        """Every prompt of ``prompts/list``, all pages; ``refresh=True`` skips the cached list (server/prompts.mdx)."""
         return [p async for p in self._iter(methods.PROMPTS_LIST, refresh)]
 
     @overload

@@ -96,6 +96,7 @@ class TaskHandle:
 
     @property
     def status_message(self) -> str | None:
+        """The status message last seen (what the task says it is doing), or None."""
         return self.state.status_message if self.state is not None else None
 
     @property

@@ -527,6 +527,7 @@ class ClientGroup:
         return self._exposed(await self._lists("tools"))
 
     async def list_prompts(self) -> list[dict[str, Any]]:
+        """Every ready server's prompts, under their group names."""
         return self._exposed(await self._lists("prompts"))
 
     async def list_resources(self) -> list[dict[str, Any]]:
@@ -534,6 +535,7 @@ class ClientGroup:
         return self._exposed(await self._lists("resources"))
 
     async def list_resource_templates(self) -> list[dict[str, Any]]:
+        """Every ready server's resource templates: URI templates as the server gave them, names prefixed."""
         return self._exposed(await self._lists("templates"))
 
     # -- calls ---------------------------------------------------------------------------
@@ -544,6 +546,7 @@ class ClientGroup:
         return await self._on(server, lambda c: c.call_tool(tool, arguments, **keywords))
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None = None, **keywords: Any) -> GetPromptResult:
+        """prompts/get on the server the group name routes to (keywords as `Client.get_prompt`'s)."""
         server, prompt = self.route(name)
         return await self._on(server, lambda c: c.get_prompt(prompt, arguments, **keywords))
 

@@ -102,6 +102,7 @@ class Profile:
         self.positional_params = positional_params
 
     def valid_id(self, value: object) -> bool:
+        """Whether ``value`` is an id this profile accepts (a string or an integer; null or float if enabled)."""
         t = type(value)
         if t is str or t is int:
             return True
@@ -171,6 +172,7 @@ class Decoder:
         self._count_above = 2 * max_depth if max_depth < _ORJSON_MAX_DEPTH else max_size
 
     def decode(self, data: bytes | bytearray | memoryview | str) -> Message | Batch:
+        """Parse one message or batch; ParseError (-32700) or InvalidRequest (-32600) as JSON-RPC 2.0 says."""
         if isinstance(data, str):
             try:
                 data = data.encode("utf-8")

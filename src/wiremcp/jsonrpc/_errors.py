@@ -73,6 +73,7 @@ class JSONRPCError(Exception):
 
     @property
     def has_data(self) -> bool:
+        """Whether the error carries a ``data`` member (``data`` can be null)."""
         return self._data is not _NO_DATA
 
     @property

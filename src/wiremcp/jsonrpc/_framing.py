@@ -42,6 +42,7 @@ class LineSplitter:
         return len(self._buffer)
 
     def feed(self, data: bytes) -> list[bytes | TooLong]:
+        """Feed bytes; the complete lines they end (without the newline), a `TooLong` for each line over the limit."""
         out: list[bytes | TooLong] = []
         start = 0
         end = len(data)

@@ -92,16 +92,19 @@ class ErrorResponse(_Value):
 
     @property
     def code(self) -> int:
+        """The ``error.code`` (an integer)."""
         code: int = self.error["code"]  # the decoder checked it is an int
         return code
 
     @property
     def message(self) -> str:
+        """The ``error.message`` (a string)."""
         message: str = self.error["message"]  # the decoder checked it is a str
         return message
 
     @property
     def data(self) -> Any:
+        """The ``error.data``, or None when absent."""
         return self.error.get("data")
 
 

@@ -73,6 +73,7 @@ class PendingRequests(Generic[C]):
         return iter(list(self._by_id.values()))
 
     def get(self, id: str | int) -> Pending[C] | None:
+        """The pending request ``id``, or None."""
         return self._by_id.get(id)
 
     def new_id(self) -> int:
@@ -98,6 +99,7 @@ class PendingRequests(Generic[C]):
         deadline: float | None = None,
         context: Any = None,  # typed by the overloads: C, left out only when C is None
     ) -> Pending[Any]:
+        """Track a request sent as ``id``; LocalProtocolError if the id is not a string or an integer, or in flight."""
         t = type(id)
         if t is not str and t is not int:
             raise LocalProtocolError(f"a request id must be a string or an integer, not {id!r}")

@@ -64,6 +64,7 @@ class HeaderParam(NamedTuple):
 
     @property
     def header(self) -> str:
+        """The HTTP header that mirrors the parameter: ``Mcp-Param-NAME``."""
         return "Mcp-Param-" + self.name
 
 

@@ -134,6 +134,7 @@ class Completer:
 
     @property
     def key(self) -> tuple[str, str, str]:
+        """``(ref type, prompt name or URI template, argument)``: what the completer is registered under."""
         return (self.ref, self.target, self.argument)
 
     def complete(

@@ -149,6 +149,7 @@ class ServerConnection:
     # -- requests ----------------------------------------------------------------
 
     def era(self, request: Request) -> Era:
+        """The era ``request`` belongs to (a legacy session's, or what its ``_meta`` says)."""
         return request_era(request, self.session is not None, self.legacy)
 
     def request(self, request: Request, write: Write | None = None) -> Reply | Call:

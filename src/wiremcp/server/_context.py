@@ -174,14 +174,17 @@ class Context:
 
     @property
     def protocol_version(self) -> str:
+        """The protocol version of the request (``_meta`` ``io.modelcontextprotocol/protocolVersion``)."""
         return self.meta.protocol_version
 
     @property
     def client_capabilities(self) -> dict[str, Any]:
+        """The capabilities the client declared with this request (``elicitation``, ``sampling``, ...)."""
         return self.meta.client_capabilities
 
     @property
     def client_info(self) -> dict[str, Any] | None:
+        """The ``clientInfo`` the client sent with this request, or None."""
         return self.meta.client_info
 
     @property
@@ -352,13 +355,17 @@ class Context:
         return True
 
     def debug(self, data: Any, logger: str | None = None) -> bool:
+        """`log` at level ``debug``; returns whether it was sent."""
         return self.log("debug", data, logger)
 
     def info(self, data: Any, logger: str | None = None) -> bool:
+        """`log` at level ``info``; returns whether it was sent."""
         return self.log("info", data, logger)
 
     def warning(self, data: Any, logger: str | None = None) -> bool:
+        """`log` at level ``warning``; returns whether it was sent."""
         return self.log("warning", data, logger)
 
     def error(self, data: Any, logger: str | None = None) -> bool:
+        """`log` at level ``error``; returns whether it was sent."""
         return self.log("error", data, logger)

@@ -70,6 +70,7 @@ class Elicited(Generic[T]):
 
     @property
     def accepted(self) -> bool:
+        """Whether the user accepted (``action`` is ``accept``)."""
         return self.action == "accept"
 
     def __repr__(self) -> str:

@@ -88,6 +88,7 @@ class Sample(Input):
         self.options = options
 
     def params(self) -> dict[str, Any]:
+        """The ``sampling/createMessage`` params (``messages``, ``maxTokens``, ``systemPrompt``, options)."""
         params: dict[str, Any] = {"messages": self.messages, "maxTokens": self.max_tokens, **self.options}
         if self.system_prompt is not None:
             params["systemPrompt"] = self.system_prompt

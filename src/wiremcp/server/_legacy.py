@@ -119,6 +119,7 @@ class LegacySession:
     # -- the handshake ----------------------------------------------------------
 
     def initialize(self, request: Request) -> dict[str, Any]:
+        """Answer ``initialize`` (negotiate the version); InvalidRequest when repeated, InvalidParams when malformed."""
         if self.version is not None:
             raise InvalidRequest("Invalid Request: this session is already initialized", id=request.id)
         params = request.params or {}
@@ -153,6 +154,7 @@ class LegacySession:
     # -- requests inside the session ----------------------------------------------
 
     def handle(self, request: Request, emit: Emit | None) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        """Serve a 2025-11-25 request of the session; its result (or an awaitable of it)."""
         method = request.method
         if method == "initialize":
             return self.initialize(request)

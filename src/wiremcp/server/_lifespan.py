@@ -77,6 +77,7 @@ class Lifespan:
 
     @property
     def running(self) -> bool:
+        """Whether the lifespan has been entered and not yet left."""
         return self._value is not _NOT_RUNNING
 
     @property
@@ -97,6 +98,7 @@ class Lifespan:
         self._children.append(child)
 
     def exclude(self, child: Lifespan) -> None:
+        """Stop entering ``child`` (a server that was unmounted)."""
         self._children.remove(child)
 
     async def __aenter__(self) -> Any:

@@ -84,6 +84,7 @@ class Invocation:
 
     @property
     def id(self) -> Any:
+        """The JSON-RPC id of the request."""
         return self.request.id
 
     @property

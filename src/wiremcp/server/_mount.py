@@ -71,6 +71,7 @@ class Mount:
         self._unsubscribe: Callable[[], None] | None = None
 
     def name(self, name: str) -> str:
+        """``name`` of the child as the parent shows it: ``NAMESPACE_NAME``."""
         return f"{self.namespace}{SEPARATOR}{name}"
 
     def attach(self) -> None:
@@ -79,6 +80,7 @@ class Mount:
         self._unsubscribe = self.server.bus.subscribe(self._changed)
 
     def detach(self) -> None:
+        """Stop following the child and remove its entries from the parent."""
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None

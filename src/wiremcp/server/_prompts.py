@@ -120,6 +120,7 @@ class Prompt:
 
     @property
     def argument_names(self) -> list[str]:
+        """The names of the prompt's arguments, in order."""
         return [p.name for p in self.sig.params]
 
     def arguments(self, raw: Any) -> dict[str, Any]:

@@ -299,6 +299,7 @@ class Server:
         return register
 
     def add_tool(self, fn: Callable[..., Any], **options: Any) -> Tool:
+        """Register ``fn`` as a tool (options as `Server.tool`'s) and return it; ValueError if the name is taken."""
         tool = Tool(fn, **options)
         if tool.name in self._tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
@@ -347,6 +348,7 @@ class Server:
         return self.tasks
 
     def remove_tool(self, name: str) -> None:
+        """Unregister the tool ``name`` (KeyError if there is none) and announce that the tool list changed."""
         del self._tools[name]
         self._tool_defs = None
         self._legacy_tool_defs = None
@@ -362,6 +364,7 @@ class Server:
         return self._tools.get(name)
 
     def capabilities(self) -> dict[str, Any]:
+        """The capabilities the server declares: each feature while anything of it is registered, and its extensions."""
         if self.forwarder is not None:  # a proxy: what the upstream offers (see _forward)
             return self.forwarder.capabilities()
         caps: dict[str, Any] = {}
@@ -415,9 +418,11 @@ class Server:
         self.bus.publish(("tools", None))
 
     def notify_prompts_changed(self) -> None:
+        """Tell ``subscriptions/listen`` streams that asked for it that the prompt list changed."""
         self.bus.publish(("prompts", None))
 
     def notify_resources_changed(self) -> None:
+        """Tell ``subscriptions/listen`` streams that asked for it that the resource list changed."""
         self.bus.publish(("resources", None))
 
     def notify_resource_updated(self, uri: str) -> None:
@@ -786,6 +791,7 @@ class Server:
         return register
 
     def add_resource(self, fn: Callable[..., Any], uri: str, **options: Any) -> Resource:
+        """Register ``fn`` as the resource (or template) ``uri`` and return it; ValueError if ``uri`` is taken."""
         resource = Resource(fn, uri, **options)
         self._resources.add(resource)
         self._offer()
@@ -895,6 +901,7 @@ class Server:
         return register
 
     def add_prompt(self, fn: Callable[..., Any], **options: Any) -> Prompt:
+        """Register ``fn`` as a prompt (options as `Server.prompt`'s) and return it; ValueError if the name is taken."""
         prompt = Prompt(fn, **options)
         self._prompts.add(prompt)
         self._offer()
@@ -902,6 +909,7 @@ class Server:
         return prompt
 
     def remove_prompt(self, name: str) -> None:
+        """Unregister the prompt ``name`` (KeyError if there is none) and announce that the prompt list changed."""
         self._prompts.remove(name)
         self._offer()
         self.notify_prompts_changed()
@@ -955,12 +963,14 @@ class Server:
         template: str | None = None,
         inline: bool = False,
     ) -> Completer:
+        """Register ``fn`` to complete ``argument`` of ``prompt`` or ``template``; ValueError if one does."""
         completer = Completer(fn, argument=argument, prompt=prompt, template=template, inline=inline)
         self._completers.add(completer)
         self._offer()
         return completer
 
     def remove_completer(self, *, argument: str, prompt: str | None = None, template: str | None = None) -> None:
+        """Unregister the completer of ``argument`` of ``prompt`` or ``template``; KeyError if there is none."""
         ref = "ref/prompt" if prompt is not None else "ref/resource"
         self._completers.remove((ref, prompt if prompt is not None else template, argument))
         self._offer()

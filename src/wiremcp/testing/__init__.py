@@ -61,19 +61,23 @@ class Envelope:
 
     @property
     def method(self) -> str | None:
+        """The message's ``method``, or None for a response."""
         method = self.message.get("method")
         return method if type(method) is str else None
 
     @property
     def is_request(self) -> bool:
+        """Whether it is a request (``method`` and ``id``)."""
         return "method" in self.message and "id" in self.message
 
     @property
     def is_notification(self) -> bool:
+        """Whether it is a notification (``method``, no ``id``)."""
         return "method" in self.message and "id" not in self.message
 
     @property
     def is_response(self) -> bool:
+        """Whether it is a response (no ``method``)."""
         return "method" not in self.message
 
     def __repr__(self) -> str:
@@ -102,6 +106,7 @@ class Wire:
         return len(self.envelopes)
 
     def clear(self) -> None:
+        """Forget the envelopes recorded so far."""
         self.envelopes.clear()
 
     @property

@@ -54,6 +54,7 @@ class AuthError(Exception):
 
     @property
     def status(self) -> int:
+        """The HTTP status the refusal gets (401 unless the reason names another, e.g. 403 for scope)."""
         return STATUS_BY_REASON.get(self.reason, 401)
 
     @property

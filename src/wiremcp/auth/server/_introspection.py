@@ -81,9 +81,11 @@ class IntrospectionVerifier:
         return self._endpoint
 
     async def aclose(self) -> None:
+        """Close the HTTP session used to reach the authorization server."""
         await self._fetcher.aclose()
 
     async def verify(self, token: str, *, dpop: DPoPProof | None = None, method: str = "POST", url: str = "") -> AccessToken:
+        """Ask the introspection endpoint (RFC 7662) about ``token``; the AccessToken, or AuthError."""
         endpoint = await self._locate()
         form = {"token": token, "token_type_hint": "access_token"}
         auth: tuple[str, str] | None = None

@@ -130,9 +130,11 @@ class JWTVerifier:
         return self._jwks_uri
 
     async def aclose(self) -> None:
+        """Close the HTTP session used to fetch the keys (JWKS)."""
         await self._fetcher.aclose()
 
     async def verify(self, token: str, *, dpop: DPoPProof | None = None, method: str = "POST", url: str = "") -> AccessToken:
+        """Check the JWT's signature, type, issuer, audience and times (RFC 9068); the AccessToken, or AuthError."""
         header, claims, signing_input, signature = parse(token)
         alg = header.get("alg")
         if not isinstance(alg, str) or alg not in self.algorithms:

@@ -35,6 +35,7 @@ class AccessToken:
 
     @property
     def issuer(self) -> str | None:
+        """The ``iss`` claim, or None."""
         iss = self.claims.get("iss")
         return iss if isinstance(iss, str) else None
 
@@ -55,7 +56,8 @@ class TokenVerifier(Protocol):
     and target URI (what ``htm`` and ``htu`` must name).
     """
 
-    async def verify(self, token: str, *, dpop: DPoPProof | None, method: str, url: str) -> AccessToken: ...
+    async def verify(self, token: str, *, dpop: DPoPProof | None, method: str, url: str) -> AccessToken:
+        """The AccessToken ``token`` stands for; AuthError when it is not valid for this resource."""
 
 
 def scopes_of(claims: Mapping[str, Any]) -> frozenset[str]:

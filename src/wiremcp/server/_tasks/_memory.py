@@ -23,11 +23,13 @@ class MemoryTaskStore:
         self._tasks: dict[str, TaskRecord] = {}
 
     async def create(self, record: TaskRecord) -> None:
+        """Store a new record (``get`` finds it once this returns); TaskStoreError if the id exists."""
         if record.task_id in self._tasks:
             raise TaskStoreError(f"a task with id {record.task_id!r} already exists")
         self._tasks[record.task_id] = record.copy()
 
     async def get(self, task_id: str) -> TaskRecord | None:
+        """A copy of the record of ``task_id``, or None when there is no such task."""
         record = self._tasks.get(task_id)
         return None if record is None else record.copy()
 
@@ -40,6 +42,7 @@ class MemoryTaskStore:
         message: str | None = None,
         input_requests: dict[str, Any] | None = None,
     ) -> TaskRecord | None:
+        """Set ``working`` / ``input_required`` (and ``input_requests``) unless terminal; the record after, or None."""
         record = self._tasks.get(task_id)
         if record is None:
             return None
@@ -61,6 +64,7 @@ class MemoryTaskStore:
         result: dict[str, Any] | None = None,
         error: dict[str, Any] | None = None,
     ) -> TaskRecord | None:
+        """Move to a terminal status, only if not terminal yet (the first wins); the record after, or None."""
         record = self._tasks.get(task_id)
         if record is None:
             return None
@@ -75,6 +79,7 @@ class MemoryTaskStore:
         return record.copy()
 
     async def ask(self, task_id: str, requests: dict[str, Any], *, now: float, message: str | None = None) -> TaskRecord | None:
+        """Add ``requests`` to the outstanding ones, go to ``input_required`` unless terminal; the record, or None."""
         record = self._tasks.get(task_id)
         if record is None:
             return None
@@ -83,6 +88,7 @@ class MemoryTaskStore:
         return record.copy()
 
     async def answer(self, task_id: str, responses: dict[str, Any], *, now: float) -> TaskRecord | None:
+        """``tasks/update``: keep the answers to outstanding keys (others ignored); the record after, or None."""
         record = self._tasks.get(task_id)
         if record is None:
             return None
@@ -91,6 +97,7 @@ class MemoryTaskStore:
         return record.copy()
 
     async def take_responses(self, task_id: str) -> dict[str, Any]:
+        """Pop the answers given so far (``{}`` when none, or no such task)."""
         record = self._tasks.get(task_id)
         if record is None or not record.input_responses:
             return {}
@@ -98,17 +105,21 @@ class MemoryTaskStore:
         return taken
 
     async def renew(self, worker: str, lease_until: float) -> None:
+        """Extend to ``lease_until`` the lease of every non-terminal task ``worker`` runs."""
         for record in self._tasks.values():
             if record.worker == worker and record.status not in TERMINAL:
                 record.lease_until = lease_until
 
     async def list_expired(self, now: float) -> list[str]:
+        """The ids of the tasks whose TTL has fully elapsed at ``now``."""
         return [r.task_id for r in self._tasks.values() if r.expired(now)]
 
     async def delete(self, task_id: str) -> None:
+        """Forget the task ``task_id`` (nothing happens when there is none)."""
         self._tasks.pop(task_id, None)
 
     async def list(self, owner: str | None, *, after: str | None, limit: int) -> list[TaskRecord]:
+        """Up to ``limit`` tasks of ``owner``, oldest first, after the task ``after`` (for ``tasks/list``)."""
         mine = sorted((r for r in self._tasks.values() if r.owner == owner), key=lambda r: (r.created_at, r.task_id))
         if after is not None:
             keys = [(r.created_at, r.task_id) for r in mine]
@@ -118,6 +129,7 @@ class MemoryTaskStore:
         return [r.copy() for r in mine[:limit]]
 
     async def close(self) -> None:
+        """Nothing to release: the tasks are lost with the store."""
         return None
 
     def __len__(self) -> int:

@@ -144,6 +144,7 @@ class SQLiteTaskStore:
     # -- the interface ----------------------------------------------------------
 
     async def create(self, record: TaskRecord) -> None:
+        """Store a new record (``get`` finds it once this returns); TaskStoreError if the id exists."""
         def fn(db: sqlite3.Connection) -> None:
             try:
                 _write(db, record, insert=True)
@@ -153,6 +154,7 @@ class SQLiteTaskStore:
         await self._run(fn)
 
     async def get(self, task_id: str) -> TaskRecord | None:
+        """A copy of the record of ``task_id``, or None when there is no such task."""
         def fn(db: sqlite3.Connection) -> TaskRecord | None:
             row = db.execute("SELECT data FROM tasks WHERE task_id = ?", (task_id,)).fetchone()
             return None if row is None else record_from_json(json.loads(row[0]))
@@ -168,6 +170,7 @@ class SQLiteTaskStore:
         message: str | None = None,
         input_requests: dict[str, Any] | None = None,
     ) -> TaskRecord | None:
+        """Set ``working`` / ``input_required`` (and ``input_requests``) unless terminal; the record after, or None."""
         def change(record: TaskRecord) -> None:
             if record.status in TERMINAL:
                 return
@@ -189,6 +192,7 @@ class SQLiteTaskStore:
         result: dict[str, Any] | None = None,
         error: dict[str, Any] | None = None,
     ) -> TaskRecord | None:
+        """Move to a terminal status, only if not terminal yet (the first wins); the record after, or None."""
         def change(record: TaskRecord) -> None:
             if record.status in TERMINAL:
                 return
@@ -203,6 +207,7 @@ class SQLiteTaskStore:
         return await self._mutate(task_id, change)
 
     async def ask(self, task_id: str, requests: dict[str, Any], *, now: float, message: str | None = None) -> TaskRecord | None:
+        """Add ``requests`` to the outstanding ones, go to ``input_required`` unless terminal; the record, or None."""
         def change(record: TaskRecord) -> None:
             if record.status not in TERMINAL:
                 apply_ask(record, requests, now, message)
@@ -210,6 +215,7 @@ class SQLiteTaskStore:
         return await self._mutate(task_id, change)
 
     async def answer(self, task_id: str, responses: dict[str, Any], *, now: float) -> TaskRecord | None:
+        """``tasks/update``: keep the answers to outstanding keys (others ignored); the record after, or None."""
         def change(record: TaskRecord) -> None:
             if record.status not in TERMINAL:
                 apply_answers(record, responses, now)
@@ -217,6 +223,7 @@ class SQLiteTaskStore:
         return await self._mutate(task_id, change)
 
     async def take_responses(self, task_id: str) -> dict[str, Any]:
+        """Pop the answers given so far (``{}`` when none, or no such task)."""
         taken: dict[str, Any] = {}
 
         def change(record: TaskRecord) -> None:
@@ -227,6 +234,7 @@ class SQLiteTaskStore:
         return taken
 
     async def renew(self, worker: str, lease_until: float) -> None:
+        """Extend to ``lease_until`` the lease of every non-terminal task ``worker`` runs."""
         def fn(db: sqlite3.Connection) -> None:
             db.execute("BEGIN IMMEDIATE")
             try:
@@ -245,6 +253,7 @@ class SQLiteTaskStore:
         await self._run(fn)
 
     async def list_expired(self, now: float) -> list[str]:
+        """The ids of the tasks whose TTL has fully elapsed at ``now``."""
         def fn(db: sqlite3.Connection) -> list[str]:
             rows = db.execute(
                 "SELECT task_id FROM tasks WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at", (now,)
@@ -254,9 +263,11 @@ class SQLiteTaskStore:
         return await self._run(fn)
 
     async def delete(self, task_id: str) -> None:
+        """Forget the task ``task_id`` (nothing happens when there is none)."""
         await self._run(lambda db: db.execute("DELETE FROM tasks WHERE task_id = ?", (task_id,)) and None)
 
     async def list(self, owner: str | None, *, after: str | None, limit: int) -> list[TaskRecord]:
+        """Up to ``limit`` tasks of ``owner``, oldest first, after the task ``after`` (for ``tasks/list``)."""
         def fn(db: sqlite3.Connection) -> list[TaskRecord]:
             where, args = "owner IS ?", [owner]
             if after is not None:

@@ -110,6 +110,7 @@ class TaskRecord:
 
     @property
     def terminal(self) -> bool:
+        """Whether the status is terminal (``completed``, ``failed``, ``cancelled``): it never changes again."""
         return self.status in TERMINAL
 
     def expires_at(self) -> float | None:
@@ -151,9 +152,11 @@ def record_from_json(data: dict[str, Any]) -> TaskRecord:
 class TaskStore(Protocol):
     """Where tasks live; see the module docstring for each method's contract."""
 
-    async def create(self, record: TaskRecord) -> None: ...
+    async def create(self, record: TaskRecord) -> None:
+        """Store a new record (``get`` finds it once this returns); TaskStoreError if the id exists."""
 
-    async def get(self, task_id: str) -> TaskRecord | None: ...
+    async def get(self, task_id: str) -> TaskRecord | None:
+        """A copy of the record of ``task_id``, or None when there is no such task."""
 
     async def set_status(
         self,
@@ -163,7 +166,8 @@ class TaskStore(Protocol):
         now: float,
         message: str | None = None,
         input_requests: dict[str, Any] | None = None,
-    ) -> TaskRecord | None: ...
+    ) -> TaskRecord | None:
+        """Set ``working`` / ``input_required`` (and ``input_requests``) unless terminal; the record after, or None."""
 
     async def finish(
         self,
@@ -174,21 +178,29 @@ class TaskStore(Protocol):
         message: str | None = None,
         result: dict[str, Any] | None = None,
         error: dict[str, Any] | None = None,
-    ) -> TaskRecord | None: ...
+    ) -> TaskRecord | None:
+        """Move to a terminal status, only if not terminal yet (the first wins); the record after, or None."""
 
-    async def answer(self, task_id: str, responses: dict[str, Any], *, now: float) -> TaskRecord | None: ...
+    async def answer(self, task_id: str, responses: dict[str, Any], *, now: float) -> TaskRecord | None:
+        """``tasks/update``: keep the answers to outstanding keys (others ignored); the record after, or None."""
 
-    async def take_responses(self, task_id: str) -> dict[str, Any]: ...
+    async def take_responses(self, task_id: str) -> dict[str, Any]:
+        """Pop the answers given so far (``{}`` when none, or no such task)."""
 
-    async def renew(self, worker: str, lease_until: float) -> None: ...
+    async def renew(self, worker: str, lease_until: float) -> None:
+        """Extend to ``lease_until`` the lease of every non-terminal task ``worker`` runs."""
 
-    async def list_expired(self, now: float) -> list[str]: ...
+    async def list_expired(self, now: float) -> list[str]:
+        """The ids of the tasks whose TTL has fully elapsed at ``now``."""
 
-    async def delete(self, task_id: str) -> None: ...
+    async def delete(self, task_id: str) -> None:
+        """Forget the task ``task_id`` (nothing happens when there is none)."""
 
-    async def list(self, owner: str | None, *, after: str | None, limit: int) -> list[TaskRecord]: ...
+    async def list(self, owner: str | None, *, after: str | None, limit: int) -> list[TaskRecord]:
+        """Up to ``limit`` tasks of ``owner``, oldest first, after the task ``after`` (for ``tasks/list``)."""
 
-    async def close(self) -> None: ...
+    async def close(self) -> None:
+        """Release what the store holds (connections, files)."""
 
 
 async def add_input_requests(

@@ -222,12 +222,14 @@ class HTTPTransport:
     # -- ClientTransport -----------------------------------------------------
 
     async def open(self, receiver: Receiver) -> None:
+        """Keep ``receiver`` for what the server sends and open the HTTP session (nothing is sent yet)."""
         self._receiver = receiver
         await self._connect()
 
     def send(
         self, data: bytes, *, id: Any = None, method: str | None = None, params: Any = None, headers: Any = None
     ) -> None:
+        """POST ``data`` (a request's response stream is read in the background); ConnectionClosed once closed."""
         if self._closed:
             raise ConnectionClosed("the HTTP transport is closed")
         if self.sse is not None:
@@ -240,9 +242,11 @@ class HTTPTransport:
             task.add_done_callback(self._background.discard)
 
     def send_raw(self, data: bytes) -> None:
+        """POST ``data`` as it is, without an id to follow (for tests of the server's errors)."""
         self.send(data)
 
     def abandon(self, id: Any) -> None:
+        """Stop reading the response to ``id``: close its stream (over HTTP+SSE, send notifications/cancelled)."""
         task = self._tasks.pop(id, None)
         if task is not None:
             task.cancel()
@@ -259,6 +263,7 @@ class HTTPTransport:
         task.add_done_callback(self._background.discard)
 
     async def aclose(self) -> None:
+        """Cancel the requests and streams in flight, end a 2025-11-25 session (DELETE, best effort), close."""
         if self._closed:
             return
         self._closed = True

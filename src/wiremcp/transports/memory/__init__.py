@@ -34,6 +34,7 @@ class MemoryTransport:
         self._closed = False
 
     async def open(self, receiver: Receiver) -> None:
+        """Enter the server's lifespan and connect ``receiver`` to it."""
         await self.server.lifespan.__aenter__()  # left in aclose: the server's lifespan spans the connection
         self._receiver = receiver
         self._lines = LineServer(self.server, self._from_server)
@@ -54,6 +55,7 @@ class MemoryTransport:
     def send(
         self, data: bytes, *, id: Any = None, method: str | None = None, params: Any = None, headers: Any = None
     ) -> None:
+        """Feed ``data`` to the server as one line; ConnectionClosed once closed."""
         self._write(data)
 
     def write_line(self, data: bytes) -> None:
@@ -61,9 +63,11 @@ class MemoryTransport:
         self._write(data)
 
     def abandon(self, id: Any) -> None:
+        """Nothing to close: the client sends ``notifications/cancelled`` on this transport."""
         return None
 
     async def aclose(self) -> None:
+        """End the connection: the server sees end of input, its calls are cancelled and its lifespan exits."""
         if self._closed or self._lines is None:
             self._closed = True
             return

@@ -139,6 +139,7 @@ class SSETransport:
     def send(
         self, data: bytes, *, id: Any = None, method: str | None = None, params: Any = None, headers: Any = None
     ) -> None:
+        """POST ``data`` to the endpoint the stream announced (replies come on it); ConnectionClosed once closed."""
         if self._closed or self._stream is None or self._stream.done():
             raise ConnectionClosed(f"the SSE stream from {self.url} is closed")
         task = asyncio.get_running_loop().create_task(self._post(data, id, method))
@@ -159,6 +160,7 @@ class SSETransport:
             pass
 
     async def aclose(self) -> None:
+        """Cancel the POSTs in flight and close the stream."""
         if self._closed:
             return
         self._closed = True

@@ -133,10 +133,12 @@ class LineServer:
     # -- input ----------------------------------------------------------------
 
     def feed(self, data: bytes) -> None:
+        """Feed bytes read from the client; each complete line is handled as one message."""
         for line in self._splitter.feed(data):
             self._line(line)
 
     def feed_eof(self) -> None:
+        """The client's input ended: handle a last unterminated line, end listen streams, cancel endless calls."""
         for line in self._splitter.close():
             self._line(line)
         self._ended = True
@@ -150,6 +152,7 @@ class LineServer:
 
     @property
     def in_flight(self) -> int:
+        """How many requests of the client are being handled."""
         return len(self._calls)
 
     @property

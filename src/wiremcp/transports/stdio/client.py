@@ -119,10 +119,12 @@ class StdioTransport:
 
     @property
     def pid(self) -> int | None:
+        """The server process's id, or None before it started."""
         return self._process.get_pid() if self._process is not None else None
 
     @property
     def returncode(self) -> int | None:
+        """The server process's exit status, or None while it runs (or before it started)."""
         return self._process.get_returncode() if self._process is not None else None
 
     def stderr_text(self) -> str:
@@ -130,6 +132,7 @@ class StdioTransport:
         return b"".join(self._stderr_chunks).decode("utf-8", errors="replace")
 
     async def open(self, receiver: Receiver) -> None:
+        """Start the server process; what it writes to stdout goes to ``receiver``, line by line."""
         loop = asyncio.get_running_loop()
         self._receiver = receiver
         self._exit = loop.create_future()
@@ -222,6 +225,7 @@ class StdioTransport:
     def send(
         self, data: bytes, *, id: Any = None, method: str | None = None, params: Any = None, headers: Any = None
     ) -> None:
+        """Write ``data`` and a newline to the server's stdin; ConnectionClosed once stdin is closed."""
         self._write(data)
 
     def write_line(self, data: bytes) -> None:
@@ -233,6 +237,7 @@ class StdioTransport:
         self._write(data)
 
     def abandon(self, id: Any) -> None:
+        """Nothing to close: the client sends ``notifications/cancelled`` on stdio."""
         return None
 
     async def aclose(self) -> None:

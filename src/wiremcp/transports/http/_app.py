@@ -277,14 +277,14 @@ async def _next(receive: Receive) -> Message:
     return await receive()
 
 
-_COROUTINE = types.CoroutineType  # what an ``async def`` receive() returns: `_http` runs its first step eagerly
+_COROUTINE = types.CoroutineType  # what an ``async def`` receive() returns: `__call__` runs its first step eagerly
 _USUAL_ACCEPT = b"application/json, text/event-stream"
 
 
 class _Eager:
     """A coroutine already run to its first suspension (``waiting``), awaited from there on.
 
-    `_http` starts the first ``receive()`` itself: when it returns without
+    `__call__` starts the first ``receive()`` itself: when it returns without
     suspending (the body is in hand), no read deadline is needed. When it
     suspends, the future it waits on is handed to the task, and awaiting this
     object carries on the coroutine exactly as ``await`` would have
@@ -499,11 +499,8 @@ class MCPApp:
         if self._sessions is not None:
             self._sessions.close_all()
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        kind = scope["type"]
-        if kind == "http":
-            await self._http(scope, receive, send)
-        elif kind == "lifespan":
+    async def _not_http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
             await run_lifespan(self._shutdown, receive, send)
         else:  # websocket: not part of MCP
             await send({"type": "websocket.close", "code": 1000})
@@ -524,7 +521,10 @@ class MCPApp:
 
     # -- HTTP ---------------------------------------------------------------
 
-    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # the HTTP request is served here, not in a coroutine of its own
+            await self._not_http(scope, receive, send)
+            return
         path = scope["path"]
         root = scope.get("root_path")
         if root and path.startswith(root):
@@ -776,7 +776,7 @@ class MCPApp:
     def _refusal(self, ctype: bytes | None, accept: bytes | None, length: bytes | None) -> _Refused:
         """Why a POST is refused at the HTTP level (``Content-Type``, ``Accept``, ``Content-Length``), in that order.
 
-        Called once `_http`'s inline test of the three has failed, so one of them is refused.
+        Called once `__call__`'s inline test of the three has failed, so one of them is refused.
         """
         if not is_json_content_type(ctype):
             return _Refused(415, "Unsupported Media Type: the body must be Content-Type: application/json")

@@ -616,11 +616,7 @@ class MCPApp:
             if obj["method"] == _TOOLS_CALL and self._auth is None:
                 # The fused path: the header rules, then a plain tool's reply in one step;
                 # anything it declines takes the general path below.
-                try:
-                    self._rules.check_fields(headers, _TOOLS_CALL, params)
-                    checked = True
-                except BaseException:  # noqa: BLE001 - `_request` checks again and answers it
-                    pass
+                checked = self._rules.check_call(headers, params)  # if not, `_request` checks and answers
                 reply = self._call_now(obj["id"], params) if checked else None
                 if reply is not None:
                     data, status = reply

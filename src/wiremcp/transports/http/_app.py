@@ -553,10 +553,13 @@ class MCPApp:
             or (b"authorization" not in headers and b"dpop" not in headers and b"cookie" not in headers)
             else {k: v for k, v in headers.items() if k not in _CREDENTIAL_HEADERS}
         )
-        guard = self._guard
-        problem = guard.host_problem(headers.get(b"host"), scope.get("server")) or guard.origin_problem(
-            headers.get(b"origin")
-        )
+        guard = self._guard  # Host, then Origin; a Host value allowed before, and no Origin, need no call
+        host = headers.get(b"host")
+        problem = None if host in guard.seen_hosts else guard.host_problem(host, scope.get("server"))
+        if problem is None:
+            origin = headers.get(b"origin")
+            if origin is not None:
+                problem = guard.origin_problem(origin)
         if problem is not None or scope["method"] != "POST":
             await self._not_a_post(scope["method"], problem, headers, receive, send)
             return

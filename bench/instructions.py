@@ -12,6 +12,7 @@
                                                   # itself), part-loads, part-decode, part-plain (Decoder),
                                                   # part-call (Server.call_tool_now), part-handle (the
                                                   # general path: ServerConnection.request), part-headers
+                                                  # (HeaderRules.check_fields), part-check-call (check_call)
 
 Each in-process case runs the same work N = 1,000 and 3,000 times under
 ``valgrind --tool=callgrind`` and prints (I(3000) - I(1000)) / 2000: the
@@ -180,6 +181,13 @@ def _part(name: str) -> Callable[[int, int], None]:
             headers = {k.lower().encode(): v.encode() for k, v in modern_http_headers().items()}
             rules = HeaderRules(server)
             f = lambda: rules.check_fields(headers, "tools/call", params)  # noqa: E731
+        elif name == "part-check-call":  # what the fused HTTP path runs instead of check_fields
+            from wiremcp.transports.http._headers import HeaderRules
+
+            headers = {k.lower().encode(): v.encode() for k, v in modern_http_headers().items()}
+            rules = HeaderRules(server)
+            assert rules.check_call(headers, params)
+            f = lambda: rules.check_call(headers, params)  # noqa: E731
         else:  # part-empty: the loop itself
             f = lambda: None  # noqa: E731
         for _ in range(n):
@@ -188,7 +196,16 @@ def _part(name: str) -> Callable[[int, int], None]:
     return run
 
 
-PARTS = ("part-empty", "part-loads", "part-decode", "part-plain", "part-call", "part-handle", "part-headers")
+PARTS = (
+    "part-empty",
+    "part-loads",
+    "part-decode",
+    "part-plain",
+    "part-call",
+    "part-handle",
+    "part-headers",
+    "part-check-call",
+)
 
 
 def _wiremcp_cmd() -> list[str]:

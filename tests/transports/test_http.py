@@ -678,6 +678,47 @@ def test_a_stalled_body_is_408(asgi_server):
     assert orjson.loads(body)["error"]["code"] == -32600
 
 
+def test_a_body_that_never_starts_is_408(asgi_server):
+    """The same bound when not one byte of the body arrives: the first read of the body waits, and
+    the deadline applies to it (the app registers it only once a read would wait)."""
+    sock = socket.create_connection(("127.0.0.1", asgi_server.port), timeout=10)
+    try:
+        sock.sendall(
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n"
+        )
+        data = _read_response(sock)
+    finally:
+        sock.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408"), data
+    assert orjson.loads(body)["error"]["code"] == -32600
+
+
+def test_a_body_sent_after_its_headers_is_served(asgi_server):
+    """A body that arrives after the app has started waiting for it (within the read timeout) is read
+    and answered as if it had come with the headers: the waiting read resumes where it stopped."""
+    message = call(54, "echo", {"text": "late body"})
+    body = orjson.dumps(message)
+    head = "".join(f"{k}: {v}\r\n" for k, v in mcp_headers(message).items())
+    for parts in ([b"", body], [body[:10], body[10:]]):
+        sock = socket.create_connection(("127.0.0.1", asgi_server.port), timeout=10)
+        try:
+            sock.sendall(
+                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n{head}Content-Length: {len(body)}\r\n\r\n".encode()
+                + parts[0]
+            )
+            time.sleep(0.1)  # the app is waiting for the (rest of the) body by now
+            sock.sendall(parts[1])
+            data = _read_response(sock)
+        finally:
+            sock.close()
+        status, _, reply = data.partition(b"\r\n\r\n")
+        assert status.startswith(b"HTTP/1.1 200"), data
+        assert orjson.loads(reply)["id"] == 54
+        assert orjson.loads(reply)["result"]["content"] == [{"type": "text", "text": "late body"}]
+
+
 # -- cancellation, concurrency, long-lived streams ------------------------------
 
 

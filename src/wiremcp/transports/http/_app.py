@@ -91,7 +91,8 @@ import contextlib
 import enum
 import functools
 import logging
-from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable
+import types
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Coroutine, Generator, Iterable
 
 from ...jsonrpc import (
     DEFAULT_MAX_DEPTH,
@@ -276,6 +277,48 @@ async def _next(receive: Receive) -> Message:
     return await receive()
 
 
+_COROUTINE = types.CoroutineType  # what an ``async def`` receive() returns: `__call__` runs its first step eagerly
+_USUAL_ACCEPT = b"application/json, text/event-stream"
+
+
+class _Eager:
+    """A coroutine already run to its first suspension (``waiting``), awaited from there on.
+
+    `__call__` starts the first ``receive()`` itself: when it returns without
+    suspending (the body is in hand), no read deadline is needed. When it
+    suspends, the future it waits on is handed to the task, and awaiting this
+    object carries on the coroutine exactly as ``await`` would have
+    (``yield from``'s rules: values sent and exceptions thrown in are passed to
+    it, its return value is the result).
+    """
+
+    __slots__ = ("coro", "waiting")
+
+    def __init__(self, coro: Coroutine[Any, Any, Message], waiting: Any) -> None:
+        self.coro = coro
+        self.waiting = waiting
+
+    def __await__(self) -> Generator[Any, Any, Message]:
+        coro = self.coro
+        waiting = self.waiting
+        while True:
+            try:
+                sent = yield waiting
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as exc:  # noqa: BLE001 - thrown into the coroutine, as `yield from` does
+                try:
+                    waiting = coro.throw(exc)
+                except StopIteration as stop:
+                    return stop.value  # type: ignore[no-any-return]  # the coroutine's result is a Message
+            else:
+                try:
+                    waiting = coro.send(sent)
+                except StopIteration as stop:
+                    return stop.value  # type: ignore[no-any-return]  # likewise
+
+
 class _ReadDeadlines:
     """One timer for every body read in progress; it cancels the reads past their deadline.
 
@@ -456,11 +499,8 @@ class MCPApp:
         if self._sessions is not None:
             self._sessions.close_all()
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        kind = scope["type"]
-        if kind == "http":
-            await self._http(scope, receive, send)
-        elif kind == "lifespan":
+    async def _not_http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
             await run_lifespan(self._shutdown, receive, send)
         else:  # websocket: not part of MCP
             await send({"type": "websocket.close", "code": 1000})
@@ -481,7 +521,10 @@ class MCPApp:
 
     # -- HTTP ---------------------------------------------------------------
 
-    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # the HTTP request is served here, not in a coroutine of its own
+            await self._not_http(scope, receive, send)
+            return
         path = scope["path"]
         root = scope.get("root_path")
         if root and path.startswith(root):
@@ -510,20 +553,57 @@ class MCPApp:
             or (b"authorization" not in headers and b"dpop" not in headers and b"cookie" not in headers)
             else {k: v for k, v in headers.items() if k not in _CREDENTIAL_HEADERS}
         )
-        guard = self._guard
-        problem = guard.host_problem(headers.get(b"host"), scope.get("server")) or guard.origin_problem(
-            headers.get(b"origin")
-        )
+        guard = self._guard  # Host, then Origin; a Host value allowed before, and no Origin, need no call
+        host = headers.get(b"host")
+        problem = None if host in guard.seen_hosts else guard.host_problem(host, scope.get("server"))
+        if problem is None:
+            origin = headers.get(b"origin")
+            if origin is not None:
+                problem = guard.origin_problem(origin)
         if problem is not None or scope["method"] != "POST":
             await self._not_a_post(scope["method"], problem, headers, receive, send)
             return
-        try:
-            body = await self._checked_body(headers, receive)
-        except _Refused as refusal:
+        # The HTTP-level checks (`_refusal`), their usual case compared inline; then the body.
+        ctype = headers.get(b"content-type")
+        accept = headers.get(b"accept")
+        length = headers.get(b"content-length")
+        if (
+            (ctype == b"application/json" or is_json_content_type(ctype))
+            and (accept == _USUAL_ACCEPT or accepts_json_and_sse(accept))
+            and (length is None or not length.isdigit() or int(length) <= self.max_body_size)
+        ):
+            # The first receive() runs at once (`_eager`): uvicorn has a small body in hand, and then
+            # no read deadline is registered; one that would wait is awaited in `_body`, under it.
+            pending: Any = receive()
+            first: Message | None = None
+            if type(pending) is _COROUTINE:
+                try:
+                    waiting = pending.send(None)
+                except StopIteration as stop:
+                    first = stop.value
+                    pending = None
+                else:
+                    pending = _Eager(pending, waiting)
+            if (
+                first is not None
+                and first["type"] == "http.request"
+                and not first.get("more_body")
+                and len(body := first.get("body", b"")) <= self.max_body_size
+            ):
+                pass  # the whole body, in one message: the common case
+            else:
+                try:
+                    read = await self._body(receive, pending, first)
+                except _Refused as refused:
+                    await json_reply(send, refused.status, http_error(refused.message), refused.headers)
+                    return
+                if read is None:
+                    return  # the client went away
+                body = read
+        else:
+            refusal = self._refusal(ctype, accept, length)
             await json_reply(send, refusal.status, http_error(refusal.message), refusal.headers)
             return
-        if body is None:
-            return  # the client went away
         checked = False  # the header rules have passed (the fused path tried)
         obj = self._plain(body)
         if obj is None:
@@ -539,11 +619,7 @@ class MCPApp:
             if obj["method"] == _TOOLS_CALL and self._auth is None:
                 # The fused path: the header rules, then a plain tool's reply in one step;
                 # anything it declines takes the general path below.
-                try:
-                    self._rules.check_fields(headers, _TOOLS_CALL, params)
-                    checked = True
-                except BaseException:  # noqa: BLE001 - `_request` checks again and answers it
-                    pass
+                checked = self._rules.check_call(headers, params)  # if not, `_request` checks and answers
                 reply = self._call_now(obj["id"], params) if checked else None
                 if reply is not None:
                     data, status = reply
@@ -696,25 +772,33 @@ class MCPApp:
             ),
         )
 
-    async def _checked_body(self, headers: dict[bytes, bytes], receive: Receive) -> bytes | None:
-        """The body of a POST after the HTTP-level checks, or ``None`` if the client left."""
-        if not is_json_content_type(headers.get(b"content-type")):
-            raise _Refused(415, "Unsupported Media Type: the body must be Content-Type: application/json")
-        if not accepts_json_and_sse(headers.get(b"accept")):
-            raise _Refused(
+    def _refusal(self, ctype: bytes | None, accept: bytes | None, length: bytes | None) -> _Refused:
+        """Why a POST is refused at the HTTP level (``Content-Type``, ``Accept``, ``Content-Length``), in that order.
+
+        Called once `__call__`'s inline test of the three has failed, so one of them is refused.
+        """
+        if not is_json_content_type(ctype):
+            return _Refused(415, "Unsupported Media Type: the body must be Content-Type: application/json")
+        if not accepts_json_and_sse(accept):
+            return _Refused(
                 406, "Not Acceptable: the Accept header must list both application/json and text/event-stream"
             )
-        length = headers.get(b"content-length")
+        assert length is not None
+        return self._too_large(int(length))
+
+    async def _body(self, receive: Receive, pending: Awaitable[Message] | None, msg: Message | None) -> bytes | None:
+        """The body of a POST, or ``None`` if the client left; under the read deadline.
+
+        ``msg``: the first message, already received (and not a whole small
+        body); else ``pending``, the first ``receive()``, still to be awaited.
+        """
         limit = self.max_body_size
-        if length is not None and length.isdigit() and int(length) > limit:
-            raise self._too_large(int(length))
         deadlines = self._deadlines
-        if deadlines is None:
-            return await self._read(receive)
-        task = deadlines.start()
+        task = deadlines.start() if deadlines is not None else None
         try:
-            # `_read`, inline for a body in one message (the common case): one coroutine less.
-            msg = await receive()
+            if msg is None:
+                assert pending is not None
+                msg = await pending
             if msg["type"] != "http.request":
                 return None
             body: bytes = msg.get("body", b"")
@@ -724,8 +808,9 @@ class MCPApp:
                 return body
             return await self._read(receive, body)
         except asyncio.CancelledError:
-            if task not in deadlines.expired:
+            if deadlines is None or task not in deadlines.expired:
                 raise
+            assert task is not None
             task.uncancel()
             raise _Refused(
                 408,
@@ -733,8 +818,10 @@ class MCPApp:
                 ((b"connection", b"close"),),
             ) from None
         finally:
-            deadlines.reading.pop(task, None)
-            deadlines.expired.discard(task)
+            if deadlines is not None:
+                assert task is not None
+                deadlines.reading.pop(task, None)
+                deadlines.expired.discard(task)
 
     async def _read(self, receive: Receive, first: bytes | None = None) -> bytes | None:
         """The body; ``first``: its first part, already received (and more is coming)."""

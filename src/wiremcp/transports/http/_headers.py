@@ -170,7 +170,7 @@ class HeaderRules:
     recomputed when a tool of that name is replaced.
     """
 
-    __slots__ = ("server", "_params", "_texts", "_names", "_get_tool")
+    __slots__ = ("server", "_params", "_texts", "_names", "_calls", "_get_tool")
 
     def __init__(self, server: Server) -> None:
         self.server = server
@@ -179,6 +179,9 @@ class HeaderRules:
         # invalid). Clients repeat a handful of values; each cache is emptied when it fills.
         self._texts: dict[bytes, str] = {}
         self._names: dict[bytes, str | None] = {}
+        # (MCP-Protocol-Version, Mcp-Method, Mcp-Name) as received -> (version, name) as compared, or ()
+        # when they cannot pass for a tools/call: `check_call`'s verdict per distinct triple.
+        self._calls: dict[tuple[bytes | None, bytes | None, bytes | None], tuple[str, str] | tuple[()]] = {}
         self._get_tool = server.get_tool
 
     def check(self, headers: dict[bytes, bytes], request: Request) -> None:
@@ -243,6 +246,57 @@ class HeaderRules:
                 annotated = self._tool_params(body_name)
             if annotated:
                 self._check_params(headers, annotated, params.get("arguments"))
+
+    def check_call(self, headers: dict[bytes, bytes], params: dict[str, Any]) -> bool:
+        """For the fused path: True when `check_fields` passes for a ``tools/call`` with these ``params``.
+
+        False when it might not: the general path then runs `check_fields`,
+        which gives the exact error (or passes a request this shortcut leaves
+        to it, such as one whose ``name`` is not a string). The three routing
+        headers are looked up together, and each distinct triple of raw
+        values is decoded and its ``Mcp-Method`` checked once (a bounded
+        cache); what depends on the body (the version, the name, the
+        tool's ``x-mcp-header`` parameters) is compared on every request.
+        """
+        key = (headers.get(PROTOCOL_VERSION_HEADER), headers.get(METHOD_HEADER), headers.get(NAME_HEADER))
+        known = self._calls.get(key)
+        if known is None:
+            known = self._call_headers(key)
+        if not known:
+            return False
+        version, name = known
+        meta = params.get("_meta")
+        if type(meta) is dict:
+            body_version = meta.get(PROTOCOL_VERSION)
+            if type(body_version) is str and body_version != version:
+                return False
+        if params.get("name") != name:  # a string, equal to the decoded Mcp-Name
+            return False
+        cached = self._params.get(name)  # `_tool_params`, inline, as in `check_fields`
+        tool = self._get_tool(name)
+        annotated = cached[1] if cached is not None and cached[0] is tool else self._tool_params(name)
+        if annotated:
+            try:
+                self._check_params(headers, annotated, params.get("arguments"))
+            except HeaderMismatch:
+                return False
+        return True
+
+    def _call_headers(
+        self, key: tuple[bytes | None, bytes | None, bytes | None]
+    ) -> tuple[str, str] | tuple[()]:
+        """`check_call`'s verdict on one triple of raw header values (remembered)."""
+        calls = self._calls
+        if len(calls) >= _CACHED_VALUES:
+            calls.clear()
+        raw_version, raw_method, raw_name = key
+        known: tuple[str, str] | tuple[()] = ()
+        if raw_version is not None and raw_method is not None and raw_name is not None:
+            name = decode_header_value(raw_name.strip(b" \t").decode("latin-1"))
+            if name is not None and raw_method.strip(b" \t").decode("latin-1") == methods.TOOLS_CALL:
+                known = (raw_version.strip(b" \t").decode("latin-1"), name)
+        calls[key] = known
+        return known
 
     def _tool_params(self, name: str) -> tuple[_Param, ...]:
         tool = self.server.get_tool(name)

@@ -86,7 +86,16 @@ def _allowed(table: dict[str, frozenset[str] | None], host: str, port: str | Non
 class HostGuard:
     """Decides whether a request's ``Host`` and ``Origin`` may reach the endpoint."""
 
-    __slots__ = ("_any_host", "_hosts", "_any_origin", "_origins", "_local_default", "_seen_hosts", "_seen_origins")
+    __slots__ = (
+        "_any_host",
+        "_hosts",
+        "_any_origin",
+        "_origins",
+        "_local_default",
+        "_seen_hosts",
+        "_seen_origins",
+        "seen_hosts",
+    )
 
     def __init__(self, allowed_hosts: Iterable[str] | None = None, allowed_origins: Iterable[str] | None = None) -> None:
         self._local_default = allowed_hosts is None
@@ -111,6 +120,9 @@ class HostGuard:
         # Host and Origin values already found allowed by the lists (clients repeat them),
         # each in its own set: a value allowed as one is never taken for the other.
         self._seen_hosts: set[bytes] = set()
+        #: Raw ``Host`` values already allowed by the rules (bounded): a caller may test membership
+        #: first and call `host_problem` only for the others. The same set, never replaced.
+        self.seen_hosts = self._seen_hosts
         self._seen_origins: set[bytes] = set()
 
     def host_problem(self, host: bytes | None, server: tuple[str, int | None] | None) -> str | None:

@@ -173,7 +173,8 @@
       this.applied = built.applied;
       this.csp.textContent = "Content-Security-Policy: " + built.policy;
       for (const why of built.dropped) this.note("CSP: " + why, "problem");
-      this.frame.src = sandboxUrl + "#" + encodeURIComponent(location.origin);
+      // ?view=N tells the frames apart (the sandbox ignores it); after the "#", the origin it must talk to.
+      this.frame.src = `${sandboxUrl}?view=${this.id}#${encodeURIComponent(location.origin)}`;
     }
 
     hostContext() {

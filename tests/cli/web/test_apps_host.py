@@ -21,12 +21,13 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Literal
 
 import pytest
 
-from inspector_harness import HERE, Chromium
-from wiremcp.testing.apps import Envelope, View, app_host
+from inspector_harness import HERE, Chromium, Page
+from test_dev_web import DevWeb
+from wiremcp.testing.apps import AppHost, Envelope, View, app_host
 
 pytestmark = pytest.mark.slow
 
@@ -77,7 +78,7 @@ def reply(envelopes: list[Envelope], view: View, method: str, **params: Any) -> 
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
-def test_the_sdk_view_initializes_gets_input_and_result_calls_tools_and_resizes(chromium: Chromium, era: str) -> None:
+def test_the_sdk_view_initializes_gets_input_and_result_calls_tools_and_resizes(chromium: Chromium, era: Literal["modern", "legacy"]) -> None:
     async def scenario() -> None:
         async with app_host(APPS, era=era, chromium=chromium) as host:
             view = await host.render("roll_dice", {"count": 3})
@@ -240,3 +241,56 @@ def test_the_main_page_frames_only_the_sandbox_and_the_sandbox_only_the_page(chr
             assert await host.page.evaluate("document.querySelector('.view iframe').sandbox.value") == "allow-scripts allow-same-origin"
 
     run(scenario())
+
+
+DEV_SERVER = '''import wiremcp
+
+server = wiremcp.Server("devapps", version="1")
+VIEW = """<!DOCTYPE html><html><body><p id="got">none</p><script type="module">
+const send = (m) => window.parent.postMessage({ jsonrpc: "2.0", ...m }, "*");
+window.addEventListener("message", (e) => {
+  if (e.data.method === "ui/notifications/tool-result") document.getElementById("got").textContent = e.data.params.content[0].text;
+  if (e.data.id === 1) send({ method: "ui/notifications/initialized", params: {} });
+});
+send({ id: 1, method: "ui/initialize", params: { appInfo: { name: "v", version: "1" }, appCapabilities: {}, protocolVersion: "2026-01-26" } });
+</script></body></html>"""
+server.ui_resource("ui://dev/view.html", html=VIEW)
+
+
+@server.tool(ui="ui://dev/view.html")
+def show() -> str:
+    return "ANSWER"
+
+
+@server.tool(visibility="app")
+def for_views() -> str:
+    return "app only"
+'''
+
+
+def test_dev_web_is_a_host_too_and_renders_the_view_again_after_an_edit(chromium: Chromium, tmp_path: Path) -> None:
+    source = tmp_path / "srv.py"
+    source.write_text(DEV_SERVER.replace("ANSWER", "first"))
+    dev = DevWeb(tmp_path)
+
+    async def scenario() -> None:
+        async with Page(chromium) as page:
+            await page.goto(dev.url)
+            # the client declared Apps: the app-only tool is listed
+            await page.wait_for("Array.from(document.querySelectorAll('#tools button')).map(b => b.dataset.name).join() === 'show,for_views'")
+            host = AppHost(dev.url, page, dev.proc)
+            view = await host.render("show")
+            await view.wait_initialized()
+            await view.wait_for("document.getElementById('got').textContent === 'first'")
+            source.write_text(DEV_SERVER.replace("ANSWER", "second"))
+            await asyncio.to_thread(dev.wait_for, "srv.py changed; restarted")
+            await page.wait_for("document.querySelectorAll('#tools button').length === 2")
+            again = await host.render("show")
+            await again.wait_for("document.getElementById('got').textContent === 'second'")
+            assert await again.problems() == [] and again.number == view.number + 1
+
+    try:
+        dev.wait_for("wiremcp dev: watching")
+        run(scenario())
+    finally:
+        dev.stop()

@@ -147,6 +147,13 @@ def test_the_raw_view_lists_and_adds_notes_through_the_host(chromium: Chromium) 
             )
             assert any(r.startswith("→ view to host") for r in rows) and any(r.startswith("← host to view") for r in rows)
             assert any("sandbox to host" in r for r in rows)
+            # Close view: ui/resource-teardown first, answered by the view, then the frame goes
+            await host.click(f'.view[data-view="{view.number}"] [data-action=close]')
+            teardown = await view.wait_for_envelope("ui/resource-teardown")
+            assert teardown.direction == "h2v" and teardown.message["params"] == {"reason": "closed in the inspector"}
+            assert (await view.wait_for_reply(teardown)).message["result"] == {}
+            await host.page.wait_for(f"document.querySelector('.view[data-view=\"{view.number}\"]').dataset.state === 'closed'")
+            assert await host.page.evaluate("document.querySelectorAll('.view iframe').length") == 0
 
     run(scenario())
 

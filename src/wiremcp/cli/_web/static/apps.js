@@ -363,7 +363,10 @@
     }
 
     async teardown(reason) {
-      if (this.state === "initialized") await this.ask("ui/resource-teardown", { reason });
+      // The host SHOULD wait for the view's answer (apps.mdx); a view that never answers is closed after 5 s.
+      if (this.state === "initialized") {
+        await Promise.race([this.ask("ui/resource-teardown", { reason }), new Promise((done) => setTimeout(done, 5000))]);
+      }
       this.state = "closed";
       this.frame.remove();
       this.box.dataset.state = "closed";

@@ -33,6 +33,9 @@ SERVER = HERE / "web_server.py"
 class InspectorProcess:
     """``wiremcp inspect --web ARGS``: ``url``, ``port`` and ``token`` once it serves."""
 
+    #: What the inspector wrote on stderr, once stopped.
+    stderr: str = ""
+
     def __init__(self, *args: str) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "wiremcp", "inspect", "--web", *args],

@@ -229,6 +229,17 @@ class AppHost:
         )
         return [json.loads(text) for text in texts]
 
+    async def wait_for_server_envelope(self, where: Callable[[dict[str, Any]], bool], *, timeout: float = 60.0) -> dict[str, Any]:
+        """The first client-server envelope that ``where`` accepts, once the wire view shows it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for message in await self.server_envelopes():
+                if where(message):
+                    return message
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no client-server envelope matching within {timeout} s")
+            await asyncio.sleep(0.05)
+
     async def click(self, selector: str) -> None:
         """Click in the host page (a confirmation's Open or Refuse: ``.view .confirm [data-action=refuse]``)."""
         await self.page.click(selector)

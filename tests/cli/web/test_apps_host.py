@@ -111,6 +111,7 @@ def test_the_sdk_view_initializes_gets_input_and_result_calls_tools_and_resizes(
             )
             assert again.message["params"]["arguments"] == {"count": 2}
             assert "result" in (await view.wait_for_reply(again)).message
+            await host.wait_for_server_envelope(lambda m: m.get("method") == "tools/call" and m["params"]["arguments"] == {"count": 2})
             calls = [m for m in await host.server_envelopes() if m.get("method") == "tools/call"]
             assert [c["params"]["name"] for c in calls][:1] == ["roll_dice"] and len(calls) >= 3
             # the SDK reports its size; the host sizes the frame to its height
@@ -189,6 +190,7 @@ def test_a_view_that_breaks_the_rules_is_refused_and_nothing_reaches_the_server(
             assert reply(envelopes, view, "tools/call", name="app_echo", arguments={"text": "from the view"}).message["result"][
                 "content"
             ] == [{"type": "text", "text": "echo: from the view"}]
+            await host.wait_for_server_envelope(lambda m: m.get("method") == "tools/call" and m["params"]["name"] == "app_echo")
             names = [m["params"]["name"] for m in await host.server_envelopes() if m.get("method") == "tools/call"]
             assert names == ["probe", "app_echo"]
             # an unknown method: -32601, and the checker says why

@@ -143,7 +143,15 @@ class View:
 
     async def _frame(self) -> FrameContext:
         if self._context is None:
-            self._context = await self.page.frame_context(await self.view_path())
+            path = await self.view_path()
+            deadline = time.monotonic() + 60
+            while self._context is None:
+                try:  # the view's frame runs in a process of its own: its DevTools session may attach a moment later
+                    self._context = await self.page.frame_context(path)
+                except AssertionError:
+                    if time.monotonic() > deadline:
+                        raise
+                    await asyncio.sleep(0.05)
         return self._context
 
     async def view_path(self) -> str:

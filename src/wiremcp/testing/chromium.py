@@ -161,6 +161,8 @@ class Page:
                 task = asyncio.ensure_future(self._attached(data["params"]))
                 self._attaching.add(task)
                 task.add_done_callback(self._attaching.discard)
+            elif data.get("method") == "Target.detachedFromTarget":
+                self.sessions.pop(data["params"].get("sessionId", ""), None)
             elif data.get("method") == "Page.frameNavigated" and data.get("sessionId") in self.sessions:
                 if "parentId" not in data["params"]["frame"]:
                     self.sessions[data["sessionId"]] = data["params"]["frame"].get("url", "")
@@ -195,11 +197,21 @@ class Page:
         await self.send("Page.navigate", {"url": url})
         await self.wait_for("document.readyState === 'complete'")
 
+    async def _tree(self, session: str | None) -> Any:
+        try:
+            return await self.send("Page.getFrameTree", None, session)
+        except AssertionError:
+            if session is None:
+                raise
+            return None  # a frame that went away between the listing and the question
+
     async def frame_urls(self) -> list[str]:
         """The URL of every frame of the tab, in this process or another."""
         urls = []
         for session in (None, *self.sessions):
-            tree = await self.send("Page.getFrameTree", None, session)
+            tree = await self._tree(session)
+            if tree is None:
+                continue
             stack = [tree["frameTree"]]
             while stack:
                 node = stack.pop()
@@ -214,7 +226,9 @@ class Page:
         frame's own listeners) but not its JavaScript globals.
         """
         for session in (None, *self.sessions):
-            tree = await self.send("Page.getFrameTree", None, session)
+            tree = await self._tree(session)
+            if tree is None:
+                continue
             stack = [tree["frameTree"]]
             while stack:
                 node = stack.pop()

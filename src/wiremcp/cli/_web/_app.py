@@ -20,7 +20,9 @@ request passes `refusal` before anything else, and fails with 403 when:
 Every response, 403 included, carries `SECURITY_HEADERS`: a strict
 Content-Security-Policy (scripts, styles, images and connections from this
 origin only, no inline script or style, no frames around it, no base URL,
-no form submission), ``X-Content-Type-Options: nosniff``,
+no form submission; `page_csp`: the one frame source it allows is the
+sandbox proxy's origin, ``http://127.0.0.1:SANDBOX_PORT``, where MCP Apps
+views are rendered, and without a sandbox none), ``X-Content-Type-Options: nosniff``,
 ``Referrer-Policy: no-referrer`` (the token is in the URL) and
 ``Cache-Control: no-store``. POST bodies are ``application/json`` (else
 415; a cross-origin page cannot send that type without a preflight we never
@@ -30,8 +32,12 @@ The page can list, call, read, get a prompt and answer an elicitation. It can
 never start a command or choose a server: the target was fixed on the
 command line. Routes, under ``/TOKEN/``: ``GET`` the page (``""``), its
 static files, ``events`` (Server-Sent Events: ``reset``, ``state``,
-``wire``, ``note``, ``elicit``, ``elicit-done``), ``api/state``; ``POST``
-``api/call``, ``api/elicit``, ``api/refresh``.
+``wire``, ``note``, ``elicit``, ``elicit-done``), ``api/state``,
+``api/host`` (the sandbox proxy's URL); ``POST`` ``api/call``,
+``api/elicit``, ``api/refresh``, ``api/view-wire`` (an envelope between a
+view and the page's host bridge, recorded and checked:
+`Inspector.on_view_wire`), ``api/view-csp`` (the CSP the sandbox builds
+for a ``_meta.ui.csp``, to show it).
 """
 
 from __future__ import annotations
@@ -46,7 +52,9 @@ import orjson
 from ...client import ClientError
 from ._session import AnswerError, Inspector, encode_event
 
-__all__ = ["InspectorApp", "SECURITY_HEADERS", "CSP", "MAX_BODY", "STATIC"]
+from ._sandbox import SandboxApp, view_csp
+
+__all__ = ["InspectorApp", "SECURITY_HEADERS", "CSP", "MAX_BODY", "STATIC", "page_csp"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -57,8 +65,7 @@ CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
     "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 )
-SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
-    (b"content-security-policy", CSP.encode()),
+_OTHER_HEADERS: list[tuple[bytes, bytes]] = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),
@@ -66,6 +73,7 @@ SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
     (b"cross-origin-resource-policy", b"same-origin"),
     (b"cache-control", b"no-store"),
 ]
+SECURITY_HEADERS: list[tuple[bytes, bytes]] = [(b"content-security-policy", CSP.encode()), *_OTHER_HEADERS]
 #: Largest POST body, in bytes.
 MAX_BODY = 1 << 20
 #: The page and its files: URL name -> (file in static/, content type).
@@ -74,7 +82,14 @@ STATIC = {
     "inspector.js": ("inspector.js", b"text/javascript; charset=utf-8"),
     "inspector.css": ("inspector.css", b"text/css; charset=utf-8"),
     "favicon.svg": ("favicon.svg", b"image/svg+xml"),
+    "apps.js": ("apps.js", b"text/javascript; charset=utf-8"),
 }
+_POSTS = ("api/call", "api/elicit", "api/refresh", "api/view-wire", "api/view-csp")
+
+
+def page_csp(sandbox_origin: str | None) -> str:
+    """`CSP` with ``frame-src`` the sandbox proxy's origin (MCP Apps views), or unchanged without one."""
+    return CSP if sandbox_origin is None else CSP.replace("; frame-ancestors", f"; frame-src {sandbox_origin}; frame-ancestors")
 _FETCH_SITES = (b"same-origin", b"none")
 _CHECKED = (b"host", b"origin", b"sec-fetch-site")
 
@@ -86,10 +101,11 @@ def _static(name: str) -> bytes:
 class InspectorApp:
     """ASGI app serving one `Inspector` at ``http://127.0.0.1:PORT/TOKEN/``; set `port` once bound."""
 
-    def __init__(self, inspector: Inspector, token: str, port: int = 0) -> None:
+    def __init__(self, inspector: Inspector, token: str, port: int = 0, sandbox: SandboxApp | None = None) -> None:
         if len(token) < 16:
             raise ValueError("the token must be at least 16 characters")
         self.inspector = inspector
+        self.sandbox = sandbox
         self.token = token.encode()
         self.port = port
         #: The one-time token of the URL handed to a browser's command line (`new_launch`), or None.
@@ -146,7 +162,7 @@ class InspectorApp:
             return  # websockets are not served (uvicorn refuses the handshake)
         why = self.refusal(scope)
         if why is not None:
-            await _reply(send, 403, why.encode(), b"text/plain; charset=utf-8")
+            await self._reply(send, 403, why.encode(), b"text/plain; charset=utf-8")
             return
         if self._is_launch(scope):  # spent at once: whoever reads it later finds nothing
             self.launch = None
@@ -157,27 +173,29 @@ class InspectorApp:
             return
         route = str(scope["path"]).lstrip("/").partition("/")[2]
         if not str(scope["path"]).lstrip("/").count("/"):
-            await _reply(send, 308, b"", b"text/plain", [(b"location", b"/" + self.token + b"/")])
+            await self._reply(send, 308, b"", b"text/plain", [(b"location", b"/" + self.token + b"/")])
             return
         method = scope["method"]
-        if route in self.files or route in ("events", "api/state"):
+        if route in self.files or route in ("events", "api/state", "api/host"):
             if method != "GET":
-                await _reply(send, 405, b"use GET", b"text/plain; charset=utf-8", [(b"allow", b"GET")])
+                await self._reply(send, 405, b"use GET", b"text/plain; charset=utf-8", [(b"allow", b"GET")])
             elif route == "events":
                 await self.events(receive, send)
             elif route == "api/state":
-                await _json(send, 200, self.inspector.state)
+                await self._json(send, 200, self.inspector.state)
+            elif route == "api/host":
+                await self._json(send, 200, {"sandbox": self.sandbox.url if self.sandbox is not None else None})
             else:
                 body, kind = self.files[route]
-                await _reply(send, 200, body, kind)
+                await self._reply(send, 200, body, kind)
             return
-        if route in ("api/call", "api/elicit", "api/refresh"):
+        if route in _POSTS:
             if method != "POST":
-                await _reply(send, 405, b"use POST", b"text/plain; charset=utf-8", [(b"allow", b"POST")])
+                await self._reply(send, 405, b"use POST", b"text/plain; charset=utf-8", [(b"allow", b"POST")])
                 return
             await self.api(route, scope, receive, send)
             return
-        await _reply(send, 404, b"not found", b"text/plain; charset=utf-8")
+        await self._reply(send, 404, b"not found", b"text/plain; charset=utf-8")
 
     async def api(self, route: str, scope: Scope, receive: Receive, send: Send) -> None:
         content_type = b""
@@ -185,7 +203,7 @@ class InspectorApp:
             if bytes(name).lower() == b"content-type":
                 content_type = bytes(value).split(b";")[0].strip().lower()
         if content_type != b"application/json":
-            await _json(send, 415, {"error": "Content-Type must be application/json"})
+            await self._json(send, 415, {"error": "Content-Type must be application/json"})
             return
         body = bytearray()
         while True:
@@ -194,30 +212,37 @@ class InspectorApp:
                 return
             body.extend(message.get("body", b""))
             if len(body) > MAX_BODY:
-                await _json(send, 413, {"error": f"the body is over {MAX_BODY} bytes"})
+                await self._json(send, 413, {"error": f"the body is over {MAX_BODY} bytes"})
                 return
             if not message.get("more_body", False):
                 break
         try:
             request = orjson.loads(body)
         except orjson.JSONDecodeError as exc:
-            await _json(send, 400, {"error": f"the body is not JSON: {exc}"})
+            await self._json(send, 400, {"error": f"the body is not JSON: {exc}"})
             return
         try:
             if route == "api/call":
-                await _json(send, 200, await self.inspector.call(request))
+                await self._json(send, 200, await self.inspector.call(request))
             elif route == "api/elicit":
                 self.inspector.answer(request)
-                await _json(send, 200, {"ok": True})
+                await self._json(send, 200, {"ok": True})
+            elif route == "api/view-wire":
+                await self._json(send, 200, self.inspector.on_view_wire(request))
+            elif route == "api/view-csp":
+                if type(request) is not dict:
+                    raise AnswerError(400, 'the body is {"csp": ...}')
+                built = view_csp(request.get("csp"))
+                await self._json(send, 200, {"policy": built.policy, "applied": built.applied, "dropped": built.dropped})
             else:
                 try:
                     state = await self.inspector.refresh()
                 except ClientError as exc:
-                    await _json(send, 200, {"ok": False, "error": {"message": str(exc)}})
+                    await self._json(send, 200, {"ok": False, "error": {"message": str(exc)}})
                     return
-                await _json(send, 200, {"ok": True, "state": state})
+                await self._json(send, 200, {"ok": True, "state": state})
         except AnswerError as exc:
-            await _json(send, exc.status, {"error": exc.message})
+            await self._json(send, exc.status, {"error": exc.message})
 
     async def events(self, receive: Receive, send: Send) -> None:
         """The page's event stream, until the page goes away or the inspector closes."""
@@ -226,7 +251,7 @@ class InspectorApp:
             {
                 "type": "http.response.start",
                 "status": 200,
-                "headers": [(b"content-type", b"text/event-stream"), *SECURITY_HEADERS],
+                "headers": [(b"content-type", b"text/event-stream"), *self.security_headers],
             }
         )
 
@@ -263,12 +288,17 @@ class InspectorApp:
             except (OSError, RuntimeError):
                 pass
 
+    @property
+    def security_headers(self) -> list[tuple[bytes, bytes]]:
+        """`SECURITY_HEADERS`, with `page_csp` once a sandbox proxy serves views."""
+        if self.sandbox is None:
+            return SECURITY_HEADERS
+        return [(b"content-security-policy", page_csp(self.sandbox.origin).encode()), *_OTHER_HEADERS]
 
-async def _reply(send: Send, status: int, body: bytes, kind: bytes, extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    headers = [(b"content-type", kind), (b"content-length", b"%d" % len(body)), *SECURITY_HEADERS, *(extra or ())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    async def _reply(self, send: Send, status: int, body: bytes, kind: bytes, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+        headers = [(b"content-type", kind), (b"content-length", b"%d" % len(body)), *self.security_headers, *(extra or ())]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
-
-async def _json(send: Send, status: int, data: Any) -> None:
-    await _reply(send, status, orjson.dumps(data), b"application/json")
+    async def _json(self, send: Send, status: int, data: Any) -> None:
+        await self._reply(send, status, orjson.dumps(data), b"application/json")

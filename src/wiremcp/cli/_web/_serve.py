@@ -12,6 +12,11 @@
 The address is always 127.0.0.1 (no option changes it); the port is
 ``--web-port`` (default 0: a free one). The token is 32 random bytes
 (`secrets.token_urlsafe`).
+
+The inspector is an MCP Apps host (docs/apps.md, "The inspector as a host"):
+the client declares ``io.modelcontextprotocol/ui`` (`APPS_CAPABILITIES`),
+and a second uvicorn server on another free port of 127.0.0.1 serves the
+sandbox proxy (`SandboxApp`, its own token), in the same event loop.
 """
 
 from __future__ import annotations
@@ -27,11 +32,14 @@ from typing import Any, Callable
 
 from ...client import Client, ClientError
 from ._app import InspectorApp
+from ._sandbox import SandboxApp
 from ._session import ClientFactory, Inspector
 
-__all__ = ["WebServer", "run_inspect", "WebRunner", "new_token"]
+__all__ = ["WebServer", "run_inspect", "WebRunner", "new_token", "APPS_CAPABILITIES"]
 
 HOST = "127.0.0.1"
+#: What the inspector's client declares: it renders MCP Apps views (apps.mdx, "Client (Host) Capabilities").
+APPS_CAPABILITIES: dict[str, Any] = {"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}}
 
 
 def new_token() -> str:
@@ -45,18 +53,28 @@ class WebServer:
         import uvicorn
 
         self.inspector = inspector
-        self.app = InspectorApp(inspector, token or new_token())
+        self.sandbox = SandboxApp(new_token())
+        self.app = InspectorApp(inspector, token or new_token(), sandbox=self.sandbox)
         self.config = uvicorn.Config(
             self.app, host=HOST, port=port, lifespan="off", log_level="warning", access_log=False,
             timeout_graceful_shutdown=2, ws="none",
         )
         self.server = uvicorn.Server(self.config)
+        self.sandbox_config = uvicorn.Config(
+            self.sandbox, host=HOST, port=0, lifespan="off", log_level="warning", access_log=False,
+            timeout_graceful_shutdown=2, ws="none",
+        )
+        self.sandbox_server = uvicorn.Server(self.sandbox_config)
         self.sock: socket.socket | None = None
+        self.sandbox_sock: socket.socket | None = None
 
     def bind(self) -> str:
         self.sock = self.config.bind_socket()
         self.sock.listen(self.config.backlog)  # bind_socket does not listen: a page may connect as soon as the URL is out
-        self.app.port = self.sock.getsockname()[1]
+        self.app.port = self.sandbox.page_port = self.sock.getsockname()[1]
+        self.sandbox_sock = self.sandbox_config.bind_socket()
+        self.sandbox_sock.listen(self.sandbox_config.backlog)
+        self.sandbox.port = self.sandbox_sock.getsockname()[1]
         return self.url
 
     @property
@@ -70,12 +88,18 @@ class WebServer:
         return f"http://{HOST}:{self.app.port}/{token}/"
 
     async def serve(self) -> None:
-        assert self.sock is not None, "bind() first"
-        await self.server.serve(sockets=[self.sock])
+        assert self.sock is not None and self.sandbox_sock is not None, "bind() first"
+        sandbox = asyncio.ensure_future(self.sandbox_server.serve(sockets=[self.sandbox_sock]))
+        try:
+            await self.server.serve(sockets=[self.sock])
+        finally:
+            self.sandbox_server.should_exit = True
+            await sandbox
 
     async def stop(self) -> None:
         await self.inspector.aclose()  # ends the event streams, so that uvicorn can finish
         self.server.should_exit = True
+        self.sandbox_server.should_exit = True
 
 
 def run_inspect(args: argparse.Namespace, tail: list[str] | None, make_client: Callable[..., Client]) -> int:
@@ -90,7 +114,7 @@ def run_inspect(args: argparse.Namespace, tail: list[str] | None, make_client: C
     target = tail if tail is not None else list(args.target)
 
     def factory(on_wire: Any, elicitation: Any) -> Client:
-        return make_client(target, args, on_wire, elicitation=elicitation, command=tail is not None)
+        return make_client(target, args, on_wire, elicitation=elicitation, command=tail is not None, capabilities=APPS_CAPABILITIES)
 
     try:
         return asyncio.run(_inspect_main(args, " ".join(target), factory))
@@ -138,7 +162,7 @@ class WebRunner:
     def _factory(self, on_wire: Any, elicitation: Any) -> Client:
         return Client.stdio(
             sys.executable, ["-m", "wiremcp", "run", self.target], env=self.env,
-            name="wiremcp-dev-web", on_wire=on_wire, elicitation=elicitation,
+            name="wiremcp-dev-web", on_wire=on_wire, elicitation=elicitation, capabilities=APPS_CAPABILITIES,
         )
 
     def _main(self) -> None:

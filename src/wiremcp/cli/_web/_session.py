@@ -32,13 +32,14 @@ import asyncio
 import itertools
 import time
 from collections import deque
-from typing import Any, Awaitable, Callable, Literal, TypedDict
+from typing import Any, Awaitable, Callable, Literal, NotRequired, TypedDict
 
 import orjson
 
 from ...client import Client, ClientError, ConnectionClosed, RemoteError
 from ...protocol import Era
 from .._wirecheck import Problem, WireChecker
+from ._viewcheck import ViewChecker
 
 __all__ = ["Inspector", "Record", "ClientFactory", "HISTORY", "QUEUE", "AnswerError"]
 
@@ -46,6 +47,8 @@ __all__ = ["Inspector", "Record", "ClientFactory", "HISTORY", "QUEUE", "AnswerEr
 HISTORY = 5000
 #: How many events may wait for one page before it is disconnected.
 QUEUE = 20000
+#: How many views' conversations are checked at once (the oldest is forgotten first).
+VIEWS = 64
 
 #: Makes the client: ``factory(on_wire, elicitation)``.
 ClientFactory = Callable[[Callable[[str, bytes], None], Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]], Client]
@@ -58,9 +61,10 @@ class Record(TypedDict):
 
     seq: int
     channel: str
-    #: ``"c2s"``/``"s2c"`` on client-server (later ``"v2h"``/``"h2v"`` on view-host).
+    #: ``"c2s"``/``"s2c"`` on client-server, ``"v2h"``/``"h2v"`` on view-host.
     direction: str
-    #: Who sent it and who received it: ``"client"``/``"server"`` (later ``"view"``/``"host"``).
+    #: Who sent it and who received it: ``"client"``/``"server"``, or ``"view"``/``"host"``
+    #: (``"sandbox"`` for the sandbox proxy's own reserved messages).
     sender: str
     receiver: str
     #: Milliseconds since the inspector started.
@@ -74,6 +78,8 @@ class Record(TypedDict):
     id: Any
     text: str
     problems: list[Problem]
+    #: On view-host: the number of the view in the page.
+    view: NotRequired[int]
 
 
 class AnswerError(Exception):
@@ -115,6 +121,7 @@ class Inspector:
         self.questions: dict[int, tuple[dict[str, Any], asyncio.Future[dict[str, Any]]]] = {}
         self.question_ids = itertools.count(1)
         self.state: dict[str, Any] = {"connected": False, "target": target}
+        self.view_checkers: dict[int, ViewChecker] = {}
 
     # -- the client ------------------------------------------------------------------------
 
@@ -289,6 +296,69 @@ class Inspector:
         }
         self.records.append(record)
         self.publish("wire", record)
+
+    def on_view_wire(self, body: Any) -> list[Record]:
+        """The postMessage envelopes the page's host bridge saw, in order: a list of
+        ``{"view", "direction", "text", "sender"?, "age_ms"?}`` (``age_ms``: how long ago the page saw it)."""
+        if type(body) is not list or not body:
+            raise AnswerError(400, "the body is a non-empty list of envelopes")
+        for item in body:
+            if type(item) is not dict:
+                raise AnswerError(400, "each envelope is an object")
+            self._view_fields(item)
+        return [self._view_record(item) for item in body]
+
+    def _view_fields(self, body: dict[str, Any]) -> None:
+        view, direction, text, sender = body.get("view"), body.get("direction"), body.get("text"), body.get("sender", "")
+        if type(view) is not int or view < 1:
+            raise AnswerError(400, "view must be the page's positive integer of the view")
+        if direction not in ("v2h", "h2v"):
+            raise AnswerError(400, "direction must be 'v2h' or 'h2v'")
+        if type(text) is not str:
+            raise AnswerError(400, "text must be the envelope as JSON text")
+        if sender not in ("", "sandbox"):
+            raise AnswerError(400, "sender is 'sandbox' or absent")
+        age = body.get("age_ms", 0)
+        if type(age) not in (int, float) or not 0 <= age <= 600000:
+            raise AnswerError(400, "age_ms is a number of milliseconds, 0 to 600000")
+
+    def _view_record(self, body: dict[str, Any]) -> Record:
+        view, direction, text, sender = body["view"], body["direction"], body["text"], body.get("sender", "")
+        checker = self.view_checkers.get(view)
+        if checker is None:
+            checker = self.view_checkers[view] = ViewChecker()
+            while len(self.view_checkers) > VIEWS:
+                del self.view_checkers[next(iter(self.view_checkers))]
+        t = round(self._now() - body.get("age_ms", 0), 3)
+        checked = checker.check_line(direction, text.encode(), sender)
+        kind, method, id_ = _kind(checked["msg"])
+        elapsed = None
+        key = (f"{view}:{direction}", type(id_) is str, id_)
+        if kind == "request":
+            self.sent_at[key] = t
+        elif kind in ("response", "error"):
+            at = self.sent_at.pop((f"{view}:{'h2v' if direction == 'v2h' else 'v2h'}", type(id_) is str, id_), None)
+            if at is not None:
+                elapsed = round(t - at, 3)
+        view_side = sender or "view"
+        record: Record = {
+            "seq": next(self.seq),
+            "channel": "view-host",
+            "direction": direction,
+            "sender": view_side if direction == "v2h" else "host",
+            "receiver": "host" if direction == "v2h" else view_side,
+            "t_ms": t,
+            "elapsed_ms": elapsed,
+            "method": method,
+            "kind": kind,
+            "id": id_,
+            "text": text,
+            "problems": checked["problems"],
+            "view": view,
+        }
+        self.records.append(record)
+        self.publish("wire", record)
+        return record
 
     # -- page streams ----------------------------------------------------------------------
 

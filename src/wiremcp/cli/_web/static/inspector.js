@@ -52,6 +52,7 @@
   }
 
   function renderState(state) {
+    lastState = state;
     const info = state.serverInfo || {};
     $("server-name").textContent = state.connected
       ? [info.name || "?", info.version || ""].join(" ").trim()
@@ -63,6 +64,7 @@
     error.hidden = !state.error;
     error.textContent = state.error ? "Not connected: " + state.error : "";
     if (state.instructions) $("server-meta").title = String(state.instructions);
+    if (window.wiremcpApps) window.wiremcpApps.setTools(state.tools || []);
     list("tools", state.tools || [], (t) => t.name, (t) => firstLine(t.description), openTool);
     list("resources", state.resources || [], (r) => r.name || r.uri, (r) => r.uri, readResource);
     list("templates", state.resourceTemplates || [], (r) => r.name || r.uriTemplate, (r) => r.uriTemplate, openTemplate);
@@ -195,7 +197,7 @@
   function openTool(tool) {
     openForm("Tool " + tool.name, tool.description,
       (box) => fields(box, tool.inputSchema),
-      (args) => call({ kind: "tool", name: tool.name, arguments: args }, "tools/call " + tool.name));
+      (args) => call({ kind: "tool", name: tool.name, arguments: args }, "tools/call " + tool.name, tool));
   }
 
   function openTemplate(template) {
@@ -220,7 +222,8 @@
     call({ kind: "resource", uri: resource.uri }, "resources/read " + resource.uri);
   }
 
-  async function call(request, title) {
+  // `tool`: the tool called; a tool with a ui:// view gets it rendered by the MCP Apps host (apps.js).
+  async function call(request, title, tool) {
     const box = el("div", { class: "result", "data-state": "running" }, el("h3", { text: title + ": running" }));
     $("result").prepend(box);
     let answer;
@@ -230,7 +233,19 @@
       answer = { ok: false, error: { message: e.message } };
     }
     showResult(box, title, answer);
+    if (tool && answer.ok && window.wiremcpApps) return window.wiremcpApps.render(tool, request.arguments || {}, answer.result);
+    return null;
   }
+
+  // For tests and wiremcp.testing.apps: call a listed tool as its form would; resolves to the view's number, if any.
+  let lastState = {};
+  window.wiremcpInspector = {
+    callTool(name, args) {
+      const tool = (lastState.tools || []).find((t) => t.name === name);
+      if (!tool) return Promise.reject(new Error("no tool " + name));
+      return call({ kind: "tool", name, arguments: args || {} }, "tools/call " + name, tool);
+    },
+  };
 
   function content(blocks) {
     const out = [];
@@ -343,12 +358,13 @@
     const arrow = record.direction === "c2s" || record.direction === "v2h" ? "→" : "←";
     const line = el("summary", { class: "line" },
       el("span", { class: "time", text: "+" + record.t_ms.toFixed(1) + " ms" }),
-      el("span", { class: "arrow", text: `${arrow} ${record.sender} to ${record.receiver}` }),
+      el("span", { class: "arrow", text: `${arrow} ${record.sender} to ${record.receiver}${record.view === undefined ? "" : " (view " + record.view + ")"}` }),
       el("span", { class: "summary", text: summary(record) }),
       el("span", { class: "elapsed", text: record.elapsed_ms === null ? "" : record.elapsed_ms.toFixed(1) + " ms" }));
     const item = el("li", {
       class: record.direction + (record.kind === "error" ? " error-reply" : ""),
       "data-seq": record.seq, "data-channel": record.channel, "data-direction": record.direction,
+      "data-view": record.view === undefined ? "" : record.view,
       "data-kind": record.kind, "data-method": record.method || "",
     }, el("details", {}, line, el("pre", { class: "envelope", text: prettyText(record.text) })));
     for (const problem of record.problems) {

@@ -167,9 +167,9 @@ class InspectorApp:
         if self._is_launch(scope):  # spent at once: whoever reads it later finds nothing
             self.launch = None
             if scope["method"] != "GET" or str(scope["path"]).lstrip("/").partition("/")[2]:
-                await _reply(send, 403, b"wrong token", b"text/plain; charset=utf-8")
+                await self._reply(send, 403, b"wrong token", b"text/plain; charset=utf-8")
                 return
-            await _reply(send, 303, b"", b"text/plain", [(b"location", b"/" + self.token + b"/")])
+            await self._reply(send, 303, b"", b"text/plain", [(b"location", b"/" + self.token + b"/")])
             return
         route = str(scope["path"]).lstrip("/").partition("/")[2]
         if not str(scope["path"]).lstrip("/").count("/"):

@@ -30,10 +30,8 @@ share one listening socket (docs/deploy.md). Rules:
 
 from __future__ import annotations
 
-import errno
 import logging
 import os
-import socket
 import sys
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -64,6 +62,9 @@ def address_problem(host: str, port: int) -> str | None:
     """Why ``host:port`` cannot be bound (as uvicorn binds it), or None when it can."""
     if port == 0:
         return None
+    import errno
+    import socket  # HTTP only: stdio never loads it
+
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:

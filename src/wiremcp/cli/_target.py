@@ -37,9 +37,7 @@ import importlib.util
 import inspect
 import os
 import re
-import shutil
 import sys
-import traceback
 from dataclasses import dataclass
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Literal, NoReturn
@@ -90,6 +88,8 @@ def is_server_target(word: str) -> bool:
         return True
     if kind == "url" or not _MODULE.fullmatch(word):
         return False
+    import shutil  # on first use: only for a bare word after --
+
     return "." in word or ":" in word or shutil.which(word) is None
 
 
@@ -147,6 +147,8 @@ def _reraise(exc: BaseException, spec: str) -> NoReturn:
                 lines.append("    " + " " * column + "^" * width)
         raise TargetError("\n".join(lines)) from None
     tb = _user_frames(exc.__traceback__)
+    import traceback
+
     text = "".join(traceback.format_exception(type(exc), exc, tb)).rstrip()
     raise TargetError(f"importing {spec} failed:\n{text}") from None
 

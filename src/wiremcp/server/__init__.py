@@ -42,7 +42,7 @@ from ._inputs import Elicit, Resolve, Roots, Sample
 from ._workers import Workers
 
 # Tasks (io.modelcontextprotocol/tasks and 2025-11-25 tasks): the pluggable store.
-from ._tasks import MemoryTaskStore, SQLiteTaskStore, TaskRecord, TaskStore, TaskStoreError, default_task_db_path
+from ._tasks import MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError
 
 # Lifespan, middleware, composition.
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory, drain
@@ -66,6 +66,7 @@ from ._apps import RESOURCE_URI_META_KEY, UI_EXTENSION, UI_MIME_TYPE, UiCsp, Vis
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ._tasks._sqlite import SQLiteTaskStore, default_task_db_path
     from ._uri_template import TemplateError, UriTemplate
 else:
 
@@ -75,6 +76,10 @@ else:
             from . import _uri_template
 
             return getattr(_uri_template, name)
+        if name in ("SQLiteTaskStore", "default_task_db_path"):  # sqlite3 loads on first use
+            from ._tasks import _sqlite
+
+            return getattr(_sqlite, name)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["Server", "Context", "Emit", "Tool", "ToolAnnotations", "ToolError", "ToolResult", "text", "DEFAULT_LIST_TTL_MS"]

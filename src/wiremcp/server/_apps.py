@@ -64,7 +64,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, TypedDict
 
 from ..protocol.extensions import client_extensions
@@ -224,6 +223,8 @@ def ui_html(
         text = html
     elif file is not None:
         try:
+            from pathlib import Path  # on first use: file= only
+
             text = Path(file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ValueError(f"{where}: cannot read the HTML file {str(file)!r}: {exc}") from None

@@ -44,7 +44,7 @@ from ._backend import choose_backend, default_task_store, with_backend
 from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_keys, parse_level, setting
 from ._tools import Tool, ToolAnnotations
 from ._apps import UI_EXTENSION, UI_MIME_TYPE, ModelTools, UiCsp, Visibility, check_links, supports_apps, ui_resource_parts
-from ._tasks import SQLiteTaskStore, TaskStore, store_from_env
+from ._tasks import TaskStore, store_from_env
 from ._tasks._modes import TaskMode
 
 if TYPE_CHECKING:
@@ -328,9 +328,9 @@ class Server:
         restarts by default. ``task_store=`` or ``WIREMCP_TASK_STORE`` win.
         """
         if self._task_options["store"] is None:
-            self._task_options["store"] = SQLiteTaskStore
+            self._task_options["store"] = _sqlite_store
         if self.tasks is not None:
-            self.tasks.prefer(SQLiteTaskStore)
+            self.tasks.prefer(_sqlite_store)
 
     def enable_tasks(self) -> Tasks:
         """Serve tasks (docs/tasks.md): declare ``io.modelcontextprotocol/tasks``, answer ``tasks/*``.
@@ -1139,6 +1139,13 @@ def _decode_cursor(cursor: Any) -> int:
 
 def _drop(method: str, params: dict[str, Any]) -> None:
     return None
+
+
+def _sqlite_store() -> TaskStore:
+    """The embedded durable store (`_tasks._sqlite`); sqlite3 is imported when the first task needs it."""
+    from ._tasks._sqlite import SQLiteTaskStore
+
+    return SQLiteTaskStore()
 
 
 def _tasks_default(name: str) -> int | None:

@@ -71,15 +71,18 @@ class Envelope:
 
     @property
     def method(self) -> str | None:
+        """The envelope's ``method`` (a request or notification), or None for a response or a malformed one."""
         method = self.message.get("method") if isinstance(self.message, dict) else None
         return method if isinstance(method, str) else None
 
     @property
     def id(self) -> Any:
+        """The envelope's ``id`` (a request or response), or None."""
         return self.message.get("id") if isinstance(self.message, dict) else None
 
     @property
     def is_response(self) -> bool:
+        """True for a response: a ``result`` or an ``error``, and no ``method``."""
         return isinstance(self.message, dict) and "method" not in self.message and ("result" in self.message or "error" in self.message)
 
 
@@ -93,6 +96,7 @@ class View:
 
     @property
     def page(self) -> Page:
+        """The inspector page (a `Page` of the Chromium harness) the view is rendered in."""
         return self.host.page
 
     async def envelopes(self) -> list[Envelope]:
@@ -212,6 +216,7 @@ class View:
         return str(await self.page.evaluate(f"document.querySelector('.view[data-view=\"{self.number}\"] iframe').style.height"))
 
     async def display_mode(self) -> str:
+        """The display mode the host gave the view (``inline`` or ``fullscreen``)."""
         return str(await self.page.evaluate(f"document.querySelector('.view[data-view=\"{self.number}\"]').dataset.mode"))
 
 

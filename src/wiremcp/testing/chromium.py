@@ -87,6 +87,7 @@ class Chromium:
         self.close()
 
     def close(self) -> None:
+        """Stop the browser (terminate, then kill if it lingers) and remove its profile."""
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -194,6 +195,7 @@ class Page:
         return reply["result"].get("value")
 
     async def goto(self, url: str) -> None:
+        """Navigate to ``url`` and wait until the document is complete."""
         await self.send("Page.navigate", {"url": url})
         await self.wait_for("document.readyState === 'complete'")
 
@@ -256,10 +258,12 @@ class Page:
             await asyncio.sleep(0.05)
 
     async def click(self, selector: str) -> None:
+        """Click the first element matching the CSS ``selector`` (AssertionError when none does)."""
         found = await self.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (e) e.click(); return !!e; }})()")
         assert found, f"nothing matches {selector}"
 
     async def fill(self, selector: str, value: str) -> None:
+        """Set the value of the first input matching ``selector`` and fire its ``input`` event (AssertionError when none matches)."""
         script = (
             f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return false;"
             f" e.value = {json.dumps(value)}; e.dispatchEvent(new Event('input', {{bubbles: true}})); return true; }})()"
@@ -274,5 +278,6 @@ class Page:
         raise AssertionError(f"no response for a URL containing {url_part!r}")
 
     async def screenshot(self, path: Path) -> None:
+        """Write a PNG screenshot of the page to ``path``."""
         shot = await self.send("Page.captureScreenshot", {"format": "png"})
         path.write_bytes(base64.b64decode(shot["data"]))

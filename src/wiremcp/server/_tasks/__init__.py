@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ._memory import MemoryTaskStore
 from ._modes import DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS, TaskMode
-from ._sqlite import SQLiteTaskStore, default_task_db_path
 from ._store import NON_TERMINAL, TERMINAL, TaskRecord, TaskStatus, TaskStore, TaskStoreError
 
 __all__ = [
@@ -45,6 +44,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from ._runtime import Tasks
+    from ._sqlite import SQLiteTaskStore, default_task_db_path
 else:
 
     def __getattr__(name: str) -> Any:
@@ -52,6 +52,10 @@ else:
             from ._runtime import Tasks
 
             return Tasks
+        if name in ("SQLiteTaskStore", "default_task_db_path"):  # sqlite3 only when it is used
+            from . import _sqlite
+
+            return getattr(_sqlite, name)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -67,8 +71,12 @@ def store_from_env(environ: dict[str, str] | None = None) -> Callable[[], TaskSt
     if raw == "memory":
         return MemoryTaskStore
     if raw == "sqlite":
+        from ._sqlite import SQLiteTaskStore
+
         return lambda: SQLiteTaskStore()
     if raw.startswith("sqlite:") and len(raw) > len("sqlite:"):
+        from ._sqlite import SQLiteTaskStore
+
         path = raw[len("sqlite:"):]
         return lambda: SQLiteTaskStore(path)
     raise ValueError(f"{ENV_STORE} is 'memory', 'sqlite' or 'sqlite:PATH', not {raw!r}")

@@ -45,6 +45,7 @@ from ._tasks._runtime import TaskMode
 from ._workers import Workers
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
 from ._middleware import Middleware, install
+from ._telemetry import wanted as telemetry_wanted
 from ._mount import Mount, check_mountable
 from ._forward import Forwarder, Upstream
 
@@ -102,6 +103,7 @@ class Server:
         task_store: TaskStore | Callable[[], TaskStore] | None = None,
         task_ttl_ms: int | None = None,
         task_poll_interval_ms: int | None = None,
+        telemetry: bool | None = None,
     ) -> None:
         # Settings: an argument wins, then a WIREMCP_* variable, then the default (see _settings).
         list_ttl_ms = setting("list_ttl_ms", list_ttl_ms, DEFAULT_LIST_TTL_MS, int)
@@ -179,6 +181,11 @@ class Server:
         self.shutdown_grace = shutdown_grace
         #: MCP-level middleware, outermost first (see _middleware); empty costs nothing.
         self._middleware: list[Middleware] = []
+        # OpenTelemetry (see _telemetry): decided once, here; when on, the outermost middleware.
+        if telemetry_wanted(telemetry):
+            from ._telemetry import instrument
+
+            instrument(self)
         for each in middleware:
             self.add_middleware(each)
         #: Servers mounted into this one under a namespace (see _mount).

@@ -105,8 +105,8 @@ def http_server() -> Iterator[HTTPServer]:
     server.stop()
 
 
-def _client(transport: str, era: str, http_server: Any) -> Client:
-    options: dict[str, Any] = {"era": era, "telemetry": True, "elicitation": lambda params: {"action": "accept", "content": {"name": "Ada"}}}
+def _client(transport: str, era: str, http_server: Any, **more: Any) -> Client:
+    options: dict[str, Any] = {**more, "era": era, "telemetry": True, "elicitation": lambda params: {"action": "accept", "content": {"name": "Ada"}}}
     if transport == "stdio":
         return Client.stdio(sys.executable, ["-m", "wiremcp", "run", SERVER], env={**os.environ, "WIREMCP_OTEL": "1"}, **options)
     return Client.http(http_server.url, **options)
@@ -238,3 +238,37 @@ def test_spans_and_metrics_across_client_and_server(transport: str, era: str, re
     assert client_points and all(list(p.explicit_bounds) == BUCKETS for p in client_points)
     refused = [p for p in client_points if p.attributes.get("rpc.response.status_code") == "-32601"]
     assert refused and refused[0].attributes["error.type"] == "-32601"
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_task_continues_the_trace(transport: str, era: str, request: pytest.FixtureRequest) -> None:
+    """A tool run as a task: the call, every poll and the work itself are in the caller's trace."""
+    http_server = request.getfixturevalue("http_server") if transport == "http" else None
+    _exporter.clear()
+
+    async def main() -> tuple[str, dict[str, Any]]:
+        async with _client(transport, era, http_server, tasks=True) as client:
+            tracer = trace.get_tracer("tests")
+            with tracer.start_as_current_span("agent turn") as turn:
+                assert (await client.call_tool("report", {"year": 2026})).text == "report for 2026"
+            exported = (await client.call_tool("telemetry_export")).structured_content
+            return format(turn.get_span_context().trace_id, "032x"), exported
+
+    trace_id, exported = asyncio.run(main())
+    ours = [_client_span(s) for s in _exporter.get_finished_spans() if s.name != "agent turn"]
+    in_turn = [s for s in ours if s["trace_id"] == trace_id]
+    served = [s for s in exported["spans"] if s["trace_id"] == trace_id]
+    names = [s["name"] for s in in_turn]
+    # 2025-11-25: the client lists the tools first, to read the tool's execution.taskSupport
+    assert names[: names.index("tools/call report")] == ([] if era == "modern" else ["tools/list"])
+    followed = {s["attributes"]["mcp.method.name"] for s in in_turn[names.index("tools/call report") + 1 :]}
+    assert followed and all(method.startswith("tasks/") for method in followed)
+    by_id = {s["span_id"]: s for s in in_turn}
+    requests = [s for s in served if s["kind"] == "SERVER"]
+    assert len(requests) == len(in_turn)
+    for span in requests:
+        assert by_id[span["parent"]]["name"] == span["name"]
+    [work] = [s for s in served if s["name"] == "build report"]
+    [call] = [s for s in requests if s["name"] == "tools/call report"]
+    assert work["parent"] == call["span_id"]

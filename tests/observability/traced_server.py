@@ -9,6 +9,7 @@ attributes) and the points of ``mcp.server.operation.duration``.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from opentelemetry import metrics, trace
@@ -47,6 +48,17 @@ async def greet(ctx: wiremcp.Context) -> str:
     """Ask for a name (one MRTR round in 2026-07-28, a real elicitation request in 2025-11-25)."""
     answer = await ctx.elicit("Your name?", {"type": "object", "properties": {"name": {"type": "string"}}})
     return f"hello {answer['content']['name']}"
+
+
+tracer = trace.get_tracer("traced_server")
+
+
+@server.tool(task="always")
+async def report(year: int) -> str:
+    """Run as a task; the work makes a span of its own (it continues the request's trace)."""
+    with tracer.start_as_current_span("build report"):
+        await asyncio.sleep(0.01)
+    return f"report for {year}"
 
 
 @server.prompt()

@@ -1,0 +1,82 @@
+"""Telemetry is on only when asked, and off it costs nothing (docs/observability.md, "Switching it on").
+
+Off: no OpenTelemetry module is imported, ``Server.handle`` is the class's
+own method and the client's request path is its own (nothing is installed
+per instance), checked in a fresh interpreter after real calls. On: by the
+argument, by ``WIREMCP_OTEL``, or by a standard ``OTEL_*`` variable that
+configures an exporter or a service (``OTEL_SDK_DISABLED=true`` wins).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from wiremcp.client._telemetry import wanted as client_wanted
+from wiremcp.server._telemetry import wanted as server_wanted
+
+pytest.importorskip("opentelemetry.sdk", reason="the telemetry tests need the [otel] extra")
+
+PROBE = """
+import asyncio, sys
+import wiremcp
+
+server = wiremcp.Server("probe")
+
+@server.tool(inline=True)
+def echo(text: str) -> str:
+    return text
+
+async def main():
+    async with wiremcp.Client.memory(server) as client:
+        assert (await client.call_tool("echo", {"text": "hi"})).text == "hi"
+        return client
+
+client = asyncio.run(main())
+print(
+    sorted(name for name in sys.modules if name.split(".")[0] == "opentelemetry"),
+    "handle" in vars(server),
+    "_roundtrip" in vars(client),
+    len(server.middlewares),
+)
+"""
+
+
+def _probe(**env: str) -> str:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "WIREMCP_"))}
+    done = subprocess.run([sys.executable, "-c", PROBE], env={**clean, **env}, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_off_nothing_is_imported_or_installed() -> None:
+    assert _probe() == "[] False False 0"
+
+
+def test_off_by_the_variable_even_with_otel_variables_set() -> None:
+    assert _probe(WIREMCP_OTEL="0", OTEL_SERVICE_NAME="svc") == "[] False False 0"
+
+
+@pytest.mark.parametrize("env", [{"WIREMCP_OTEL": "1"}, {"OTEL_SERVICE_NAME": "svc"}, {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}])
+def test_on_by_the_environment(env: dict[str, str]) -> None:
+    modules, handle, roundtrip, middleware = _probe(**env).rsplit(" ", 3)
+    assert "'opentelemetry.trace'" in modules and "'opentelemetry.metrics'" in modules
+    assert (handle, roundtrip, middleware) == ("True", "True", "1")
+
+
+@pytest.mark.parametrize("wanted", [server_wanted, client_wanted])
+def test_the_decision(wanted) -> None:
+    assert wanted(True, {}) is True
+    assert wanted(False, {"WIREMCP_OTEL": "1"}) is False
+    assert wanted(None, {}) is False
+    assert wanted(None, {"WIREMCP_OTEL": "true"}) is True
+    assert wanted(None, {"WIREMCP_OTEL": "off", "OTEL_TRACES_EXPORTER": "otlp"}) is False
+    assert wanted(None, {"OTEL_TRACES_EXPORTER": "console"}) is True
+    assert wanted(None, {"OTEL_TRACES_EXPORTER": "console", "OTEL_SDK_DISABLED": "true"}) is False
+    # a variable that configures nothing on its own does not switch it on
+    assert wanted(None, {"OTEL_RESOURCE_ATTRIBUTES": "a=b"}) is False
+    with pytest.raises(ValueError, match="WIREMCP_OTEL"):
+        wanted(None, {"WIREMCP_OTEL": "maybe"})

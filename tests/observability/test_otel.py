@@ -239,6 +239,29 @@ def test_spans_and_metrics_across_client_and_server(transport: str, era: str, re
     refused = [p for p in client_points if p.attributes.get("rpc.response.status_code") == "-32601"]
     assert refused and refused[0].attributes["error.type"] == "-32601"
 
+    # -- a 2025-11-25 session's duration, on both sides (the server records it when the session ends)
+    sessions = [
+        point
+        for resource in data.resource_metrics
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+        if metric.name == "mcp.client.session.duration"
+        for point in metric.data.data_points
+        if point.attributes.get("network.transport") == ("pipe" if transport == "stdio" else "tcp")
+    ]
+    assert bool(sessions) is (era == "legacy")
+    if era == "legacy":
+        assert sessions[0].attributes["mcp.protocol.version"] == version
+        assert list(sessions[0].explicit_bounds) == BUCKETS
+    if transport == "http" and era == "legacy":  # the server is still up: ask it again, from a new client
+
+        async def again() -> dict[str, Any]:
+            async with Client.http(http_server.url) as client:
+                return (await client.call_tool("telemetry_export")).structured_content
+
+        points = [p for p in asyncio.run(again())["metrics"] if p["name"] == "mcp.server.session.duration"]
+        assert points[0]["attributes"] == {"network.transport": "tcp", "network.protocol.name": "http", "mcp.protocol.version": version}
+
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
 @pytest.mark.parametrize("transport", ["stdio", "http"])

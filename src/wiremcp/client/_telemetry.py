@@ -26,7 +26,9 @@ Rules:
   name; a ``tools/call`` result with ``isError: true`` to ``tool_error``.
   The exception propagates unchanged;
 * ``mcp.client.operation.duration`` (seconds) is recorded for every
-  request, with the low-cardinality attributes only.
+  request, with the low-cardinality attributes only;
+  ``mcp.client.session.duration`` once per legacy (2025-11-25) session, from
+  ``connect`` to ``aclose`` (both wrapped on the instance).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
+from ..protocol import Era
 from ..protocol.meta import PROTOCOL_VERSION
 from ._errors import RemoteError, RequestTimeout
 
@@ -49,7 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BUCKETS", "STANDARD_VARIABLES", "instrument", "wanted"]
 
-#: The explicit bucket boundaries the conventions give both operation-duration histograms (seconds).
+#: The explicit bucket boundaries the conventions give the operation- and session-duration histograms (seconds).
 BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 #: Standard OpenTelemetry variables that switch telemetry on when ``WIREMCP_OTEL`` is unset.
 STANDARD_VARIABLES = (
@@ -212,5 +215,34 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
             span.set_attribute("jsonrpc.request.id", str(out.id))
         return transmit(out, deadline)
 
+    session_duration = meter.create_histogram(
+        "mcp.client.session.duration",
+        unit="s",
+        description="The duration of the MCP session as observed on the MCP client.",
+        explicit_bucket_boundaries_advisory=list(BUCKETS),
+    )
+    connect = client.connect
+    aclose = client.aclose
+    opened: list[float] = []
+
+    async def connecting() -> None:
+        started = clock()
+        await connect()
+        if client._proto.era is Era.LEGACY:  # a 2025-11-25 session is open
+            opened[:] = [started]
+
+    async def closing() -> None:
+        try:
+            await aclose()
+        finally:
+            if opened:
+                attrs = _network(client.transport)
+                version = client._proto.protocol_version
+                if type(version) is str:
+                    attrs["mcp.protocol.version"] = version
+                session_duration.record(clock() - opened.pop(), attrs)
+
     client._roundtrip = traced  # type: ignore[method-assign]  # the instance's own, traced
     client._transmit = transmitting  # type: ignore[method-assign]  # likewise: it names the request id
+    client.connect = connecting  # type: ignore[method-assign]  # notes when a legacy session opens
+    client.aclose = closing  # type: ignore[method-assign]  # and records its duration when it ends

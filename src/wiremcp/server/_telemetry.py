@@ -33,7 +33,9 @@ Rules:
   ``cancelled``. The exception always propagates unchanged;
 * ``mcp.server.operation.duration`` (seconds, the conventions' bucket
   boundaries as advice) is recorded for every request with the
-  low-cardinality attributes only (no ids, no URIs).
+  low-cardinality attributes only (no ids, no URIs);
+  ``mcp.server.session.duration`` once per legacy (2025-11-25) session,
+  when it closes (``Server.open_session`` is wrapped on the instance).
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ __all__ = ["BUCKETS", "STANDARD_VARIABLES", "instrument", "wanted"]
 
 log = logging.getLogger("wiremcp.server")
 
-#: The explicit bucket boundaries the conventions give both operation-duration histograms (seconds).
+#: The explicit bucket boundaries the conventions give the operation- and session-duration histograms (seconds).
 BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 #: Standard OpenTelemetry variables that switch telemetry on when ``WIREMCP_OTEL`` is unset:
 #: each says an exporter or a service is configured for this process.
@@ -223,6 +225,36 @@ def instrument(server: Any, tracer_provider: Any = None, meter_provider: Any = N
             span.end()
             duration.record(elapsed, measured)
 
+    session_duration = meter.create_histogram(
+        "mcp.server.session.duration",
+        unit="s",
+        description="The duration of the MCP session as observed on the MCP server.",
+        explicit_bucket_boundaries_advisory=list(BUCKETS),
+    )
+    open_session = server.open_session
+
+    def opening(send_request: Any, notify: Any, *, session_id: str | None = None) -> Any:
+        session = open_session(send_request, notify, session_id=session_id)
+        close = session.close
+        opened = clock()
+        attrs: dict[str, Any] = (
+            {"network.transport": "pipe"}
+            if session_id is None
+            else {"network.transport": "tcp", "network.protocol.name": "http"}
+        )
+
+        def closing() -> None:
+            close()
+            if session.close is closing:  # once: a session may be closed again
+                session.close = close
+                if session.version is not None:
+                    attrs["mcp.protocol.version"] = session.version
+                session_duration.record(clock() - opened, attrs)
+
+        session.close = closing
+        return session
+
+    server.open_session = opening
     # Called by `Server.__init__` before the user's middleware is added: this one is outermost,
     # so its span covers the user's middleware too.
     server.add_middleware(telemetry)

@@ -7,7 +7,11 @@ Rules:
   one line naming ``host:port`` and ``--port``, exit status 2;
 * over stdio nothing goes to stdout but MCP, and with ``--log-level INFO``
   one line on stderr says what is served (name, version, transport, tools);
-* Ctrl-C ends the server with exit status 130 and no traceback.
+* Ctrl-C ends the server with exit status 130 and no traceback;
+* ``--log-format json`` makes every log line on stderr one JSON object and
+  adds one line per request (``server/_request_log.py``); ``--metrics PORT``
+  serves Prometheus metrics at ``/metrics`` on that port of ``--host``
+  (``server/_prometheus.py``), apart from the MCP endpoint.
 """
 
 from __future__ import annotations
@@ -46,17 +50,49 @@ def address_problem(host: str, port: int) -> str | None:
     return None
 
 
-def run_target(target: str, transport: Literal["stdio", "http"] = "stdio", **limits: Any) -> int:
+def run_target(
+    target: str,
+    transport: Literal["stdio", "http"] = "stdio",
+    *,
+    log_format: Literal["text", "json"] = "text",
+    metrics_port: int | None = None,
+    **limits: Any,
+) -> int:
     try:
         server = load_server(target)
     except TargetError as exc:
         print(f"wiremcp run: {exc}", file=sys.stderr)
         return 2
     if transport == "http":
-        problem = address_problem(limits.get("host", "127.0.0.1"), limits.get("port", 8000))
+        host = limits.get("host", "127.0.0.1")
+        problem = address_problem(host, limits.get("port", 8000))
+        if problem is None and metrics_port is not None:
+            problem = address_problem(host, metrics_port)
+            if problem is not None:
+                problem = problem.replace("--port", "--metrics")
         if problem is not None:
             print(f"wiremcp run: {problem}", file=sys.stderr)
             return 2
+    if log_format == "json":
+        from ..server._request_log import JSONFormatter, install_request_log
+
+        for handler in logging.getLogger().handlers:
+            handler.setFormatter(JSONFormatter())
+        requests = logging.getLogger("wiremcp.requests")
+        requests.setLevel(logging.INFO)  # one line per request whatever --log-level says
+        install_request_log(server, requests)
+    if metrics_port is not None:
+        from ..server._prometheus import install_metrics, serve_metrics
+
+        try:
+            registry = install_metrics(server)
+        except ImportError as exc:
+            print(f"wiremcp run: {exc}", file=sys.stderr)
+            return 2
+        host = limits.get("host", "127.0.0.1")
+        bound = serve_metrics(registry, host, metrics_port)
+        shown = f"[{host}]" if ":" in host else host
+        log.info("metrics at http://%s:%d/metrics", shown, bound)
     else:
         log.info(
             "serving %r version %s over stdio, %d tool(s)", server.name, server.version or "?", len(server.tools)

@@ -80,3 +80,38 @@ def test_the_decision(wanted) -> None:
     assert wanted(None, {"OTEL_RESOURCE_ATTRIBUTES": "a=b"}) is False
     with pytest.raises(ValueError, match="WIREMCP_OTEL"):
         wanted(None, {"WIREMCP_OTEL": "maybe"})
+
+
+TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+CALL = (
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":'
+    b'{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},'
+    b'"traceparent":"' + TRACEPARENT.encode() + b'"}}}\n'
+)
+
+
+def _run(env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "WIREMCP_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "wiremcp", "run", "examples/echo.py"],
+        input=CALL, env={**clean, **env}, capture_output=True, timeout=60,
+        cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+    )
+
+
+def test_wiremcp_run_sets_up_the_sdk_from_the_environment() -> None:
+    """OTEL_TRACES_EXPORTER=console: on, exported to stderr (stdout carries only MCP), continuing the caller's trace."""
+    done = _run({"OTEL_TRACES_EXPORTER": "console", "OTEL_METRICS_EXPORTER": "none"})
+    assert done.returncode == 0, done.stderr
+    [reply] = done.stdout.splitlines()
+    assert b'"text":"hi"' in reply
+    err = done.stderr.decode()
+    assert '"name": "tools/call echo"' in err and '"kind": "SpanKind.SERVER"' in err
+    assert '"trace_id": "0x4bf92f3577b34da6a3ce929d0e0e4736"' in err and '"parent_id": "0x00f067aa0ba902b7"' in err
+    assert '"service.name": "echo"' in err  # the server's name, as OTEL_SERVICE_NAME is unset
+
+
+def test_an_unknown_exporter_is_refused() -> None:
+    done = _run({"OTEL_TRACES_EXPORTER": "zipkin"})
+    assert done.returncode == 2
+    assert b"OTEL_TRACES_EXPORTER='zipkin' is not supported by wiremcp run; use one of otlp, console, none" in done.stderr

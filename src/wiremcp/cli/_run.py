@@ -8,6 +8,8 @@ Rules:
 * over stdio nothing goes to stdout but MCP, and with ``--log-level INFO``
   one line on stderr says what is served (name, version, transport, tools);
 * Ctrl-C ends the server with exit status 130 and no traceback;
+* a server with telemetry on gets the OpenTelemetry SDK set up from the
+  ``OTEL_*`` variables, unless it set up its own (``_otel.py``);
 * ``--log-format json`` makes every log line on stderr one JSON object and
   adds one line per request (``server/_request_log.py``); ``--metrics PORT``
   serves Prometheus metrics at ``/metrics`` on that port of ``--host``
@@ -72,6 +74,14 @@ def run_target(
                 problem = problem.replace("--port", "--metrics")
         if problem is not None:
             print(f"wiremcp run: {problem}", file=sys.stderr)
+            return 2
+    if getattr(server, "telemetry", False):
+        from ._otel import configure_sdk
+
+        try:
+            configure_sdk(server.name)
+        except (ValueError, ImportError) as exc:
+            print(f"wiremcp run: {exc}", file=sys.stderr)
             return 2
     if log_format == "json":
         from ..server._request_log import JSONFormatter, install_request_log

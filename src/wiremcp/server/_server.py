@@ -182,7 +182,9 @@ class Server:
         #: MCP-level middleware, outermost first (see _middleware); empty costs nothing.
         self._middleware: list[Middleware] = []
         # OpenTelemetry (see _telemetry): decided once, here; when on, the outermost middleware.
-        if telemetry_wanted(telemetry):
+        #: Whether OpenTelemetry spans and metrics are made (the argument, else WIREMCP_OTEL / OTEL_*).
+        self.telemetry = telemetry_wanted(telemetry)
+        if self.telemetry:
             from ._telemetry import instrument
 
             instrument(self)

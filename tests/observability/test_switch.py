@@ -115,3 +115,47 @@ def test_an_unknown_exporter_is_refused() -> None:
     done = _run({"OTEL_TRACES_EXPORTER": "zipkin"})
     assert done.returncode == 2
     assert b"OTEL_TRACES_EXPORTER='zipkin' is not supported by wiremcp run; use one of otlp, console, none" in done.stderr
+
+
+def test_providers_of_its_own_instead_of_the_global_ones() -> None:
+    """``telemetry={"tracer_provider": ..., "meter_provider": ...}``: on, and nothing reaches the global providers."""
+    import asyncio
+
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    import wiremcp
+
+    def own() -> tuple[dict[str, object], InMemorySpanExporter, InMemoryMetricReader]:
+        exporter, reader = InMemorySpanExporter(), InMemoryMetricReader()
+        tracer_provider = TracerProvider()
+        tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+        return {"tracer_provider": tracer_provider, "meter_provider": MeterProvider(metric_readers=[reader])}, exporter, reader
+
+    server_side, server_spans, server_metrics = own()
+    client_side, client_spans, client_metrics = own()
+    server = wiremcp.Server("own", telemetry=server_side)
+
+    @server.tool(inline=True)
+    def echo(text: str) -> str:
+        return text
+
+    async def main() -> None:
+        async with wiremcp.Client.memory(server, telemetry=client_side) as client:
+            await client.call_tool("echo", {"text": "hi"})
+
+    asyncio.run(main())
+    [served] = [s for s in server_spans.get_finished_spans() if s.name == "tools/call echo"]
+    [sent] = [s for s in client_spans.get_finished_spans() if s.name == "tools/call echo"]
+    assert served.parent is not None and served.parent.span_id == sent.context.span_id
+    names = {m.name for r in server_metrics.get_metrics_data().resource_metrics for s in r.scope_metrics for m in s.metrics}
+    assert "mcp.server.operation.duration" in names
+    names = {m.name for r in client_metrics.get_metrics_data().resource_metrics for s in r.scope_metrics for m in s.metrics}
+    assert "mcp.client.operation.duration" in names
+    with pytest.raises(TypeError, match="unknown key"):
+        wiremcp.Server("own", telemetry={"tracer": None})
+    with pytest.raises(TypeError, match="telemetry is True, False, None or"):
+        wiremcp.Client.memory(server, telemetry="yes")

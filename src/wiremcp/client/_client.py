@@ -43,7 +43,7 @@ import inspect
 import logging
 import sys
 import time
-from typing import Any, AsyncIterator, Callable, Literal, Unpack, overload
+from typing import Any, AsyncIterator, Callable, Literal, Mapping, Unpack, overload
 
 from ..protocol import MODERN_VERSIONS, Era, methods
 from ..protocol.errors import HEADER_MISMATCH
@@ -188,7 +188,7 @@ class Client:
         connect_retry_delay: float | None = DEFAULT_CONNECT_RETRY_DELAY,
         transport_factory: Callable[[], ClientTransport] | None = None,
         tasks: bool = False,
-        telemetry: bool | None = None,
+        telemetry: bool | Mapping[str, Any] | None = None,
     ) -> None:
         self.transport = transport
         if client_info is None:
@@ -241,9 +241,9 @@ class Client:
         self._followers: dict[str, set[TaskHandle]] = {}
         # OpenTelemetry (see _telemetry): decided once, here; off, nothing is imported or wrapped.
         if telemetry_wanted(telemetry):
-            from ._telemetry import instrument
+            from ._telemetry import instrument, providers
 
-            instrument(self)
+            instrument(self, **providers(telemetry))
 
     def _new_protocol(self, transport: ClientTransport, eras: EraCache | None) -> ClientProtocol[_Waiter]:
         return ClientProtocol(

@@ -8,7 +8,9 @@ Rules:
 
 * off, it costs nothing: `wanted` decides at ``Client(...)`` time (the
   ``telemetry`` argument, else ``WIREMCP_OTEL``, else the standard
-  ``OTEL_*`` variables, as on the server). Only when it is on does
+  ``OTEL_*`` variables, as on the server; ``telemetry={"tracer_provider":
+  ..., "meter_provider": ...}`` is on, with those providers instead of the
+  global ones). Only when it is on does
   `instrument` import ``opentelemetry`` and replace the client's own
   ``_roundtrip`` (every request the client sends, era probe, ``initialize``,
   each MRTR round and each task poll included) and ``_transmit`` (which
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
     from ._options import CallOptions
     from ._protocol import Outgoing
 
-__all__ = ["BUCKETS", "STANDARD_VARIABLES", "instrument", "wanted"]
+__all__ = ["BUCKETS", "PROVIDERS", "STANDARD_VARIABLES", "instrument", "providers", "wanted"]
 
 #: The explicit bucket boundaries the conventions give the operation- and session-duration histograms (seconds).
 BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
@@ -72,10 +74,29 @@ _INSTRUMENTATION = "wiremcp"
 _sending: ContextVar[Any] = ContextVar("wiremcp.client.span", default=None)
 
 
-def wanted(explicit: bool | None, environ: Mapping[str, str] = os.environ) -> bool:
-    """Whether telemetry is on: ``explicit``, else ``WIREMCP_OTEL``, else any of `STANDARD_VARIABLES`."""
-    if explicit is not None:
+#: What ``telemetry=`` may name instead of the global providers.
+PROVIDERS = ("tracer_provider", "meter_provider")
+
+
+def providers(setting: bool | Mapping[str, Any] | None) -> dict[str, Any]:
+    """The providers a ``telemetry={...}`` setting names (none for a bool: the global ones)."""
+    if setting is None or type(setting) is bool:
+        return {}
+    if not isinstance(setting, Mapping):
+        raise TypeError(f"telemetry is True, False, None or {{'tracer_provider': ..., 'meter_provider': ...}}, not {setting!r}")
+    unknown = set(setting) - set(PROVIDERS)
+    if unknown:
+        raise TypeError(f"telemetry: unknown key(s) {sorted(unknown)}; the keys are {', '.join(PROVIDERS)}")
+    return dict(setting)
+
+
+def wanted(explicit: bool | Mapping[str, Any] | None, environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether telemetry is on: ``explicit`` (providers mean on), else ``WIREMCP_OTEL``, else any of `STANDARD_VARIABLES`."""
+    if type(explicit) is bool:
         return explicit
+    if explicit is not None:
+        providers(explicit)  # checked now: a wrong key is a TypeError at construction
+        return True
     value = environ.get("WIREMCP_OTEL")
     if value is not None:
         lowered = value.strip().lower()

@@ -26,7 +26,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
-from typing import Any, Awaitable, Callable, Iterable, Literal, TypeVar, overload
+from typing import Any, Awaitable, Callable, Iterable, Literal, Mapping, TypeVar, overload
 
 from ..jsonrpc import InvalidParams, MethodNotFound, Request
 from ..protocol import MODERN_VERSIONS, methods
@@ -103,7 +103,7 @@ class Server:
         task_store: TaskStore | Callable[[], TaskStore] | None = None,
         task_ttl_ms: int | None = None,
         task_poll_interval_ms: int | None = None,
-        telemetry: bool | None = None,
+        telemetry: bool | Mapping[str, Any] | None = None,
     ) -> None:
         # Settings: an argument wins, then a WIREMCP_* variable, then the default (see _settings).
         list_ttl_ms = setting("list_ttl_ms", list_ttl_ms, DEFAULT_LIST_TTL_MS, int)
@@ -185,9 +185,9 @@ class Server:
         #: Whether OpenTelemetry spans and metrics are made (the argument, else WIREMCP_OTEL / OTEL_*).
         self.telemetry = telemetry_wanted(telemetry)
         if self.telemetry:
-            from ._telemetry import instrument
+            from ._telemetry import instrument, providers
 
-            instrument(self)
+            instrument(self, **providers(telemetry))
         for each in middleware:
             self.add_middleware(each)
         #: Servers mounted into this one under a namespace (see _mount).

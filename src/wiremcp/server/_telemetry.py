@@ -10,7 +10,9 @@ Rules:
 * off, it costs nothing: `wanted` decides at ``Server(...)`` time from the
   ``telemetry`` argument, else ``WIREMCP_OTEL``, else the standard
   ``OTEL_*`` variables (`STANDARD_VARIABLES`; ``OTEL_SDK_DISABLED=true``
-  wins over them). Only when it is on is this module's `instrument` called,
+  wins over them); ``telemetry={"tracer_provider": ..., "meter_provider":
+  ...}`` is on, with those providers instead of the global ones. Only when
+  it is on is this module's `instrument` called,
   which imports ``opentelemetry`` and registers one middleware, the
   outermost (``server/_middleware.py``): a server without telemetry keeps
   the class's own ``handle``, and nothing runs per request;
@@ -52,7 +54,7 @@ from ..protocol.meta import PROTOCOL_VERSION
 if TYPE_CHECKING:
     from ._middleware import Invocation, Middleware, Next
 
-__all__ = ["BUCKETS", "STANDARD_VARIABLES", "instrument", "wanted"]
+__all__ = ["BUCKETS", "PROVIDERS", "STANDARD_VARIABLES", "instrument", "providers", "wanted"]
 
 log = logging.getLogger("wiremcp.server")
 
@@ -74,10 +76,29 @@ _RESOURCE_METHODS = frozenset({"resources/read", "resources/subscribe", "resourc
 _INSTRUMENTATION = "wiremcp"
 
 
-def wanted(explicit: bool | None, environ: Mapping[str, str] = os.environ) -> bool:
-    """Whether telemetry is on: ``explicit``, else ``WIREMCP_OTEL``, else any of `STANDARD_VARIABLES`."""
-    if explicit is not None:
+#: What ``telemetry=`` may name instead of the global providers.
+PROVIDERS = ("tracer_provider", "meter_provider")
+
+
+def providers(setting: bool | Mapping[str, Any] | None) -> dict[str, Any]:
+    """The providers a ``telemetry={...}`` setting names (none for a bool: the global ones)."""
+    if setting is None or type(setting) is bool:
+        return {}
+    if not isinstance(setting, Mapping):
+        raise TypeError(f"telemetry is True, False, None or {{'tracer_provider': ..., 'meter_provider': ...}}, not {setting!r}")
+    unknown = set(setting) - set(PROVIDERS)
+    if unknown:
+        raise TypeError(f"telemetry: unknown key(s) {sorted(unknown)}; the keys are {', '.join(PROVIDERS)}")
+    return dict(setting)
+
+
+def wanted(explicit: bool | Mapping[str, Any] | None, environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether telemetry is on: ``explicit`` (providers mean on), else ``WIREMCP_OTEL``, else any of `STANDARD_VARIABLES`."""
+    if type(explicit) is bool:
         return explicit
+    if explicit is not None:
+        providers(explicit)  # checked now: a wrong key is a TypeError at construction
+        return True
     value = environ.get("WIREMCP_OTEL")
     if value is not None:
         lowered = value.strip().lower()

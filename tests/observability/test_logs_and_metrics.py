@@ -79,7 +79,8 @@ def test_json_log_lines_over_stdio() -> None:
     assert echo["trace_id"] == trace_id and len(echo["span_id"]) == 16
     assert by_method[("tools/call", "broken")]["outcome"] == "tool_error"
     missing = by_method[("no/such/method", None)]
-    assert missing["outcome"] == "error" and missing["code"] == -32601 and "no/such/method" in missing["message"]
+    assert missing["outcome"] == "error" and missing["code"] == -32601 and "no/such/method" in missing["error"]
+    assert missing["message"] == "no/such/method error"
     assert {line["id"] for line in served} == {line["id"] for line in served if type(line["id"]) is int}
 
 

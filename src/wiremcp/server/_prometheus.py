@@ -6,6 +6,10 @@ Rules:
   and wraps ``Server.open_session`` on the instance; nothing else changes,
   and a server without them keeps its plain ``handle``. ``prometheus_client``
   (the ``[otel]`` extra) is imported only here;
+* per request only plain Python values change (`_Stats`: the event loop is
+  their one writer); a prometheus_client collector reads them at scrape
+  time. Its own ``Counter``/``Histogram`` objects cost about 5 µs per
+  request here (a lock per update), several times more (docs/decisions.md);
 * the series, in their own `CollectorRegistry` (never the process-global
   one, so two servers in one process do not collide):
 
@@ -24,6 +28,8 @@ Rules:
 
 * ``method`` is the request's method when the server knows it, else
   ``other``: a client sending made-up methods cannot grow the series;
+* a duration ``d`` falls in the first bucket whose bound is >= ``d`` (the
+  Prometheus ``le`` rule);
 * `serve_metrics` exposes the registry in the text exposition format at
   ``/metrics`` on its own address (prometheus_client's server, in a daemon
   thread), apart from the MCP endpoint.
@@ -32,6 +38,7 @@ Rules:
 from __future__ import annotations
 
 import asyncio
+import bisect
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -49,36 +56,76 @@ _KNOWN = frozenset(
 ) | {"initialize", "ping", "tasks/get", "tasks/result", "tasks/cancel", "tasks/list", "tasks/update"}
 
 
+class _Stats:
+    """What the middleware counts, in plain Python values: the event loop is the only writer."""
+
+    __slots__ = ("requests", "durations", "in_flight", "sessions", "listening")
+
+    def __init__(self, listening: list[int]) -> None:
+        #: (method, outcome) -> count
+        self.requests: dict[tuple[str, str], int] = {}
+        #: method -> [count per bucket (the last is +Inf), sum of seconds]
+        self.durations: dict[str, list[Any]] = {}
+        self.in_flight = 0
+        self.sessions: set[Any] = set()
+        self.listening = listening
+
+
+def _collector(stats: _Stats) -> Any:
+    """A prometheus_client collector reading `_Stats` at scrape time (the pattern for stats kept elsewhere)."""
+    from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+    from prometheus_client.registry import Collector
+
+    bounds = [str(bound) for bound in BUCKETS] + ["+Inf"]
+
+    class Stats(Collector):
+        def collect(self) -> Any:
+            requests = CounterMetricFamily("wiremcp_requests", "MCP requests served", labels=("method", "outcome"))
+            for (method, outcome), count in list(stats.requests.items()):
+                requests.add_metric((method, outcome), count)
+            yield requests
+            durations = HistogramMetricFamily(
+                "wiremcp_request_duration_seconds", "Duration of MCP requests", labels=("method",), unit="seconds"
+            )
+            for method, (counts, total) in list(stats.durations.items()):
+                cumulative, running = [], 0
+                for bound, count in zip(bounds, list(counts)):
+                    running += count
+                    cumulative.append((bound, running))
+                durations.add_metric((method,), cumulative, total)
+            yield durations
+            yield GaugeMetricFamily("wiremcp_requests_in_flight", "MCP requests running now", value=stats.in_flight)
+            sessions = list(stats.sessions)
+            yield GaugeMetricFamily("wiremcp_sessions_open", "Open 2025-11-25 sessions", value=len(sessions))
+            yield GaugeMetricFamily(
+                "wiremcp_subscriptions_open",
+                "Open subscriptions/listen streams and 2025-11-25 resource subscriptions",
+                value=stats.listening[0] + sum(len(session.subscriptions) for session in sessions),
+            )
+
+    return Stats()
+
+
 def install_metrics(server: Any) -> Any:
     """The server's metrics: a new ``prometheus_client`` registry, fed by a middleware (see the module docs)."""
     try:
-        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+        from prometheus_client import CollectorRegistry
     except ImportError:
         raise ImportError("the metrics endpoint needs prometheus_client: pip install 'wiremcp[otel]'") from None
+    stats = _Stats(server._open_subscriptions)
     registry = CollectorRegistry(auto_describe=True)
-    requests = Counter("wiremcp_requests", "MCP requests served", ("method", "outcome"), registry=registry)
-    durations = Histogram(
-        "wiremcp_request_duration_seconds", "Duration of MCP requests", ("method",), buckets=BUCKETS, registry=registry
-    )
-    in_flight = Gauge("wiremcp_requests_in_flight", "MCP requests running now", registry=registry)
-    sessions: set[Any] = set()
-    Gauge("wiremcp_sessions_open", "Open 2025-11-25 sessions", registry=registry).set_function(lambda: len(sessions))
-    listening = server._open_subscriptions
-    Gauge(
-        "wiremcp_subscriptions_open", "Open subscriptions/listen streams and 2025-11-25 resource subscriptions",
-        registry=registry,
-    ).set_function(lambda: listening[0] + sum(len(session.subscriptions) for session in sessions))
-    # Children by label values, made once each: prometheus_client's ``labels()`` costs a lock and a lookup.
-    counted: dict[tuple[str, str], Any] = {}
-    timed: dict[str, Any] = {}
-    inc = in_flight.inc
-    dec = in_flight.dec
+    registry.register(_collector(stats))
+    requests = stats.requests
+    durations = stats.durations
+    handlers = server._handlers
     clock = time.perf_counter
+    where = bisect.bisect_left
+    bounds = BUCKETS
 
     async def metrics(call: Invocation, call_next: Next) -> dict[str, Any]:
-        method = call.method if call.method in _KNOWN or call.method in server._handlers else "other"
+        method = call.method if call.method in _KNOWN or call.method in handlers else "other"
         outcome = "error"
-        inc()
+        stats.in_flight += 1
         started = clock()
         try:
             result = await call_next(call)
@@ -89,18 +136,17 @@ def install_metrics(server: Any) -> Any:
             raise
         finally:
             elapsed = clock() - started
-            dec()
+            stats.in_flight -= 1
             key = (method, outcome)
-            child = counted.get(key)
-            if child is None:
-                child = counted[key] = requests.labels(method, outcome)
-            child.inc()
-            histogram = timed.get(method)
+            requests[key] = requests.get(key, 0) + 1
+            histogram = durations.get(method)
             if histogram is None:
-                histogram = timed[method] = durations.labels(method)
-            histogram.observe(elapsed)
+                histogram = durations[method] = [[0] * (len(bounds) + 1), 0.0]
+            histogram[0][where(bounds, elapsed)] += 1
+            histogram[1] += elapsed
 
     open_session = server.open_session
+    sessions = stats.sessions
 
     def opening(send_request: Any, notify: Any, *, session_id: str | None = None) -> Any:
         session = open_session(send_request, notify, session_id=session_id)

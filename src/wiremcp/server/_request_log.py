@@ -7,7 +7,9 @@ Rules:
   at INFO, when it ends, with its fields in ``record.mcp``: ``method``,
   ``target`` (the tool or prompt name, the resource URI), ``id``,
   ``duration_ms``, ``outcome`` (``ok``, ``tool_error``, ``error``,
-  ``cancelled``), for an error its JSON-RPC ``code`` and ``message``, the
+  ``cancelled``), for an error its JSON-RPC ``code`` and ``error`` (the
+  error's message; an unexpected exception's own text, which the client
+  does not see when errors are masked), the
   ``session`` id of a 2025-11-25 session over HTTP, and ``trace_id`` and
   ``span_id`` when OpenTelemetry is on. Nothing about the request changes;
 * `JSONFormatter` renders every record as one JSON object on one line:
@@ -78,13 +80,13 @@ def install_request_log(server: Any, logger: logging.Logger = log) -> Middleware
         try:
             result = await call_next(call)
         except JSONRPCError as exc:
-            fields.update(outcome="error", code=exc.code, message=exc.message)
+            fields.update(outcome="error", code=exc.code, error=exc.message)
             raise
         except asyncio.CancelledError:
             fields["outcome"] = "cancelled"
             raise
         except Exception as exc:
-            fields.update(outcome="error", code=INTERNAL_ERROR, message=f"{type(exc).__name__}: {exc}")
+            fields.update(outcome="error", code=INTERNAL_ERROR, error=f"{type(exc).__name__}: {exc}")
             raise
         else:
             fields["outcome"] = "tool_error" if result.get("isError") is True and call.method == "tools/call" else "ok"

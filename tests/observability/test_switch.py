@@ -159,3 +159,43 @@ def test_providers_of_its_own_instead_of_the_global_ones() -> None:
         wiremcp.Server("own", telemetry={"tracer": None})
     with pytest.raises(TypeError, match="telemetry is True, False, None or"):
         wiremcp.Client.memory(server, telemetry="yes")
+
+
+def test_the_parent_is_the_context_in_meta_and_the_ambient_one_a_link() -> None:
+    """mcp.md, Context propagation: the ``_meta`` context is the parent, the ambient context a link (or the parent)."""
+    import asyncio
+
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    import wiremcp
+    from wiremcp.jsonrpc import Request
+
+    spans = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(spans))
+    server = wiremcp.Server("ambient", telemetry={"tracer_provider": provider})
+
+    @server.tool(inline=True)
+    def echo(text: str) -> str:
+        return text
+
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+
+    async def handle(id: int, extra: dict[str, str]) -> None:
+        params = {"name": "echo", "arguments": {"text": "hi"}, "_meta": {**meta, **extra}}
+        await server.handle(Request(id, "tools/call", params))
+
+    async def main() -> int:
+        with provider.get_tracer("tests").start_as_current_span("http request") as ambient:
+            await handle(1, {"traceparent": TRACEPARENT})
+            await handle(2, {})
+        return ambient.get_span_context().span_id
+
+    ambient = asyncio.run(main())
+    first, second = [s for s in spans.get_finished_spans() if s.name == "tools/call echo"]
+    assert first.parent.is_remote and first.parent.span_id == 0x00F067AA0BA902B7
+    assert first.context.trace_id == 0x4BF92F3577B34DA6A3CE929D0E0E4736
+    assert [link.context.span_id for link in first.links] == [ambient]
+    assert second.parent.span_id == ambient and not second.links

@@ -25,7 +25,8 @@ Rules:
 * the parent is the context the client put in ``params._meta``
   (``traceparent``, ``tracestate``, ``baggage``, W3C, through the globally
   configured propagator); the ambient context (an HTTP server span, if an
-  ASGI instrumentation made one) becomes a link when both exist;
+  ASGI instrumentation made one) becomes a link when both exist, and the
+  parent when ``_meta`` carries no trace context;
 * errors: a `JSONRPCError` sets ``error.type`` and
   ``rpc.response.status_code`` to its code and the status to ERROR with its
   message; any other exception is answered -32603 (``server/_reply.py``),
@@ -207,9 +208,12 @@ def instrument(server: Any, tracer_provider: Any = None, meter_provider: Any = N
         parent = extract(meta, getter=meta_getter) if type(meta) is dict else None
         links = None
         if parent is not None:
-            ambient = current_span().get_span_context()
-            if ambient.is_valid:
-                links = [Link(ambient)]
+            if not current_span(parent).get_span_context().is_valid:
+                parent = None  # nothing in _meta: the ambient context (if any) is the parent
+            else:
+                ambient = current_span().get_span_context()
+                if ambient.is_valid:
+                    links = [Link(ambient)]
         span = tracer.start_span(name, context=parent, kind=SERVER, attributes=attrs, links=links)
         error: str | None = None
         started = clock()

@@ -35,17 +35,11 @@ Rules:
 
 from __future__ import annotations
 
-import asyncio
 import os
-import time
-from contextvars import ContextVar
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping
-from urllib.parse import urlsplit
 
 from ..protocol import Era
 from ..protocol.meta import PROTOCOL_VERSION
-from ._errors import RemoteError, RequestTimeout
 
 if TYPE_CHECKING:
     from ._client import Client
@@ -69,9 +63,6 @@ _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off", "")
 _RESOURCE_METHODS = frozenset({"resources/read", "resources/subscribe", "resources/unsubscribe"})
 _INSTRUMENTATION = "wiremcp"
-
-#: The span of the request being sent by this task (so `_transmit` can name its id).
-_sending: ContextVar[Any] = ContextVar("wiremcp.client.span", default=None)
 
 
 #: What ``telemetry=`` may name instead of the global providers.
@@ -115,6 +106,8 @@ def _network(transport: Any) -> dict[str, Any]:
     url = getattr(transport, "url", None)
     if type(url) is not str:
         return {"network.transport": "pipe"}
+    from urllib.parse import urlsplit
+
     parts = urlsplit(url)
     attrs: dict[str, Any] = {"network.transport": "tcp", "network.protocol.name": "http"}
     if parts.hostname:
@@ -132,7 +125,17 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
             "client telemetry needs OpenTelemetry: pip install 'wiremcp[otel]' "
             "(or pass telemetry=False / set WIREMCP_OTEL=0)"
         ) from None
+    # Here, not at import: a client without telemetry loads nothing for it.
+    import asyncio
+    import time
+    from contextvars import ContextVar
+    from dataclasses import replace
     from importlib.metadata import PackageNotFoundError, version
+
+    from ._errors import RemoteError, RequestTimeout
+
+    #: The span of the request this task is sending (so `_transmit` can name its id).
+    sending: ContextVar[Any] = ContextVar("wiremcp.client.span", default=None)
 
     try:
         ours = version("wiremcp")
@@ -192,7 +195,7 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
         inject(carrier, context=set_span_in_context(span))
         traced_options = replace(options, meta=carrier)
         error: str | None = None
-        token = _sending.set(span)
+        token = sending.set(span)
         started = clock()
         try:
             result = await roundtrip(method, params, traced_options, cancel_on_timeout=cancel_on_timeout)
@@ -221,7 +224,7 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
             return result
         finally:
             elapsed = clock() - started
-            _sending.reset(token)
+            sending.reset(token)
             if error is not None:
                 span.set_attribute("error.type", error)
                 measured["error.type"] = error
@@ -231,7 +234,7 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
             duration.record(elapsed, measured)
 
     def transmitting(out: Outgoing, deadline: float | None) -> Any:
-        span = _sending.get()
+        span = sending.get()
         if span is not None:
             span.set_attribute("jsonrpc.request.id", str(out.id))
         return transmit(out, deadline)

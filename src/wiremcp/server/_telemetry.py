@@ -43,10 +43,7 @@ Rules:
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import os
-import time
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..jsonrpc import INTERNAL_ERROR, JSONRPCError
@@ -56,8 +53,6 @@ if TYPE_CHECKING:
     from ._middleware import Invocation, Middleware, Next
 
 __all__ = ["BUCKETS", "PROVIDERS", "STANDARD_VARIABLES", "instrument", "providers", "wanted"]
-
-log = logging.getLogger("wiremcp.server")
 
 #: The explicit bucket boundaries the conventions give the operation- and session-duration histograms (seconds).
 BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
@@ -142,6 +137,8 @@ def instrument(server: Any, tracer_provider: Any = None, meter_provider: Any = N
         from opentelemetry import metrics, propagate, trace
     except ImportError:
         raise missing_extra("server") from None
+    import asyncio  # here, not at import: a server without telemetry loads nothing for it
+    import time
     from importlib.metadata import PackageNotFoundError, version
 
     try:

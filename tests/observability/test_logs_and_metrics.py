@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,9 @@ def test_json_log_lines_over_stdio() -> None:
     lines = [orjson.loads(line) for line in bytes(stderr).splitlines() if line.strip()]
     # every line is JSON with the same four leading fields
     assert lines and all(list(line)[:4] == ["time", "level", "logger", "message"] for line in lines)
+    for line in lines:  # ISO 8601, UTC, milliseconds
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", line["time"])
+        assert abs(datetime.fromisoformat(line["time"]).timestamp() - time.time()) < 300
     assert any(line["logger"] == "wiremcp.cli" and "serving 'traced'" in line["message"] for line in lines)
     served = [line for line in lines if line["logger"] == "wiremcp.requests"]
     by_method = {(line["method"], line.get("target")): line for line in served}

@@ -106,9 +106,22 @@ def install_request_log(server: Any, logger: logging.Logger = log) -> Middleware
 class JSONFormatter(logging.Formatter):
     """Each record as one line of JSON (see the module docs)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._second = -1
+        self._prefix = ""
+
+    def _time(self, created: float) -> str:
+        """``created`` as ISO 8601 UTC with milliseconds; the part up to the second is made once a second."""
+        second = int(created)
+        if second != self._second:
+            self._prefix = datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+            self._second = second
+        return f"{self._prefix}.{int((created - second) * 1000):03d}+00:00"
+
     def format(self, record: logging.LogRecord) -> str:
         out: dict[str, Any] = {
-            "time": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
+            "time": self._time(record.created),
             "level": record.levelname,
             "logger": record.name,
             "message": record.getMessage(),

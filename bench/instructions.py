@@ -8,6 +8,10 @@
     python bench/instructions.py pipe-floor       # the same for fixtures/raw_echo.py
     python bench/instructions.py cold             # a whole `wiremcp run examples/echo.py` answering one request
     python bench/instructions.py cold-floor       # the same for fixtures/raw_echo.py
+    python bench/instructions.py part-call        # one piece of the path in a loop: part-empty (the loop
+                                                  # itself), part-loads, part-decode, part-plain (Decoder),
+                                                  # part-call (Server.call_tool_now), part-handle (the
+                                                  # general path: ServerConnection.request), part-headers
 
 Each in-process case runs the same work N = 1,000 and 3,000 times under
 ``valgrind --tool=callgrind`` and prints (I(3000) - I(1000)) / 2000: the
@@ -143,6 +147,50 @@ def run_asgi_floor(n: int, payload: int) -> None:
     _asgi_loop(app, n, payload)
 
 
+def _part(name: str) -> Callable[[int, int], None]:
+    """One piece of the stdio/HTTP request path, in a loop over the same input (for the breakdown)."""
+
+    def run(n: int, payload: int) -> None:
+        import orjson
+
+        from wiremcp.jsonrpc import MCP, Decoder
+
+        server = _echo_server()
+        line = RequestFactory("modern", make_payload(payload)).body(1)
+        decoder = Decoder(MCP)
+        params = decoder.decode(line).params  # type: ignore[union-attr]
+        if name == "part-loads":
+            f: Callable[[], Any] = lambda: orjson.loads(line)  # noqa: E731
+        elif name == "part-decode":
+            f = lambda: decoder.decode(line)  # noqa: E731
+        elif name == "part-plain":
+            f = lambda: decoder.plain_request(line)  # noqa: E731
+        elif name == "part-call":
+            f = lambda: server.call_tool_now(1, params)  # noqa: E731
+        elif name == "part-handle":
+            from wiremcp.jsonrpc import Request
+            from wiremcp.server import ServerConnection
+
+            conn = ServerConnection(server, lambda data: None)
+            request = Request(1, "tools/call", params)
+            f = lambda: conn.request(request)  # noqa: E731
+        elif name == "part-headers":
+            from wiremcp.transports.http._headers import HeaderRules
+
+            headers = {k.lower().encode(): v.encode() for k, v in modern_http_headers().items()}
+            rules = HeaderRules(server)
+            f = lambda: rules.check_fields(headers, "tools/call", params)  # noqa: E731
+        else:  # part-empty: the loop itself
+            f = lambda: None  # noqa: E731
+        for _ in range(n):
+            f()
+
+    return run
+
+
+PARTS = ("part-empty", "part-loads", "part-decode", "part-plain", "part-call", "part-handle", "part-headers")
+
+
 def _wiremcp_cmd() -> list[str]:
     wiremcp = os.environ.get("WIREMCP_BIN", os.path.join(os.path.dirname(sys.executable), "wiremcp"))
     return [wiremcp, "run", os.path.join(ROOT, "examples", "echo.py")]
@@ -155,7 +203,13 @@ def _floor_cmd() -> list[str]:
 #: Whole processes fed the requests through a pipe (event loop, reads and writes included).
 PIPED: dict[str, Callable[[], list[str]]] = {"pipe": _wiremcp_cmd, "pipe-floor": _floor_cmd}
 
-CASES = {"stdio": run_stdio, "http": run_http, "asgi-floor": run_asgi_floor, "floor": run_floor}
+CASES: dict[str, Callable[[int, int], None]] = {
+    "stdio": run_stdio,
+    "http": run_http,
+    "asgi-floor": run_asgi_floor,
+    "floor": run_floor,
+    **{name: _part(name) for name in PARTS},
+}
 
 
 def _env() -> dict[str, str]:

@@ -23,9 +23,12 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "wiremcp"
 #: auth (wiremcp.auth) sits between client and transports: its OAuth client uses the client's public
 #: names (ClientError) and is handed to a transport as a plain object; its resource-server side
 #: (wiremcp.auth.server) is used by the HTTP server transport (transports/http/_auth.py).
+#: backends (wiremcp.backends) holds the state several worker processes share (docs/deploy.md): the
+#: server builds its change bus from it and the HTTP transport its legacy sessions; it imports no server.
 #: bridge (wiremcp.proxy) serves one server through a client to another: it needs server, client and
 #: the client's transports, and the CLI's `wiremcp proxy` uses it.
-RANK = {"jsonrpc": 0, "protocol": 1, "server": 2, "client": 2, "auth": 2.5, "transports": 3, "bridge": 3.5, "cli": 4}
+#: group (wiremcp.ClientGroup) is one client over many servers: it builds each server's transport.
+RANK = {"jsonrpc": 0, "protocol": 1, "backends": 1.5, "server": 2, "client": 2, "auth": 2.5, "transports": 3, "bridge": 3.5, "group": 3.5, "cli": 4}
 #: Deliberate, documented exceptions: (importing layer, imported layer) -> reason.
 ALLOWED = {
     # Client.stdio / Client.http / Client.memory are conveniences that build the
@@ -138,7 +141,7 @@ def test_stdio_server_imports_no_http_or_client_code():
     code = (
         "import sys, wiremcp, wiremcp.transports.stdio, wiremcp.cli._run;"
         "bad = [m for m in sys.modules if m.startswith(('wiremcp.client', 'wiremcp.transports.http', 'uvicorn', 'httpx', 'pydantic',"
-        " 'wiremcp.auth', 'jwt', 'cryptography'))];"
+        " 'wiremcp.auth', 'jwt', 'cryptography', 'redis', 'wiremcp.backends.redis'))];"
         "print(bad); sys.exit(1 if bad else 0)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -1,8 +1,11 @@
-"""The soak test's CI mode: ``python bench/soak.py --ci`` (one minute of mixed load, both eras, both transports).
+"""The soak test's CI mode: ``python bench/soak.py --ci`` (four minutes of mixed load, both eras, both transports).
 
 One run, two verdicts: every request got exactly one reply and every HTTP
 status was documented (test_soak_replies); no server's memory, descriptors
-or task count grew over the second half of the run (test_soak_growth).
+or task count grew over the second half of the run (test_soak_growth: the
+least-squares slope of each over the last 120 s, after the warm-up, within
+the limits docs/testing-hardening.md justifies: 8 MiB/min of RSS, 6
+descriptors/min, 30 tasks/min).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +28,7 @@ def soak_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("soak") / "soak.json"
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "soak.py"), "--ci", "--json", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=280,
+        cwd=ROOT, capture_output=True, text=True, timeout=560,
     )
     assert out.exists(), f"the soak wrote no result (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
@@ -50,14 +53,15 @@ def test_soak_replies(soak_run: dict[str, Any]) -> None:
         assert min(server["tasks"]) >= 1, (name, server)  # soak_debug answered
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="open (issue 13): under the soak's mix the HTTP server's RSS still rose 42 MiB/min (and once its "
-    "asyncio tasks 60/min) over the second half of the 1-minute CI run after the session-buffer fix; "
-    "the 30-minute run of bench/README.md, 'Soak (30 minutes)', did not finish (the legacy HTTP client's "
-    "closing DELETE got no reply), so whether it levels off is still unknown",
-)
 def test_soak_growth(soak_run: dict[str, Any]) -> None:
+    """No server's RSS, descriptors or tasks grow over the second half (the run's own limits)."""
     growth = [p for p in soak_run["problems"] if "over the second half" in p]
-    assert growth == []
+    http_rss = [f"{t:.0f}s:{rss / 1024:.0f}" for t, name, rss, *_ in soak_run["curve"] if name == "http"][::5]
+    assert growth == [], (growth, {name: {k: v for k, v in server.items() if "slope" in k or k == "rss_mib"}
+                                   for name, server in soak_run["servers"].items()}, "http RSS (MiB):", http_rss)
+    for name, server in soak_run["servers"].items():
+        assert server["rss_slope_mib_per_min"] <= 8.0, (name, server)
+        assert server["fd_slope_per_min"] <= 6.0, (name, server)
+        assert server["task_slope_per_min"] <= 30.0, (name, server)
+    assert soak_run["duration_s"] >= 235, soak_run["duration_s"]  # the CI mode: 240 s, judged over the last 120
     assert soak_run["exit_status"] == 0

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     # below, on first use, so that a server never loads the client.
     from .bridge import proxy
     from .client import Client, TaskHandle
+    from .group import ClientGroup
 
 __version__ = "0.1.0"
 
@@ -86,6 +87,8 @@ __all__ = [
     "TaskHandle",
     # a proxy in front of another server, of either era (wiremcp.bridge; imported on first use)
     "proxy",
+    # one client over many servers, from a host's mcpServers JSON (wiremcp.group; imported on first use)
+    "ClientGroup",
 ]
 
 
@@ -104,6 +107,10 @@ if not TYPE_CHECKING:  # hidden from type checkers, so that `wiremcp.Typo` is an
             from .bridge import proxy
 
             return proxy
+        if name == "ClientGroup":
+            from .group import ClientGroup
+
+            return ClientGroup
         raise AttributeError(f"module 'wiremcp' has no attribute {name!r}")
 
 
@@ -114,8 +121,6 @@ def run(server: Server, transport: Literal["stdio", "http"] = "stdio", **options
     ``[http]`` extra; options ``host``, ``port``, ``path``, ``allowed_hosts``,
     ``allowed_origins``... as for `wiremcp.transports.http.serve_http`).
     """
-    import asyncio
-
     if transport == "http":
         from .transports.http import serve_http  # imported only when asked for
 
@@ -123,14 +128,22 @@ def run(server: Server, transport: Literal["stdio", "http"] = "stdio", **options
         return
     if transport != "stdio":
         raise ValueError(f"unknown transport {transport!r}; choose 'stdio' or 'http'")
+    from .transports.stdio import serve_before_loop
+
+    # Plain calls first, before asyncio is imported; the event loop from the first other message on.
+    first = serve_before_loop(server, **options)
+    if first is None:
+        return
+    import asyncio
+
     from .transports.stdio import serve_stdio
 
     loop_factory = _uvloop_for_pipes()
     if loop_factory is None:
-        asyncio.run(serve_stdio(server, **options))
+        asyncio.run(serve_stdio(server, first=first, **options))
         return
     with asyncio.Runner(loop_factory=loop_factory) as runner:
-        runner.run(serve_stdio(server, **options))
+        runner.run(serve_stdio(server, first=first, **options))
 
 
 def _uvloop_for_pipes() -> Callable[[], Any] | None:

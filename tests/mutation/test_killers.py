@@ -14,14 +14,21 @@ import orjson
 import pytest
 
 from wiremcp.jsonrpc import (
+    JSONRPC_2_0,
     MCP,
+    Batch,
     Decoder,
+    LocalProtocolError,
+    Profile,
     InvalidParams,
+    InvalidNotification,
     InvalidRequest,
     JSONRPCError,
     PendingRequests,
     Request,
     Response,
+    encode_error,
+    encode_request,
 )
 from wiremcp.protocol.state import STATE_KEY_ENV, StateSealer
 
@@ -104,6 +111,135 @@ def test_error_messages_say_what_is_wrong(data: bytes, message: str) -> None:
     with pytest.raises(JSONRPCError) as info:
         Decoder(MCP).decode(data)
     assert info.value.message == message
+
+
+# -- jsonrpc, the rest of the run (mutants of Decoder.decode and the encoders) -------------
+
+
+def test_the_heap_rebuilt_with_requests_in_flight_keeps_their_deadlines() -> None:
+    """jsonrpc/_pending.py `_compact`: the rebuilt heap holds the live requests' deadlines, and the
+    rebuild comes at exactly 64 + 2 x in flight entries.
+
+    Kills: the rebuild keeping the entries *without* a deadline (every live deadline lost: those
+    requests would never time out) and the factor 2 moved; the earlier tests only compacted with
+    nothing in flight.
+    """
+    pending: PendingRequests[None] = PendingRequests()
+    for i in range(10):
+        pending.add(f"live-{i}", "ping", deadline=float(i))
+    pending.add("no-deadline", "ping")
+    in_flight = 11
+    settled = 0
+    while len(pending._deadlines) < 64 + 2 * in_flight:  # each settled request leaves its deadline behind
+        pending.add(settled, "ping", deadline=1e9)
+        pending.resolve(Response(settled, {}))
+        settled += 1
+    assert len(pending._deadlines) == 64 + 2 * in_flight  # at the bound: not rebuilt yet
+    pending.add(settled, "ping", deadline=1e9)
+    pending.resolve(Response(settled, {}))
+    assert len(pending._deadlines) == 10  # past it: rebuilt from the live requests that have a deadline
+    assert pending.next_deadline() == 0.0
+    assert sorted(str(e.id) for e in pending.expire(9.0)) == [f"live-{i}" for i in range(10)]
+    assert [e.id for e in pending.drain()] == ["no-deadline"]
+
+
+def test_the_general_profile_takes_batches_float_ids_and_positional_params() -> None:
+    """jsonrpc/_codec.py `Profile`: each flag is honoured, in the built-in JSON-RPC 2.0 profile and in
+    one made here (kills them set to None: the built-in profiles are made at import, before a mutant runs)."""
+    permissive = Profile("permissive", batches=True, null_id=True, float_id=True, positional_params=True)
+    assert (permissive.batches, permissive.float_id, permissive.positional_params) == (True, True, True)
+    for decoder in (Decoder(JSONRPC_2_0), Decoder(permissive)):
+        assert isinstance(decoder.decode(b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]'), Batch)
+        assert decoder.decode(b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}') == Request(1.5, "ping")
+        assert decoder.decode(b'{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}') == Request(1, "x", [1])
+    decoder = Decoder(JSONRPC_2_0)
+    batch = decoder.decode(b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]')
+    assert isinstance(batch, Batch) and batch.items == (Request(1, "ping"),)
+    assert decoder.decode(b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}') == Request(1.5, "ping")
+    assert decoder.decode(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":[1,2]}') == Request(1, "ping", [1, 2])
+    assert repr(JSONRPC_2_0) == "<Profile JSON-RPC 2.0>" and repr(MCP) == "<Profile MCP>"
+    custom = Profile("strict", batches=False, null_id=False, float_id=False, positional_params=False)
+    with pytest.raises(InvalidRequest, match="^Invalid Request: batches \\(JSON arrays\\) are not allowed in strict; "):
+        Decoder(custom).decode(b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]')
+
+
+def test_a_short_message_nesting_too_deep_is_refused() -> None:
+    """jsonrpc/_codec.py `Decoder.decode`: a message of more than 2 x max_depth bytes is checked.
+
+    Kills the bound moved to 3 x max_depth: ``[[[[[[]]]]]]`` nests 6 levels in 12 bytes.
+    (The other mutants of that test only check more messages than needed: equivalent.)
+    """
+    with pytest.raises(InvalidRequest) as info:
+        Decoder(JSONRPC_2_0, max_depth=5).decode(b"[[[[[[]]]]]]")
+    assert info.value.message == "Invalid Request: the message nests deeper than 5 levels"
+
+
+def test_a_notification_nesting_too_deep_is_refused_as_a_notification() -> None:
+    """jsonrpc/_codec.py `Decoder.decode`: past the depth limit, a message with a method and no id is
+    an `InvalidNotification` (never answered) naming its method; with an id, an `InvalidRequest`.
+
+    Kills the mutants of that branch (the dict test inverted, the member names garbled, the
+    arguments of `_refused` dropped or swapped).
+    """
+    deep = b'{"a":{"b":{"c":{}}}}'
+    decoder = Decoder(MCP, max_depth=3)
+    with pytest.raises(InvalidNotification) as note:
+        decoder.decode(b'{"jsonrpc":"2.0","method":"n","params":' + deep + b"}")
+    assert note.value.message == "Invalid Request: the message nests deeper than 3 levels"
+    assert note.value.method == "n"
+    with pytest.raises(InvalidRequest) as req:
+        decoder.decode(b'{"jsonrpc":"2.0","id":7,"method":"n","params":' + deep + b"}")
+    assert type(req.value) is InvalidRequest
+    assert req.value.message == "Invalid Request: the message nests deeper than 3 levels"
+
+
+@pytest.mark.parametrize(
+    "profile, data, message",
+    [
+        (JSONRPC_2_0, b"[]", "Invalid Request: a batch must not be empty"),
+        (MCP, b'{"jsonrpc":"2.0","id":1}',
+         "Invalid Request: the object has neither 'method' (a request or notification) nor 'result'/'error' (a response)"),
+        (MCP, b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}',
+         "Invalid Request: 'id' must be a string or an integer, not a number"),
+        (MCP, b'{"jsonrpc":"2.0","id":[],"method":"ping"}',
+         "Invalid Request: 'id' must be a string or an integer, not an array"),
+        (JSONRPC_2_0, b'{"jsonrpc":"2.0","id":{},"method":"ping"}',
+         "Invalid Request: 'id' must be a string, a number or null, not an object"),
+        (JSONRPC_2_0, b'{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}',
+         "Invalid Request: 'params' must be an object or an array, not a string"),
+        (MCP, b'{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}',
+         "Invalid Request: 'params' must be an object, not a string"),
+        (MCP, b'{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}',
+         "Invalid Request: a request must not carry 'result' or 'error'"),
+        (MCP, b'{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":5}}',
+         "Invalid Request: 'error.message' must be a string"),
+        (MCP, b'{"jsonrpc":"2.0","id":1,"result":[]}', "Invalid Request: 'result' must be an object, not an array"),
+        (MCP, b'{"jsonrpc":"2.0","id":[],"result":{}}',
+         "Invalid Request: a response 'id' must be a valid request id, not an array"),
+        (MCP, b'{"id":1,"method":"ping"}',
+         'Invalid Request: the "jsonrpc" member is missing; it must be the string "2.0"'),
+        # a wrong value is shown in full up to 32 characters, then cut short
+        (MCP, b'{"jsonrpc":"' + b"a" * 32 + b'","id":1,"method":"ping"}',
+         'Invalid Request: "jsonrpc" must be the string "2.0", not "' + "a" * 32 + '"'),
+        (MCP, b'{"jsonrpc":"' + b"a" * 33 + b'","id":1,"method":"ping"}',
+         'Invalid Request: "jsonrpc" must be the string "2.0", not "' + "a" * 32 + '..."'),
+    ],
+)
+def test_more_error_messages_say_what_is_wrong(profile: Profile, data: bytes, message: str) -> None:
+    """The rest of the refusals' messages, pinned (kills the mutants that garble them or name no type)."""
+    with pytest.raises(JSONRPCError) as info:
+        Decoder(profile).decode(data)
+    assert info.value.message == message
+
+
+def test_encoders_keep_the_line_option_and_name_the_wrong_id_type() -> None:
+    """jsonrpc/_codec.py: `encode_error` without an id honours ``line`` (kills it dropped);
+    `encode_request` names the type of a wrong id."""
+    error = {"code": -32600, "message": "m"}
+    assert encode_error(None, error, line=True) == b'{"jsonrpc":"2.0","error":{"code":-32600,"message":"m"}}\n'
+    assert encode_error(None, error) == b'{"jsonrpc":"2.0","error":{"code":-32600,"message":"m"}}'
+    with pytest.raises(LocalProtocolError, match="^a request id must be a string or an integer, not a number$"):
+        encode_request(1.5, "ping", {})  # type: ignore[arg-type]  # the wrong type is the point
 
 
 # -- protocol/state.py (requestState) ----------------------------------------------------

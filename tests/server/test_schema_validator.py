@@ -212,3 +212,12 @@ def test_multiple_of_tolerates_float_rounding():
     """0.3 is a multiple of 0.1 (jsonschema says no: 0.3 / 0.1 == 2.9999999999999996)."""
     assert compile_validator({"multipleOf": 0.1})(0.3) is None
     assert compile_validator({"multipleOf": 0.1})(0.35) is not None
+
+
+def test_multiple_of_refuses_a_tiny_non_zero_value():
+    """Hypothesis found 4.76e-197 accepted as a multiple of 0.5 (an absolute tolerance on the quotient)."""
+    check = compile_validator({"multipleOf": 0.5})
+    assert check(4.76e-197) is not None
+    assert check(-1e-20) is not None
+    assert check(0.0) is None
+    assert check(1e20) is None

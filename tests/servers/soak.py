@@ -2,7 +2,18 @@
 
 ``soak_echo`` returns its text (large payloads), ``soak_sleep`` waits (requests
 to cancel), ``soak_debug`` reports what the process holds: asyncio tasks,
-objects tracked by the garbage collector, open descriptors. Served with
+objects tracked by the garbage collector, open descriptors, and the memory
+blocks Python's allocator has handed out (``sys.getallocatedblocks``). To find what grows,
+``soak_debug(detail=True)`` also lists the object types whose counts grew
+most since the first detailed call and, when the process runs with
+``WIREMCP_SOAK_TRACEMALLOC=N`` (tracemalloc started at import, N frames), the source
+lines whose allocations grew most since then (a diff of two snapshots).
+Each detailed call also runs a full collection and reports the garbage it
+found in reference cycles (types, and the bytes and strings it held); with
+``WIREMCP_SOAK_GC=off`` the automatic collector is off, so that this count is
+all the cyclic garbage made since the previous detailed call.
+``soak_debug(trim=True)`` reports RSS before and after glibc's
+``malloc_trim``: what the allocator kept but the process no longer uses. Served with
 ``wiremcp run tests/servers/soak.py`` (stdio), or run directly for HTTP with
 a chosen legacy-session idle timeout (the CLI has no flag for it):
 ``python tests/servers/soak.py --port 8123 --session-idle-timeout 20``.
@@ -12,13 +23,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
+import ctypes.util
 import gc
 import importlib.util
 import os
 import sys
+import tracemalloc
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import wiremcp
+
+if os.environ.get("WIREMCP_SOAK_GC") == "off":  # garbage in cycles stays until soak_debug(detail=True) collects it
+    gc.disable()
+if os.environ.get("WIREMCP_SOAK_TRACEMALLOC"):
+    tracemalloc.start(int(os.environ["WIREMCP_SOAK_TRACEMALLOC"]))
 
 _EVERYTHING = Path(__file__).resolve().parent.parent.parent / "examples" / "everything.py"
 _spec = importlib.util.spec_from_file_location("soak_everything", _EVERYTHING)
@@ -43,14 +64,101 @@ async def soak_sleep(seconds: float) -> str:
     return "slept"
 
 
+_baseline: dict[str, Any] = {}
+
+
+def _rss_kib() -> int:
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+    except (OSError, StopIteration):
+        return -1
+
+
+def _malloc_trim() -> bool:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return bool(libc.malloc_trim(0))
+    except (OSError, AttributeError):  # not glibc
+        return False
+
+
+def _type_counts() -> Counter[str]:
+    return Counter(type(o).__qualname__ for o in gc.get_objects())
+
+
 @server.tool(inline=True)  # on the loop: it counts the loop's tasks
-def soak_debug() -> dict[str, int]:
-    """What this process holds right now."""
-    return {
+def soak_debug(detail: bool = False, trim: bool = False) -> dict[str, Any]:
+    """What this process holds right now (with detail: what grew since the first detailed call).
+
+    With trim, the C allocator is asked to give its free memory back first
+    (glibc ``malloc_trim``): RSS before and after tells memory still in use
+    from freed memory the allocator kept.
+    """
+    info: dict[str, Any] = {
         "tasks": len(asyncio.all_tasks()),
         "gc_objects": len(gc.get_objects()),
         "fds": len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else -1,
+        "blocks": sys.getallocatedblocks(),
     }
+    if trim:
+        info["rss_kib_before_trim"] = _rss_kib()
+        info["trimmed"] = _malloc_trim()
+        info["rss_kib_after_trim"] = _rss_kib()
+    if tracemalloc.is_tracing():
+        info["traced_kib"] = tracemalloc.get_traced_memory()[0] // 1024
+    if not detail:
+        return info
+    # Garbage in reference cycles (freed only by the cyclic collector): what it is, what large buffers it holds.
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        info["cyclic_garbage"] = gc.collect()
+        cyclic = Counter(type(o).__qualname__ for o in gc.garbage)
+        info["cyclic_types"] = dict(cyclic.most_common(12))
+        held: Counter[str] = Counter()  # bytes and str (not tracked by gc) that cyclic garbage holds
+        for holder in gc.garbage:
+            for ref in gc.get_referents(holder):
+                if type(ref) in (bytes, str, bytearray):
+                    held[type(holder).__qualname__] += sys.getsizeof(ref)
+        info["cyclic_held_kib"] = {k: v // 1024 for k, v in held.most_common(8)}
+        frames = Counter(f"{o.f_code.co_filename.rsplit('/', 2)[-1]}:{o.f_code.co_name}" for o in gc.garbage if type(o).__name__ == "frame")
+        info["cyclic_frames"] = dict(frames.most_common(10))
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    gc.collect()
+    counts = _type_counts()
+    big: Counter[str] = Counter()  # who holds the large buffers (bytes are not tracked by gc themselves)
+    for holder in gc.get_objects():
+        for ref in gc.get_referents(holder):
+            if type(ref) is bytes and len(ref) >= 64 * 1024:
+                names = ""
+                if type(holder) in (tuple, list, dict):
+                    names = "<-" + ",".join(sorted({type(r).__qualname__ for r in gc.get_referrers(holder)})[:4])
+                big[f"{type(holder).__qualname__}{names}"] += len(ref) // 1024
+    info["large_bytes_kib_by_holder"] = dict(big.most_common(10))
+    snapshot = tracemalloc.take_snapshot() if tracemalloc.is_tracing() else None
+    if snapshot is not None:
+        info["snapshot_kib"] = sum(s.size for s in snapshot.statistics("filename")) // 1024
+        info["lines_held"] = [
+            {"kib": s.size // 1024, "count": s.count, "where": s.traceback.format()[-6:]}
+            for s in snapshot.statistics("traceback")[:8]
+        ]
+    if not _baseline:
+        _baseline["counts"] = counts
+        _baseline["snapshot"] = snapshot
+        return info
+    grown = counts - _baseline["counts"]
+    info["types_grown"] = dict(grown.most_common(15))
+    tasks = Counter(getattr(t.get_coro(), "__qualname__", "?") for t in asyncio.all_tasks())
+    info["task_coroutines"] = dict(tasks.most_common(10))
+    if snapshot is not None and _baseline["snapshot"] is not None:
+        stats = snapshot.compare_to(_baseline["snapshot"], "traceback")
+        info["lines_grown"] = [
+            {"kib": s.size_diff // 1024, "count": s.count_diff, "where": s.traceback.format()[-6:]}
+            for s in stats[:12]
+        ]
+    return info
 
 
 if __name__ == "__main__":

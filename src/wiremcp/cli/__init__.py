@@ -150,6 +150,13 @@ def _main(argv: list[str] | None) -> int:
     http.add_argument("--port", type=int, help="port to bind; 0 picks a free one (default: 8000)")
     http.add_argument("--path", help="path of the MCP endpoint (default: /mcp)")
     http.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes sharing the port (needs WIREMCP_STATE_KEY; share state with WIREMCP_REDIS_URL)",
+    )
+    http.add_argument(
         "--allow-host",
         action="append",
         metavar="HOST[:PORT]",
@@ -215,10 +222,12 @@ def _main(argv: list[str] | None) -> int:
                 limits["allowed_hosts"] = args.allow_host
             if args.allow_origin:
                 limits["allowed_origins"] = args.allow_origin
-            return run_target(args.target, "http", log_format=args.log_format, metrics_port=args.metrics, **limits)
+            return run_target(
+                args.target, "http", workers=args.workers, log_format=args.log_format, metrics_port=args.metrics, **limits
+            )
         if args.max_message_size is not None:
             limits["max_message_size"] = args.max_message_size
-        return run_target(args.target, log_format=args.log_format, **limits)
+        return run_target(args.target, workers=args.workers, log_format=args.log_format, **limits)
     if args.command == "demo":
         from ._demo import demo as run_demo
 

@@ -9,24 +9,63 @@ Rules:
   one line on stderr says what is served (name, version, transport, tools);
 * Ctrl-C ends the server with exit status 130 and no traceback;
 * a server with telemetry on gets the OpenTelemetry SDK set up from the
-  ``OTEL_*`` variables, unless it set up its own (``_otel.py``);
+  ``OTEL_*`` variables, unless it set up its own (``_otel.py``), in each
+  worker too;
 * ``--log-format json`` makes every log line on stderr one JSON object and
-  adds one line per request (``server/_request_log.py``); ``--metrics PORT``
-  serves Prometheus metrics at ``/metrics`` on that port of ``--host``
-  (``server/_prometheus.py``), apart from the MCP endpoint.
+  adds one line per request (``server/_request_log.py``), in each worker
+  too; ``--metrics PORT`` serves Prometheus metrics at ``/metrics`` on that
+  port of ``--host`` (``server/_prometheus.py``), apart from the MCP
+  endpoint, and only with one process (each worker would count alone).
+
+``--http --workers N`` (N > 1) serves on N uvicorn worker processes that
+share one listening socket (docs/deploy.md). Rules:
+
+* every worker loads the target itself (`worker_app`, the factory uvicorn
+  imports in each worker; the target and the app options travel in the
+  ``WIREMCP_RUN_*`` environment variables);
+* the parent loads the target first, so a broken target fails once, with
+  the usual message, before any worker starts;
+* several workers need a shared requestState key: without
+  ``WIREMCP_STATE_KEY`` (or ``Server(state_keys=...)``) it is an error at
+  start-up, since a retry reaching another worker would fail verification;
+* without ``WIREMCP_REDIS_URL`` (or a shared ``backend=``) the workers share
+  nothing else: a warning says that change notifications and legacy
+  sessions then stay within one worker;
+* a worker told to stop (SIGTERM, SIGINT; uvicorn's supervisor passes
+  them on) first ends its open ``subscriptions/listen`` streams with their
+  ``complete`` result, as a single process does (`MCPApp`'s lifespan).
 """
 
 from __future__ import annotations
 
 import errno
 import logging
+import os
 import socket
 import sys
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._target import CONVENTIONAL_NAMES, TargetError, load_server
 
-__all__ = ["CONVENTIONAL_NAMES", "TargetError", "load_server", "run_target", "address_problem"]
+if TYPE_CHECKING:
+    from ..server import Server
+
+__all__ = [
+    "CONVENTIONAL_NAMES",
+    "TargetError",
+    "load_server",
+    "run_target",
+    "address_problem",
+    "worker_app",
+    "WORKERS_TARGET_ENV",
+    "WORKERS_OPTIONS_ENV",
+]
+
+#: The target each worker loads, and the JSON of the app options (path, allowed hosts and origins, body size).
+WORKERS_TARGET_ENV = "WIREMCP_RUN_TARGET"
+WORKERS_OPTIONS_ENV = "WIREMCP_RUN_APP_OPTIONS"
+#: ``--log-format`` for the workers.
+WORKERS_LOG_FORMAT_ENV = "WIREMCP_RUN_LOG_FORMAT"
 
 log = logging.getLogger("wiremcp.cli")
 
@@ -55,15 +94,24 @@ def address_problem(host: str, port: int) -> str | None:
 def run_target(
     target: str,
     transport: Literal["stdio", "http"] = "stdio",
+    workers: int = 1,
     *,
     log_format: Literal["text", "json"] = "text",
     metrics_port: int | None = None,
     **limits: Any,
 ) -> int:
+    if log_format == "json":
+        json_records()  # before the first line, so that every line is JSON
     try:
         server = load_server(target)
     except TargetError as exc:
         print(f"wiremcp run: {exc}", file=sys.stderr)
+        return 2
+    if workers < 1:
+        print("wiremcp run: --workers must be at least 1", file=sys.stderr)
+        return 2
+    if metrics_port is not None and workers > 1:
+        print("wiremcp run: --metrics serves one process's counts; it does not combine with --workers", file=sys.stderr)
         return 2
     if transport == "http":
         host = limits.get("host", "127.0.0.1")
@@ -75,39 +123,23 @@ def run_target(
         if problem is not None:
             print(f"wiremcp run: {problem}", file=sys.stderr)
             return 2
-    if getattr(server, "telemetry", False):
-        from ._otel import configure_sdk
-
-        try:
-            configure_sdk(server.name)
-        except (ValueError, ImportError) as exc:
-            print(f"wiremcp run: {exc}", file=sys.stderr)
-            return 2
-    if log_format == "json":
-        from ..server._request_log import JSONFormatter, install_request_log
-
-        for handler in logging.getLogger().handlers:
-            handler.setFormatter(JSONFormatter())
-        requests = logging.getLogger("wiremcp.requests")
-        requests.setLevel(logging.INFO)  # one line per request whatever --log-level says
-        install_request_log(server, requests)
-    if metrics_port is not None:
-        from ..server._prometheus import install_metrics, serve_metrics
-
-        try:
-            registry = install_metrics(server)
-        except ImportError as exc:
-            print(f"wiremcp run: {exc}", file=sys.stderr)
-            return 2
-        host = limits.get("host", "127.0.0.1")
-        bound = serve_metrics(registry, host, metrics_port)
-        shown = f"[{host}]" if ":" in host else host
-        log.info("metrics at http://%s:%d/metrics", shown, bound)
+    elif workers > 1:
+        print("wiremcp run: --workers needs --http (stdio serves one client)", file=sys.stderr)
+        return 2
     else:
         log.info(
             "serving %r version %s over stdio, %d tool(s)", server.name, server.version or "?", len(server.tools)
         )
     server.prefer_durable_tasks()  # tasks survive a restart: SQLite under the user's state dir (docs/tasks.md)
+    if workers > 1:
+        os.environ[WORKERS_LOG_FORMAT_ENV] = log_format
+        return _run_workers(server, target, workers, **limits)
+    problem = observe(server, log_format)
+    if problem is None and metrics_port is not None:
+        problem = _serve_metrics(server, limits.get("host", "127.0.0.1"), metrics_port)
+    if problem is not None:
+        print(f"wiremcp run: {problem}", file=sys.stderr)
+        return 2
     from .. import run
 
     try:
@@ -115,3 +147,123 @@ def run_target(
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+def _run_workers(
+    server: Server,
+    target: str,
+    workers: int,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = "/mcp",
+    log_level: str | None = None,
+    **options: Any,
+) -> int:
+    """Serve ``target`` on ``workers`` uvicorn worker processes (see the module docs)."""
+    import json
+
+    if not server.state_sealer.configured:
+        print(
+            f"wiremcp run: --workers {workers} needs a requestState key shared by the workers: set "
+            "WIREMCP_STATE_KEY (16+ bytes; several, comma-separated, to rotate) or Server(state_keys=...)",
+            file=sys.stderr,
+        )
+        return 2
+    if not server.backend.shared:
+        print(
+            f"wiremcp run: warning: {workers} workers without WIREMCP_REDIS_URL share no state: change "
+            "notifications reach only the listeners of the worker where the change happens, and a legacy "
+            "(2025-11-25) session works only while its requests reach the worker that opened it",
+            file=sys.stderr,
+            flush=True,
+        )
+    from ..transports.http import uvicorn_config
+
+    allowed_hosts = options.pop("allowed_hosts", None)
+    if allowed_hosts is None and host not in ("", "0.0.0.0", "::") and host not in ("localhost", "127.0.0.1", "::1"):
+        allowed_hosts = ["localhost", "127.0.0.1", "[::1]", f"[{host}]" if ":" in host else host]
+    if allowed_hosts is not None:
+        options["allowed_hosts"] = list(allowed_hosts)
+    options["path"] = path
+    os.environ[WORKERS_TARGET_ENV] = target
+    os.environ[WORKERS_OPTIONS_ENV] = json.dumps(options)
+    config = uvicorn_config(f"{__name__}:worker_app", host=host, port=port, log_level=log_level)
+    config.factory = True
+    config.workers = workers
+    sock = config.bind_socket()
+    print(
+        f"wiremcp: serving {server.name!r} (Streamable HTTP, {workers} workers) at "
+        f"http://{f'[{host}]' if ':' in host else host}:{sock.getsockname()[1]}{path}",
+        file=sys.stderr,
+        flush=True,
+    )
+    from uvicorn.supervisors import Multiprocess
+
+    try:
+        Multiprocess(config, sockets=[sock]).run()
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        sock.close()
+    return 0
+
+
+def worker_app() -> Any:
+    """The ASGI app of one worker (uvicorn calls this factory in each worker process).
+
+    Its lifespan watches SIGTERM and SIGINT as with one process (transports/http/_shutdown.py):
+    a worker told to stop ends its streams with their result first.
+    """
+    import json
+
+    from ..transports.http import MCPApp
+
+    server = load_server(os.environ[WORKERS_TARGET_ENV])
+    server.prefer_durable_tasks()  # as with one process: SQLite unless a store (or Redis) was chosen
+    log_format = os.environ.get(WORKERS_LOG_FORMAT_ENV, "text")
+    if log_format == "json" and not logging.getLogger().handlers:  # a spawned worker: stderr, as the parent
+        logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    problem = observe(server, "json" if log_format == "json" else "text")
+    if problem is not None:
+        raise SystemExit(f"wiremcp run: {problem}")
+    return MCPApp(server, **json.loads(os.environ.get(WORKERS_OPTIONS_ENV, "{}")))
+
+
+def observe(server: Any, log_format: Literal["text", "json"]) -> str | None:
+    """The OpenTelemetry SDK (when the server's telemetry is on) and the JSON log; what went wrong, or None."""
+    if getattr(server, "telemetry", False):
+        from ._otel import configure_sdk
+
+        try:
+            configure_sdk(server.name)
+        except (ValueError, ImportError) as exc:
+            return str(exc)
+    if log_format == "json":
+        from ..server._request_log import install_request_log
+
+        json_records()
+        requests = logging.getLogger("wiremcp.requests")
+        requests.setLevel(logging.INFO)  # one line per request whatever --log-level says
+        install_request_log(server, requests)
+    return None
+
+
+def json_records() -> None:
+    """Every handler of the root logger writes JSON lines from now on."""
+    from ..server._request_log import JSONFormatter
+
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(JSONFormatter())
+
+
+def _serve_metrics(server: Any, host: str, port: int) -> str | None:
+    from ..server._prometheus import install_metrics, serve_metrics
+
+    try:
+        registry = install_metrics(server)
+    except ImportError as exc:
+        return str(exc)
+    bound = serve_metrics(registry, host, port)
+    log.info("metrics at http://%s:%d/metrics", f"[{host}]" if ":" in host else host, bound)
+    return None

@@ -13,7 +13,8 @@ streamable-http.mdx, "Backward Compatibility"):
   nothing this client speaks, the server is incompatible;
 * any other JSON-RPC error or an HTTP 4xx without a modern error body means
   legacy: the 2025-11-25 ``initialize`` follows (lifecycle.mdx), whose
-  ``protocolVersion`` must be a legacy version this client knows; an HTTP
+  ``protocolVersion`` must be a legacy version this client knows, or
+  2024-11-05 (`ANSWERABLE_VERSIONS`: servers on the HTTP+SSE transport); an HTTP
   5xx or a dropped connection is not an answer and is raised, never taken
   as "legacy";
 * no reply within the probe timeout is read per transport binding: on
@@ -49,6 +50,11 @@ EraChoice = Literal["auto", "modern", "legacy"]
 
 #: The legacy revision offered in ``initialize`` (2025-11-25 lifecycle.mdx).
 LEGACY_VERSION = LEGACY_VERSIONS[0]
+#: Versions a server may answer ``initialize`` with: the legacy ones, and 2024-11-05, the revision
+#: of the HTTP+SSE transport that servers reached through it may still speak (the client uses no
+#: feature of a later revision that such a server must have: it calls only what the server's
+#: capabilities declare).
+ANSWERABLE_VERSIONS: tuple[str, ...] = (*LEGACY_VERSIONS, "2024-11-05")
 _ALL = ", ".join(MODERN_VERSIONS + LEGACY_VERSIONS)
 
 
@@ -206,8 +212,9 @@ class Negotiation:
     def initialized(self, result: dict[str, Any]) -> Ready:
         """The ``initialize`` result: its version must be a legacy one this client knows."""
         version = result.get("protocolVersion")
-        if type(version) is not str or version not in LEGACY_VERSIONS:
+        if type(version) is not str or version not in ANSWERABLE_VERSIONS:
             raise IncompatibleServer(
-                f"the server answered initialize with protocol version {version!r}; this client speaks {_ALL}"
+                f"the server answered initialize with protocol version {version!r}; "
+                f"this client accepts {', '.join(ANSWERABLE_VERSIONS)}"
             )
         return Ready(Era.LEGACY, version, result)

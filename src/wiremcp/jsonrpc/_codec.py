@@ -79,6 +79,7 @@ _ORJSON_MAX_DEPTH = 1024
 _COUNT_BELOW = 4096
 
 _BOM = b"\xef\xbb\xbf"
+_loads = orjson.loads
 
 
 class Profile:
@@ -152,7 +153,7 @@ class Decoder:
     (both carry the ``id`` the error reply must echo).
     """
 
-    __slots__ = ("profile", "max_size", "max_depth")
+    __slots__ = ("profile", "max_size", "max_depth", "_count_above")
 
     def __init__(
         self,
@@ -166,6 +167,8 @@ class Decoder:
         self.profile = profile
         self.max_size = max_size
         self.max_depth = max_depth
+        # Shorter messages cannot nest too deep (two bytes a level); orjson stops at its own limit.
+        self._count_above = 2 * max_depth if max_depth < _ORJSON_MAX_DEPTH else max_size
 
     def decode(self, data: bytes | bytearray | memoryview | str) -> Message | Batch:
         if isinstance(data, str):
@@ -182,7 +185,7 @@ class Decoder:
             obj = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
             raise self._parse_error(bytes(data[:3]), str(exc)) from None
-        if self.max_depth < _ORJSON_MAX_DEPTH and size > 2 * self.max_depth:
+        if size > self._count_above:
             # Each level costs at least two bytes, so a short message cannot be
             # too deep. For a typical message, counting the opening brackets (in
             # C) rules it out cheaply; a large one is walked instead: the walk
@@ -209,6 +212,44 @@ class Decoder:
         raise InvalidRequest(
             f"Invalid Request: a JSON-RPC message must be an object, not {_type_name(obj)}"
         )
+
+    def plain_request(self, data: bytes) -> dict[str, Any] | None:
+        """The decoded object of a plain request, or None: then `decode` decides.
+
+        A plain request is what `decode` accepts as a `Request` with the
+        members ``jsonrpc`` (``"2.0"``), ``id`` (a string or an integer),
+        ``method`` (a string) and ``params`` (an object), and no other; within
+        the size and depth limits. Every rule `decode` keeps holds for it, so
+        a transport may serve it without a `Request` object. Anything else
+        (notifications, responses, unknown members, every error) is None,
+        never an exception, and costs a second parse in `decode`.
+        """
+        size = len(data)
+        if size > self.max_size:
+            return None
+        try:
+            obj = _loads(data)
+        except orjson.JSONDecodeError:
+            return None
+        if type(obj) is not dict or len(obj) != 4:  # the four members, each checked below, and no other
+            return None
+        if size > self._count_above:  # the depth rule, as in `decode`
+            if size <= _COUNT_BELOW:
+                opened = data.count(b"{")
+                if b"[" in data:
+                    opened += data.count(b"[")
+                suspect = opened > self.max_depth
+            else:
+                suspect = True
+            if suspect and _depth_exceeds(obj, self.max_depth):
+                return None
+        id_ = obj.get("id")
+        t = type(id_)
+        if (t is not str and t is not int) or obj.get("jsonrpc") != "2.0":
+            return None
+        if type(obj.get("method")) is not str or type(obj.get("params")) is not dict:
+            return None
+        return obj
 
     def _parse_error(self, head: bytes, reason: str) -> ParseError | InvalidRequest:
         if head.startswith(_BOM):

@@ -38,8 +38,10 @@ not):
   the client can read back.
 
 Every refusal is -32602 (`InvalidParams`) with a message saying which rule
-failed. Several keys may be given: the first signs, all verify, so keys can
-be rotated; instances that share a key can serve each other's retries.
+failed. Several keys may be given (``WIREMCP_STATE_KEY``: separated by
+commas): the first signs, all verify, so keys can be rotated (add the new
+key second everywhere, then move it first, then drop the old one);
+instances that share a key can serve each other's retries.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ __all__ = ["StateSealer", "request_digest", "DEFAULT_STATE_TTL", "DEFAULT_MAX_ST
 
 #: Seconds a requestState stays valid: long enough for a person to answer a form.
 DEFAULT_STATE_TTL = 600
-#: Environment variable holding the key (hex or any string) shared by all instances.
+#: Environment variable holding the keys (any strings of 16+ bytes, comma-separated) shared by all instances.
 STATE_KEY_ENV = "WIREMCP_STATE_KEY"
 #: Bytes of sealed data (the answers gathered so far, as JSON) one state may carry.
 DEFAULT_MAX_STATE_SIZE = 256 * 1024
@@ -132,9 +134,14 @@ class StateSealer:
         key_list = [_key_bytes(k) for k in keys] if keys is not None else []
         if not key_list:
             env = os.environ.get(STATE_KEY_ENV)
+            if env:
+                key_list = [k.strip().encode() for k in env.split(",")]
+        #: True when the keys were configured (and so can be shared by several processes).
+        self.configured = bool(key_list)
+        if not key_list:
             # No key configured: a random one for this process. Retries then
             # only work against the same process (set WIREMCP_STATE_KEY to share).
-            key_list = [env.encode() if env else os.urandom(32)]  # what secrets.token_bytes does
+            key_list = [os.urandom(32)]  # what secrets.token_bytes does
         if any(len(k) < 16 for k in key_list):
             raise ValueError("a requestState key must be at least 16 bytes")
         if max_size < 0:

@@ -25,13 +25,15 @@ encoded notification) and runs the task.
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import logging
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from ..jsonrpc import LocalProtocolError, Request, encode_notification
 from ._reply import Reply, reply_cancelled, reply_failed, reply_ok
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["Call", "CallState", "Write", "Handle"]
 
@@ -89,6 +91,7 @@ class Call:
 
     async def finish(self) -> Reply | None:
         """Await the handler: its reply, or ``None`` if the call was cancelled meanwhile."""
+        import asyncio  # imported by then: on first use, not at start-up
         pending = self.pending
         assert pending is not None, "finish() follows a start() that returned None"
         # `settle`, inline: one coroutine frame less per asynchronous request.

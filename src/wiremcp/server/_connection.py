@@ -131,6 +131,7 @@ class ServerConnection:
         session_id: str | None = None,
         route: Callable[[], Write] | None = None,
         close_stream: Callable[[Any, int | None], bool] | None = None,
+        first_request_id: int = 1,
     ) -> None:
         self.server = server
         self._handle = server.handle  # bound once: the modern path looks up nothing per request
@@ -140,7 +141,7 @@ class ServerConnection:
         self.session_id = session_id
         self.session: LegacySession | None = None  # once a legacy client said initialize
         self.calls: dict[Any, Call] = {}  # asynchronous requests in flight, by id
-        self.outgoing = OutgoingRequests(line=line)
+        self.outgoing = OutgoingRequests(line=line, first_id=first_request_id)
         self.state = ConnectionState.OPEN
         self.route = route  # where a request to the peer goes now (HTTP: the asking request's stream)
         self.close_stream = close_stream  # `LegacySession.close_sse_stream`'s hook (HTTP resumable streams)

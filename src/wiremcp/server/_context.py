@@ -22,7 +22,6 @@ mapping of them as text, or None where there is no HTTP request (stdio).
 
 from __future__ import annotations
 
-import asyncio
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, TypeVar, overload
 
@@ -33,6 +32,7 @@ from ._elicit import Elicited, form_for
 from ._mrtr import ELICIT, ROOTS, SAMPLE, InputRequired, check_answer, check_capabilities
 
 if TYPE_CHECKING:
+    import asyncio
     # Types only: the answers' TypedDicts cost import time and nothing here needs them at run time.
     from ..protocol.inputs import CreateMessageResult, ElicitResult, Root
     from ._server import Server

@@ -38,10 +38,8 @@ Rules:
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import logging
-import secrets
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
 from ..jsonrpc import Request
@@ -51,6 +49,8 @@ from ._context import Context, Emit
 from ._mrtr import InputRequired, check_capabilities
 
 if TYPE_CHECKING:
+    import secrets
+    import asyncio
     from ._server import Server
 
 __all__ = ["Upstream", "Ask", "Forwarder", "FORWARDED", "RESUME_KEY", "reporting_context"]
@@ -104,6 +104,7 @@ class _Suspended:
     __slots__ = ("task", "ctx", "waiting", "expiry", "changed")
 
     def __init__(self, ctx: Context) -> None:
+        import asyncio  # imported by then: on first use, not at start-up
         self.task: asyncio.Task[dict[str, Any]] | None = None
         self.ctx = ctx  # the downstream request it reports to now (a retry brings a new one)
         self.waiting: tuple[dict[str, dict[str, Any]], asyncio.Future[dict[str, Any]]] | None = None
@@ -111,6 +112,7 @@ class _Suspended:
         self.changed = asyncio.Event()  # set when the upstream needs input
 
     async def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        import asyncio  # imported by then: on first use, not at start-up
         check_capabilities(requests, self.ctx.client_capabilities)  # -32021 to the upstream, not a suspension
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.waiting = (requests, future)
@@ -163,6 +165,8 @@ class Forwarder:
         return self._finish(method, result)
 
     async def _modern(self, method: str, params: dict[str, Any], ctx: Context, meta: RequestMeta) -> dict[str, Any]:
+        import secrets  # imported by then: on first use, not at start-up
+        import asyncio  # imported by then: on first use, not at start-up
         answers = meta.inputs or {}
         resume = answers.get(RESUME_KEY)
         call = self.suspended.pop(resume, None) if type(resume) is str else None
@@ -205,6 +209,7 @@ class Forwarder:
             raise
 
     def _suspend(self, resume: str, call: _Suspended, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        import asyncio  # imported by then: on first use, not at start-up
         self.suspended[resume] = call
         loop = asyncio.get_running_loop()
         call.expiry = loop.call_later(self.server.state_sealer.ttl, self._expire, resume)

@@ -29,7 +29,6 @@ What differs from the modern era, and lives here:
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from ..jsonrpc import InvalidParams, InvalidRequest, MethodNotFound, Request
@@ -38,6 +37,7 @@ from ..protocol.meta import LOG_LEVELS, PROGRESS_TOKEN, RequestMeta
 from ._reply import ServerBusy
 
 if TYPE_CHECKING:
+    import asyncio
     from ._context import Emit
     from ._server import Server
 
@@ -218,7 +218,9 @@ class LegacySession:
     async def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
         """Send each input request to the client and wait for all the answers."""
 
+        import asyncio  # imported by then: on first use, not at start-up
         async def one(request: dict[str, Any]) -> Any:
+            import asyncio  # imported by then: on first use, not at start-up
             return await asyncio.wait_for(
                 self.send_request(request["method"], request.get("params") or {}), self.request_timeout
             )

@@ -28,13 +28,13 @@ Rules:
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, AsyncContextManager, Callable, Iterable
 
 from ._apps import check_links
 
 if TYPE_CHECKING:
+    import asyncio
     from ._server import Server
 
 __all__ = ["Lifespan", "LifespanFactory", "DEFAULT_SHUTDOWN_GRACE", "drain"]
@@ -97,6 +97,7 @@ class Lifespan:
         self._children.remove(child)
 
     async def __aenter__(self) -> Any:
+        import asyncio  # imported by then: on first use, not at start-up
         self.users += 1
         if self.users > 1:
             entering = self._entering
@@ -156,6 +157,7 @@ class Lifespan:
 
 async def drain(tasks: Iterable[asyncio.Task[Any]], grace: float) -> int:
     """Wait up to ``grace`` seconds for ``tasks``, then cancel the rest; returns how many were cancelled."""
+    import asyncio  # imported by then: on first use, not at start-up
     pending = {t for t in tasks if not t.done()}
     if not pending:
         return 0

@@ -22,9 +22,8 @@ and keeps these rules for stdio and HTTP alike:
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..jsonrpc import (
     ErrorResponse,
@@ -38,6 +37,9 @@ from ..jsonrpc import (
 from ..protocol import methods
 from ._legacy import ClientRequestFailed
 
+if TYPE_CHECKING:
+    import asyncio
+
 __all__ = ["OutgoingRequests"]
 
 log = logging.getLogger("wiremcp.server")
@@ -48,8 +50,9 @@ class OutgoingRequests:
 
     __slots__ = ("_pending", "line", "closed")
 
-    def __init__(self, *, line: bool = True) -> None:
-        self._pending: PendingRequests[asyncio.Future[Any]] = PendingRequests()
+    def __init__(self, *, line: bool = True, first_id: int = 1) -> None:
+        # first_id: where the ids start (a session served by several workers gives each its own range)
+        self._pending: PendingRequests[asyncio.Future[Any]] = PendingRequests(first_id=first_id)
         self.line = line  # newline-terminated messages (stdio) or bare ones (HTTP events)
         #: Why no more requests can be sent (the connection or session ended), once it has.
         self.closed: str | None = None
@@ -62,6 +65,7 @@ class OutgoingRequests:
 
     async def request(self, method: str, params: dict[str, Any], write: Callable[[bytes], None]) -> Any:
         """Send ``method`` through ``write`` and wait for the peer's result (its error raises)."""
+        import asyncio  # imported by then: on first use, not at start-up
         if self.closed is not None:
             raise ConnectionError(self.closed)
         pending = self._pending

@@ -20,11 +20,13 @@ cancelled future it awaited): that is a failure like any other, answered with
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from typing import Any, Awaitable
+from typing import TYPE_CHECKING, Any, Awaitable
 
 from ..jsonrpc import INTERNAL_ERROR, JSONRPCError, LocalProtocolError, encode_error, encode_result
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["Reply", "reply_ok", "reply_failed", "reply_cancelled", "settle", "error_object", "ServerBusy", "SERVER_BUSY"]
 
@@ -81,6 +83,7 @@ def reply_cancelled(id: Any, exc: asyncio.CancelledError) -> Reply:
 
     Otherwise the handler raised it without being cancelled: -32603, logged.
     """
+    import asyncio  # imported by then: on first use, not at start-up
     task = asyncio.current_task()
     if task is None or task.cancelling():
         raise exc
@@ -89,6 +92,7 @@ def reply_cancelled(id: Any, exc: asyncio.CancelledError) -> Reply:
 
 async def settle(id: Any, pending: Awaitable[Any]) -> Reply:
     """Await a handler and make its reply. Cancellation of the awaiting task propagates (no reply)."""
+    import asyncio  # imported by then: on first use, not at start-up
     try:
         result = await pending
     except asyncio.CancelledError as exc:

@@ -28,21 +28,26 @@ import binascii
 import os
 from typing import Any, Awaitable, Callable, Iterable, Literal, Mapping, TypeVar, overload
 
-from ..jsonrpc import InvalidParams, MethodNotFound, Request
+import orjson
+
+from ..jsonrpc import InvalidParams, JSONRPCError, MethodNotFound, Request
 from ..protocol import MODERN_VERSIONS, methods
 from ..protocol.extensions import EXTENSIONS, TASKS, check_identifier, client_declares
-from ..protocol.meta import SERVER_INFO, RequestMeta, parse_request_meta
+from ..protocol.meta import CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION, SERVER_INFO, RequestMeta, parse_request_meta
 from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
 from ._context import Context, Emit, require_scopes
 from ._legacy import DEFAULT_CLIENT_REQUEST_TIMEOUT, LegacySession, Notify, SendRequest
 from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
-from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, LocalBus, listen, parse_filter
-from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_level, setting
+from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, listen, parse_filter
+from ..backends import Backend
+from ._backend import choose_backend, default_task_store, with_backend
+from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_keys, parse_level, setting
 from ._tools import Tool, ToolAnnotations
 from ._apps import UI_EXTENSION, UI_MIME_TYPE, ModelTools, UiCsp, Visibility, supports_apps, ui_resource_parts
 from ._tasks import SQLiteTaskStore, TaskStore, Tasks, store_from_env
 from ._tasks._runtime import TaskMode
 from ._workers import Workers
+from ._reply import Reply, reply_failed, reply_ok
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
 from ._middleware import Middleware, install
 from ._telemetry import wanted as telemetry_wanted
@@ -58,6 +63,9 @@ __all__ = ["Server", "DEFAULT_LIST_TTL_MS"]
 
 #: How long clients may cache list results and discovery, unless configured.
 DEFAULT_LIST_TTL_MS = 60_000
+
+_dumps = orjson.dumps
+_LINE = orjson.OPT_APPEND_NEWLINE
 
 Handler = Callable[[Request, dict[str, Any], RequestMeta, "Emit | None"], "dict[str, Any] | Awaitable[dict[str, Any]]"]
 CacheScope = Literal["public", "private"]
@@ -90,6 +98,7 @@ class Server:
         state_keys: Iterable[str | bytes] | None = None,
         state_ttl: float | None = None,
         bus: ChangeBus | None = None,
+        backend: Backend | None = None,
         max_subscriptions: int | None = None,
         legacy: bool | None = None,
         auth: Any = None,
@@ -109,6 +118,7 @@ class Server:
         list_ttl_ms = setting("list_ttl_ms", list_ttl_ms, DEFAULT_LIST_TTL_MS, int)
         page_size = setting("page_size", page_size, None, int)
         state_ttl = setting("state_ttl", state_ttl, float(DEFAULT_STATE_TTL), float)
+        state_keys = setting("state_keys", state_keys, None, parse_keys)
         max_subscriptions = setting("max_subscriptions", max_subscriptions, DEFAULT_MAX_SUBSCRIPTIONS, int)
         legacy = setting("legacy", legacy, True, parse_bool)
         threads = setting("threads", threads, DEFAULT_THREADS, int)
@@ -159,8 +169,10 @@ class Server:
         }
         # Multi round-trip requests: sealed requestState (see _mrtr, protocol/state).
         self.state_sealer = StateSealer(state_keys, ttl=state_ttl)
-        # subscriptions/listen: change events, fanned out through a pluggable bus.
-        self.bus: ChangeBus = bus if bus is not None else LocalBus()
+        #: Where shared state lives (see _backend, wiremcp.backends): this process, or Redis.
+        self.backend = choose_backend(backend, bus, self.state_sealer.configured)
+        # subscriptions/listen: change events, fanned out through the backend's bus.
+        self.bus: ChangeBus = self.backend.bus
         self.max_subscriptions = max_subscriptions
         #: Serve 2025-11-25 clients (initialize handshake) too; see _legacy.
         self.legacy = legacy
@@ -176,7 +188,7 @@ class Server:
         self.client_request_timeout = client_request_timeout
         #: Setup around serving, entered once per process by the transports (see _lifespan);
         #: ``async with server.lifespan as value``. What it yields is ``ctx.lifespan``.
-        self.lifespan = Lifespan(self, lifespan)
+        self.lifespan = Lifespan(self, with_backend(self.backend, lifespan))
         #: Seconds requests in flight get to finish on shutdown before they are cancelled.
         self.shutdown_grace = shutdown_grace
         #: MCP-level middleware, outermost first (see _middleware); empty costs nothing.
@@ -199,7 +211,7 @@ class Server:
         #: Tasks (see _tasks): None until a tool may become a task (``task=`` other than "never").
         self.tasks: Tasks | None = None
         self._task_options: dict[str, Any] = {
-            "store": task_store if task_store is not None else store_from_env(),
+            "store": task_store if task_store is not None else default_task_store(self.backend),
             "ttl_ms": task_ttl_ms if task_ttl_ms is not None else _tasks_default("ttl_ms"),
             "poll_interval_ms": task_poll_interval_ms if task_poll_interval_ms is not None else _tasks_default("poll_interval_ms"),
         }
@@ -532,6 +544,92 @@ class Server:
         if type(out) is dict:
             return out
         return self._rounds(out, method, params)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
+
+    def call_tool_now(self, id: Any, params: Any) -> Reply | None:
+        """The fused ``tools/call``: the reply of a plain call, or None for the general path (`handle`).
+
+        For a request whose ``params`` hold only ``name``, ``arguments`` and
+        ``_meta`` (protocol version, client capabilities, client info), naming
+        a tool with a plain schema (`Tool.plain`), on a server without
+        middleware or an upstream: ``_meta``, the tool and the arguments are
+        checked in this one function, the tool runs, and its reply is encoded.
+        Anything else, and every problem, returns None before the tool runs,
+        so that `handle` decides it and gives the exact error; the reply is
+        byte for byte the one `handle` makes. The transport has already
+        checked the envelope and that ``id`` is not in flight.
+        """
+        # Only name, arguments (optional) and _meta; only the three _meta fields (client info optional).
+        # Counting is cheaper than comparing key sets: name and _meta are required below.
+        if type(params) is not dict or len(params) != (3 if "arguments" in params else 2):
+            return None
+        if self._middleware or self.forwarder is not None:
+            return None
+        meta = params.get("_meta")
+        if type(meta) is not dict or meta.get(PROTOCOL_VERSION) not in self.supported_versions:
+            return None
+        info = meta.get(CLIENT_INFO)
+        if info is None:
+            if len(meta) != 2 or CLIENT_INFO in meta:
+                return None
+        elif type(info) is not dict or len(meta) != 3:
+            return None
+        if type(meta.get(CLIENT_CAPABILITIES)) is not dict:
+            return None
+        name = params.get("name")
+        if type(name) is not str:
+            return None
+        tool = self._tools.get(name)
+        if tool is None:
+            return None
+        plain = tool.plain
+        if plain is None:
+            return None
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        elif type(arguments) is not dict:
+            return None
+        types, required, text_result = plain
+        for key, value in arguments.items():
+            allowed = types.get(key)
+            if allowed is None or type(value) not in allowed:
+                return None
+        if required and len(arguments) != len(types) and not arguments.keys() >= required:
+            return None  # (every key is a property: holding them all, it holds the required ones)
+        convert = tool._convert
+        if convert is not None:  # e.g. an int parameter: pure, so a problem still leaves the call to `handle`
+            try:
+                arguments = convert(arguments)
+            except Exception:
+                return None
+        try:
+            try:
+                value = tool.fn(**arguments)
+            except JSONRPCError:
+                raise  # a deliberate protocol error stays one (as in `Tool._run`)
+            except Exception as exc:
+                out = tool._failed(exc, self.mask_errors)
+            else:
+                if type(value) is str and text_result:  # `Tool._plain`, inline
+                    out = {"resultType": "complete", "content": [{"type": "text", "text": value}]}
+                else:
+                    out = tool._result(value)
+        except BaseException as exc:  # noqa: BLE001 - answered as `handle` and `Call.start` answer it
+            return self._call_raised(id, params, exc)
+        shared = self._result_meta
+        if shared is not None:
+            own = out.get("_meta")
+            out["_meta"] = shared if own is None else {**shared, **own}
+        try:  # `reply_ok`, inline
+            return _dumps({"jsonrpc": "2.0", "id": id, "result": out}, option=_LINE), None
+        except TypeError:
+            return reply_ok(id, out)
+
+    def _call_raised(self, id: Any, params: dict[str, Any], exc: BaseException) -> Reply:
+        """A fused call's tool raised a BaseException: `InputRequired` as `handle`, the rest as `Call.start`."""
+        if isinstance(exc, InputRequired):
+            return reply_ok(id, self._complete(input_required_result(self.state_sealer, methods.TOOLS_CALL, params, exc)))
+        return reply_failed(id, exc)
 
     async def _rounds(self, pending: Awaitable[dict[str, Any]], method: str, params: dict[str, Any]) -> dict[str, Any]:
         try:

@@ -17,7 +17,11 @@ argument                       variable                      default    what
 ``list_ttl_ms``                ``WIREMCP_LIST_TTL_MS``       60000      ``ttlMs`` of list results and discovery
 ``page_size``                  ``WIREMCP_PAGE_SIZE``         (none)     items per list page; none: one page
 ``state_ttl``                  ``WIREMCP_STATE_TTL``         600        seconds a ``requestState`` stays valid
-``state_keys``                 ``WIREMCP_STATE_KEY``         (random)   the key sealing ``requestState`` (16+ bytes)
+``state_keys``                 ``WIREMCP_STATE_KEY``         (random)   keys sealing ``requestState`` (16+ bytes
+                                                                        each; comma-separated: the first seals,
+                                                                        any opens)
+``backend``                    ``WIREMCP_REDIS_URL``         (none)     shared state in Redis (`wiremcp.backends`);
+                                                                        none: in this process
 ``max_subscriptions``          ``WIREMCP_MAX_SUBSCRIPTIONS`` 1024       open ``subscriptions/listen`` streams
 ``client_request_timeout``     ``WIREMCP_CLIENT_TIMEOUT``    300        seconds a legacy client has to answer
 ``legacy``                     ``WIREMCP_LEGACY``            true       serve 2025-11-25 clients too
@@ -33,7 +37,7 @@ import logging
 import os
 from typing import Any, Callable, Mapping, TypeVar
 
-__all__ = ["ENV", "DEFAULT_THREADS", "setting", "parse_bool", "parse_level", "apply_log_level"]
+__all__ = ["ENV", "DEFAULT_THREADS", "setting", "parse_bool", "parse_level", "parse_keys", "apply_log_level"]
 
 T = TypeVar("T")
 
@@ -46,6 +50,7 @@ ENV = {
     "page_size": "WIREMCP_PAGE_SIZE",
     "state_ttl": "WIREMCP_STATE_TTL",
     "state_keys": "WIREMCP_STATE_KEY",
+    "backend": "WIREMCP_REDIS_URL",
     "max_subscriptions": "WIREMCP_MAX_SUBSCRIPTIONS",
     "client_request_timeout": "WIREMCP_CLIENT_TIMEOUT",
     "legacy": "WIREMCP_LEGACY",
@@ -74,6 +79,14 @@ def parse_level(text: str) -> str:
     if level not in _LEVELS:
         raise ValueError(f"{text!r} is not a log level ({', '.join(sorted(_LEVELS))})")
     return level
+
+
+def parse_keys(text: str) -> list[str]:
+    """``WIREMCP_STATE_KEY``: one key, or several separated by commas (rotation: the first seals)."""
+    keys = [key.strip() for key in text.split(",")]
+    if any(not key for key in keys):
+        raise ValueError("an empty key (keys are separated by commas, none may be empty)")
+    return keys
 
 
 def setting(

@@ -2,10 +2,10 @@
 
 A `ChangeBus` carries change events from wherever they happen (a tool added
 at run time, ``server.notify_resource_updated(uri)``) to every open
-subscription. `LocalBus` is the in-process default; a deployment with several
-workers plugs in a bus backed by a broker (e.g. Redis pub/sub) that
-implements the same two methods, so a change on one worker reaches listeners
-on all of them (docs/architecture.md, Scale-out).
+subscription. The bus belongs to the server's backend (`wiremcp.backends`):
+`LocalBus` in one process; with ``WIREMCP_REDIS_URL`` a bus over Redis
+pub/sub, so a change on one worker reaches listeners on all of them, each
+worker applying its listeners' filters (docs/deploy.md).
 
 Rules kept by `listen` (the request handler):
 
@@ -23,12 +23,15 @@ Rules kept by `listen` (the request handler):
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any, Callable, Literal, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Callable
 
+from ..backends import ChangeBus, Event, LocalBus
 from ..jsonrpc import InvalidParams, RequestId
 from ..protocol.meta import SUBSCRIPTION_ID
 from ._reply import ServerBusy
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["ChangeBus", "LocalBus", "Event", "listen", "DEFAULT_MAX_SUBSCRIPTIONS", "parse_filter"]
 
@@ -37,9 +40,6 @@ DEFAULT_MAX_SUBSCRIPTIONS = 1024
 #: Events queued for one slow listener before the oldest are dropped.
 QUEUE_LIMIT = 1024
 
-#: What changed: ``(kind, uri or None)``; ``None`` ends every stream.
-Event = Optional[tuple[Literal["tools", "prompts", "resources", "updated"], Optional[str]]]
-
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 _LIST_CHANGED = {
     "tools": ("toolsListChanged", "notifications/tools/list_changed"),
@@ -47,34 +47,6 @@ _LIST_CHANGED = {
     "resources": ("resourcesListChanged", "notifications/resources/list_changed"),
 }
 UPDATED = "notifications/resources/updated"
-
-
-class ChangeBus(Protocol):
-    def publish(self, event: Event) -> None:
-        """Deliver ``event`` to every subscriber (on every worker, for a shared bus)."""
-        ...
-
-    def subscribe(self, deliver: Callable[[Event], None]) -> Callable[[], None]:
-        """Register a callback for every event; returns the function that unregisters it."""
-        ...
-
-
-class LocalBus:
-    """Fan-out within one process."""
-
-    def __init__(self) -> None:
-        self._listeners: set[Callable[[Event], None]] = set()
-
-    def publish(self, event: Event) -> None:
-        for deliver in list(self._listeners):
-            deliver(event)
-
-    def subscribe(self, deliver: Callable[[Event], None]) -> Callable[[], None]:
-        self._listeners.add(deliver)
-        return lambda: self._listeners.discard(deliver)
-
-    def __len__(self) -> int:
-        return len(self._listeners)
 
 
 def parse_filter(params: dict[str, Any]) -> dict[str, Any]:
@@ -101,6 +73,7 @@ async def listen(
     limit: int,
 ) -> dict[str, Any]:
     """Serve one subscription until the server closes it (or the task is cancelled)."""
+    import asyncio  # imported by then: on first use, not at start-up
     if open_count[0] >= limit:
         raise ServerBusy(f"Server busy: {open_count[0]} subscriptions are open, the most this server keeps ({limit}); retry later")
     agreed: dict[str, Any] = {}

@@ -242,6 +242,7 @@ class Tool:
         "ui_uri",
         "app_only",
         "task",
+        "plain",
     )
 
     def __init__(
@@ -338,6 +339,15 @@ class Tool:
         else:
             self._result = self._plain
 
+        #: ``(types by argument, required names, str returns are one text block)`` when a call may
+        #: take the fused ``tools/call`` path (`Server.call_tool_now`): an inline plain function
+        #: with no context, inputs or scopes, and a schema of scalar properties.
+        self.plain: PlainArguments | None = None
+        if not self.is_async and not self.threaded and self.context_param is None and not self.inputs and not self.scopes:
+            arguments = plain_arguments(input_schema)
+            if arguments is not None:
+                self.plain = (*arguments, self.output_schema is None)
+
         # the definition, built once
         definition: dict[str, Any] = {"name": self.name}
         if title is not None:
@@ -364,6 +374,8 @@ class Tool:
         self.ui_uri: str | None = ui_block.get("resourceUri") if ui_block else None
         #: ``visibility`` leaves out the model: hidden from clients without MCP Apps (`_apps`).
         self.app_only = ui_block is not None and "model" not in ui_block.get("visibility", ("model",))
+        if self.app_only or self.task is not None:
+            self.plain = None  # the general path decides: visibility per client (`_apps`), task creation (`_tasks`)
         if meta:
             definition["_meta"] = _check_meta(meta, where)
         try:
@@ -492,6 +504,58 @@ class Tool:
 
     def _failed(self, exc: Exception, mask: bool = True) -> dict[str, Any]:
         return error_result(failure_message("tool", self.name, exc, mask))
+
+
+#: A plain schema's argument types (exact Python types per name) and its required names.
+ArgumentTypes = tuple[dict[str, frozenset[type]], frozenset[str]]
+#: `Tool.plain`: the argument types, the required names, and whether a ``str`` return is one text block.
+PlainArguments = tuple[dict[str, frozenset[type]], frozenset[str], bool]
+
+_PLAIN_TYPES: dict[str, frozenset[type]] = {
+    "string": frozenset({str}),
+    "boolean": frozenset({bool}),
+    "integer": frozenset({int}),
+    "number": frozenset({int, float}),
+}
+#: Keywords that do not constrain a value (annotations), besides ``type``.
+_ANNOTATION_KEYS = frozenset({"type", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"})
+_PLAIN_ROOT_KEYS = frozenset({"type", "properties", "required", "additionalProperties", "title", "description"})
+
+
+def plain_arguments(schema: Any) -> ArgumentTypes | None:
+    """What a fast argument check needs for ``schema``, or None when the compiled validator must decide.
+
+    A plain schema: an object of named properties, each with one scalar
+    ``type`` and annotations only; ``required`` names; ``additionalProperties``
+    absent or false. The fast check accepts arguments whose every key is a
+    property with a value of an exact type (``True`` is no integer, ``1.0`` is
+    left to the validator) and that hold every required name; anything else
+    goes through the general path, which gives the exact error.
+    """
+    if type(schema) is not dict or schema.get("type") != "object" or not schema.keys() <= _PLAIN_ROOT_KEYS:
+        return None
+    if schema.get("additionalProperties", False) is not False:
+        return None
+    properties = schema.get("properties", {})
+    required = schema.get("required", [])
+    if type(properties) is not dict or type(required) is not list:
+        return None
+    types: dict[str, frozenset[type]] = {}
+    for name, sub in properties.items():
+        if type(sub) is not dict or not sub.keys() <= _ANNOTATION_KEYS:
+            return None
+        kind = sub.get("type")
+        kinds = kind if type(kind) is list and kind else [kind]
+        allowed: frozenset[type] = frozenset()
+        for each in kinds:
+            more = _PLAIN_TYPES.get(each) if type(each) is str else None
+            if more is None:
+                return None
+            allowed |= more
+        types[name] = allowed
+    if not all(type(name) is str and name in types for name in required):
+        return None
+    return types, frozenset(required)
 
 
 def _return_hint(fn: Callable[..., Any]) -> Any:

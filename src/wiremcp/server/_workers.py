@@ -21,7 +21,6 @@ Rules:
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import queue
 import threading
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar
 from ..jsonrpc import JSONRPCError
 
 if TYPE_CHECKING:
+    import asyncio
     from ._context import Context
 
 __all__ = ["Workers", "run_handler"]
@@ -66,6 +66,7 @@ class Workers:
 
         A coroutine, so that nothing needs a running loop before it is awaited.
         """
+        import asyncio  # imported by then: on first use, not at start-up
         loop = asyncio.get_running_loop()
         if ctx is not None:
             ctx.from_thread(loop)
@@ -124,7 +125,7 @@ class Workers:
                 thread.join()
 
 
-_Job = tuple["asyncio.Future[Any]", asyncio.AbstractEventLoop, contextvars.Context, Callable[..., Any], dict[str, Any]]
+_Job = tuple["asyncio.Future[Any]", "asyncio.AbstractEventLoop", contextvars.Context, Callable[..., Any], dict[str, Any]]
 
 
 def _settle_future(future: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:

@@ -12,8 +12,25 @@ the public names of the layers below: the server side drives a
 cancellation, legacy sessions, the server's requests to the client), the
 client side implements `wiremcp.client.ClientTransport`. No transport imports
 a private module of another layer (tests/test_layers.py).
+
+The stdio names are imported on first use, so that importing a transport
+package does not load asyncio before it is needed.
 """
 
-from .stdio import DEFAULT_MAX_IN_FLIGHT, LineServer, serve_stdio, serve_streams
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .stdio import DEFAULT_MAX_IN_FLIGHT, LineServer, serve_stdio, serve_streams
 
 __all__ = ["LineServer", "serve_stdio", "serve_streams", "DEFAULT_MAX_IN_FLIGHT"]
+
+
+def __getattr__(name: str) -> Any:
+    """The stdio names, imported on first use (see `wiremcp.transports.stdio`)."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import stdio
+
+    return getattr(stdio, name)

@@ -534,7 +534,10 @@ def _is_multiple(v: float, m: float) -> bool:
     q = v / m
     if math.isinf(q):
         return False
-    return abs(q - round(q)) < 1e-9
+    r = round(q)
+    if r == 0:  # a tiny quotient (4.76e-197 / 0.5) is no multiple: only 0 is
+        return v == 0
+    return abs(q - r) <= 1e-9 * abs(r)  # relative: rounding of v / m, never a fraction of a step
 
 
 def _compile_string(schema: dict[str, Any]) -> _Check | None:

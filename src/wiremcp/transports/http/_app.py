@@ -148,6 +148,7 @@ from ._sessions import (
     LEGACY_HEADER_VALUES,
     SESSION_HEADER,
     Sessions,
+    session_store,
 )
 
 if TYPE_CHECKING:
@@ -189,6 +190,7 @@ DEFAULT_MAX_STREAM_BACKLOG = 16 * 1024 * 1024
 _VERSION_HEADER = b"mcp-protocol-version"
 #: Methods a legacy session adds to the endpoint (with its Mcp-Session-Id).
 _SESSION_METHODS = ("GET", "DELETE")
+_TOOLS_CALL = methods.TOOLS_CALL
 
 
 class _Reply(enum.Enum):
@@ -352,6 +354,8 @@ class MCPApp:
         "_guard",
         "_rules",
         "_decoder",
+        "_plain",
+        "_call_now",
         "_deadlines",
         "_sessions",
         "_auth",
@@ -408,9 +412,11 @@ class MCPApp:
         self._guard = HostGuard(allowed_hosts, allowed_origins)
         self._rules = HeaderRules(server)
         self._decoder = Decoder(MCP, max_size=max_body_size, max_depth=max_depth)
+        self._plain = self._decoder.plain_request
+        self._call_now = server.call_tool_now
         self._deadlines = _ReadDeadlines(read_timeout) if read_timeout is not None else None
         self._sessions = (
-            Sessions(
+            session_store(
                 server,
                 idle_timeout=session_idle_timeout,
                 max_sessions=max_sessions,
@@ -518,13 +524,39 @@ class MCPApp:
             return
         if body is None:
             return  # the client went away
-        try:
-            msg = self._decoder.decode(body)
-        except JSONRPCError as exc:
-            log.debug("refused a POST body: %s", exc.message)
-            data, code = reply_failed(getattr(exc, "id", None), exc)
-            await json_reply(send, STATUS_BY_CODE.get(code, 400), data)
-            return
+        checked = False  # the header rules have passed (the fused path tried)
+        obj = self._plain(body)
+        if obj is None:
+            try:
+                msg = self._decoder.decode(body)
+            except JSONRPCError as exc:
+                log.debug("refused a POST body: %s", exc.message)
+                data, code = reply_failed(getattr(exc, "id", None), exc)
+                await json_reply(send, STATUS_BY_CODE.get(code, 400), data)
+                return
+        else:  # a plain request: checked, no `Request` made unless it is needed
+            params = obj["params"]
+            if obj["method"] == _TOOLS_CALL and self._auth is None:
+                # The fused path: the header rules, then a plain tool's reply in one step;
+                # anything it declines takes the general path below.
+                try:
+                    self._rules.check_fields(headers, _TOOLS_CALL, params)
+                    checked = True
+                except BaseException:  # noqa: BLE001 - `_request` checks again and answers it
+                    pass
+                reply = self._call_now(obj["id"], params) if checked else None
+                if reply is not None:
+                    data, status = reply
+                    await send(
+                        {
+                            "type": "http.response.start",
+                            "status": 200 if status is None else STATUS_BY_CODE.get(status, 200),
+                            "headers": [JSON_CONTENT_TYPE, (b"content-length", b"%d" % len(data))],
+                        }
+                    )
+                    await send({"type": "http.response.body", "body": data})
+                    return
+            msg = Request(obj["id"], obj["method"], params)
         kind = type(msg)
         sessions = self._sessions
         session_id = headers.get(SESSION_HEADER) if sessions is not None else None
@@ -539,11 +571,11 @@ class MCPApp:
             elif msg.method == methods.SUBSCRIPTIONS_LISTEN and self.max_listens_per_client is not None:
                 await self._listen(msg, headers, receive, send, _client(scope))
             else:
-                await self._request(msg, headers, receive, send)
+                await self._request(msg, headers, receive, send, checked)
             return
         if session_id is not None:
             assert sessions is not None
-            session = sessions.lookup(session_id)
+            session = await sessions.find(session_id)
             if session is None:
                 await self._no_session(send)
             elif kind is Notification:
@@ -572,7 +604,7 @@ class MCPApp:
         sessions = self._sessions
         session_id = headers.get(SESSION_HEADER)
         if sessions is not None and method in _SESSION_METHODS and session_id is not None:
-            session = sessions.lookup(session_id)
+            session = await sessions.find(session_id)
             if session is None:
                 await self._no_session(send)
             elif method == "GET":
@@ -602,7 +634,7 @@ class MCPApp:
         if session_id is None:
             await sessions.initialize(req, headers, send, client)
             return
-        session = sessions.lookup(session_id)
+        session = await sessions.find(session_id)
         if session is None:
             await self._no_session(send)
         else:
@@ -681,7 +713,16 @@ class MCPApp:
             return await self._read(receive)
         task = deadlines.start()
         try:
-            return await self._read(receive)
+            # `_read`, inline for a body in one message (the common case): one coroutine less.
+            msg = await receive()
+            if msg["type"] != "http.request":
+                return None
+            body: bytes = msg.get("body", b"")
+            if len(body) > limit:
+                raise self._too_large(None)
+            if not msg.get("more_body"):
+                return body
+            return await self._read(receive, body)
         except asyncio.CancelledError:
             if task not in deadlines.expired:
                 raise
@@ -695,17 +736,21 @@ class MCPApp:
             deadlines.reading.pop(task, None)
             deadlines.expired.discard(task)
 
-    async def _read(self, receive: Receive) -> bytes | None:
-        msg = await receive()
-        if msg["type"] != "http.request":
-            return None
-        body: bytes = msg.get("body", b"")
-        size = len(body)
+    async def _read(self, receive: Receive, first: bytes | None = None) -> bytes | None:
+        """The body; ``first``: its first part, already received (and more is coming)."""
         limit = self.max_body_size
-        if size > limit:
-            raise self._too_large(None)
-        if not msg.get("more_body"):
-            return body  # the whole body in one message: the common case
+        if first is None:
+            msg = await receive()
+            if msg["type"] != "http.request":
+                return None
+            body: bytes = msg.get("body", b"")
+            if len(body) > limit:
+                raise self._too_large(None)
+            if not msg.get("more_body"):
+                return body  # the whole body in one message: the common case
+        else:
+            body = first
+        size = len(body)
         chunks = [body]
         while True:
             msg = await receive()
@@ -728,11 +773,15 @@ class MCPApp:
             ((b"connection", b"close"),),
         )
 
-    async def _request(self, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
+    async def _request(
+        self, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send, checked: bool = False
+    ) -> None:
+        """Answer a modern request; ``checked``: its header rules have passed already (the fused path)."""
         ex = _Exchange(self.max_stream_backlog)
         call = ex.call = Call(req.id, req.method, ex, line=False)
         try:
-            self._rules.check(headers, req)
+            if not checked:
+                self._rules.check(headers, req)
         except HeaderMismatch as exc:
             if req.method == "initialize":
                 # versioning.mdx, Backward Compatibility: name our versions to a legacy client.

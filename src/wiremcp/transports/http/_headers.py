@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 from ...jsonrpc import Request
 from ...protocol import methods
@@ -144,6 +144,19 @@ def _matches(value: Any, text: str) -> bool:
     return False  # an object, array or null has no header form
 
 
+#: Most distinct header values each of `HeaderRules`'s caches holds before it is emptied.
+_CACHED_VALUES = 256
+
+_T = TypeVar("_T", str, "str | None")
+
+
+def _remember(cache: dict[bytes, _T], raw: bytes, value: _T) -> _T:
+    if len(cache) >= _CACHED_VALUES:
+        cache.clear()
+    cache[raw] = value
+    return value
+
+
 def _field(headers: dict[bytes, bytes], key: bytes) -> str | None:
     raw = headers.get(key)
     # Optional whitespace around a field value is not part of it (RFC 9110, section 5.5).
@@ -157,33 +170,45 @@ class HeaderRules:
     recomputed when a tool of that name is replaced.
     """
 
-    __slots__ = ("server", "_params")
+    __slots__ = ("server", "_params", "_texts", "_names", "_get_tool")
 
     def __init__(self, server: Server) -> None:
         self.server = server
         self._params: dict[str, tuple[Tool, tuple[_Param, ...]]] = {}
+        # Header values as received -> as compared (trimmed, Latin-1; Mcp-Name decoded, None when
+        # invalid). Clients repeat a handful of values; each cache is emptied when it fills.
+        self._texts: dict[bytes, str] = {}
+        self._names: dict[bytes, str | None] = {}
+        self._get_tool = server.get_tool
 
     def check(self, headers: dict[bytes, bytes], request: Request) -> None:
         """Raise `HeaderMismatch` unless the headers agree with ``request``."""
+        self.check_fields(headers, request.method, request.params)
+
+    def check_fields(self, headers: dict[bytes, bytes], method: str, params: Any) -> None:
+        """`check` for a request given by its ``method`` and ``params`` (no `Request` object needed)."""
         version = headers.get(PROTOCOL_VERSION_HEADER)
         if version is None:
             raise HeaderMismatch("Header mismatch: the MCP-Protocol-Version header is required")
-        params = request.params
+        texts = self._texts
         meta = params.get("_meta") if type(params) is dict else None
         if type(meta) is dict:
             body_version = meta.get(PROTOCOL_VERSION)
             if type(body_version) is str:
-                header_version = version.strip(b" \t").decode("latin-1")
+                header_version = texts.get(version)
+                if header_version is None:
+                    header_version = _remember(texts, version, version.strip(b" \t").decode("latin-1"))
                 if header_version != body_version:
                     raise HeaderMismatch(
                         f"Header mismatch: MCP-Protocol-Version header value {header_version!r} does not match "
                         f"the body's _meta protocol version {body_version!r}"
                     )
-        method = request.method
         raw_method = headers.get(METHOD_HEADER)  # `_field`, inline
         if raw_method is None:
             raise HeaderMismatch("Header mismatch: the Mcp-Method header is required")
-        header_method = raw_method.strip(b" \t").decode("latin-1")
+        header_method = texts.get(raw_method)
+        if header_method is None:
+            header_method = _remember(texts, raw_method, raw_method.strip(b" \t").decode("latin-1"))
         if header_method != method:
             raise HeaderMismatch(
                 f"Header mismatch: Mcp-Method header value {header_method!r} does not match body value {method!r}"
@@ -194,10 +219,14 @@ class HeaderRules:
         body_name = params.get(field)
         if type(body_name) is not str:
             return  # the method reports the missing or mistyped field itself (-32602)
-        raw_name = _field(headers, NAME_HEADER)
-        if raw_name is None:
+        raw = headers.get(NAME_HEADER)
+        if raw is None:
             raise HeaderMismatch(f"Header mismatch: the Mcp-Name header is required for {method}")
-        name = decode_header_value(raw_name)
+        names = self._names
+        if raw in names:
+            name = names[raw]
+        else:
+            name = _remember(names, raw, decode_header_value(raw.strip(b" \t").decode("latin-1")))
         if name is None:
             raise HeaderMismatch("Header mismatch: the Mcp-Name header value is not valid (see Value Encoding)")
         if name != body_name:
@@ -205,7 +234,13 @@ class HeaderRules:
                 f"Header mismatch: Mcp-Name header value {name!r} does not match body value {body_name!r}"
             )
         if method == methods.TOOLS_CALL:
-            annotated = self._tool_params(body_name)
+            # `_tool_params`, inline: one lookup for the usual tool without annotations.
+            cached = self._params.get(body_name)
+            tool = self._get_tool(body_name)
+            if cached is not None and cached[0] is tool:
+                annotated = cached[1]
+            else:
+                annotated = self._tool_params(body_name)
             if annotated:
                 self._check_params(headers, annotated, params.get("arguments"))
 

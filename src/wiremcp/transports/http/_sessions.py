@@ -132,6 +132,7 @@ from ._security import _q_is_zero
 
 __all__ = [
     "Sessions",
+    "session_store",
     "HTTPSession",
     "SESSION_HEADER",
     "LAST_EVENT_ID_HEADER",
@@ -659,6 +660,10 @@ class Sessions:
             return None
         return session
 
+    async def find(self, raw_id: bytes) -> HTTPSession | None:
+        """`lookup`, as the app calls it (a shared store, `_shared_sessions`, reads Redis here)."""
+        return self.lookup(raw_id)
+
     def forget(self, session: HTTPSession) -> None:
         if self.by_key.pop(session.key, None) is not None:
             left = self.per_client.get(session.client, 1) - 1
@@ -938,6 +943,19 @@ class Sessions:
             stream.forget_if_done()
 
 
+def session_store(server: Server, **options: Any) -> Sessions:
+    """The legacy sessions of an app: in this process, or shared by every worker when the server's backend is.
+
+    A shared backend (``WIREMCP_REDIS_URL``; `wiremcp.backends`) gets
+    `_shared_sessions.SharedSessions`, with the same methods and wire rules.
+    """
+    if server.backend.shared:
+        from ._shared_sessions import SharedSessions
+
+        return SharedSessions(server, **options)
+    return Sessions(server, **options)
+
+
 async def _write(send: Send, pump: _Pump, chunk: bytes, *, more: bool) -> None:
     if not pump.head_sent:
         pump.head_sent = True
@@ -952,6 +970,10 @@ async def _run(stream: _Stream, call: Call) -> Reply | None:
 
 def _settled(stream: _Stream, call: Call, task: asyncio.Task[Reply | None]) -> None:
     stream.session.conn.finished(call)
+    # The stream and its call refer to each other (``stream.call``, ``call.write``), and the
+    # task's context holds the stream (`_CURRENT`): a cycle through the task's result (the
+    # reply, up to megabytes) that only the cyclic collector would free, long after the fact.
+    stream.call = None
     reply = None if task.cancelled() else task.result()
     stream.finish(None if reply is None else _unline(reply[0]))
     stream.forget_if_done()

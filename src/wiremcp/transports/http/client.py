@@ -33,7 +33,16 @@ Rules it keeps:
   (a 405 just means there is none); a server request arriving on any SSE
   stream is answered by its own POST;
 * no ``$ref`` in any schema is ever fetched: the transport only sends to
-  the endpoint it was given.
+  the endpoint it was given;
+* the deprecated HTTP+SSE transport (transports.mdx, "Backwards
+  Compatibility"): while no POST has been answered yet, a request answered
+  with a 4xx and no JSON-RPC body makes the transport ``GET`` the same URL
+  expecting an event stream whose first event is ``endpoint``
+  (`wiremcp.transports.sse.client.SSETransport`). When it comes, every
+  later message goes through that transport; the ``initialize`` that got
+  the 4xx is sent again over it, any other request (the era probe) fails
+  with its 4xx as before, which the client reads as "legacy" and follows
+  with ``initialize``. When no event stream comes, nothing changes.
 
 Authorization hook (``auth=``, see `HTTPAuth`): an object with two
 coroutines. ``await auth.headers(method, url)`` runs before every request
@@ -76,6 +85,8 @@ from ...client import ClientError, ConnectionClosed, HTTPError, NotSent, Receive
 
 if TYPE_CHECKING:
     import aiohttp
+
+    from ..sse.client import SSETransport
 
 __all__ = ["HTTPTransport", "HTTPAuth", "DEFAULT_CONNECT_TIMEOUT", "DEFAULT_MAX_CONNECTIONS"]
 
@@ -167,6 +178,10 @@ class HTTPTransport:
         self._background: set[asyncio.Task[None]] = set()
         self._closed = False
         self._legacy: str | None = None  # the negotiated 2025-11-25-era version, once initialized
+        self._answered = False  # a POST got a 2xx or a JSON-RPC reply: no fallback to HTTP+SSE after that
+        self._fallback: asyncio.Task[SSETransport | None] | None = None
+        #: The 2024-11-05 HTTP+SSE transport this one fell back to, if it did.
+        self.sse: SSETransport | None = None
 
     # -- the HTTP library: only these three methods and `_Reply` touch it ---------
 
@@ -210,6 +225,8 @@ class HTTPTransport:
     ) -> None:
         if self._closed:
             raise ConnectionClosed("the HTTP transport is closed")
+        if self.sse is not None:
+            return self.sse.send(data, id=id, method=method)
         task = asyncio.get_running_loop().create_task(self._post(data, id, method, headers))
         if id is not None:
             self._tasks[id] = task
@@ -224,10 +241,14 @@ class HTTPTransport:
         task = self._tasks.pop(id, None)
         if task is not None:
             task.cancel()
+        elif self.sse is not None:  # one shared stream: cancelling is a notification there
+            self.sse.cancel(id)
 
     def legacy_session_started(self, version: str) -> None:
         """2025-11-25: open the GET stream on which the server may send requests and notifications."""
         self._legacy = version
+        if self.sse is not None:
+            return
         task = asyncio.get_running_loop().create_task(self._listen_legacy(version))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
@@ -242,6 +263,11 @@ class HTTPTransport:
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks.clear()
+        if self._fallback is not None and not self._fallback.done():
+            self._fallback.cancel()  # closing while the HTTP+SSE stream was being opened
+            await asyncio.gather(self._fallback, return_exceptions=True)
+        if self.sse is not None:
+            await self.sse.aclose()
         if self._http is not None:
             if self.session_id is not None:
                 try:  # 2025-11-25 transports: end the session (best effort, bounded: closing never hangs)
@@ -344,6 +370,10 @@ class HTTPTransport:
                 if type(obj) is dict and ("result" in obj or "error" in obj or "method" in obj):
                     answered = True
                     receiver.message(body, id, status if status >= 400 else None)
+            if status < 400 or answered:
+                self._answered = True
+            elif id is not None and 400 <= status < 500 and await self._fall_back(data, id, method):
+                return
             if id is not None and not answered:
                 receiver.request_failed(id, _refusal(status, body, method, self.url, had_session))
             elif id is None and status >= 400:
@@ -373,6 +403,38 @@ class HTTPTransport:
         finally:
             if id is not None and self._tasks.get(id) is asyncio.current_task():
                 del self._tasks[id]
+
+    async def _fall_back(self, data: bytes, id: Any, method: str | None) -> bool:
+        """A 4xx before any answer: try the 2024-11-05 HTTP+SSE transport on the same URL (see the docstring).
+
+        True when the request was sent again over it (``initialize``).
+        """
+        if self._answered:
+            return False
+        if self._fallback is None:  # one attempt, shared by the requests that got a 4xx meanwhile
+            self._fallback = asyncio.get_running_loop().create_task(self._open_sse())
+        sse = await asyncio.shield(self._fallback)
+        if sse is None:
+            return False
+        if method == "initialize":
+            sse.send(data, id=id, method=method)
+            return True
+        return False
+
+    async def _open_sse(self) -> SSETransport | None:
+        from ..sse.client import SSETransport
+
+        receiver = self._receiver
+        assert receiver is not None
+        sse = SSETransport(self.url, headers=self.headers, connect_timeout=self.connect_timeout, auth=self.auth, http_client=self._http)
+        try:
+            await sse.open(receiver)
+        except (ClientError, TimeoutError) as exc:
+            log.debug("no HTTP+SSE fallback at %s: %s", self.url, exc)
+            return None
+        log.info("%s speaks the 2024-11-05 HTTP+SSE transport; messages go to %s", self.url, sse.endpoint)
+        self.sse = sse
+        return sse
 
     async def _listen_legacy(self, version: str) -> None:
         receiver = self._receiver

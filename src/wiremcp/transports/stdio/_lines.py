@@ -80,6 +80,7 @@ DEFAULT_MAX_LISTENS = 128
 
 _LISTEN = methods.SUBSCRIPTIONS_LISTEN
 _CANCELLED = methods.CANCELLED
+_TOOLS_CALL = methods.TOOLS_CALL
 
 
 class LineServer:
@@ -111,7 +112,9 @@ class LineServer:
         self._decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
         # Bound once: looked up per line otherwise.
         self._decode = self._decoder.decode
+        self._plain = self._decoder.plain_request
         self._request = self.conn.request
+        self._call_now = server.call_tool_now
         self._splitter = LineSplitter(max_message_size)
         self._max_in_flight = max_in_flight
         self._max_waiting = max_waiting
@@ -167,7 +170,23 @@ class LineServer:
         await self.wait_closed()
 
     def _line(self, line: bytes | TooLong) -> None:
-        if type(line) is TooLong:
+        if type(line) is bytes:
+            obj = self._plain(line)
+            if obj is not None:  # a plain request: checked, no `Request` made unless it is needed
+                id_ = obj["id"]
+                method = obj["method"]
+                if self._waiting or len(self._calls) >= self._max_in_flight:
+                    self._wait(Request(id_, method, obj["params"]))
+                    return
+                if method == _TOOLS_CALL and id_ not in self._calls:
+                    # The fused path: a plain tool's reply now, or None for the general path.
+                    reply = self._call_now(id_, obj["params"])
+                    if reply is not None:
+                        self.write(reply[0])
+                        return
+                self._start(Request(id_, method, obj["params"]))
+                return
+        elif type(line) is TooLong:
             exc = InvalidRequest(
                 f"Invalid Request: the message is {line.size} bytes; the limit is {self._splitter.max_line}"
             )
@@ -187,8 +206,8 @@ class LineServer:
         if t is Request:
             if self._waiting or len(self._calls) >= self._max_in_flight:
                 self._wait(msg)  # type: ignore[arg-type]  # t is Request
-            else:
-                self._start(msg)  # type: ignore[arg-type]  # t is Request
+                return
+            self._start(msg)  # type: ignore[arg-type]  # t is Request
         elif t is Notification:
             cancelled = self.conn.notification(msg)  # type: ignore[arg-type]  # t is Notification
             if cancelled is not None:

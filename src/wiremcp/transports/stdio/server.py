@@ -108,13 +108,17 @@ class _StdioLink:
             self.done.set_result("output closed")
 
 
-async def serve_stdio(server: Server, **limits: Any) -> None:
-    """Serve ``server`` on stdin/stdout until end of input (see module docs)."""
+async def serve_stdio(server: Server, *, first: bytes = b"", **limits: Any) -> None:
+    """Serve ``server`` on stdin/stdout until end of input (see module docs).
+
+    ``first``: bytes already read from stdin (what `serve_before_loop` hands
+    over), served before anything read from now on.
+    """
     async with server.lifespan:
-        await _serve_stdio(server, **limits)
+        await _serve_stdio(server, first, **limits)
 
 
-async def _serve_stdio(server: Server, **limits: Any) -> None:
+async def _serve_stdio(server: Server, first: bytes, **limits: Any) -> None:
     loop = asyncio.get_running_loop()
     in_fd = os.dup(sys.stdin.fileno())
     out_fd = os.dup(sys.stdout.fileno())
@@ -130,6 +134,8 @@ async def _serve_stdio(server: Server, **limits: Any) -> None:
             link.write_transport, _ = await loop.connect_write_pipe(lambda: _Output(link), out_file)
         except ValueError:  # a regular file
             link.write_fd = out_fd
+        if first:
+            link.lines.feed(first)
         mode = os.fstat(in_fd).st_mode
         # Regular files and non-terminal devices (/dev/null) cannot be polled: read them in chunks.
         if stat.S_ISREG(mode) or (stat.S_ISCHR(mode) and not os.isatty(in_fd)):

@@ -1,0 +1,258 @@
+"""`RedisTaskStore`: the task store (`_tasks._store.TaskStore`) in Redis, shared by every worker.
+
+A server on a Redis backend (``WIREMCP_REDIS_URL``, docs/deploy.md) keeps its
+tasks here unless ``task_store=`` or ``WIREMCP_TASK_STORE`` names another
+store, so a ``tasks/get`` or ``tasks/update`` reaching any worker sees the
+task, whichever worker runs it.
+
+Layout (``{p}`` is the backend's prefix):
+
+* ``{p}:task:{id}``: the record, as the JSON of `record_to_json`;
+* ``{p}:tasks:owner:{owner}``: a sorted set of the owner's task ids scored
+  by creation time (``tasks/list``; the owner is ``-`` without auth);
+* ``{p}:tasks:expiry``: a sorted set of the ids with a TTL, scored by when
+  it elapses (`list_expired`);
+* ``{p}:tasks:worker:{worker}``: the set of the ids a worker runs (`renew`).
+
+Rules:
+
+* every transition (`set_status`, `finish`, `answer`, `take_responses`) is
+  a read-modify-write under ``WATCH``/``MULTI``: when another worker changes
+  the record in between, the transaction fails and is run again on the new
+  record, so the first terminal transition wins across processes, as the
+  interface demands; the JSON is written by Python, never re-encoded by a
+  Redis script (Lua's cjson would turn an empty list into an object);
+* `create` writes the record with ``SET NX``, inside the same transaction as
+  its indexes: a duplicate id is a `TaskStoreError`;
+* Redis unreachable or failing: `TaskStoreError` with what redis-py said
+  (the server answers -32603 with it); `close` leaves the client it shares
+  with a started backend open (a store used without a started backend
+  opens a client of its own on the backend's URL, and closes that one).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal
+
+import orjson
+
+from ..backends import BackendUnavailable
+from ._tasks import TaskRecord, TaskStoreError
+from ._tasks._memory import apply_answers
+from ._tasks._store import TERMINAL, record_from_json, record_to_json
+
+if TYPE_CHECKING:
+    import redis.asyncio
+
+    from ..backends.redis import RedisBackend
+
+__all__ = ["RedisTaskStore"]
+
+#: Transactions run again at most this often when other workers keep changing the record.
+_RETRIES = 50
+
+
+class RedisTaskStore:
+    """A `TaskStore` in Redis: ``RedisTaskStore(backend)`` shares the backend's connection."""
+
+    def __init__(self, backend: RedisBackend) -> None:
+        self.backend = backend
+        self.prefix = backend.prefix
+        self._own: redis.asyncio.Redis | None = None
+
+    def _client(self) -> redis.asyncio.Redis:
+        try:
+            return self.backend.client
+        except BackendUnavailable:
+            pass
+        # The backend is not started (the store is used outside a served server): a client of
+        # its own, on the same URL; it connects on the first command and closes with `close`.
+        if self._own is None:
+            import redis.asyncio
+
+            self._own = redis.asyncio.Redis.from_url(self.backend.url)
+        return self._own
+
+    def _key(self, task_id: str) -> str:
+        return f"{self.prefix}:task:{task_id}"
+
+    def _owner_key(self, owner: str | None) -> str:
+        return f"{self.prefix}:tasks:owner:{'-' if owner is None else 'o:' + owner}"
+
+    async def _call(self, work: Callable[[redis.asyncio.Redis], Awaitable[Any]]) -> Any:
+        import redis.exceptions
+
+        try:
+            return await work(self._client())
+        except redis.exceptions.RedisError as exc:
+            raise TaskStoreError(f"the Redis task store failed: {exc}") from None
+
+    async def _update(self, task_id: str, change: Callable[[TaskRecord], Any]) -> tuple[TaskRecord | None, Any]:
+        """Read the record, ``change`` it, write it back, atomically (WATCH/MULTI); retried on a race."""
+        import redis.exceptions
+
+        key = self._key(task_id)
+
+        async def work(client: redis.asyncio.Redis) -> tuple[TaskRecord | None, Any]:
+            for _ in range(_RETRIES):
+                async with client.pipeline(transaction=True) as pipe:
+                    try:
+                        await pipe.watch(key)
+                        raw = await pipe.get(key)
+                        if raw is None:  # (leaving the block resets the pipeline: UNWATCH)
+                            return None, None
+                        record = record_from_json(orjson.loads(raw))
+                        before = orjson.dumps(record_to_json(record))
+                        outcome = change(record)
+                        after = orjson.dumps(record_to_json(record))
+                        if after == before:
+                            return record, outcome
+                        pipe.multi()  # type: ignore[no-untyped-call]  # redis-py leaves Pipeline.multi unannotated
+                        pipe.set(key, after, keepttl=True)
+                        await pipe.execute()
+                        return record, outcome
+                    except redis.exceptions.WatchError:
+                        continue
+            raise TaskStoreError(f"task {task_id!r}: gave up after {_RETRIES} conflicting updates from other workers")
+
+        result: tuple[TaskRecord | None, Any] = await self._call(work)
+        return result
+
+    # -- the TaskStore interface -----------------------------------------------------------
+
+    async def create(self, record: TaskRecord) -> None:
+        data = orjson.dumps(record_to_json(record))
+        expires = record.expires_at()
+
+        async def work(client: redis.asyncio.Redis) -> bool:
+            async with client.pipeline(transaction=True) as pipe:
+                pipe.set(self._key(record.task_id), data, nx=True)
+                pipe.zadd(self._owner_key(record.owner), {record.task_id: record.created_at}, nx=True)
+                if expires is not None:
+                    pipe.zadd(f"{self.prefix}:tasks:expiry", {record.task_id: expires}, nx=True)
+                if record.worker is not None:
+                    pipe.sadd(f"{self.prefix}:tasks:worker:{record.worker}", record.task_id)
+                done = await pipe.execute()
+            return bool(done[0])
+
+        if not await self._call(work):
+            raise TaskStoreError(f"a task with id {record.task_id!r} already exists")
+
+    async def get(self, task_id: str) -> TaskRecord | None:
+        raw = await self._call(lambda client: client.get(self._key(task_id)))
+        return None if raw is None else record_from_json(orjson.loads(raw))
+
+    async def set_status(
+        self,
+        task_id: str,
+        status: Literal["working", "input_required"],
+        *,
+        now: float,
+        message: str | None = None,
+        input_requests: dict[str, Any] | None = None,
+    ) -> TaskRecord | None:
+        def change(record: TaskRecord) -> None:
+            if record.status not in TERMINAL:
+                record.status = status
+                record.status_message = message
+                record.updated_at = now
+                if input_requests is not None:
+                    record.input_requests = dict(input_requests)
+
+        return (await self._update(task_id, change))[0]
+
+    async def finish(
+        self,
+        task_id: str,
+        status: Literal["completed", "failed", "cancelled"],
+        *,
+        now: float,
+        message: str | None = None,
+        result: dict[str, Any] | None = None,
+        error: dict[str, Any] | None = None,
+    ) -> TaskRecord | None:
+        def change(record: TaskRecord) -> None:
+            if record.status not in TERMINAL:
+                record.status = status
+                record.status_message = message
+                record.updated_at = now
+                record.result = result
+                record.error = error
+                record.input_requests = {}
+                record.input_responses = {}
+
+        return (await self._update(task_id, change))[0]
+
+    async def answer(self, task_id: str, responses: dict[str, Any], *, now: float) -> TaskRecord | None:
+        def change(record: TaskRecord) -> None:
+            if record.status not in TERMINAL:
+                apply_answers(record, responses, now)
+
+        return (await self._update(task_id, change))[0]
+
+    async def take_responses(self, task_id: str) -> dict[str, Any]:
+        def change(record: TaskRecord) -> dict[str, Any]:
+            taken, record.input_responses = record.input_responses, {}
+            return taken
+
+        _, taken = await self._update(task_id, change)
+        return dict(taken or {})
+
+    async def renew(self, worker: str, lease_until: float) -> None:
+        ids = await self._call(lambda client: client.smembers(f"{self.prefix}:tasks:worker:{worker}"))
+        for raw_id in ids:
+            task_id = _text(raw_id)
+
+            def change(record: TaskRecord) -> None:
+                if record.worker == worker and record.status not in TERMINAL:
+                    record.lease_until = lease_until
+
+            found, _ = await self._update(task_id, change)
+            if found is None or found.terminal:
+                await self._call(lambda client: client.srem(f"{self.prefix}:tasks:worker:{worker}", task_id))
+
+    async def list_expired(self, now: float) -> list[str]:
+        ids = await self._call(lambda client: client.zrangebyscore(f"{self.prefix}:tasks:expiry", "-inf", now))
+        return [_text(i) for i in ids]
+
+    async def delete(self, task_id: str) -> None:
+        record = await self.get(task_id)
+
+        async def work(client: redis.asyncio.Redis) -> None:
+            async with client.pipeline(transaction=True) as pipe:
+                pipe.delete(self._key(task_id))
+                pipe.zrem(f"{self.prefix}:tasks:expiry", task_id)
+                if record is not None:
+                    pipe.zrem(self._owner_key(record.owner), task_id)
+                    if record.worker is not None:
+                        pipe.srem(f"{self.prefix}:tasks:worker:{record.worker}", task_id)
+                await pipe.execute()
+
+        await self._call(work)
+
+    async def list(self, owner: str | None, *, after: str | None, limit: int) -> list[TaskRecord]:
+        key = self._owner_key(owner)
+
+        async def work(client: redis.asyncio.Redis) -> list[bytes]:
+            start = 0
+            if after is not None:
+                rank: Any = await client.zrank(key, after)
+                start = 0 if rank is None else int(rank) + 1
+            ids: list[Any] = list(await client.zrange(key, start, start + limit - 1))
+            if not ids:
+                return []
+            found: list[Any] = list(await client.mget([self._key(_text(i)) for i in ids]))
+            return [raw for raw in found if raw is not None]
+
+        return [record_from_json(orjson.loads(raw)) for raw in await self._call(work)]
+
+    async def close(self) -> None:
+        """Close the client of its own, if any (the backend's closes with the server's lifespan)."""
+        own, self._own = self._own, None
+        if own is not None:
+            await own.aclose()
+
+
+def _text(value: Any) -> str:
+    """A member redis-py handed back (bytes: the client does not decode)."""
+    return value.decode() if isinstance(value, bytes) else str(value)

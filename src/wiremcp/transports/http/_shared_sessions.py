@@ -1,0 +1,965 @@
+"""Legacy (2025-11-25) sessions shared by every worker through Redis (docs/deploy.md, "Legacy sessions").
+
+`SharedSessions` replaces `_sessions.Sessions` when the server's backend is
+shared (``WIREMCP_REDIS_URL``): any worker serves any message of any
+session, so a load balancer needs no stickiness. It keeps the wire rules of
+`_sessions` (status codes, ``Mcp-Session-Id``, ``MCP-Protocol-Version``,
+event ids ``{stream}-{n}``, ``Last-Event-ID`` resumption, the priming event,
+one JSON body for a request answered before it sends anything), and these
+rules of its own:
+
+The session record
+
+* ``initialize`` writes the session's record in Redis (``{p}:ls:{id}``):
+  the ``initialize`` params, the principal that opened it, the log level and
+  the resource subscriptions; it expires after ``idle_timeout`` seconds
+  without a message (every message renews it);
+* a worker that gets a message of a session it has not seen builds its own
+  copy of the session from the record (it replays the ``initialize``), so
+  what the handshake negotiated is the same everywhere; a change of the log
+  level or the subscriptions made on one worker is written to the record and
+  announced on the change bus's channel (in order with the changes, so a
+  change of a resource subscribed to just before is not missed), and every
+  other copy takes it;
+* DELETE on any worker deletes the record and announces it: every worker
+  ends its copy (its requests in flight are cancelled, its streams end). A
+  message for a session whose record is gone is 404 on every worker.
+
+Streams (Redis Streams)
+
+* every event of a session's stream goes to a Redis stream
+  (``{p}:ls:{id}:s:{stream}``, with its event number, written by one Lua
+  call so that numbers are unique whatever worker writes); the HTTP response
+  carrying a stream, on whatever worker, reads it from there (``XREAD``), so
+  a client that lost its connection resumes on any worker with
+  ``Last-Event-ID``, even when the worker that wrote the events is gone; the
+  events kept for that are bounded (`MAX_EVENTS` per stream, and the idle
+  timeout);
+* a request runs on the worker that received it; its number comes from
+  ``INCR`` (unique in the session); a request id already in flight on any
+  worker is -32600 (``HSETNX``);
+* a worker that dies with requests in flight: a response still carrying,
+  or resuming, such a request's stream notices that the worker's heartbeat
+  (``{p}:worker:{w}``, renewed every `HEARTBEAT` seconds, expiring after
+  `WORKER_TTL` s) is gone, and ends the stream with a -32603 error response
+  saying so (once: written to the stream like any event);
+* session notifications (list changes, resource updates) are written by
+  the worker that carries the session's standalone (GET) stream, once; while
+  no GET stream is open they are not kept (the single-process `Sessions`
+  keeps them for a later GET: here no worker is designated to). A newer GET
+  on any worker replaces the older one.
+
+Across workers
+
+* the server's requests to the client (elicitation, sampling, roots) get
+  ids from a random range of each worker's copy of the session (2**20 ids
+  from a random multiple of 2**20 below 2**52), so two workers asking at
+  once do not give the client the same id;
+* the client's answer to the server's request may reach any worker: the
+  worker that sent the request registered
+  its id (``{p}:ls:{id}:out``), and the one that gets the answer forwards it
+  on that worker's channel (``{p}:worker:{w}:inbox``); so does a
+  ``notifications/cancelled`` for a request running on another worker;
+* a worker that stops (SIGTERM) ends its requests in flight with a -32603
+  error response (written to their streams, so a client resuming elsewhere
+  reads it) and lets its streams go; the sessions live on.
+
+When Redis cannot be reached
+
+* every legacy message gets 503 (with ``Retry-After``) whose message says
+  that the session store cannot be reached; a stream already under way
+  ends, and the client resumes it once Redis is back (the events written
+  before are still there, unless Redis itself lost them);
+* 2026-07-28 requests never touch Redis and are served as usual.
+
+What it costs: each legacy message makes a few Redis round trips (the
+record, the stream number, each event); 2026-07-28 requests make none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import os
+import secrets
+import socket
+import time
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+import orjson
+
+from ...backends import BackendUnavailable
+from ...jsonrpc import ErrorResponse, InternalError, Notification, Request, Response
+from ...server import ConnectionState, LegacySession, Server, ServerConnection, reply_failed
+from ._asgi import KEEPALIVE_COMMENT, STATUS_BY_CODE, Receive, Send, empty_reply, http_error, json_reply, sse_start
+from ._auth import principal
+from ._sessions import (
+    _PRIMING_SINCE,
+    _VERSION_HEADER,
+    LAST_EVENT_ID_HEADER,
+    SESSION_HEADER,
+    Sessions,
+    _accepts_sse,
+    _unline,
+)
+
+if TYPE_CHECKING:
+    import redis.asyncio
+
+    from ...backends.redis import RedisBackend
+
+__all__ = ["SharedSessions", "SharedSession", "UNAVAILABLE", "HEARTBEAT", "WORKER_TTL", "MAX_EVENTS"]
+
+#: What `SharedSessions.find` gives when Redis cannot be reached (each method answers 503).
+UNAVAILABLE: Any = object()
+
+
+def _redis_errors() -> tuple[type[BaseException], ...]:
+    import redis.exceptions
+
+    return (redis.exceptions.RedisError, OSError, BackendUnavailable)
+
+log = logging.getLogger("wiremcp.transport")
+
+#: Seconds between two renewals of a worker's heartbeat, and seconds it lasts.
+HEARTBEAT = 1.0
+WORKER_TTL = 3.0
+#: Events one stream keeps in Redis for resumption (the oldest are trimmed past it).
+MAX_EVENTS = 1000
+#: Milliseconds one XREAD waits before the carrier looks around (keep-alive, a dead worker).
+_POLL_MS = 1000
+_MAX_ID_DIGITS = 20
+
+#: XADD one event with the next number of its stream; returns the number.
+_APPEND = """
+local n = redis.call('INCR', KEYS[2])
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'n', n, 'd', ARGV[2], 'f', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return n
+"""
+#: The same, unless the stream already holds its final event (ends a dead worker's stream once).
+_APPEND_FINAL_ONCE = """
+if redis.call('SISMEMBER', KEYS[3], ARGV[5]) == 1 then return 0 end
+redis.call('SADD', KEYS[3], ARGV[5])
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
+local n = redis.call('INCR', KEYS[2])
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'n', n, 'd', ARGV[2], 'f', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return n
+"""
+
+#: Redis unreachable or failing (set once redis-py is imported, by the first `SharedSessions`).
+_REDIS_ERRORS: tuple[type[BaseException], ...] = (OSError, BackendUnavailable)
+
+#: The stream of the legacy request whose handler is running (set in its task).
+_CURRENT: contextvars.ContextVar[_Writer | None] = contextvars.ContextVar("wiremcp_shared_stream", default=None)
+
+
+def _discard(data: bytes) -> None:
+    return None
+
+
+class _Writer:
+    """Writes one stream's events to Redis, in order (the ``write`` of a request's `Call`)."""
+
+    __slots__ = ("sessions", "session", "stream", "finished", "_queue", "_task")
+
+    def __init__(self, sessions: SharedSessions, session: SharedSession, stream: int) -> None:
+        self.sessions = sessions
+        self.session = session
+        self.stream = stream
+        self.finished = False
+        self._queue: asyncio.Queue[tuple[bytes, bool]] = asyncio.Queue()
+        self._task = asyncio.get_running_loop().create_task(self._drain())
+
+    def __call__(self, data: bytes) -> None:
+        if self.finished:
+            log.debug("dropped a message for stream %d of session %s: it is finished", self.stream, self.session.id[:8])
+            return
+        self._queue.put_nowait((_unline(bytes(data)), False))
+
+    def abandon(self) -> None:
+        """Stop writing here without ending the stream (another worker may still write to it)."""
+        if not self.finished:
+            self.finished = True
+            self._queue.put_nowait((b"", False))  # what is queued is written first, then the task ends
+
+    @property
+    def idle(self) -> bool:
+        return self._queue.empty()
+
+    def finish(self, final: bytes | None) -> None:
+        """The last event: the response (None: cancelled, the stream ends with nothing more)."""
+        if self.finished:
+            return
+        self.finished = True
+        self._queue.put_nowait((b"" if final is None else _unline(final), True))
+
+    async def _drain(self) -> None:
+        sessions = self.sessions
+        while True:
+            data, final = await self._queue.get()
+            if not data and not final:
+                if self.finished and self._queue.empty():
+                    return  # abandoned
+                continue
+            try:
+                if not final:
+                    await sessions.note_outgoing(self.session.id, data)  # before the client can see it
+                await sessions.append(self.session.id, self.stream, data, final)
+            except Exception as exc:  # noqa: BLE001 - Redis lost: say so; the client's resume will end it
+                log.warning("session %s: an event of stream %d was not written: %s", self.session.id[:8], self.stream, exc)
+            if final:
+                return
+
+
+class _Carrier:
+    """One HTTP response carrying a stream from Redis; `stop` lets it go (a newer GET, the session's end)."""
+
+    __slots__ = ("stop", "lost")
+
+    def __init__(self) -> None:
+        self.stop = asyncio.Event()
+        self.lost = False  # the session ended (404 when nothing was sent yet)
+
+    def let_go(self, *, lost: bool = False) -> None:
+        self.lost = self.lost or lost
+        self.stop.set()
+
+
+class SharedSession:
+    """This worker's copy of one shared legacy session: its `ServerConnection` and its streams here."""
+
+    def __init__(self, sessions: SharedSessions, id: str, owner: Any) -> None:
+        self.id = id
+        self.key = id.encode("ascii")
+        self.owner = owner
+        self.sessions = sessions
+        self.primes = False
+        self.standalone_carrier: _Carrier | None = None  # the GET stream carried here, if any
+        self.carriers: set[_Carrier] = set()
+        self.writers: dict[Any, _Writer] = {}  # requests running here, by id
+        self.last_seen = time.monotonic()
+        self.conn = ServerConnection(
+            sessions.server,
+            self._session_notification,
+            line=False,
+            legacy=True,
+            session_id=id,
+            route=self.route,
+            close_stream=self.close_stream,
+            # the ids of our requests to the client: a range of this copy's own, so that two
+            # workers asking the same client at once never use the same id (below 2**53, for JSON)
+            first_request_id=1 + secrets.randbelow(2**32) * 2**20,
+        )
+        self._standalone = _Writer(sessions, self, 0)
+
+    @property
+    def legacy(self) -> LegacySession | None:
+        return self.conn.session
+
+    @property
+    def version(self) -> str | None:
+        legacy = self.conn.session
+        return legacy.version if legacy is not None else None
+
+    @property
+    def closed(self) -> bool:
+        return self.conn.state is ConnectionState.CLOSED
+
+    def state(self) -> tuple[str | None, list[str]]:
+        legacy = self.conn.session
+        if legacy is None:
+            return None, []
+        return legacy.log_level, sorted(legacy.subscriptions)
+
+    def take_state(self, record: dict[str, Any]) -> None:
+        """The log level and subscriptions of the record (changed on another worker)."""
+        legacy = self.conn.session
+        if legacy is not None:
+            legacy.log_level = record.get("log")
+            legacy.subscriptions = set(record.get("subs", ()))
+
+    def _session_notification(self, data: bytes) -> None:
+        # List changes and resource updates reach every worker's copy: the one carrying the
+        # GET stream writes them, once (see the module docs).
+        if self.standalone_carrier is not None:
+            self._standalone(data)
+        else:
+            log.debug("session %s: no GET stream is open here; a session notification is not kept", self.id[:8])
+
+    def route(self) -> Any:
+        """Where a request to the client goes: the asking request's stream, else the standalone stream."""
+        writer = _CURRENT.get()
+        if writer is None or writer.session is not self or writer.finished:
+            return self._standalone
+        return writer
+
+    def close_stream(self, request_id: Any, retry_ms: int | None) -> bool:
+        return False  # the shared streams are always resumable; closing a connection on purpose is not offered
+
+    def close(self, why: str, *, stopping: bool = False) -> None:
+        """End this copy: cancel its requests (``stopping``: end their streams with an error), let its streams go."""
+        if self.closed:
+            return
+        log.info("session %s: copy on this worker ended: %s", self.id[:8], why)
+        self.sessions.local.pop(self.id, None)
+        for call in self.conn.cancel_calls():
+            if call.task is not None:
+                call.task.cancel()
+        for request_id, writer in list(self.writers.items()):
+            if stopping:
+                writer.finish(_stopped_reply(request_id))
+            else:
+                writer.finish(None)
+        self.writers.clear()
+        self.conn.calls.clear()
+        self.conn.close("the session has ended")
+        for carrier in list(self.carriers):
+            carrier.let_go(lost=not stopping)
+        self._standalone.abandon()
+
+
+def _stopped_reply(request_id: Any) -> bytes:
+    stopped = InternalError("Internal error: the worker serving this request stopped; send the request again")
+    return _unline(reply_failed(request_id, stopped)[0])
+
+
+class SharedSessions(Sessions):
+    """The legacy sessions of one `MCPApp` on a shared (Redis) backend; see the module docs."""
+
+    def __init__(self, server: Server, **options: Any) -> None:
+        super().__init__(server, **options)
+        global _REDIS_ERRORS
+        _REDIS_ERRORS = _redis_errors()
+        from ...backends.redis import RedisBackend
+
+        backend = server.backend
+        assert isinstance(backend, RedisBackend), "SharedSessions needs the server's RedisBackend"
+        self.backend: RedisBackend = backend
+        self.prefix = backend.prefix
+        self.worker = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.local: dict[str, SharedSession] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stop_listening: Callable[[], None] | None = None
+        self._started_on: asyncio.AbstractEventLoop | None = None
+
+    def __len__(self) -> int:
+        return len(self.local)
+
+    # -- Redis --------------------------------------------------------------------------
+
+    @property
+    def redis(self) -> redis.asyncio.Redis:
+        return self.backend.client
+
+    def _key(self, sid: str, *parts: object) -> str:
+        return ":".join((f"{self.prefix}:ls:{sid}", *map(str, parts)))
+
+    @property
+    def _ttl_ms(self) -> int:
+        return int(self.idle_timeout * 1000)
+
+    async def _ensure_started(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._started_on is loop:
+            return
+        self._started_on = loop
+        if self._stop_listening is None:
+            self._stop_listening = self.backend.bus_messages.on_message(self._received)
+        await self._beat()
+        self._tasks = [
+            loop.create_task(self._heartbeat(), name="wiremcp-sessions-heartbeat"),
+            loop.create_task(self._listen(), name="wiremcp-sessions-inbox"),
+        ]
+
+    async def _beat(self) -> None:
+        await self.redis.set(f"{self.prefix}:worker:{self.worker}", b"1", px=int(WORKER_TTL * 1000))
+
+    async def _heartbeat(self) -> None:
+        failing = False
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            try:
+                await self._beat()
+                if failing:
+                    log.warning("this worker's heartbeat is in Redis again")
+                failing = False
+            except Exception as exc:  # noqa: BLE001 - Redis lost: keep trying, say so once
+                if not failing:
+                    log.warning("could not renew this worker's heartbeat in Redis (%s); retrying every %g s", exc, HEARTBEAT)
+                failing = True
+            # Copies unused for the idle timeout are dropped here (the record stays in Redis until
+            # it expires; a later message builds the copy again).
+            now = time.monotonic()
+            for session in list(self.local.values()):
+                if now - session.last_seen >= self.idle_timeout and not session.carriers and not session.writers:
+                    session.close("unused on this worker", stopping=True)
+
+    async def _listen(self) -> None:
+        """This worker's inbox (forwarded answers, cancellations) and the session announcements."""
+        delay = 0.05
+        while True:
+            pubsub = self.redis.pubsub()
+            try:
+                await pubsub.subscribe(f"{self.prefix}:worker:{self.worker}:inbox")
+                delay = 0.05
+                while True:
+                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=30.0)
+                    if message is not None and message.get("type") == "message":
+                        try:
+                            self._received(orjson.loads(message["data"]))
+                        except orjson.JSONDecodeError:
+                            log.warning("skipped a message in this worker's inbox that is not ours: %r", message["data"][:200])
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - Redis lost: reconnect with back-off
+                log.warning("lost the Redis channel of the legacy sessions (%s): reconnecting", exc)
+            finally:
+                try:
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves PubSub.aclose unannotated
+                except Exception:  # noqa: BLE001
+                    pass
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+
+    def _received(self, message: dict[str, Any]) -> None:
+        try:
+            session = self.local.get(message["s"])
+        except (KeyError, TypeError):
+            log.warning("skipped a message for the legacy sessions that is not ours: %r", str(message)[:200])
+            return
+        if session is None:
+            return
+        kind = message.get("k")
+        if kind == "deleted":
+            session.close("the client deleted it (on another worker)")
+        elif kind == "state":
+            session.take_state(message)
+        elif kind == "taken" and message.get("w") != self.worker:
+            if session.standalone_carrier is not None:
+                session.standalone_carrier.let_go()
+                session.standalone_carrier = None
+        elif kind == "answer":
+            data = message["m"]
+            if "error" in data:
+                answered = session.conn.response(ErrorResponse(data["id"], data["error"]))
+            else:
+                answered = session.conn.response(Response(data["id"], data.get("result")))
+            if not answered:
+                log.warning("session %s: a forwarded answer for id %r, which nothing here waits for", session.id[:8], data["id"])
+        elif kind == "cancel":
+            cancelled = session.conn.notification(Notification("notifications/cancelled", message["p"]))
+            if cancelled is not None:
+                writer = session.writers.get(cancelled.id)
+                if writer is not None:
+                    writer.finish(None)
+
+    async def append(self, sid: str, stream: int, data: bytes, final: bool) -> int:
+        """Write one event to a stream of the session; its number."""
+        number: int = await self.redis.eval(
+            _APPEND, 2, self._key(sid, "s", stream), self._key(sid, "n", stream),
+            MAX_EVENTS, data, b"1" if final else b"0", self._ttl_ms,
+        )  # fmt: skip
+        return number
+
+    async def note_outgoing(self, sid: str, data: bytes) -> None:
+        """A request of ours to the client went out: record which worker waits for its answer."""
+        if b'"method"' not in data or b'"id"' not in data:
+            return
+        try:
+            message = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return
+        if isinstance(message, dict) and "method" in message and "id" in message:
+            key = self._key(sid, "out")
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hset(key, orjson.dumps(message["id"]), self.worker)
+                pipe.pexpire(key, self._ttl_ms)
+                await pipe.execute()
+
+    async def _publish(self, channel: str, message: dict[str, Any]) -> None:
+        await self.redis.publish(channel, orjson.dumps(message))
+
+    async def _announce(self, message: dict[str, Any]) -> None:
+        """Tell every worker (a session's new state, its end, its GET stream taken), in order with the changes."""
+        await self.backend.bus_messages.send(message)
+
+    # -- the set of sessions ------------------------------------------------------------------
+
+    def lookup(self, raw_id: bytes) -> Any:
+        raise RuntimeError("SharedSessions are looked up with `await find(...)`")
+
+    async def find(self, raw_id: bytes) -> Any:
+        """This worker's copy of the session with this id (built from its record), if the session lives.
+
+        `UNAVAILABLE` when Redis cannot be reached: every method then answers 503.
+        """
+        try:
+            return await self._find(raw_id)
+        except _REDIS_ERRORS as exc:
+            log.warning("legacy session store unreachable: %s", exc)
+            return UNAVAILABLE
+
+    # -- the app's entry points: Redis unreachable is a 503 that says so --------------------------
+
+    async def initialize(self, req: Request, headers: dict[bytes, bytes], send: Send, client: str = "") -> None:
+        await self._guarded(send, lambda tracked: self._initialize(req, headers, tracked, client))
+
+    async def request(self, session: Any, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
+        await self._guarded(send, lambda tracked: self._request(session, req, headers, receive, tracked), session)
+
+    async def notification(self, session: Any, note: Notification, headers: dict[bytes, bytes], send: Send) -> None:
+        await self._guarded(send, lambda tracked: self._notification(session, note, headers, tracked), session)
+
+    async def response(self, session: Any, msg: Response | ErrorResponse, headers: dict[bytes, bytes], send: Send) -> None:
+        await self._guarded(send, lambda tracked: self._response(session, msg, headers, tracked), session)
+
+    async def get(self, session: Any, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
+        await self._guarded(send, lambda tracked: self._get(session, headers, receive, tracked), session)
+
+    async def delete(self, session: Any, headers: dict[bytes, bytes], send: Send) -> None:
+        await self._guarded(send, lambda tracked: self._delete(session, headers, tracked), session)
+
+    async def _guarded(self, send: Send, work: Callable[[Send], Awaitable[None]], session: Any = None) -> None:
+        started = False
+
+        async def tracked(message: Any) -> None:
+            nonlocal started
+            started = True
+            await send(message)
+
+        try:
+            if session is UNAVAILABLE:
+                raise BackendUnavailable("Redis did not answer")
+            await work(tracked)
+        except _REDIS_ERRORS as exc:
+            log.warning("legacy session store unreachable: %s", exc)
+            if not started:
+                await json_reply(
+                    send, 503,
+                    http_error(f"Service Unavailable: the legacy session store (Redis) cannot be reached ({exc}); retry later"),
+                )  # fmt: skip
+            else:  # a stream already under way: end it; the client resumes once Redis is back
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _find(self, raw_id: bytes) -> Any:
+        await self._ensure_started()
+        try:
+            sid = raw_id.strip(b" \t").decode("ascii")
+        except UnicodeDecodeError:
+            return None
+        if not sid or len(sid) > 128 or not sid.replace("-", "").replace("_", "").isalnum():
+            return None
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.get(self._key(sid))
+            pipe.pexpire(self._key(sid), self._ttl_ms)
+            raw, _ = await pipe.execute()
+        session = self.local.get(sid)
+        if raw is None:
+            if session is not None:
+                session.close("it expired or was deleted")
+            return None
+        record = orjson.loads(raw)
+        owner = record.get("owner")
+        mine = principal()
+        if (list(mine) if mine is not None else None) != owner:
+            log.warning("session %s: refused a request whose token is for another principal", sid[:8])
+            return None
+        if session is None or session.closed:
+            session = self._restore(sid, record)
+        else:
+            session.take_state(record)
+        session.last_seen = time.monotonic()
+        return session
+
+    def _restore(self, sid: str, record: dict[str, Any]) -> SharedSession:
+        session = SharedSession(self, sid, record.get("owner"))
+        out = session.conn.request(Request(0, "initialize", record["init"]), _discard)
+        assert type(out) is tuple and out[1] is None, "the recorded initialize is answered again"
+        session.conn.notification(Notification("notifications/initialized", None))
+        legacy = session.legacy
+        assert legacy is not None
+        legacy.max_subscriptions = self.max_session_subscriptions
+        legacy.max_subscription_uri = self.max_subscription_uri
+        session.primes = record.get("primes", False)
+        session.take_state(record)
+        self.local[sid] = session
+        return session
+
+    async def _save_state(self, session: SharedSession, before: tuple[str | None, list[str]]) -> None:
+        """Write a changed log level or subscription set to the record, and announce it."""
+        after = session.state()
+        if after == before:
+            return
+        raw = await self.redis.get(self._key(session.id))
+        if raw is None:
+            return
+        record = orjson.loads(raw)
+        record["log"], record["subs"] = after
+        await self.redis.set(self._key(session.id), orjson.dumps(record), px=self._ttl_ms)
+        await self._announce({"s": session.id, "k": "state", "log": after[0], "subs": after[1]})
+
+    def close_all(self) -> None:
+        """This worker stops: end its copies (their requests end with an error); the sessions live on."""
+        for session in list(self.local.values()):
+            session.close("this worker is stopping", stopping=True)
+        for task in self._tasks:
+            task.cancel()
+        self._tasks = []
+        self._started_on = None
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self._stop_listening is not None:
+            self._stop_listening()
+            self._stop_listening = None
+
+    def _on_change(self, event: Any) -> None:
+        if event is None:  # Server.close_subscriptions(): the worker is stopping; let GET streams go
+            for session in list(self.local.values()):
+                if session.standalone_carrier is not None:
+                    session.standalone_carrier.let_go()
+
+    # -- POST ------------------------------------------------------------------------------------
+
+    async def _initialize(self, req: Request, headers: dict[bytes, bytes], send: Send, client: str = "") -> None:
+        await self._ensure_started()
+        raw = headers.get(_VERSION_HEADER)
+        if raw is not None:
+            sent = raw.strip(b" \t").decode("latin-1")
+            if sent in self.server.supported_versions:
+                from ...protocol.errors import HeaderMismatch
+
+                problem = HeaderMismatch(
+                    f"Header mismatch: MCP-Protocol-Version header value {sent!r} is a modern version, but "
+                    "initialize without params._meta opens a legacy (2025-11-25) session"
+                )
+                await self._refuse_version(problem, send, req.id, with_id=True)
+                return
+        if len(self.local) >= self.max_sessions:
+            from ...server import ServerBusy
+
+            busy = ServerBusy(
+                f"Server busy: this worker holds {len(self.local)} sessions, the most it keeps; try again later "
+                "(MCP 2026-07-28 clients need no session)"
+            )
+            await json_reply(send, 503, reply_failed(req.id, busy)[0])
+            return
+        owner = principal()
+        session = SharedSession(self, secrets.token_urlsafe(32), list(owner) if owner is not None else None)
+        out = session.conn.request(req, _discard)
+        assert type(out) is tuple, "initialize is answered at once"
+        data, code = out
+        legacy = session.legacy
+        if code is not None or legacy is None or legacy.version is None:
+            session.conn.close("initialize failed")
+            await json_reply(send, STATUS_BY_CODE.get(code, 400) if code is not None else 400, data)
+            return
+        session.primes = legacy.version >= _PRIMING_SINCE
+        legacy.max_subscriptions = self.max_session_subscriptions
+        legacy.max_subscription_uri = self.max_subscription_uri
+        record = {"init": req.params or {}, "owner": session.owner, "primes": session.primes, "log": None, "subs": []}
+        await self.redis.set(self._key(session.id), orjson.dumps(record), px=self._ttl_ms, nx=True)
+        self.local[session.id] = session
+        self._watch_bus()
+        log.info("session %s opened (protocol %s, shared)", session.id[:8], legacy.version)
+        await json_reply(send, 200, data, ((SESSION_HEADER, session.key),))
+
+    def _watch_bus(self) -> None:
+        if self._unsubscribe is None:
+            self._unsubscribe = self.server.bus.subscribe(self._on_change)
+
+    async def _request(self, session: Any, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
+        assert isinstance(session, SharedSession)
+        problem = self._version_problem(session, headers)  # type: ignore[arg-type]  # duck-typed: .version
+        if problem is not None:
+            await self._refuse_version(problem, send, req.id, with_id=True)
+            return
+        self._watch_bus()
+        calls = self._key(session.id, "calls")
+        field = orjson.dumps(req.id)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hsetnx(calls, field, self.worker)
+            pipe.pexpire(calls, self._ttl_ms)
+            pipe.incr(self._key(session.id, "streams"))
+            pipe.pexpire(self._key(session.id, "streams"), self._ttl_ms)
+            fresh, _, stream, _ = await pipe.execute()
+        if not fresh:
+            refused = reply_failed(req.id, _in_flight(req.id))[0]
+            await json_reply(send, 200, refused)
+            return
+        before = session.state()
+        writer = _Writer(self, session, int(stream))
+        out = session.conn.request(req, writer)
+        if type(out) is tuple:
+            await self.redis.hdel(calls, field)
+            await self._save_state(session, before)
+            if writer.idle:  # answered at once, nothing sent before: one JSON body, no stream
+                writer.abandon()
+                await json_reply(send, 200, out[0])
+                return
+            writer.finish(out[0])
+            await self._carry_shared(session, int(stream), 0, receive, send, json_ok=True, prime=session.primes)
+            return
+        call = out
+        session.writers[req.id] = writer
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(self._key(session.id, "runs"), str(stream), self.worker)
+            pipe.pexpire(self._key(session.id, "runs"), self._ttl_ms)
+            await pipe.execute()
+
+        async def run() -> None:
+            _CURRENT.set(writer)
+            reply = None
+            try:
+                reply = await call.finish()  # type: ignore[union-attr]  # a Call
+            finally:
+                session.conn.finished(call)  # type: ignore[arg-type]  # a Call
+                session.writers.pop(req.id, None)
+                writer.finish(None if reply is None else reply[0])
+                try:
+                    await self.redis.hdel(calls, field)
+                    await self._save_state(session, before)
+                except Exception as exc:  # noqa: BLE001
+                    log.warning("session %s: could not update the record: %s", session.id[:8], exc)
+
+        task = call.task = asyncio.get_running_loop().create_task(run())  # type: ignore[union-attr]  # a Call
+        del task
+        await self._carry_shared(session, int(stream), 0, receive, send, json_ok=True, prime=session.primes)
+
+    async def _notification(self, session: Any, note: Notification, headers: dict[bytes, bytes], send: Send) -> None:
+        assert isinstance(session, SharedSession)
+        problem = self._version_problem(session, headers)  # type: ignore[arg-type]  # duck-typed: .version
+        if problem is not None:
+            await self._refuse_version(problem, send)
+            return
+        cancelled = session.conn.notification(note)
+        if cancelled is not None:
+            writer = session.writers.get(cancelled.id)
+            if writer is not None:
+                writer.finish(None)  # nothing more is sent for it, not even its response
+        elif note.method == "notifications/cancelled" and isinstance(note.params, dict):
+            target = note.params.get("requestId")
+            if type(target) in (str, int):
+                worker = await self.redis.hget(self._key(session.id, "calls"), orjson.dumps(target))
+                if worker is not None and _text(worker) != self.worker:
+                    await self._publish(
+                        f"{self.prefix}:worker:{_text(worker)}:inbox", {"s": session.id, "k": "cancel", "p": note.params}
+                    )
+        await empty_reply(send, 202)
+
+    async def _response(self, session: Any, msg: Response | ErrorResponse, headers: dict[bytes, bytes], send: Send) -> None:
+        assert isinstance(session, SharedSession)
+        problem = self._version_problem(session, headers)  # type: ignore[arg-type]  # duck-typed: .version
+        if problem is not None:
+            await self._refuse_version(problem, send)
+            return
+        out = self._key(session.id, "out")
+        field = orjson.dumps(msg.id)
+        if session.conn.response(msg):
+            await self.redis.hdel(out, field)
+            await empty_reply(send, 202)
+            return
+        worker = await self.redis.hget(out, field)
+        if worker is not None and _text(worker) != self.worker:
+            await self.redis.hdel(out, field)
+            data: dict[str, Any] = {"id": msg.id}
+            if isinstance(msg, ErrorResponse):
+                data["error"] = msg.error
+            else:
+                data["result"] = msg.result
+            await self._publish(f"{self.prefix}:worker:{_text(worker)}:inbox", {"s": session.id, "k": "answer", "m": data})
+            await empty_reply(send, 202)
+            return
+        log.warning("session %s: a response for id %r, which no request of the server waits for", session.id[:8], msg.id)
+        await json_reply(
+            send, 400, http_error(f"Bad Request: no request with id {msg.id!r} from the server is waiting for an answer")
+        )
+
+    # -- GET, DELETE ------------------------------------------------------------------------------
+
+    async def _get(self, session: Any, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
+        assert isinstance(session, SharedSession)
+        problem = self._version_problem(session, headers)  # type: ignore[arg-type]  # duck-typed: .version
+        if problem is not None:
+            await self._refuse_version(problem, send)
+            return
+        if not _accepts_sse(headers.get(b"accept")):
+            await json_reply(send, 406, http_error("Not Acceptable: a GET must accept text/event-stream"))
+            return
+        self._watch_bus()
+        stream, after, prime = 0, 0, True
+        last = headers.get(LAST_EVENT_ID_HEADER)
+        if last is not None:
+            sid, dash, n = last.strip().partition(b"-")
+            if dash and sid.isdigit() and n.isdigit() and len(sid) <= _MAX_ID_DIGITS and len(n) <= _MAX_ID_DIGITS:
+                if sid == b"0" or await self.redis.exists(self._key(session.id, "s", int(sid))):
+                    stream, after, prime = int(sid), int(n), False
+            if prime:
+                log.debug("session %s: Last-Event-ID %r names no stream; the standalone stream opens", session.id[:8], last)
+        if stream == 0:
+            if session.standalone_carrier is not None:  # one connection per stream: the newer one wins
+                session.standalone_carrier.let_go()
+            await self._announce({"s": session.id, "k": "taken", "w": self.worker})
+        await self._carry_shared(session, stream, after, receive, send, json_ok=False, prime=prime)
+
+    async def _delete(self, session: Any, headers: dict[bytes, bytes], send: Send) -> None:
+        assert isinstance(session, SharedSession)
+        problem = self._version_problem(session, headers)  # type: ignore[arg-type]  # duck-typed: .version
+        if problem is not None:
+            await self._refuse_version(problem, send)
+            return
+        await self.redis.delete(
+            self._key(session.id), self._key(session.id, "calls"), self._key(session.id, "out"),
+            self._key(session.id, "runs"), self._key(session.id, "streams"),
+        )  # fmt: skip
+        await self._announce({"s": session.id, "k": "deleted"})
+        session.close("the client deleted it")
+        await empty_reply(send, 204)
+
+    # -- carrying a stream from Redis on one response -------------------------------------------------
+
+    async def _carry_shared(
+        self, session: SharedSession, stream: int, after: int, receive: Receive, send: Send, *, json_ok: bool, prime: bool
+    ) -> None:
+        """Write one stream's events from Redis on this response until its final event, the client leaves, or it is let go."""
+        carrier = _Carrier()
+        session.carriers.add(carrier)
+        if stream == 0:
+            session.standalone_carrier = carrier
+        key = self._key(session.id, "s", stream)
+        head_sent = False
+        last_id = "0-0"
+        keepalive = self.keepalive_interval
+        quiet_since = time.monotonic()
+        loop = asyncio.get_running_loop()
+        gone = loop.create_task(_disconnected(receive))
+        stopped = loop.create_task(carrier.stop.wait())
+        reader = self.backend.blocking_client()
+
+        async def start(chunk: bytes) -> None:
+            nonlocal head_sent
+            if not head_sent:
+                head_sent = True
+                await send(sse_start())
+                if prime and session.primes:
+                    chunk = b"id: %d-%d\ndata: \n\n" % (stream, after) + chunk
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+
+        try:
+            if stream == 0 and prime:
+                # A new GET stream: the session notifications from now on (those kept from an
+                # earlier GET are for a client that resumes it with Last-Event-ID).
+                after = int(await self.redis.get(self._key(session.id, "n", 0)) or 0)
+            if not json_ok:  # a GET: the head at once
+                await start(b"" if prime and session.primes else KEEPALIVE_COMMENT)
+            while True:
+                read: asyncio.Task[Any] = loop.create_task(_xread(reader, key, last_id))
+                done, _ = await asyncio.wait({read, gone, stopped}, return_when=asyncio.FIRST_COMPLETED)
+                if read not in done:
+                    read.cancel()
+                    try:
+                        await read
+                    except BaseException:  # noqa: BLE001 - cancelled, or the connection it used
+                        pass
+                if gone in done:
+                    return  # the client left; the events stay in Redis for it to resume
+                if stopped in done:
+                    if carrier.lost and not head_sent:
+                        await json_reply(send, 404, http_error("Not Found: the session has ended"))
+                        return
+                    if not head_sent:
+                        head_sent = True
+                        await send(sse_start())
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                    return
+                entries = read.result()
+                if not entries:
+                    if stream and await self._worker_gone(session, stream):
+                        continue  # the stream now holds its final (error) event: read it
+                    if keepalive is not None and time.monotonic() - quiet_since >= keepalive:
+                        quiet_since = time.monotonic()
+                        await start(KEEPALIVE_COMMENT)
+                    continue
+                chunk = b""
+                for entry_id, fields in entries[0][1]:
+                    last_id = entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)
+                    number = int(fields[b"n"])
+                    data = fields[b"d"]
+                    final = fields[b"f"] == b"1"
+                    if number <= after and not final:
+                        continue
+                    if number <= after:
+                        data = b""  # the final event, already seen: only the end of the response
+                    if final and json_ok and not head_sent and not chunk and data:
+                        await json_reply(send, 200, data)  # answered before anything else: one JSON body
+                        return
+                    if data:
+                        chunk += b"id: %d-%d\ndata: %s\n\n" % (stream, number, data)
+                    if final:
+                        if not head_sent:
+                            head_sent = True
+                            await send(sse_start())
+                            if prime and session.primes:
+                                chunk = b"id: %d-0\ndata: \n\n" % stream + chunk
+                        await send({"type": "http.response.body", "body": chunk, "more_body": False})
+                        return
+                if chunk:
+                    quiet_since = time.monotonic()
+                    await start(chunk)
+        finally:
+            for task in (gone, stopped):
+                task.cancel()
+            session.carriers.discard(carrier)
+            if session.standalone_carrier is carrier:
+                session.standalone_carrier = None
+            await reader.aclose()
+
+    async def _worker_gone(self, session: SharedSession, stream: int) -> bool:
+        """Whether the worker running this stream's request died; if so, end the stream with an error (once)."""
+        worker = await self.redis.hget(self._key(session.id, "runs"), str(stream))
+        if worker is None or _text(worker) == self.worker:
+            return False
+        if await self.redis.exists(f"{self.prefix}:worker:{_text(worker)}"):
+            return False
+        final = orjson.dumps(
+            {"jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": "Internal error: the worker serving this request stopped; send the request again"}}
+        )
+        # The request's id: the calls registry has it (the worker that died never removed it).
+        calls = await self.redis.hgetall(self._key(session.id, "calls"))
+        for field, who in calls.items():
+            if _text(who) == _text(worker):
+                final = _stopped_reply(orjson.loads(field))
+                break
+        await self.redis.eval(
+            _APPEND_FINAL_ONCE, 3, self._key(session.id, "s", stream), self._key(session.id, "n", stream),
+            self._key(session.id, "ended"), MAX_EVENTS, final, b"1", self._ttl_ms, str(stream),
+        )  # fmt: skip
+        log.warning("session %s: the worker running stream %d (%s) is gone; the stream ends with an error", session.id[:8], stream, _text(worker))
+        return True
+
+
+async def _xread(reader: redis.asyncio.Redis, key: str, last_id: str) -> Any:
+    return await reader.xread({key: last_id}, count=100, block=_POLL_MS)
+
+
+def _text(value: Any) -> str:
+    """A value redis-py handed back (bytes: the clients here do not decode)."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _in_flight(request_id: Any) -> Exception:
+    from ...jsonrpc import InvalidRequest
+
+    return InvalidRequest(f"Invalid Request: request id {request_id!r} is already in flight", id=request_id)
+
+
+async def _disconnected(receive: Receive) -> None:
+    while True:
+        message = await receive()
+        if message.get("type") == "http.disconnect":
+            return

@@ -1,0 +1,101 @@
+"""Before the event loop: stdin's first plain calls, answered synchronously.
+
+`serve_before_loop(server)` is what `wiremcp.run` does first on stdio. Until
+something needs the event loop it reads stdin with blocking reads and answers
+each line itself, so that a server whose first requests are plain calls
+replies before asyncio (and ``ssl``, which asyncio loads) is imported. The
+rules it keeps:
+
+* a line is answered here only when it is a plain request
+  (`Decoder.plain_request`: every envelope rule holds) that the fused
+  ``tools/call`` path answers (`Server.call_tool_now`: an inline plain tool
+  with a plain schema, on a server without middleware; no suspension, no
+  worker thread, no `Context`). That is the reply the event loop's
+  `LineServer` would write, byte for byte, and it is written before the next
+  line is read: nothing is ever in flight here, so concurrency, cancellation
+  (a ``notifications/cancelled`` could only name a finished request, which the
+  spec says to ignore) and the in-flight caps have nothing to act on yet;
+* the first line that is anything else (another method, a tool that awaits or
+  runs on a worker thread, a notification, a response, a malformed line, a line
+  that arrives in more than one read) is returned unconsumed, with everything
+  read after it, for `serve_stdio` to feed its `LineServer` first: from then on
+  the stream is served on the event loop, as if it had been from the start;
+* a server with a lifespan to enter, or with mounted servers (whose lifespans
+  are entered with it), goes to the event loop at once: a lifespan is entered
+  before the first message is read;
+* end of input, or stdout closed by the client: serving is over (nothing is in
+  flight, no lifespan was entered).
+
+While it reads, ``sys.stdout`` points at stderr, as in `serve_stdio`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+from ...jsonrpc import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_SIZE, MCP, Decoder
+from ...protocol import methods
+from ...server import Server
+
+__all__ = ["serve_before_loop"]
+
+log = logging.getLogger("wiremcp.transport")
+
+#: Bytes per read, as `serve_stdio` reads a pipe.
+_READ_SIZE = 64 * 1024
+_TOOLS_CALL = methods.TOOLS_CALL
+
+
+def serve_before_loop(
+    server: Server,
+    *,
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    **limits: object,
+) -> bytes | None:
+    """Answer stdin's plain calls (see the module docs): the bytes the event loop must serve, or None when done.
+
+    ``limits`` are `serve_stdio`'s other options, which only the event loop uses.
+    """
+    if server.lifespan.factory is not None or server.mounts:
+        return b""
+    decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
+    plain = decoder.plain_request
+    call_now = server.call_tool_now
+    in_fd = sys.stdin.fileno()
+    out_fd = sys.stdout.fileno()
+    saved_stdout = sys.stdout
+    sys.stdout = sys.stderr
+    try:
+        while True:
+            try:
+                data = os.read(in_fd, _READ_SIZE)
+            except BlockingIOError:  # a non-blocking stdin: the event loop waits for it
+                return b""
+            if not data:
+                return None  # end of input, nothing in flight
+            start = 0
+            end = len(data)
+            while start < end:
+                nl = data.find(b"\n", start)
+                if nl < 0:
+                    return data[start:]  # a line in more than one read: the event loop's splitter joins it
+                obj = plain(data[start:nl])
+                reply = call_now(obj["id"], obj["params"]) if obj is not None and obj["method"] == _TOOLS_CALL else None
+                if reply is None:
+                    return data[start:]
+                line = reply[0]
+                try:
+                    written = os.write(out_fd, line)
+                    if written != len(line):  # a full pipe took part of it
+                        view = memoryview(line)[written:]
+                        while view:
+                            view = view[os.write(out_fd, view) :]
+                except BrokenPipeError:
+                    log.info("stdout was closed by the client; stopping")
+                    return None
+                start = nl + 1
+    finally:
+        sys.stdout = saved_stdout

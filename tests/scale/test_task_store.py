@@ -1,0 +1,129 @@
+"""The Redis task store: the TaskStore contract (tests/server/tasks/test_tasks_store.py, run here on Redis),
+and two server processes on one redis-server that see each other's tasks.
+
+Spec: extensions/tasks/tasks.md (the task is durably created before
+``CreateTaskResult``; ``tasks/get`` and ``tasks/update`` may reach any
+instance of a deployment; the first terminal status wins).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import importlib.util
+import itertools
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import orjson
+import pytest
+
+from .conftest import STATE_KEY, needs_services
+from .services import ROOT, RedisServer, Worker
+
+pytest.importorskip("redis", reason="the Redis backend needs the [redis] extra")
+from wiremcp.backends.redis import RedisBackend  # noqa: E402
+
+pytestmark = [pytest.mark.slow, needs_services]
+
+_spec = importlib.util.spec_from_file_location("tasks_store_contract", ROOT / "tests" / "server" / "tasks" / "test_tasks_store.py")
+assert _spec is not None and _spec.loader is not None
+contract = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(contract)
+CONTRACT = sorted(name for name in vars(contract) if name.startswith("test_"))
+_prefixes = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def shared_redis() -> Iterator[RedisServer]:
+    server = RedisServer()
+    yield server
+    server.kill()
+
+
+@pytest.mark.parametrize("name", CONTRACT)
+def test_the_redis_store_keeps_the_task_store_contract(name, shared_redis, tmp_path, monkeypatch):
+    from wiremcp.server._backend_tasks import RedisTaskStore
+
+    def make_store(kind: str, path: Path) -> Any:
+        assert kind == "redis"
+        return RedisTaskStore(RedisBackend(shared_redis.url, prefix=f"contract{next(_prefixes)}"))
+
+    monkeypatch.setattr(contract, "make_store", make_store)
+    getattr(contract, name)("redis", tmp_path)
+
+
+def test_a_server_on_redis_keeps_its_tasks_in_redis(monkeypatch):
+    import wiremcp
+    from wiremcp.server._backend_tasks import RedisTaskStore
+
+    monkeypatch.delenv("WIREMCP_TASK_STORE", raising=False)
+    server = wiremcp.Server("x", backend=RedisBackend("redis://127.0.0.1:1/0"), state_keys=[STATE_KEY])
+    store = server._task_options["store"]
+    assert callable(store) and isinstance(store(), RedisTaskStore)
+    monkeypatch.setenv("WIREMCP_TASK_STORE", "memory")
+    assert wiremcp.Server("x", backend=RedisBackend("redis://127.0.0.1:1/0"), state_keys=[STATE_KEY])._task_options["store"] is None
+
+
+# -- two processes ------------------------------------------------------------------------------
+
+EXT = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {}},
+    "io.modelcontextprotocol/clientInfo": {"name": "tests", "version": "0"},
+}
+
+
+def rpc(port: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
+    name = params.get("name", params.get("taskId"))
+    if isinstance(name, str):
+        headers["Mcp-Name"] = name
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+    try:
+        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": EXT}}
+        conn.request("POST", "/mcp", orjson.dumps(body), headers)
+        resp = conn.getresponse()
+        raw = resp.read()
+    finally:
+        conn.close()
+    if resp.getheader("content-type", "").startswith("text/event-stream"):
+        events = [orjson.loads(line[5:]) for line in raw.split(b"\n") if line.startswith(b"data:") and line[5:].strip()]
+        reply = next(e for e in events if "id" in e and "method" not in e)
+    else:
+        reply = orjson.loads(raw)
+    assert "result" in reply, reply
+    return reply["result"]
+
+
+def poll(port: int, task_id: str, until: Any) -> dict[str, Any]:
+    end = time.monotonic() + 20
+    while True:
+        task = rpc(port, "tasks/get", {"taskId": task_id})
+        if until(task) or time.monotonic() > end:
+            return task
+        time.sleep(0.05)
+
+
+def test_two_processes_on_one_redis_see_each_others_tasks(redis_server: RedisServer):
+    env = {"WIREMCP_REDIS_URL": redis_server.url, "WIREMCP_STATE_KEY": STATE_KEY}
+    target = "tests/server/tasks/task_server.py"
+    a, b = Worker(target, env), Worker(target, env)
+    try:
+        task_id = rpc(a.port, "tools/call", {"name": "gate", "arguments": {}})["taskId"]  # runs on a
+        parked = poll(b.port, task_id, lambda t: t["status"] == "input_required")  # seen from b
+        assert list(parked["inputRequests"]) == ["confirm"]
+        answer = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+        rpc(b.port, "tasks/update", {"taskId": task_id, "inputResponses": answer})  # answered on b
+        done = poll(a.port, task_id, lambda t: t["status"] == "completed")
+        assert done["result"]["content"][0]["text"] == "confirmed=True action=accept"
+        assert rpc(b.port, "tasks/get", {"taskId": task_id})["status"] == "completed"
+        # the first terminal transition wins across processes: cancelling the finished task changes nothing
+        quick = rpc(b.port, "tools/call", {"name": "quick", "arguments": {"x": "1"}})["taskId"]
+        finished = poll(a.port, quick, lambda t: t["status"] == "completed")
+        assert finished["result"]["content"][0]["text"] == "done 1"
+    finally:
+        a.stop()
+        b.stop()

@@ -1,0 +1,178 @@
+"""Cold start on stdio: the first plain calls are answered before the event loop, and nothing else changes.
+
+`wiremcp run` answers a plain ``tools/call`` of an inline tool before
+asyncio is imported (`wiremcp.transports.stdio.serve_before_loop`); the first
+message that needs more moves the stream to the event loop. These tests drive
+a real `wiremcp run` subprocess and check that the rules of
+basic/transports/stdio.mdx and basic/patterns/cancellation.mdx hold across
+that move: concurrency, cancellation, duplicate ids, end of input, a closed
+stdout.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import orjson
+import pytest
+
+from conftest import ROOT, SERVERS, StdioPeer, call, request, wiremcp_cmd
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def cold():
+    peer = StdioPeer(wiremcp_cmd("run", str(SERVERS / "cold.py")))
+    try:
+        yield peer
+    finally:
+        peer.kill()
+
+
+def text(reply: dict) -> str:
+    return reply["result"]["content"][0]["text"]
+
+
+def test_plain_calls_are_answered_before_asyncio_is_imported(cold):
+    assert text(cold.ask(call(1, "loop_loaded"))) == "no"
+    assert text(cold.ask(call(2, "echo", {"text": "a"}))) == "a"
+    assert text(cold.ask(call(3, "loop_loaded"))) == "no"
+    # server/discover needs the general path: from here on the event loop serves the stream.
+    cold.expect_nothing_more()
+    assert text(cold.ask(call(4, "loop_loaded"))) == "yes"
+    assert cold.finish_quietly() == ""
+
+
+def test_the_same_bytes_before_and_after_the_event_loop(cold):
+    line = orjson.dumps(call(7, "echo", {"text": "same"})) + b"\n"
+    cold.send_raw(line)
+    before = cold.read_line()
+    cold.expect_nothing_more()
+    cold.send_raw(line)
+    after = cold.read_line()
+    assert before is not None and before == after
+
+
+def test_concurrency_after_plain_calls(cold):
+    assert text(cold.ask(call(1, "echo", {"text": "first"}))) == "first"
+    cold.send(call("slow", "slow", {"seconds": 1.0}))
+    started = time.monotonic()
+    assert text(cold.ask(call("fast", "echo", {"text": "quick"}))) == "quick"
+    assert time.monotonic() - started < 0.8
+    assert cold.recv()["id"] == "slow"
+
+
+def test_a_threaded_tool_moves_to_the_event_loop_and_runs_on_the_pool(cold):
+    assert text(cold.ask(call(1, "echo", {"text": "x"}))) == "x"
+    assert text(cold.ask(call(2, "threaded", {"text": "up"}))) == "UP"
+    assert text(cold.ask(call(3, "loop_loaded"))) == "yes"
+
+
+def test_lines_after_the_move_in_the_same_read_are_served_in_order(cold):
+    lines = [call(1, "echo", {"text": "one"}), call(2, "slow", {"seconds": 0.3, "label": "two"}), call(3, "echo", {"text": "three"})]
+    cold.send_raw(b"".join(orjson.dumps(m) + b"\n" for m in lines))
+    assert [cold.recv()["id"] for _ in range(3)] == [1, 3, 2]
+
+
+def test_cancellation_after_plain_calls(cold):
+    assert text(cold.ask(call(1, "echo", {"text": "x"}))) == "x"
+    cold.send(call("c", "slow", {"seconds": 1.0}))
+    assert cold.ask(call("started", "echo", {"text": "x"}))["id"] == "started"
+    cold.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "c", "reason": "user"}})
+    assert cold.ask(call("next", "echo", {"text": "x"}))["id"] == "next"
+    cold.expect_nothing_more()
+    assert cold.finish_quietly() == ""
+
+
+def test_a_cancellation_of_an_answered_plain_call_is_ignored(cold):
+    assert text(cold.ask(call("done", "echo", {"text": "x"}))) == "x"
+    cold.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "done"}})
+    assert text(cold.ask(call(2, "echo", {"text": "y"}))) == "y"
+    cold.expect_nothing_more()
+
+
+def test_duplicate_id_of_a_running_request_is_refused_after_plain_calls(cold):
+    assert text(cold.ask(call(1, "echo", {"text": "x"}))) == "x"
+    cold.send(call(5, "slow", {"seconds": 0.5, "label": "first"}))
+    reply = cold.ask(call(5, "echo", {"text": "second"}))
+    assert reply["id"] == 5 and reply["error"]["code"] == -32600 and "already in flight" in reply["error"]["message"]
+    assert text(cold.recv()) == "first"
+
+
+def test_a_malformed_line_moves_to_the_event_loop_and_gets_its_error(cold):
+    assert text(cold.ask(call(1, "echo", {"text": "x"}))) == "x"
+    cold.send_raw(b"{not json\n")
+    reply = cold.recv()
+    assert reply["error"]["code"] == -32700 and "id" not in reply
+    wrong = cold.ask(call(2, "echo", {"text": 3}))  # declined by the fused path: the validator's tool error
+    assert wrong["id"] == 2 and wrong["result"]["isError"] is True
+    assert cold.ask(call(3, "nope"))["error"]["code"] == -32602
+    assert text(cold.ask(call(4, "loop_loaded"))) == "yes"
+
+
+def test_end_of_input_with_only_plain_calls(cold):
+    cold.send_raw(b"".join(orjson.dumps(call(i, "echo", {"text": str(i)})) + b"\n" for i in range(50)))
+    code, rest, err = cold.finish()
+    assert code == 0 and err == ""
+    assert [text(orjson.loads(line)) for line in rest.splitlines()] == [str(i) for i in range(50)]
+
+
+def test_end_of_input_drains_what_the_event_loop_runs(cold):
+    cold.send(call(1, "echo", {"text": "early"}))
+    cold.send(call(2, "slow", {"seconds": 0.5, "label": "late"}))
+    cold.send(call(3, "echo", {"text": "after"}))
+    code, rest, _ = cold.finish()
+    assert code == 0
+    assert [orjson.loads(line)["id"] for line in rest.splitlines()] == [1, 3, 2]
+
+
+def test_an_unterminated_last_line_is_answered(cold):
+    assert text(cold.ask(call(1, "echo", {"text": "x"}))) == "x"
+    cold.send_raw(orjson.dumps(call(2, "echo", {"text": "no newline"})))
+    code, rest, _ = cold.finish()
+    assert code == 0 and text(orjson.loads(rest)) == "no newline"
+
+
+def test_a_message_split_across_writes(cold):
+    line = orjson.dumps(call(1, "echo", {"text": "split"})) + b"\n"
+    cold.send_raw(line[:20])
+    time.sleep(0.1)  # lets the server read the first part alone (the test passes either way)
+    cold.send_raw(line[20:])
+    assert text(cold.recv()) == "split"
+
+
+def test_stdout_closed_by_the_client_stops_the_server():
+    proc = subprocess.Popen(wiremcp_cmd("run", str(SERVERS / "cold.py")), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdout.close()
+    proc.stdin.write(orjson.dumps(call(1, "echo", {"text": "x"})) + b"\n")
+    proc.stdin.flush()
+    assert proc.wait(10) == 0
+    proc.stdin.close()
+    assert proc.stderr is not None
+    proc.stderr.close()
+
+
+def test_import_wiremcp_loads_no_event_loop():
+    code = "import sys, wiremcp; import wiremcp.transports.stdio; assert 'asyncio' not in sys.modules and 'ssl' not in sys.modules, sorted(m for m in sys.modules if 'asyncio' in m)"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_a_server_with_a_lifespan_starts_on_the_event_loop(spawn, tmp_path):
+    target = tmp_path / "with_lifespan.py"
+    target.write_text(
+        "import contextlib, sys, wiremcp\n"
+        "@contextlib.asynccontextmanager\n"
+        "async def life(server):\n"
+        "    yield 'ready'\n"
+        "server = wiremcp.Server('life', lifespan=life)\n"
+        "@server.tool(inline=True)\n"
+        "def loaded() -> str:\n"
+        "    return 'yes' if 'asyncio' in sys.modules else 'no'\n"
+    )
+    peer = spawn(*wiremcp_cmd("run", str(target)))
+    assert text(peer.ask(call(1, "loaded"))) == "yes"
+    assert peer.finish_quietly() == ""

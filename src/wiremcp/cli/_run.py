@@ -12,9 +12,9 @@ Rules:
   ``OTEL_*`` variables, unless it set up its own (``_otel.py``), in each
   worker too;
 * ``--log-format json`` makes every log line on stderr one JSON object and
-  adds one line per request (``server/_request_log.py``), in each worker
+  adds one line per request (``_request_log.py``), in each worker
   too; ``--metrics PORT`` serves Prometheus metrics at ``/metrics`` on that
-  port of ``--host`` (``server/_prometheus.py``), apart from the MCP
+  port of ``--host`` (``_prometheus.py``), apart from the MCP
   endpoint, and only with one process (each worker would count alone).
 
 ``--http --workers N`` (N > 1) serves on N uvicorn worker processes that
@@ -240,7 +240,7 @@ def observe(server: Any, log_format: Literal["text", "json"]) -> str | None:
         except (ValueError, ImportError) as exc:
             return str(exc)
     if log_format == "json":
-        from ..server._request_log import install_request_log
+        from ._request_log import install_request_log
 
         json_records()
         requests = logging.getLogger("wiremcp.requests")
@@ -251,14 +251,14 @@ def observe(server: Any, log_format: Literal["text", "json"]) -> str | None:
 
 def json_records() -> None:
     """Every handler of the root logger writes JSON lines from now on."""
-    from ..server._request_log import JSONFormatter
+    from ._request_log import JSONFormatter
 
     for handler in logging.getLogger().handlers:
         handler.setFormatter(JSONFormatter())
 
 
 def _serve_metrics(server: Any, host: str, port: int) -> str | None:
-    from ..server._prometheus import install_metrics, serve_metrics
+    from ._prometheus import install_metrics, serve_metrics
 
     try:
         registry = install_metrics(server)

@@ -2,7 +2,7 @@
 
 Rules:
 
-* `install_metrics` registers one middleware (``server/_middleware.py``)
+* `install_metrics` registers one middleware (`wiremcp.server.Invocation`)
   and wraps ``Server.open_session`` on the instance; nothing else changes,
   and a server without them keeps its plain ``handle``. ``prometheus_client``
   (the ``[otel]`` extra) is imported only here;
@@ -26,8 +26,9 @@ Rules:
       open ``subscriptions/listen`` streams plus the resources 2025-11-25
       sessions subscribed to;
 
-* ``method`` is the request's method when the server knows it, else
-  ``other``: a client sending made-up methods cannot grow the series;
+* ``method`` is the request's method when it is an MCP method (or a tasks
+  one), else ``other``: a client sending made-up methods cannot grow the
+  series;
 * a duration ``d`` falls in the first bucket whose bound is >= ``d`` (the
   Prometheus ``le`` rule);
 * `serve_metrics` exposes the registry in the text exposition format at
@@ -45,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from ..protocol import methods
 
 if TYPE_CHECKING:
-    from ._middleware import Invocation, Next
+    from ..server import Invocation, Next
 
 __all__ = ["install_metrics", "serve_metrics"]
 
@@ -61,14 +62,15 @@ class _Stats:
 
     __slots__ = ("requests", "durations", "in_flight", "sessions", "listening")
 
-    def __init__(self, listening: list[int]) -> None:
+    def __init__(self) -> None:
         #: (method, outcome) -> count
         self.requests: dict[tuple[str, str], int] = {}
         #: method -> [count per bucket (the last is +Inf), sum of seconds]
         self.durations: dict[str, list[Any]] = {}
         self.in_flight = 0
         self.sessions: set[Any] = set()
-        self.listening = listening
+        #: subscriptions/listen requests running: the open streams
+        self.listening = 0
 
 
 def _collector(stats: _Stats) -> Any:
@@ -100,7 +102,7 @@ def _collector(stats: _Stats) -> Any:
             yield GaugeMetricFamily(
                 "wiremcp_subscriptions_open",
                 "Open subscriptions/listen streams and 2025-11-25 resource subscriptions",
-                value=stats.listening[0] + sum(len(session.subscriptions) for session in sessions),
+                value=stats.listening + sum(len(session.subscriptions) for session in sessions),
             )
 
     return Stats()
@@ -112,20 +114,22 @@ def install_metrics(server: Any) -> Any:
         from prometheus_client import CollectorRegistry
     except ImportError:
         raise ImportError("the metrics endpoint needs prometheus_client: pip install 'wiremcp[otel]'") from None
-    stats = _Stats(server._open_subscriptions)
+    stats = _Stats()
     registry = CollectorRegistry(auto_describe=True)
     registry.register(_collector(stats))
     requests = stats.requests
     durations = stats.durations
-    handlers = server._handlers
     clock = time.perf_counter
     where = bisect.bisect_left
     bounds = BUCKETS
 
     async def metrics(call: Invocation, call_next: Next) -> dict[str, Any]:
-        method = call.method if call.method in _KNOWN or call.method in handlers else "other"
+        method = call.method if call.method in _KNOWN else "other"
+        listen = method == "subscriptions/listen"
         outcome = "error"
         stats.in_flight += 1
+        if listen:
+            stats.listening += 1
         started = clock()
         try:
             result = await call_next(call)
@@ -137,6 +141,8 @@ def install_metrics(server: Any) -> Any:
         finally:
             elapsed = clock() - started
             stats.in_flight -= 1
+            if listen:
+                stats.listening -= 1
             key = (method, outcome)
             requests[key] = requests.get(key, 0) + 1
             histogram = durations.get(method)

@@ -2,7 +2,7 @@
 
 Rules:
 
-* `install_request_log` registers one middleware (``server/_middleware.py``)
+* `install_request_log` registers one middleware (`wiremcp.server.Invocation`)
   that logs each request a handler serves on the ``wiremcp.requests`` logger
   at INFO, when it ends, with its fields in ``record.mcp``: ``method``,
   ``target`` (the tool or prompt name, the resource URI), ``id``,
@@ -35,7 +35,7 @@ import orjson
 from ..jsonrpc import INTERNAL_ERROR, JSONRPCError
 
 if TYPE_CHECKING:
-    from ._middleware import Invocation, Middleware, Next
+    from ..server import Invocation, Middleware, Next
 
 __all__ = ["JSONFormatter", "install_request_log", "target_of"]
 

@@ -167,3 +167,12 @@ def test_prometheus_metrics_over_http() -> None:
     assert after["wiremcp_requests_in_flight"] == 0
     # leaving `listen` closes the stream (HTTP): the server's call is cancelled
     assert after['wiremcp_requests_total{method="subscriptions/listen",outcome="cancelled"}'] == 1
+
+
+def test_metrics_count_one_process_so_not_with_workers() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "wiremcp", "run", "examples/echo.py", "--http", "--workers", "2", "--metrics", "0"],
+        capture_output=True, text=True, cwd=ROOT, env=CLEAN, timeout=60,
+    )
+    assert done.returncode == 2
+    assert "--metrics serves one process's counts; it does not combine with --workers" in done.stderr

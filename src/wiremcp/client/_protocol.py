@@ -60,7 +60,12 @@ Rules it keeps:
   refuses one the request did not ask for; ``notifications/tasks`` and
   ``notifications/tasks/status`` are checked and handed out as `TaskUpdate`,
   followed by the usual routing (to the subscription that carried it, else
-  `Notified`); a malformed one is logged and dropped.
+  `Notified`); a malformed one is logged and dropped. A 2025-11-25
+  ``tools/call`` that asked for progress and was answered with a task keeps
+  its ``progressToken`` for the task's life (tasks.mdx, "Task Progress
+  Notifications"): the task's progress goes to that call's tag until the
+  task ends (a terminal status seen: `task_ended`, or a terminal
+  ``notifications/tasks/status``) or the connection does.
 * **HTTP metadata headers** (`_headers`): computed per request when the
   transport mirrors them; tools whose ``x-mcp-header`` annotations are
   invalid are dropped from tools/list (`accept_tools`).
@@ -107,6 +112,7 @@ from ._tasks import (
     LEGACY_TASK_NOTIFICATION,
     TASK_NOTIFICATION,
     TASKS_EXTENSION,
+    TERMINAL,
     TaskFollower,
     TaskState,
     created_task,
@@ -219,6 +225,8 @@ class ClientProtocol(Generic[T]):
         self._decoder = Decoder(MCP)
         self._log_calls: set[Id] = set()
         self._subscriptions: dict[Id, _Entry[T]] = {}
+        #: 2025-11-25 tasks whose call asked for progress: its progressToken -> (task id, the call's entry).
+        self._task_progress: dict[Id, tuple[str, _Entry[T]]] = {}
 
     @property
     def in_flight(self) -> int:
@@ -525,8 +533,25 @@ class ClientProtocol(Generic[T]):
         if context.logs or context.subscription:
             self._settled(entry.id)
         if type(msg) is Response:
+            if context.progress and self.era is Era.LEGACY and entry.method == methods.TOOLS_CALL:
+                self._keep_task_progress(entry.id, context, msg.result)
             return [ev.Settled(context.tag, msg.result)]
         return [ev.Failed(context.tag, RemoteError(msg.error, entry.method, http_status=status))]  # type: ignore[union-attr]  # an ErrorResponse here
+
+    def _keep_task_progress(self, token: Id, context: _Entry[T], result: Any) -> None:
+        """A 2025-11-25 ``CreateTaskResult``: its call's progressToken stays valid for the task's life (tasks.mdx)."""
+        task = result.get("task") if type(result) is dict else None
+        if type(task) is not dict:
+            return
+        task_id = task.get("taskId")
+        if type(task_id) is str and task.get("status") not in TERMINAL:
+            self._task_progress[token] = (task_id, context)
+
+    def task_ended(self, task_id: str) -> None:
+        """Task ``task_id`` reached a terminal status: its progress has nowhere to go any more."""
+        if self._task_progress:
+            for token in [t for t, (tid, _) in self._task_progress.items() if tid == task_id]:
+                del self._task_progress[token]
 
     @staticmethod
     def _unmatched(msg: Response | ErrorResponse) -> None:
@@ -543,6 +568,9 @@ class ClientProtocol(Generic[T]):
             entry = self._pending.get(token) if token is not None else None
             if entry is not None and entry.context.progress:
                 return [ev.Progress(entry.context.tag, params.get("progress"), params.get("total"), params.get("message"))]
+            kept = self._task_progress.get(token) if token is not None else None
+            if kept is not None:  # the progress of a 2025-11-25 task, to the call that made it
+                return [ev.Progress(kept[1].tag, params.get("progress"), params.get("total"), params.get("message"))]
             log.debug("progress for unknown token %r dropped", token)
             return []
         if method == methods.MESSAGE:
@@ -575,6 +603,8 @@ class ClientProtocol(Generic[T]):
         except ProtocolViolation as exc:
             log.warning("ignored a malformed task status notification: %s", exc)
             return []
+        if task.terminal:
+            self.task_ended(task.id)
         out: Events[T] = [ev.TaskUpdate(task)]
         if self._subscriptions:
             meta = params.get("_meta")
@@ -625,6 +655,7 @@ class ClientProtocol(Generic[T]):
         out: Events[T] = [ev.Failed(entry.context.tag, reason) for entry in self._pending.drain()]
         self._log_calls.clear()
         self._subscriptions.clear()
+        self._task_progress.clear()
         return out
 
     # -- results ----------------------------------------------------------------------

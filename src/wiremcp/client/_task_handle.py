@@ -179,6 +179,7 @@ class TaskHandle:
             while True:
                 step = follower.next_step()
                 if type(step) is Finished:
+                    client._proto.task_ended(self.id)  # its progress (2025-11-25) has ended with it
                     self.state = step.task
                     if self._outcome is None:
                         self._outcome = self._end_of(step.task)

@@ -20,10 +20,13 @@ Rules:
   open ``subscriptions/listen`` streams with their ``complete`` result
   (``server.close_subscriptions()``), gives the requests in flight
   ``shutdown_grace`` seconds to finish and cancels the rest (`drain`); then
-  the lifespan exits; then the worker thread pool is shut down (its threads
-  finish the calls they run; the pool starts again if the server serves
-  again). Mounted servers (``server.mount``) are entered and exited inside
-  their parent's lifespan.
+  the lifespan exits; then the server's tasks stop and its task store is
+  closed (``server.tasks.aclose()``: a task still running is recorded
+  ``failed``, SQLite's connection and thread are closed; the store reopens
+  if the server serves again); then the worker thread pool is shut down
+  (its threads finish the calls they run; the pool starts again if the
+  server serves again). Mounted servers (``server.mount``) are entered and
+  exited inside their parent's lifespan.
 """
 
 from __future__ import annotations
@@ -151,7 +154,12 @@ class Lifespan:
                 for child in reversed(self._children):
                     await child.__aexit__(None, None, None)
             finally:
-                self.server.workers.shutdown()
+                try:
+                    tasks = self.server.tasks
+                    if tasks is not None:
+                        await tasks.aclose()
+                finally:
+                    self.server.workers.shutdown()
         return False
 
 

@@ -22,7 +22,12 @@
 * a handler of a mounted server gets a `Context` of the request it serves:
   ``ctx.server`` is the parent, ``ctx.lifespan`` the parent's value; the
   child's own lifespan is entered inside the parent's (``child.lifespan.value``);
-* the child's middleware does not run for mounted entries (the parent's does).
+* the child's middleware does not run for mounted entries (the parent's does);
+* a child's tool registered with ``task=`` (docs/tasks.md) keeps its mode in
+  the parent: mounting it turns the parent's tasks on
+  (``parent.enable_tasks()``), so the call becomes a task of the parent,
+  kept in the parent's task store and answered by the parent's ``tasks/*``
+  (the client talks to the parent only).
 """
 
 from __future__ import annotations
@@ -96,6 +101,7 @@ class Mount:
                 parent._tools.pop(name, None)
             self.tools = []
             parent._tool_defs = None
+            parent._legacy_tool_defs = None
         if prompts:
             for name in self.prompts:
                 parent._prompts.by_name.pop(name, None)
@@ -126,7 +132,10 @@ class Mount:
                 entry.definition = {**tool.definition, "name": name}
                 parent._tools[name] = entry
                 self.tools.append(name)
+                if tool.task is not None:
+                    parent.enable_tasks()  # the parent runs it as a task: its store, its tasks/* (see the docs above)
             parent._tool_defs = None
+            parent._legacy_tool_defs = None
             parent.notify_tools_changed()
         if prompts:
             for prompt in child._prompts.by_name.values():

@@ -152,3 +152,21 @@ def test_without_tasks_the_client_never_augments(everything: list[str]) -> None:
             assert "task" not in call["params"]
 
     run(main())
+
+
+def test_on_progress_with_a_task_of_server_everything_over_stdio(everything: list[str]) -> None:
+    """The augmented call carries a progressToken (tasks.mdx: valid for the task's life). server-everything's
+    task tool reports its stages as statusMessage and sends no progress notification, so on_progress hears
+    nothing, and the call ends with its result (the routing itself: test_client_tasks_legacy_wiremcp.py)."""
+    wire = Wire()
+    heard: list[Any] = []
+
+    async def main() -> None:
+        async with Client.stdio(everything[0], [everything[1], "stdio"], tasks=True, on_wire=wire) as client:
+            result = await client.call_tool(RESEARCH, {"topic": "moss"}, on_progress=lambda *a: heard.append(a))
+            assert result.text.startswith("# Research Report: moss")
+            call = next(m for m in wire.sent if m.get("method") == "tools/call")
+            assert call["params"]["task"] == {} and "progressToken" in call["params"]["_meta"]
+            assert heard == []
+
+    run(main())

@@ -354,3 +354,41 @@ def test_follow_task_binds_the_era_and_the_declared_inputs() -> None:
     modern = make(tasks=True, answers=("elicitation",)).follow_task(TID)
     assert (modern.legacy, modern.declared) == (False, frozenset({"elicitation"}))
     assert make("legacy", tasks=True).follow_task(TID).legacy
+
+
+# -- 2025-11-25: a task's progress goes to the call that made it (tasks.mdx, Task Progress Notifications) ----
+
+
+def test_a_legacy_tasks_progress_token_outlives_the_call_until_the_task_ends() -> None:
+    from wiremcp.client import CallOptions
+
+    proto = make("legacy", tasks=True)
+    out = proto.request("tools/call", {"name": "slow", "task": {}}, "call", CallOptions(on_progress=lambda *a: None))
+    token = out.params["_meta"]["progressToken"]
+    (settled,) = proto.receive(orjson.dumps({"jsonrpc": "2.0", "id": out.id, "result": {"task": legacy_task()}}))
+    assert type(settled) is events.Settled
+    progress = {"progressToken": token, "progress": 1, "total": 3, "message": "one"}
+    (first,) = proto.receive(note("notifications/progress", progress))
+    assert type(first) is events.Progress and (first.tag, first.progress, first.total, first.message) == ("call", 1, 3, "one")
+    proto.task_ended(TID)
+    assert proto.receive(note("notifications/progress", {**progress, "progress": 2})) == []
+
+
+def test_a_terminal_status_notification_ends_a_legacy_tasks_progress() -> None:
+    from wiremcp.client import CallOptions
+
+    proto = make("legacy", tasks=True)
+    out = proto.request("tools/call", {"name": "slow", "task": {}}, "call", CallOptions(on_progress=lambda *a: None))
+    token = out.params["_meta"]["progressToken"]
+    proto.receive(orjson.dumps({"jsonrpc": "2.0", "id": out.id, "result": {"task": legacy_task()}}))
+    proto.receive(note("notifications/tasks/status", legacy_task("completed")))
+    assert proto.receive(note("notifications/progress", {"progressToken": token, "progress": 3})) == []
+
+
+def test_a_plain_legacy_result_keeps_no_progress_route() -> None:
+    from wiremcp.client import CallOptions
+
+    proto = make("legacy", tasks=True)
+    out = proto.request("tools/call", {"name": "quick"}, "call", CallOptions(on_progress=lambda *a: None))
+    proto.receive(orjson.dumps({"jsonrpc": "2.0", "id": out.id, "result": {"content": []}}))
+    assert proto.receive(note("notifications/progress", {"progressToken": out.params["_meta"]["progressToken"], "progress": 1})) == []

@@ -16,6 +16,7 @@ from typing import Any, Awaitable, Callable
 import pytest
 
 from wiremcp.server import MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError
+from wiremcp.server._tasks._store import add_input_requests
 
 T0 = 1_000_000.0
 
@@ -108,6 +109,32 @@ def test_answers_only_outstanding_keys_partial_then_all(kind, tmp_path):
         last = await store.answer("t1", {"b": {"action": "cancel"}}, now=T0 + 4)
         assert last.status == "working" and last.input_requests == {}
         assert await store.take_responses("t1") == {"b": {"action": "cancel"}}
+
+    run(kind, tmp_path, body)
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_asking_adds_to_the_outstanding_keys_and_never_puts_an_answered_one_back(kind, tmp_path):
+    """Two questions of one task asked at different times: the second ask keeps the first if it is
+    unanswered, and does not bring it back once it is answered (the task then waits for the second only)."""
+
+    async def body(store):
+        await store.create(record())
+        q = {"method": "elicitation/create", "params": {}}
+        first = await add_input_requests(store, "t1", {"a": q}, now=T0 + 1, message="waiting")
+        assert first.status == "input_required" and list(first.input_requests) == ["a"] and first.status_message == "waiting"
+        both = await add_input_requests(store, "t1", {"b": q}, now=T0 + 2, message="waiting")
+        assert set(both.input_requests) == {"a", "b"}
+        await store.answer("t1", {"a": {"action": "accept"}}, now=T0 + 3)  # another worker's tasks/update
+        third = await add_input_requests(store, "t1", {"c": q}, now=T0 + 4, message="waiting")
+        assert set(third.input_requests) == {"b", "c"} and third.input_responses == {"a": {"action": "accept"}}
+        await store.answer("t1", {"b": {"action": "accept"}, "c": {"action": "accept"}}, now=T0 + 5)
+        done = await store.get("t1")
+        assert done.status == "working" and done.input_requests == {}
+        await store.finish("t1", "cancelled", now=T0 + 6)
+        late = await add_input_requests(store, "t1", {"d": q}, now=T0 + 7, message="waiting")
+        assert late.status == "cancelled" and late.input_requests == {}
+        assert await add_input_requests(store, "nope", {"d": q}, now=T0, message=None) is None
 
     run(kind, tmp_path, body)
 

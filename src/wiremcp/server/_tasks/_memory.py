@@ -1,8 +1,9 @@
 """`MemoryTaskStore`: tasks in a dict, for tests and single-process servers that need no durability.
 
 Each method runs without awaiting anything, so on one event loop it is
-atomic by construction: the first terminal transition wins (`finish`), and
-`answer` moves answers and drops keys in one step. Records are copied in
+atomic by construction: the first terminal transition wins (`finish`),
+`answer` moves answers and drops keys in one step, and `ask` adds questions
+to those still outstanding in one step. Records are copied in
 and out, so a caller's changes to a record never reach the store.
 """
 
@@ -73,6 +74,14 @@ class MemoryTaskStore:
             record.input_responses = {}
         return record.copy()
 
+    async def ask(self, task_id: str, requests: dict[str, Any], *, now: float, message: str | None = None) -> TaskRecord | None:
+        record = self._tasks.get(task_id)
+        if record is None:
+            return None
+        if record.status not in TERMINAL:
+            apply_ask(record, requests, now, message)
+        return record.copy()
+
     async def answer(self, task_id: str, responses: dict[str, Any], *, now: float) -> TaskRecord | None:
         record = self._tasks.get(task_id)
         if record is None:
@@ -113,6 +122,14 @@ class MemoryTaskStore:
 
     def __len__(self) -> int:
         return len(self._tasks)
+
+
+def apply_ask(record: TaskRecord, requests: dict[str, Any], now: float, message: str | None) -> None:
+    """`TaskStore.ask` on a record in hand: add the requests to those outstanding, go to ``input_required``."""
+    record.input_requests = {**record.input_requests, **requests}
+    record.status = "input_required"
+    record.status_message = message
+    record.updated_at = now
 
 
 def apply_answers(record: TaskRecord, responses: dict[str, Any], now: float) -> None:

@@ -34,13 +34,24 @@ Rules it keeps (extensions/tasks/tasks.md; 2025-11-25 basic/utilities/tasks.mdx)
 * **unknown task ids** are -32602 saying which: not found, expired (the TTL
   has fully elapsed: never earlier), or another client's (the caller that
   made it is bound to it when requests are authenticated).
+* **the store goes away** (Redis down, a locked file): creating a task is
+  -32603 naming the store's problem, and so is looking one up; a task
+  already running goes on, its progress meanwhile is not recorded (logged),
+  and its outcome is written again and again (back-off up to
+  `STORE_RETRY_MAX_SECONDS`) until the store takes it or the task's TTL
+  has elapsed: nothing is lost, and the store's first terminal transition
+  wins, so nothing is reported twice. A store failure inside the task's own
+  work (its questions) fails the task, recorded the same way.
 * **workers die.** A running task holds a lease its process renews; a task
   whose worker stopped (lease lapsed, or its process on this host is gone)
   is marked ``failed`` with a message saying so at the next look, never
   left ``working`` forever.
 * progress reported by a task (``ctx.report_progress``) becomes its
   ``statusMessage``: progress and log notifications are never sent for a
-  task (tasks.md, Task Status Notifications).
+  2026-07-28 task (tasks.md, Task Status Notifications). A 2025-11-25 task
+  whose ``tools/call`` carried a ``progressToken`` also sends
+  ``notifications/progress`` with that token on its session, for the task's
+  whole life (tasks.mdx, "Task Progress Notifications").
 """
 
 from __future__ import annotations
@@ -57,7 +68,7 @@ from ...jsonrpc import InternalError, InvalidParams, JSONRPCError, MethodNotFoun
 from ...protocol.extensions import TASKS, client_declares, missing_extension
 from ...protocol.meta import SUBSCRIPTION_ID, RequestMeta
 from ._memory import MemoryTaskStore
-from ._store import TaskRecord, TaskStore, TaskStoreError
+from ._store import TaskRecord, TaskStore, TaskStoreError, add_input_requests
 from ._wire import RELATED_TASK, legacy_task, modern_detailed, modern_task
 
 if TYPE_CHECKING:
@@ -98,6 +109,9 @@ ANSWER_POLL_SECONDS = 1.0
 EXPIRED_GRACE_SECONDS = 3_600.0
 #: Seconds between two sweeps of expired tasks.
 SWEEP_SECONDS = 60.0
+#: Seconds before writing a task's outcome again when the store failed; doubled each time up to the max.
+STORE_RETRY_FIRST_SECONDS = 0.1
+STORE_RETRY_MAX_SECONDS = 5.0
 #: Tasks per page of a 2025-11-25 ``tasks/list``.
 LIST_PAGE = 50
 
@@ -173,15 +187,14 @@ class _TaskInputs:
             self._used.add(unique)
             wire[unique] = key
         store = await self.tasks.ready()
+        asked = {unique: requests[key] for unique, key in wire.items()}
         async with self._lock:
             await self._absorb(store)
-            self._outstanding.update({unique: requests[key] for unique, key in wire.items()})
-            record = await store.set_status(
-                self.task_id,
-                "input_required",
-                now=time.time(),
-                message="Waiting for input from the client",
-                input_requests=dict(self._outstanding),
+            self._outstanding.update(asked)
+            # Only the new keys go to the store, added to what is outstanding there in one step:
+            # a key answered meanwhile (tasks/update on another process) is never shown again.
+            record = await add_input_requests(
+                store, self.task_id, asked, now=time.time(), message="Waiting for input from the client"
             )
         if record is not None:
             self.tasks.publish(record)
@@ -292,10 +305,25 @@ class Tasks:
         return store
 
     async def aclose(self) -> None:
-        """Stop the heartbeat and close the store (the lifespan calls it on shutdown)."""
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
-            self._heartbeat = None
+        """The server stops (its lifespan ends): stop this process's tasks, then close the store.
+
+        A task still running is cancelled and recorded ``failed`` with "The
+        server stopped before the task finished" (never left ``working``);
+        then the heartbeat and background jobs stop and the store is closed
+        (SQLite: its connection and its thread). A server that serves again
+        uses the store again (the stores reopen on use).
+        """
+        runners = [runner for runner in self._running.values() if not runner.done()]
+        for runner in runners:
+            runner.cancel()
+        if runners:
+            await asyncio.gather(*runners, return_exceptions=True)
+        jobs = [job for job in (self._heartbeat, *self._background) if job is not None and not job.done()]
+        self._heartbeat = None
+        for job in jobs:
+            job.cancel()
+        if jobs:
+            await asyncio.gather(*jobs, return_exceptions=True)
         if self._store is not None:
             await self._store.close()
 
@@ -387,8 +415,11 @@ class Tasks:
         self._inputs[task_id] = inputs
         task_meta = RequestMeta(meta.protocol_version, meta.client_capabilities, meta.client_info, None, task_id, meta.raw)
         task_meta.session = inputs
-        ctx = Context(request.id, request.method, task_meta, server, self._progress_sink(task_id))
-        runner = asyncio.ensure_future(self._work(task_id, tool, prepared, ctx))
+        forward = None
+        if legacy and meta.progress_token is not None:  # 2025-11-25: the token stays valid for the task's life
+            forward = self._legacy_progress(meta.session, meta.progress_token)
+        ctx = Context(request.id, request.method, task_meta, server, self._progress_sink(task_id, forward))
+        runner = asyncio.ensure_future(self._work(task_id, tool, prepared, ctx, record.expires_at()))
         self._running[task_id] = runner
         self._ensure_heartbeat()
         self._maybe_sweep(now)
@@ -398,13 +429,19 @@ class Tasks:
 
     # -- running ---------------------------------------------------------------------
 
-    async def _work(self, task_id: str, tool: Tool, arguments: dict[str, Any], ctx: Any) -> None:
+    async def _work(self, task_id: str, tool: Tool, arguments: dict[str, Any], ctx: Any, until: float | None) -> None:
         try:
             out = tool.run_body(arguments, ctx, self.server.workers, self.server.mask_errors)
-            result = out if isinstance(out, dict) else await out
-            await self._finish(task_id, "completed", result=dict(result))
+            try:
+                result = out if isinstance(out, dict) else await out
+            except TaskStoreError as exc:  # the store failed under the tool (its questions): the task fails
+                log.error("task %s: the task store failed while the task ran: %s", task_id, exc)
+                message = f"The task store failed while the task ran: {exc}"
+                await self._finish(task_id, "failed", error={"code": -32603, "message": message}, message=message, until=until)
+                return
+            await self._finish(task_id, "completed", result=dict(result), until=until)
         except JSONRPCError as exc:
-            await self._finish(task_id, "failed", error=exc.to_error(), message=f"Tool execution failed: {exc.message}")
+            await self._finish(task_id, "failed", error=exc.to_error(), message=f"Tool execution failed: {exc.message}", until=until)
         except asyncio.CancelledError:
             if task_id not in self._cancelling:  # not the client: the server is stopping
                 await asyncio.shield(
@@ -415,8 +452,6 @@ class Tasks:
                         message="The server stopped before the task finished",
                     )
                 )
-        except TaskStoreError as exc:
-            log.error("task %s: the task store failed: %s", task_id, exc)
         except BaseException as exc:  # InputRequired outside MRTR, a bug: the task fails, the process lives
             log.exception("task %s: the tool %r failed outside its result", task_id, tool.name)
             await self._finish(
@@ -436,13 +471,27 @@ class Tasks:
         result: dict[str, Any] | None = None,
         error: dict[str, Any] | None = None,
         message: str | None = None,
+        until: float | None | Literal[False] = False,
     ) -> TaskRecord | None:
+        """Record a terminal status (the store's first terminal transition wins).
+
+        ``until``: the outcome of the task's own work, written again while the
+        store fails, until it is recorded or the time ``until`` (the TTL's end;
+        None: no end) has passed; ``False``: one attempt.
+        """
         store = await self.ready()
-        try:
-            record = await store.finish(task_id, status, now=time.time(), message=message, result=result, error=error)
-        except TaskStoreError as exc:
-            log.error("task %s: could not record its outcome: %s", task_id, exc)
-            return None
+        delay = STORE_RETRY_FIRST_SECONDS
+        while True:
+            try:
+                record = await store.finish(task_id, status, now=time.time(), message=message, result=result, error=error)
+                break
+            except TaskStoreError as exc:
+                if until is False or (until is not None and time.time() >= until):
+                    log.error("task %s: could not record its outcome (%s): %s", task_id, status, exc)
+                    return None
+                log.error("task %s: could not record its outcome (%s) yet, again in %g s: %s", task_id, status, delay, exc)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, STORE_RETRY_MAX_SECONDS)
         if record is not None:
             self.publish(record)
         return record
@@ -451,12 +500,34 @@ class Tasks:
         self, task_id: str, status: Literal["working", "input_required"], message: str | None, requests: dict[str, Any] | None
     ) -> None:
         store = await self.ready()
-        record = await store.set_status(task_id, status, now=time.time(), message=message, input_requests=requests)
+        try:
+            record = await store.set_status(task_id, status, now=time.time(), message=message, input_requests=requests)
+        except TaskStoreError as exc:  # progress is transient: the next report, or the outcome, says more
+            log.error("task %s: could not record its status %r: %s", task_id, message, exc)
+            return
         if record is not None:
             self.publish(record)
 
-    def _progress_sink(self, task_id: str) -> Emit:
-        """Progress becomes the status message (in order); tasks.md: no progress or log notifications for a task."""
+    @staticmethod
+    def _legacy_progress(session: Any, token: str | int) -> Callable[[dict[str, Any]], None] | None:
+        """Send a 2025-11-25 task's progress on its session with the ``tools/call``'s own token."""
+        notify = getattr(session, "notify", None)
+        if notify is None:
+            return None
+
+        def forward(params: dict[str, Any]) -> None:
+            try:
+                notify("notifications/progress", {**params, "progressToken": token})
+            except Exception:  # the session is gone: the status message still carries the progress
+                log.debug("task progress for token %r not sent: the session is gone", token)
+
+        return forward
+
+    def _progress_sink(self, task_id: str, forward: Callable[[dict[str, Any]], None] | None = None) -> Emit:
+        """Progress becomes the status message (in order); tasks.md: no progress or log notifications for a task.
+
+        ``forward``: a 2025-11-25 task's progress also goes to its session (`_legacy_progress`).
+        """
         queue: list[str] = []
         busy = [False]
 
@@ -474,6 +545,8 @@ class Tasks:
         def emit(method: str, params: dict[str, Any]) -> None:
             if method != "notifications/progress":
                 return
+            if forward is not None:
+                forward(params)
             message = params.get("message")
             if message is None:
                 total = params.get("total")

@@ -9,10 +9,14 @@ Rules it keeps:
 * the blocking work never runs on the event loop: every call goes to one
   dedicated thread that owns the connection (so the connection is never
   shared between threads);
-* each read-modify-write (``set_status``, ``finish``, ``answer``,
+* ``close`` closes the connection and ends the thread (joined: none is left
+  behind); a store used again after ``close`` (a server that serves again)
+  opens both anew;
+* each read-modify-write (``set_status``, ``finish``, ``ask``, ``answer``,
   ``take_responses``) runs in one ``BEGIN IMMEDIATE`` transaction: it takes
   the write lock before it reads, so two processes cannot both win
-  ``finish`` and an answer is never lost;
+  ``finish``, an answer is never lost, and a question answered by another
+  process is never put back by ``ask``;
 * ``create`` commits before it returns (tasks.md: the task is durably created
   before ``CreateTaskResult`` is sent);
 * any ``sqlite3.Error`` becomes `TaskStoreError` naming the file and the
@@ -32,13 +36,15 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Callable, Literal, TypeVar
 
-from ._memory import apply_answers
+from ._memory import apply_answers, apply_ask
 from ._store import TERMINAL, TaskRecord, TaskStoreError, record_from_json, record_to_json
 
 __all__ = ["SQLiteTaskStore", "default_task_db_path"]
 
 T = TypeVar("T")
 
+#: The name (prefix) of the store's one thread.
+THREAD_NAME = "wiremcp-tasks-sqlite"
 #: Milliseconds a writer waits for another process's lock before failing.
 BUSY_TIMEOUT_MS = 5_000
 
@@ -69,8 +75,13 @@ class SQLiteTaskStore:
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_task_db_path()
-        self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="wiremcp-tasks-sqlite")
+        self._thread: concurrent.futures.ThreadPoolExecutor | None = None
         self._db: sqlite3.Connection | None = None
+
+    def _executor(self) -> concurrent.futures.ThreadPoolExecutor:
+        if self._thread is None:
+            self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=THREAD_NAME)
+        return self._thread
 
     # -- the one thread -------------------------------------------------------
 
@@ -94,7 +105,7 @@ class SQLiteTaskStore:
             except OSError as exc:
                 raise TaskStoreError(f"the task store {str(self.path)!r} cannot be opened: {exc}") from exc
 
-        return await asyncio.get_running_loop().run_in_executor(self._thread, job)
+        return await asyncio.get_running_loop().run_in_executor(self._executor(), job)
 
     async def _mutate(self, task_id: str, change: Callable[[TaskRecord], None]) -> TaskRecord | None:
         """Read, change and write one record in one write transaction."""
@@ -180,6 +191,13 @@ class SQLiteTaskStore:
 
         return await self._mutate(task_id, change)
 
+    async def ask(self, task_id: str, requests: dict[str, Any], *, now: float, message: str | None = None) -> TaskRecord | None:
+        def change(record: TaskRecord) -> None:
+            if record.status not in TERMINAL:
+                apply_ask(record, requests, now, message)
+
+        return await self._mutate(task_id, change)
+
     async def answer(self, task_id: str, responses: dict[str, Any], *, now: float) -> TaskRecord | None:
         def change(record: TaskRecord) -> None:
             if record.status not in TERMINAL:
@@ -243,13 +261,20 @@ class SQLiteTaskStore:
         return await self._run(fn)
 
     async def close(self) -> None:
-        def fn() -> None:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+        """Close the connection (on its thread), then end the thread; the next call opens both again."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
 
-        await asyncio.get_running_loop().run_in_executor(self._thread, fn)
-        self._thread.shutdown(wait=False)
+        def fn() -> None:
+            db, self._db = self._db, None
+            if db is not None:
+                db.close()
+
+        try:
+            await asyncio.get_running_loop().run_in_executor(thread, fn)
+        finally:
+            thread.shutdown(wait=True)  # the thread is idle now: joining it takes no time
 
 
 def _write(db: sqlite3.Connection, record: TaskRecord, *, insert: bool) -> None:

@@ -19,6 +19,11 @@ method              contract
                     ``result``, ``failed`` with ``error``, ``cancelled``),
                     **atomic: only the first terminal transition wins**, so a
                     cancel racing a completion leaves exactly one outcome.
+``ask``             (optional, see below) the worker's questions: atomically
+                    add ``requests`` to the outstanding ``input_requests``
+                    (those already there stay, answered ones are not put
+                    back) and go to ``input_required``, only if the task is
+                    not terminal.
 ``answer``          ``tasks/update``: atomically move the answers to
                     outstanding keys into ``input_responses`` and drop those
                     keys from ``input_requests``; answers to other keys are
@@ -32,6 +37,14 @@ method              contract
                     2025-11-25 ``tasks/list``).
 ``close``           release connections, files.
 ==================  =========================================================
+
+``ask`` came after the first stores were written, so it is optional: a
+store without it is still a `TaskStore`, and `add_input_requests` (what the
+runtime calls) falls back to ``get`` then ``set_status`` with the merged
+requests. That fallback has a window: an answer given (by another process)
+between the two calls is put back as outstanding, shown again, and the task
+can stay ``input_required`` after its last question is answered. A store
+shared by several processes should implement ``ask`` in one transaction.
 
 Every mutating method takes ``now`` (POSIX seconds) from the caller, so the
 store keeps no clock and a test can drive it with plain numbers. Every
@@ -54,6 +67,7 @@ __all__ = [
     "NON_TERMINAL",
     "record_to_json",
     "record_from_json",
+    "add_input_requests",
 ]
 
 TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
@@ -175,3 +189,22 @@ class TaskStore(Protocol):
     async def list(self, owner: str | None, *, after: str | None, limit: int) -> list[TaskRecord]: ...
 
     async def close(self) -> None: ...
+
+
+async def add_input_requests(
+    store: TaskStore, task_id: str, requests: dict[str, Any], *, now: float, message: str | None
+) -> TaskRecord | None:
+    """Park the task in ``input_required`` with ``requests`` added to those outstanding: the store's ``ask``.
+
+    A store without ``ask`` (written before it) gets ``get`` then
+    ``set_status`` with the merged requests: not atomic (see the module docs).
+    """
+    ask = getattr(store, "ask", None)
+    if ask is not None:
+        record: TaskRecord | None = await ask(task_id, requests, now=now, message=message)
+        return record
+    current = await store.get(task_id)
+    if current is None:
+        return None
+    merged = {**current.input_requests, **requests}
+    return await store.set_status(task_id, "input_required", now=now, message=message, input_requests=merged)

@@ -61,7 +61,6 @@ Rules kept here:
 
 from __future__ import annotations
 
-import importlib.resources
 import logging
 import os
 import re
@@ -237,6 +236,8 @@ def ui_html(
         ):
             raise TypeError(f"{where}: package is (\"my_pkg.views\", \"view.html\"), a package and a file in it")
         try:
+            import importlib.resources  # on first use: costly at start-up, needed only for package=
+
             text = importlib.resources.files(package[0]).joinpath(package[1]).read_text(encoding="utf-8")
         except (OSError, ImportError, UnicodeDecodeError) as exc:
             raise ValueError(f"{where}: cannot read {package[1]!r} from the package {package[0]!r}: {exc}") from None

@@ -26,7 +26,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
-from typing import Any, Awaitable, Callable, Iterable, Literal, Mapping, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Literal, Mapping, TypeVar, overload
 
 import orjson
 
@@ -43,9 +43,12 @@ from ..backends import Backend
 from ._backend import choose_backend, default_task_store, with_backend
 from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_keys, parse_level, setting
 from ._tools import Tool, ToolAnnotations
-from ._apps import UI_EXTENSION, UI_MIME_TYPE, ModelTools, UiCsp, Visibility, supports_apps, ui_resource_parts
-from ._tasks import SQLiteTaskStore, TaskStore, Tasks, store_from_env
-from ._tasks._runtime import TaskMode
+from ._apps import UI_EXTENSION, UI_MIME_TYPE, ModelTools, UiCsp, Visibility, check_links, supports_apps, ui_resource_parts
+from ._tasks import SQLiteTaskStore, TaskStore, store_from_env
+from ._tasks._modes import TaskMode
+
+if TYPE_CHECKING:
+    from ._tasks._runtime import Tasks
 from ._workers import Workers
 from ._reply import Reply, reply_failed, reply_ok
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
@@ -318,6 +321,14 @@ class Server:
         self.notify_tools_changed()
         return tool
 
+    def check_ready(self) -> None:
+        """The checks made before serving, raising ValueError: every tool's ``ui://`` resource exists (`_apps`).
+
+        Entering the lifespan makes them; a transport that answers before it
+        enters the lifespan (stdio's start before the event loop) calls this first.
+        """
+        check_links(self)
+
     def prefer_durable_tasks(self) -> None:
         """Keep tasks in the embedded SQLite file (`default_task_db_path`) unless a store was chosen.
 
@@ -336,6 +347,8 @@ class Server:
         ``"never"``; the store and its settings are the ``task_*`` arguments.
         """
         if self.tasks is None:
+            from ._tasks._runtime import Tasks  # the runtime (and asyncio) only for a server with tasks
+
             tasks = self.tasks = Tasks(self, **self._task_options)
             self.declare_extension(TASKS)
             self._handlers.update({"tasks/get": tasks.get, "tasks/update": tasks.update, "tasks/cancel": tasks.cancel})
@@ -1128,7 +1141,7 @@ def _drop(method: str, params: dict[str, Any]) -> None:
 
 
 def _tasks_default(name: str) -> int | None:
-    from ._tasks._runtime import DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS
+    from ._tasks._modes import DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS
 
     return {"ttl_ms": DEFAULT_TASK_TTL_MS, "poll_interval_ms": DEFAULT_POLL_INTERVAL_MS}[name]
 

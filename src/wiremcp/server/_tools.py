@@ -61,7 +61,7 @@ from ._context import Context, scope_tuple
 from ._failures import ToolError, failure_message
 from ._inject import context_param
 from ._inputs import BoundInput, Declined, find_inputs, gather
-from ._tasks._runtime import check_task_mode
+from ._tasks._modes import check_task_mode
 from ._workers import Workers
 from ._schema import (
     ArgumentError,

@@ -19,10 +19,10 @@ SQLite file (`Server.prefer_durable_tasks`).
 from __future__ import annotations
 
 import os
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ._memory import MemoryTaskStore
-from ._runtime import DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS, TaskMode, Tasks
+from ._modes import DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS, TaskMode
 from ._sqlite import SQLiteTaskStore, default_task_db_path
 from ._store import NON_TERMINAL, TERMINAL, TaskRecord, TaskStatus, TaskStore, TaskStoreError
 
@@ -42,6 +42,18 @@ __all__ = [
     "DEFAULT_TASK_TTL_MS",
     "DEFAULT_POLL_INTERVAL_MS",
 ]
+
+if TYPE_CHECKING:
+    from ._runtime import Tasks
+else:
+
+    def __getattr__(name: str) -> Any:
+        if name == "Tasks":  # the runtime (and asyncio) only when a tool may become a task
+            from ._runtime import Tasks
+
+            return Tasks
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: The environment variable naming the task store (see the module docstring).
 ENV_STORE = "WIREMCP_TASK_STORE"

@@ -68,6 +68,7 @@ from ...jsonrpc import InternalError, InvalidParams, JSONRPCError, MethodNotFoun
 from ...protocol.extensions import TASKS, client_declares, missing_extension
 from ...protocol.meta import SUBSCRIPTION_ID, RequestMeta
 from ._memory import MemoryTaskStore
+from ._modes import DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS, TaskMode, check_task_mode
 from ._store import TaskRecord, TaskStore, TaskStoreError, add_input_requests
 from ._wire import RELATED_TASK, legacy_task, modern_detailed, modern_task
 
@@ -91,13 +92,6 @@ __all__ = [
 
 log = logging.getLogger("wiremcp.tasks")
 
-#: How a tool becomes a task: see the module docstring.
-TaskMode = Union[Literal["never", "auto", "always"], Callable[[dict[str, Any]], bool]]
-
-#: A task's time to live, from creation, unless the server or (2025-11-25) the request says otherwise.
-DEFAULT_TASK_TTL_MS = 3_600_000
-#: The polling interval suggested to clients.
-DEFAULT_POLL_INTERVAL_MS = 500
 #: The longest TTL a 2025-11-25 request may ask for (receivers MAY override the requested ttl).
 MAX_REQUESTED_TTL_MS = 7 * 24 * 3_600_000
 #: Seconds a worker's lease on its running tasks lasts; renewed every `HEARTBEAT_SECONDS`.
@@ -117,15 +111,6 @@ LIST_PAGE = 50
 
 TASK_METHODS = ("tasks/get", "tasks/update", "tasks/cancel")
 LEGACY_TASK_METHODS = ("tasks/result", "tasks/list")
-
-
-def check_task_mode(mode: Any, where: str) -> TaskMode | None:
-    """A tool's ``task=`` option, checked at registration; None for ``"never"``."""
-    if mode == "never":
-        return None
-    if mode in ("auto", "always") or callable(mode):
-        return mode  # type: ignore[no-any-return]  # narrowed by the checks above
-    raise ValueError(f"{where}: task= is 'never', 'auto', 'always' or a function (arguments) -> bool, not {mode!r}")
 
 
 def _owner(meta: RequestMeta) -> str | None:

@@ -28,7 +28,6 @@ filter on (owner, creation time, expiry, worker, status).
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import json
 import os
@@ -104,6 +103,8 @@ class SQLiteTaskStore:
                 raise TaskStoreError(f"the task store {str(self.path)!r} failed: {exc}") from exc
             except OSError as exc:
                 raise TaskStoreError(f"the task store {str(self.path)!r} cannot be opened: {exc}") from exc
+
+        import asyncio  # loaded by then: a task store is used on the event loop
 
         return await asyncio.get_running_loop().run_in_executor(self._executor(), job)
 
@@ -272,6 +273,8 @@ class SQLiteTaskStore:
                 db.close()
 
         try:
+            import asyncio
+
             await asyncio.get_running_loop().run_in_executor(thread, fn)
         finally:
             thread.shutdown(wait=True)  # the thread is idle now: joining it takes no time

@@ -22,7 +22,8 @@ rules it keeps:
   the stream is served on the event loop, as if it had been from the start;
 * a server with a lifespan to enter, or with mounted servers (whose lifespans
   are entered with it), goes to the event loop at once: a lifespan is entered
-  before the first message is read;
+  before the first message is read; any other server first passes the checks
+  that entering a lifespan makes (``Server.check_ready``);
 * end of input, or stdout closed by the client: serving is over (nothing is in
   flight, no lifespan was entered).
 
@@ -61,6 +62,7 @@ def serve_before_loop(
     """
     if server.lifespan.factory is not None or server.mounts:
         return b""
+    server.check_ready()  # what entering the lifespan checks first (a tool's ui:// resource exists)
     decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
     plain = decoder.plain_request
     call_now = server.call_tool_now

@@ -130,6 +130,12 @@ def _main(argv: list[str] | None) -> int:
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="level of the server's own log, written to stderr (default: WARNING)",
     )
+    run.add_argument(
+        "--log-format",
+        default="text",
+        choices=["text", "json"],
+        help="json: every stderr log line is a JSON object, plus one line per request (docs/observability.md)",
+    )
 
     run.add_argument(
         "--max-message-size",
@@ -161,6 +167,12 @@ def _main(argv: list[str] | None) -> int:
         action="append",
         metavar="ORIGIN",
         help="an Origin to accept, e.g. https://app.example.com, repeatable; replaces the local defaults",
+    )
+    http.add_argument(
+        "--metrics",
+        type=int,
+        metavar="PORT",
+        help="serve Prometheus metrics at http://HOST:PORT/metrics (needs the [otel] extra; 0 picks a free port)",
     )
 
     if argv[:1] != ["run"]:  # `wiremcp run ...` parses with the run subcommand alone: a server starts sooner
@@ -210,10 +222,12 @@ def _main(argv: list[str] | None) -> int:
                 limits["allowed_hosts"] = args.allow_host
             if args.allow_origin:
                 limits["allowed_origins"] = args.allow_origin
-            return run_target(args.target, "http", workers=args.workers, **limits)
+            return run_target(
+                args.target, "http", workers=args.workers, log_format=args.log_format, metrics_port=args.metrics, **limits
+            )
         if args.max_message_size is not None:
             limits["max_message_size"] = args.max_message_size
-        return run_target(args.target, workers=args.workers, **limits)
+        return run_target(args.target, workers=args.workers, log_format=args.log_format, **limits)
     if args.command == "demo":
         from ._demo import demo as run_demo
 
@@ -241,7 +255,7 @@ def _main(argv: list[str] | None) -> int:
 
 
 #: ``run`` options that mean something only with ``--http``.
-_HTTP_ONLY = ("host", "port", "path", "allow_host", "allow_origin")
+_HTTP_ONLY = ("host", "port", "path", "allow_host", "allow_origin", "metrics")
 
 
 def _version() -> str:

@@ -7,7 +7,15 @@ Rules:
   one line naming ``host:port`` and ``--port``, exit status 2;
 * over stdio nothing goes to stdout but MCP, and with ``--log-level INFO``
   one line on stderr says what is served (name, version, transport, tools);
-* Ctrl-C ends the server with exit status 130 and no traceback.
+* Ctrl-C ends the server with exit status 130 and no traceback;
+* a server with telemetry on gets the OpenTelemetry SDK set up from the
+  ``OTEL_*`` variables, unless it set up its own (``_otel.py``), in each
+  worker too;
+* ``--log-format json`` makes every log line on stderr one JSON object and
+  adds one line per request (``_request_log.py``), in each worker
+  too; ``--metrics PORT`` serves Prometheus metrics at ``/metrics`` on that
+  port of ``--host`` (``_prometheus.py``), apart from the MCP
+  endpoint, and only with one process (each worker would count alone).
 
 ``--http --workers N`` (N > 1) serves on N uvicorn worker processes that
 share one listening socket (docs/deploy.md). Rules:
@@ -54,6 +62,8 @@ __all__ = [
 #: The target each worker loads, and the JSON of the app options (path, allowed hosts and origins, body size).
 WORKERS_TARGET_ENV = "WIREMCP_RUN_TARGET"
 WORKERS_OPTIONS_ENV = "WIREMCP_RUN_APP_OPTIONS"
+#: ``--log-format`` for the workers.
+WORKERS_LOG_FORMAT_ENV = "WIREMCP_RUN_LOG_FORMAT"
 
 log = logging.getLogger("wiremcp.cli")
 
@@ -82,7 +92,17 @@ def address_problem(host: str, port: int) -> str | None:
     return None
 
 
-def run_target(target: str, transport: Literal["stdio", "http"] = "stdio", workers: int = 1, **limits: Any) -> int:
+def run_target(
+    target: str,
+    transport: Literal["stdio", "http"] = "stdio",
+    workers: int = 1,
+    *,
+    log_format: Literal["text", "json"] = "text",
+    metrics_port: int | None = None,
+    **limits: Any,
+) -> int:
+    if log_format == "json":
+        json_records()  # before the first line, so that every line is JSON
     try:
         server = load_server(target)
     except TargetError as exc:
@@ -91,8 +111,16 @@ def run_target(target: str, transport: Literal["stdio", "http"] = "stdio", worke
     if workers < 1:
         print("wiremcp run: --workers must be at least 1", file=sys.stderr)
         return 2
+    if metrics_port is not None and workers > 1:
+        print("wiremcp run: --metrics serves one process's counts; it does not combine with --workers", file=sys.stderr)
+        return 2
     if transport == "http":
-        problem = address_problem(limits.get("host", "127.0.0.1"), limits.get("port", 8000))
+        host = limits.get("host", "127.0.0.1")
+        problem = address_problem(host, limits.get("port", 8000))
+        if problem is None and metrics_port is not None:
+            problem = address_problem(host, metrics_port)
+            if problem is not None:
+                problem = problem.replace("--port", "--metrics")
         if problem is not None:
             print(f"wiremcp run: {problem}", file=sys.stderr)
             return 2
@@ -105,7 +133,14 @@ def run_target(target: str, transport: Literal["stdio", "http"] = "stdio", worke
         )
     server.prefer_durable_tasks()  # tasks survive a restart: SQLite under the user's state dir (docs/tasks.md)
     if workers > 1:
+        os.environ[WORKERS_LOG_FORMAT_ENV] = log_format
         return _run_workers(server, target, workers, **limits)
+    problem = observe(server, log_format)
+    if problem is None and metrics_port is not None:
+        problem = _serve_metrics(server, limits.get("host", "127.0.0.1"), metrics_port)
+    if problem is not None:
+        print(f"wiremcp run: {problem}", file=sys.stderr)
+        return 2
     from .. import run
 
     try:
@@ -187,4 +222,49 @@ def worker_app() -> Any:
 
     server = load_server(os.environ[WORKERS_TARGET_ENV])
     server.prefer_durable_tasks()  # as with one process: SQLite unless a store (or Redis) was chosen
+    log_format = os.environ.get(WORKERS_LOG_FORMAT_ENV, "text")
+    if log_format == "json" and not logging.getLogger().handlers:  # a spawned worker: stderr, as the parent
+        logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    problem = observe(server, "json" if log_format == "json" else "text")
+    if problem is not None:
+        raise SystemExit(f"wiremcp run: {problem}")
     return MCPApp(server, **json.loads(os.environ.get(WORKERS_OPTIONS_ENV, "{}")))
+
+
+def observe(server: Any, log_format: Literal["text", "json"]) -> str | None:
+    """The OpenTelemetry SDK (when the server's telemetry is on) and the JSON log; what went wrong, or None."""
+    if getattr(server, "telemetry", False):
+        from ._otel import configure_sdk
+
+        try:
+            configure_sdk(server.name)
+        except (ValueError, ImportError) as exc:
+            return str(exc)
+    if log_format == "json":
+        from ._request_log import install_request_log
+
+        json_records()
+        requests = logging.getLogger("wiremcp.requests")
+        requests.setLevel(logging.INFO)  # one line per request whatever --log-level says
+        install_request_log(server, requests)
+    return None
+
+
+def json_records() -> None:
+    """Every handler of the root logger writes JSON lines from now on."""
+    from ._request_log import JSONFormatter
+
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(JSONFormatter())
+
+
+def _serve_metrics(server: Any, host: str, port: int) -> str | None:
+    from ._prometheus import install_metrics, serve_metrics
+
+    try:
+        registry = install_metrics(server)
+    except ImportError as exc:
+        return str(exc)
+    bound = serve_metrics(registry, host, port)
+    log.info("metrics at http://%s:%d/metrics", f"[{host}]" if ":" in host else host, bound)
+    return None

@@ -43,7 +43,7 @@ import inspect
 import logging
 import sys
 import time
-from typing import Any, AsyncIterator, Callable, Literal, Unpack, overload
+from typing import Any, AsyncIterator, Callable, Literal, Mapping, Unpack, overload
 
 from ..protocol import MODERN_VERSIONS, Era, methods
 from ..protocol.errors import HEADER_MISMATCH
@@ -59,6 +59,7 @@ from ._subscription import Subscription
 from ._task_handle import TaskHandle
 from ._tasks import TASKS_LIST, TaskState, augment, legacy_task_support, parse_task
 from ._transport import ClientTransport
+from ._telemetry import wanted as telemetry_wanted
 
 __all__ = ["Client", "DEFAULT_TIMEOUT", "DEFAULT_PROBE_TIMEOUT", "DEFAULT_MAX_INPUT_ROUNDS", "DEFAULT_CONNECT_RETRY_DELAY"]
 
@@ -187,6 +188,7 @@ class Client:
         connect_retry_delay: float | None = DEFAULT_CONNECT_RETRY_DELAY,
         transport_factory: Callable[[], ClientTransport] | None = None,
         tasks: bool = False,
+        telemetry: bool | Mapping[str, Any] | None = None,
     ) -> None:
         self.transport = transport
         if client_info is None:
@@ -237,6 +239,11 @@ class Client:
         self._tasks: set[asyncio.Future[None]] = set()
         #: Task handles following each task id (they get its status notifications).
         self._followers: dict[str, set[TaskHandle]] = {}
+        # OpenTelemetry (see _telemetry): decided once, here; off, nothing is imported or wrapped.
+        if telemetry_wanted(telemetry):
+            from ._telemetry import instrument, providers
+
+            instrument(self, **providers(telemetry))
 
     def _new_protocol(self, transport: ClientTransport, eras: EraCache | None) -> ClientProtocol[_Waiter]:
         return ClientProtocol(

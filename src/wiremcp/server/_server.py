@@ -26,7 +26,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Literal, Mapping, TypeVar, overload
 
 import orjson
 
@@ -53,6 +53,7 @@ from ._workers import Workers
 from ._reply import Reply, reply_failed, reply_ok
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
 from ._middleware import Middleware, install
+from ._telemetry import wanted as telemetry_wanted
 from ._mount import Mount, check_mountable
 from ._forward import Forwarder, Upstream
 
@@ -114,6 +115,7 @@ class Server:
         task_store: TaskStore | Callable[[], TaskStore] | None = None,
         task_ttl_ms: int | None = None,
         task_poll_interval_ms: int | None = None,
+        telemetry: bool | Mapping[str, Any] | None = None,
     ) -> None:
         # Settings: an argument wins, then a WIREMCP_* variable, then the default (see _settings).
         list_ttl_ms = setting("list_ttl_ms", list_ttl_ms, DEFAULT_LIST_TTL_MS, int)
@@ -194,6 +196,13 @@ class Server:
         self.shutdown_grace = shutdown_grace
         #: MCP-level middleware, outermost first (see _middleware); empty costs nothing.
         self._middleware: list[Middleware] = []
+        # OpenTelemetry (see _telemetry): decided once, here; when on, the outermost middleware.
+        #: Whether OpenTelemetry spans and metrics are made (the argument, else WIREMCP_OTEL / OTEL_*).
+        self.telemetry = telemetry_wanted(telemetry)
+        if self.telemetry:
+            from ._telemetry import instrument, providers
+
+            instrument(self, **providers(telemetry))
         for each in middleware:
             self.add_middleware(each)
         #: Servers mounted into this one under a namespace (see _mount).

@@ -1,0 +1,179 @@
+"""Metrics without OpenTelemetry: Prometheus counters, a histogram and gauges (``wiremcp run --http --metrics PORT``).
+
+Rules:
+
+* `install_metrics` registers one middleware (`wiremcp.server.Invocation`)
+  and wraps ``Server.open_session`` on the instance; nothing else changes,
+  and a server without them keeps its plain ``handle``. ``prometheus_client``
+  (the ``[otel]`` extra) is imported only here;
+* per request only plain Python values change (`_Stats`: the event loop is
+  their one writer); a prometheus_client collector reads them at scrape
+  time. Its own ``Counter``/``Histogram`` objects cost about 5 µs per
+  request here (a lock per update), several times more (docs/decisions.md);
+* the series, in their own `CollectorRegistry` (never the process-global
+  one, so two servers in one process do not collide):
+
+  ``wiremcp_requests_total{method, outcome}``
+      requests a handler served; ``outcome`` is ``ok``, ``tool_error``,
+      ``error`` or ``cancelled``;
+  ``wiremcp_request_duration_seconds{method}``
+      their durations (the OpenTelemetry conventions' buckets);
+  ``wiremcp_requests_in_flight``
+      requests running now;
+  ``wiremcp_sessions_open``
+      open 2025-11-25 sessions;
+  ``wiremcp_subscriptions_open``
+      open ``subscriptions/listen`` streams plus the resources 2025-11-25
+      sessions subscribed to;
+
+* ``method`` is the request's method when it is an MCP method (or a tasks
+  one), else ``other``: a client sending made-up methods cannot grow the
+  series;
+* a duration ``d`` falls in the first bucket whose bound is >= ``d`` (the
+  Prometheus ``le`` rule);
+* `serve_metrics` exposes the registry in the text exposition format at
+  ``/metrics`` on its own address (prometheus_client's server, in a daemon
+  thread), apart from the MCP endpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..protocol import methods
+
+if TYPE_CHECKING:
+    from ..server import Invocation, Next
+
+__all__ = ["install_metrics", "serve_metrics"]
+
+#: The buckets of the duration histogram: those of the OpenTelemetry MCP conventions (seconds).
+BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
+_KNOWN = frozenset(
+    value for name, value in vars(methods).items() if name.isupper() and type(value) is str and "/" in value
+) | {"initialize", "ping", "tasks/get", "tasks/result", "tasks/cancel", "tasks/list", "tasks/update"}
+
+
+class _Stats:
+    """What the middleware counts, in plain Python values: the event loop is the only writer."""
+
+    __slots__ = ("requests", "durations", "in_flight", "sessions", "listening")
+
+    def __init__(self) -> None:
+        #: (method, outcome) -> count
+        self.requests: dict[tuple[str, str], int] = {}
+        #: method -> [count per bucket (the last is +Inf), sum of seconds]
+        self.durations: dict[str, list[Any]] = {}
+        self.in_flight = 0
+        self.sessions: set[Any] = set()
+        #: subscriptions/listen requests running: the open streams
+        self.listening = 0
+
+
+def _collector(stats: _Stats) -> Any:
+    """A prometheus_client collector reading `_Stats` at scrape time (the pattern for stats kept elsewhere)."""
+    from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+    from prometheus_client.registry import Collector
+
+    bounds = [str(bound) for bound in BUCKETS] + ["+Inf"]
+
+    class Stats(Collector):
+        def collect(self) -> Any:
+            requests = CounterMetricFamily("wiremcp_requests", "MCP requests served", labels=("method", "outcome"))
+            for (method, outcome), count in list(stats.requests.items()):
+                requests.add_metric((method, outcome), count)
+            yield requests
+            durations = HistogramMetricFamily(
+                "wiremcp_request_duration_seconds", "Duration of MCP requests", labels=("method",), unit="seconds"
+            )
+            for method, (counts, total) in list(stats.durations.items()):
+                cumulative, running = [], 0
+                for bound, count in zip(bounds, list(counts)):
+                    running += count
+                    cumulative.append((bound, running))
+                durations.add_metric((method,), cumulative, total)
+            yield durations
+            yield GaugeMetricFamily("wiremcp_requests_in_flight", "MCP requests running now", value=stats.in_flight)
+            sessions = list(stats.sessions)
+            yield GaugeMetricFamily("wiremcp_sessions_open", "Open 2025-11-25 sessions", value=len(sessions))
+            yield GaugeMetricFamily(
+                "wiremcp_subscriptions_open",
+                "Open subscriptions/listen streams and 2025-11-25 resource subscriptions",
+                value=stats.listening + sum(len(session.subscriptions) for session in sessions),
+            )
+
+    return Stats()
+
+
+def install_metrics(server: Any) -> Any:
+    """The server's metrics: a new ``prometheus_client`` registry, fed by a middleware (see the module docs)."""
+    try:
+        from prometheus_client import CollectorRegistry
+    except ImportError:
+        raise ImportError("the metrics endpoint needs prometheus_client: pip install 'wiremcp[otel]'") from None
+    stats = _Stats()
+    registry = CollectorRegistry(auto_describe=True)
+    registry.register(_collector(stats))
+    requests = stats.requests
+    durations = stats.durations
+    clock = time.perf_counter
+    where = bisect.bisect_left
+    bounds = BUCKETS
+
+    async def metrics(call: Invocation, call_next: Next) -> dict[str, Any]:
+        method = call.method if call.method in _KNOWN else "other"
+        listen = method == "subscriptions/listen"
+        outcome = "error"
+        stats.in_flight += 1
+        if listen:
+            stats.listening += 1
+        started = clock()
+        try:
+            result = await call_next(call)
+            outcome = "tool_error" if result.get("isError") is True and method == "tools/call" else "ok"
+            return result
+        except asyncio.CancelledError:
+            outcome = "cancelled"
+            raise
+        finally:
+            elapsed = clock() - started
+            stats.in_flight -= 1
+            if listen:
+                stats.listening -= 1
+            key = (method, outcome)
+            requests[key] = requests.get(key, 0) + 1
+            histogram = durations.get(method)
+            if histogram is None:
+                histogram = durations[method] = [[0] * (len(bounds) + 1), 0.0]
+            histogram[0][where(bounds, elapsed)] += 1
+            histogram[1] += elapsed
+
+    open_session = server.open_session
+    sessions = stats.sessions
+
+    def opening(send_request: Any, notify: Any, *, session_id: str | None = None) -> Any:
+        session = open_session(send_request, notify, session_id=session_id)
+        close = session.close
+        sessions.add(session)
+
+        def closing() -> None:
+            sessions.discard(session)
+            close()
+
+        session.close = closing
+        return session
+
+    server.open_session = opening
+    server.add_middleware(metrics)
+    return registry
+
+
+def serve_metrics(registry: Any, host: str, port: int) -> int:
+    """Serve ``registry`` at ``http://host:port/metrics`` in a daemon thread; the port bound (0 picks one)."""
+    from prometheus_client import start_http_server
+
+    httpd, _ = start_http_server(port, addr=host, registry=registry)
+    return int(httpd.server_port)

@@ -1,0 +1,272 @@
+"""OpenTelemetry on the client: one CLIENT span and one duration per request, context sent in ``_meta``.
+
+It follows the OpenTelemetry semantic conventions for MCP (docs/gen-ai/mcp.md
+of open-telemetry/semantic-conventions, status Development, read at commit
+04f167230afe1a2244c4c860cea0e716fb6ee59e; see docs/observability.md).
+
+Rules:
+
+* off, it costs nothing: `wanted` decides at ``Client(...)`` time (the
+  ``telemetry`` argument, else ``WIREMCP_OTEL``, else the standard
+  ``OTEL_*`` variables, as on the server; ``telemetry={"tracer_provider":
+  ..., "meter_provider": ...}`` is on, with those providers instead of the
+  global ones). Only when it is on does
+  `instrument` import ``opentelemetry`` and replace the client's own
+  ``_roundtrip`` (every request the client sends, era probe, ``initialize``,
+  each MRTR round and each task poll included) and ``_transmit`` (which
+  learns the request id) with traced ones on the instance;
+* one span per request sent (a retry of a request that was never sent is
+  the same span; a -32022 retry in another version is a second one), of kind
+  CLIENT, named ``{mcp.method.name} {target}`` as on the server, a child of
+  the caller's current context;
+* the span's context is injected into ``params._meta`` through the global
+  propagator (W3C ``traceparent``/``tracestate``, ``baggage``), in both
+  eras: the server continues the trace;
+* errors: an error reply sets ``error.type`` and ``rpc.response.status_code``
+  to its code and the status to ERROR with its message; a timeout sets
+  ``error.type`` to ``timeout``; another failure to the exception's class
+  name; a ``tools/call`` result with ``isError: true`` to ``tool_error``.
+  The exception propagates unchanged;
+* ``mcp.client.operation.duration`` (seconds) is recorded for every
+  request, with the low-cardinality attributes only;
+  ``mcp.client.session.duration`` once per legacy (2025-11-25) session, from
+  ``connect`` to ``aclose`` (both wrapped on the instance).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Mapping
+
+from ..protocol import Era
+from ..protocol.meta import PROTOCOL_VERSION
+
+if TYPE_CHECKING:
+    from ._client import Client
+    from ._options import CallOptions
+    from ._protocol import Outgoing
+
+__all__ = ["BUCKETS", "PROVIDERS", "STANDARD_VARIABLES", "instrument", "providers", "wanted"]
+
+#: The explicit bucket boundaries the conventions give the operation- and session-duration histograms (seconds).
+BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
+#: Standard OpenTelemetry variables that switch telemetry on when ``WIREMCP_OTEL`` is unset.
+STANDARD_VARIABLES = (
+    "OTEL_SERVICE_NAME",
+    "OTEL_TRACES_EXPORTER",
+    "OTEL_METRICS_EXPORTER",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+)
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off", "")
+_RESOURCE_METHODS = frozenset({"resources/read", "resources/subscribe", "resources/unsubscribe"})
+_INSTRUMENTATION = "wiremcp"
+
+
+#: What ``telemetry=`` may name instead of the global providers.
+PROVIDERS = ("tracer_provider", "meter_provider")
+
+
+def providers(setting: bool | Mapping[str, Any] | None) -> dict[str, Any]:
+    """The providers a ``telemetry={...}`` setting names (none for a bool: the global ones)."""
+    if setting is None or type(setting) is bool:
+        return {}
+    if not isinstance(setting, Mapping):
+        raise TypeError(f"telemetry is True, False, None or {{'tracer_provider': ..., 'meter_provider': ...}}, not {setting!r}")
+    unknown = set(setting) - set(PROVIDERS)
+    if unknown:
+        raise TypeError(f"telemetry: unknown key(s) {sorted(unknown)}; the keys are {', '.join(PROVIDERS)}")
+    return dict(setting)
+
+
+def wanted(explicit: bool | Mapping[str, Any] | None, environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether telemetry is on: ``explicit`` (providers mean on), else ``WIREMCP_OTEL``, else any of `STANDARD_VARIABLES`."""
+    if type(explicit) is bool:
+        return explicit
+    if explicit is not None:
+        providers(explicit)  # checked now: a wrong key is a TypeError at construction
+        return True
+    value = environ.get("WIREMCP_OTEL")
+    if value is not None:
+        lowered = value.strip().lower()
+        if lowered in _TRUE:
+            return True
+        if lowered in _FALSE:
+            return False
+        raise ValueError(f"WIREMCP_OTEL must be one of 1/true/yes/on or 0/false/no/off, not {value!r}")
+    if environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return False
+    return any(environ.get(name) for name in STANDARD_VARIABLES)
+
+
+def _network(transport: Any) -> dict[str, Any]:
+    """The network attributes of a transport: HTTP (an ``url``) is TCP, anything else a pipe (stdio)."""
+    url = getattr(transport, "url", None)
+    if type(url) is not str:
+        return {"network.transport": "pipe"}
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    attrs: dict[str, Any] = {"network.transport": "tcp", "network.protocol.name": "http"}
+    if parts.hostname:
+        attrs["server.address"] = parts.hostname
+        attrs["server.port"] = parts.port or (443 if parts.scheme == "https" else 80)
+    return attrs
+
+
+def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any = None) -> None:
+    """Trace every request ``client`` sends; the providers default to the global ones."""
+    try:
+        from opentelemetry import metrics, propagate, trace
+    except ImportError:
+        raise ImportError(
+            "client telemetry needs OpenTelemetry: pip install 'wiremcp[otel]' "
+            "(or pass telemetry=False / set WIREMCP_OTEL=0)"
+        ) from None
+    # Here, not at import: a client without telemetry loads nothing for it.
+    import asyncio
+    import time
+    from contextvars import ContextVar
+    from dataclasses import replace
+    from importlib.metadata import PackageNotFoundError, version
+
+    from ._errors import RemoteError, RequestTimeout
+
+    #: The span of the request this task is sending (so `_transmit` can name its id).
+    sending: ContextVar[Any] = ContextVar("wiremcp.client.span", default=None)
+
+    try:
+        ours = version("wiremcp")
+    except PackageNotFoundError:  # pragma: no cover - a source tree without metadata
+        ours = ""
+    tracer = trace.get_tracer(_INSTRUMENTATION, ours, tracer_provider)
+    meter = metrics.get_meter(_INSTRUMENTATION, ours, meter_provider)
+    duration = meter.create_histogram(
+        "mcp.client.operation.duration",
+        unit="s",
+        description="The duration of the MCP request or notification as observed on the sender "
+        "from the time it was sent until the response or ack is received.",
+        explicit_bucket_boundaries_advisory=list(BUCKETS),
+    )
+    CLIENT = trace.SpanKind.CLIENT
+    ERROR = trace.StatusCode.ERROR
+    Status = trace.Status
+    inject = propagate.inject
+    set_span_in_context = trace.set_span_in_context
+    clock = time.perf_counter
+    roundtrip = client._roundtrip
+    transmit = client._transmit
+
+    async def traced(
+        method: str, params: dict[str, Any] | None, options: CallOptions, *, cancel_on_timeout: bool = True
+    ) -> dict[str, Any]:
+        attrs: dict[str, Any] = {"mcp.method.name": method}
+        name = method
+        if params is not None:
+            if method == "tools/call":
+                tool = params.get("name")
+                if type(tool) is str:
+                    attrs["gen_ai.tool.name"] = tool
+                    name = f"{method} {tool}"
+            elif method == "prompts/get":
+                prompt = params.get("name")
+                if type(prompt) is str:
+                    attrs["gen_ai.prompt.name"] = prompt
+                    name = f"{method} {prompt}"
+        if method == "tools/call":
+            attrs["gen_ai.operation.name"] = "execute_tool"
+        proto = client._proto
+        meta = proto._meta
+        version = meta.get(PROTOCOL_VERSION) if meta is not None else proto.protocol_version
+        if type(version) is str:
+            attrs["mcp.protocol.version"] = version
+        transport = client.transport
+        attrs.update(_network(transport))
+        measured = dict(attrs)
+        if params is not None and method in _RESOURCE_METHODS and type(params.get("uri")) is str:
+            attrs["mcp.resource.uri"] = params["uri"]
+        session_id = getattr(transport, "session_id", None)
+        if type(session_id) is str:
+            attrs["mcp.session.id"] = session_id
+        span = tracer.start_span(name, kind=CLIENT, attributes=attrs)
+        carrier: dict[str, Any] = dict(options.meta) if options.meta else {}
+        inject(carrier, context=set_span_in_context(span))
+        traced_options = replace(options, meta=carrier)
+        error: str | None = None
+        token = sending.set(span)
+        started = clock()
+        try:
+            result = await roundtrip(method, params, traced_options, cancel_on_timeout=cancel_on_timeout)
+        except RemoteError as exc:
+            error = str(exc.code)
+            span.set_attribute("rpc.response.status_code", error)
+            span.set_status(Status(ERROR, exc.message if type(exc.message) is str else None))
+            raise
+        except RequestTimeout as exc:
+            error = "timeout"
+            span.set_status(Status(ERROR, str(exc)))
+            raise
+        except asyncio.CancelledError:
+            error = "cancelled"
+            span.set_status(Status(ERROR, "cancelled"))
+            raise
+        except Exception as exc:
+            error = type(exc).__qualname__
+            span.record_exception(exc)
+            span.set_status(Status(ERROR, str(exc)))
+            raise
+        else:
+            if method == "tools/call" and result.get("isError") is True:
+                error = "tool_error"
+                span.set_status(Status(ERROR, "tool_error"))
+            return result
+        finally:
+            elapsed = clock() - started
+            sending.reset(token)
+            if error is not None:
+                span.set_attribute("error.type", error)
+                measured["error.type"] = error
+                if error[:1] == "-" or error.isdigit():
+                    measured["rpc.response.status_code"] = error
+            span.end()
+            duration.record(elapsed, measured)
+
+    def transmitting(out: Outgoing, deadline: float | None) -> Any:
+        span = sending.get()
+        if span is not None:
+            span.set_attribute("jsonrpc.request.id", str(out.id))
+        return transmit(out, deadline)
+
+    session_duration = meter.create_histogram(
+        "mcp.client.session.duration",
+        unit="s",
+        description="The duration of the MCP session as observed on the MCP client.",
+        explicit_bucket_boundaries_advisory=list(BUCKETS),
+    )
+    connect = client.connect
+    aclose = client.aclose
+    opened: list[float] = []
+
+    async def connecting() -> None:
+        started = clock()
+        await connect()
+        if client._proto.era is Era.LEGACY:  # a 2025-11-25 session is open
+            opened[:] = [started]
+
+    async def closing() -> None:
+        try:
+            await aclose()
+        finally:
+            if opened:
+                attrs = _network(client.transport)
+                version = client._proto.protocol_version
+                if type(version) is str:
+                    attrs["mcp.protocol.version"] = version
+                session_duration.record(clock() - opened.pop(), attrs)
+
+    client._roundtrip = traced  # type: ignore[method-assign]  # the instance's own, traced
+    client._transmit = transmitting  # type: ignore[method-assign]  # likewise: it names the request id
+    client.connect = connecting  # type: ignore[method-assign]  # notes when a legacy session opens
+    client.aclose = closing  # type: ignore[method-assign]  # and records its duration when it ends

@@ -43,69 +43,16 @@ Rules:
 
 from __future__ import annotations
 
-import os
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..jsonrpc import INTERNAL_ERROR, JSONRPCError
 from ..protocol.meta import PROTOCOL_VERSION
+from ..protocol.telemetry import BUCKETS, INSTRUMENTATION, PROVIDERS, RESOURCE_METHODS, STANDARD_VARIABLES, providers, wanted
 
 if TYPE_CHECKING:
     from ._middleware import Invocation, Middleware, Next
 
 __all__ = ["BUCKETS", "PROVIDERS", "STANDARD_VARIABLES", "instrument", "providers", "wanted"]
-
-#: The explicit bucket boundaries the conventions give the operation- and session-duration histograms (seconds).
-BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
-#: Standard OpenTelemetry variables that switch telemetry on when ``WIREMCP_OTEL`` is unset:
-#: each says an exporter or a service is configured for this process.
-STANDARD_VARIABLES = (
-    "OTEL_SERVICE_NAME",
-    "OTEL_TRACES_EXPORTER",
-    "OTEL_METRICS_EXPORTER",
-    "OTEL_EXPORTER_OTLP_ENDPOINT",
-    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
-)
-_TRUE = ("1", "true", "yes", "on")
-_FALSE = ("0", "false", "no", "off", "")
-_RESOURCE_METHODS = frozenset({"resources/read", "resources/subscribe", "resources/unsubscribe"})
-_INSTRUMENTATION = "wiremcp"
-
-
-#: What ``telemetry=`` may name instead of the global providers.
-PROVIDERS = ("tracer_provider", "meter_provider")
-
-
-def providers(setting: bool | Mapping[str, Any] | None) -> dict[str, Any]:
-    """The providers a ``telemetry={...}`` setting names (none for a bool: the global ones)."""
-    if setting is None or type(setting) is bool:
-        return {}
-    if not isinstance(setting, Mapping):
-        raise TypeError(f"telemetry is True, False, None or {{'tracer_provider': ..., 'meter_provider': ...}}, not {setting!r}")
-    unknown = set(setting) - set(PROVIDERS)
-    if unknown:
-        raise TypeError(f"telemetry: unknown key(s) {sorted(unknown)}; the keys are {', '.join(PROVIDERS)}")
-    return dict(setting)
-
-
-def wanted(explicit: bool | Mapping[str, Any] | None, environ: Mapping[str, str] = os.environ) -> bool:
-    """Whether telemetry is on: ``explicit`` (providers mean on), else ``WIREMCP_OTEL``, else any of `STANDARD_VARIABLES`."""
-    if type(explicit) is bool:
-        return explicit
-    if explicit is not None:
-        providers(explicit)  # checked now: a wrong key is a TypeError at construction
-        return True
-    value = environ.get("WIREMCP_OTEL")
-    if value is not None:
-        lowered = value.strip().lower()
-        if lowered in _TRUE:
-            return True
-        if lowered in _FALSE:
-            return False
-        raise ValueError(f"WIREMCP_OTEL must be one of 1/true/yes/on or 0/false/no/off, not {value!r}")
-    if environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
-        return False
-    return any(environ.get(name) for name in STANDARD_VARIABLES)
 
 
 def missing_extra(side: str) -> ImportError:
@@ -145,8 +92,8 @@ def instrument(server: Any, tracer_provider: Any = None, meter_provider: Any = N
         ours = version("wiremcp")
     except PackageNotFoundError:  # pragma: no cover - a source tree without metadata
         ours = ""
-    tracer = trace.get_tracer(_INSTRUMENTATION, ours, tracer_provider)
-    meter = metrics.get_meter(_INSTRUMENTATION, ours, meter_provider)
+    tracer = trace.get_tracer(INSTRUMENTATION, ours, tracer_provider)
+    meter = metrics.get_meter(INSTRUMENTATION, ours, meter_provider)
     duration = meter.create_histogram(
         "mcp.server.operation.duration",
         unit="s",
@@ -194,7 +141,7 @@ def instrument(server: Any, tracer_provider: Any = None, meter_provider: Any = N
         request_id = call.id
         if request_id is not None:
             attrs["jsonrpc.request.id"] = str(request_id)
-        if method in _RESOURCE_METHODS and type(params.get("uri")) is str:
+        if method in RESOURCE_METHODS and type(params.get("uri")) is str:
             attrs["mcp.resource.uri"] = params["uri"]
         session = call.meta.session if call.legacy else None
         session_id = getattr(session, "id", None)

@@ -196,7 +196,7 @@ def test_the_size_and_depth_limits_hold() -> None:
     assert check(usual)
     # A plain call nests at most MAX_PLAIN_DEPTH levels, so the default limit (128) always holds;
     # under a lower limit the general path decides, and deeper capabilities are no plain call.
-    assert MAX_PLAIN_DEPTH == 9
+    assert MAX_PLAIN_DEPTH == 7
     assert not check(usual, Decoder(MCP, max_depth=MAX_PLAIN_DEPTH - 1))
     assert check(usual, Decoder(MCP, max_depth=MAX_PLAIN_DEPTH))
     deep: Any = {}
@@ -204,7 +204,8 @@ def test_the_size_and_depth_limits_hold() -> None:
         deep = {"x": deep}  # six levels of its own
     assert not check(line(meta={**META, CAPS: {"experimental": deep}}))
     assert not check(line(meta={**META, INFO: {"name": "n", "version": "1", "x": deep}}))
-    assert check(line(meta={**META, CAPS: {"experimental": deep["x"]}}))
+    assert check(line(meta={**META, CAPS: {"experimental": {"a": {"b": [1]}}}}))  # three levels below
+    assert not check(line(meta={**META, CAPS: {"experimental": {"a": {"b": [[1]]}}}}))  # four
     nested = line(meta={**META, CAPS: {"experimental": deep}})
     with pytest.raises(JSONRPCError):
         Decoder(MCP, max_depth=9).decode(nested)  # ten levels: the general path's limit, with its error

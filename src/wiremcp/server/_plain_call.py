@@ -27,7 +27,7 @@ the decoder refuses goes to the general path (`jsonrpc.Decoder.decode`, then
   the general path.
 * The size and nesting limits are the transport's (`jsonrpc.Decoder`). Every
   value has a bounded shape: the capabilities and the client info are
-  objects whose values nest at most five levels (`_V5`), so a plain call nests
+  objects whose values nest at most three levels (`_V3`), so a plain call nests
   at most `MAX_PLAIN_DEPTH` levels (the default limit is 128), and no walk or
   count is needed; a call whose capabilities nest deeper is no plain call, and
   `Server.plain_call` declines everything under a limit below that.
@@ -39,7 +39,7 @@ for a plain call, not with `wiremcp`: a client, or a server that never
 answers one, does not load it.
 """
 
-from __future__ import annotations
+
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
@@ -61,14 +61,15 @@ DecodeError = msgspec.DecodeError
 
 # orjson's integers (the general path's) are exact within 64 bits; beyond, it makes floats.
 _Int64 = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
-#: The JSON values with at most N levels of arrays and objects (`_V5`: five; a client's ``extensions`` need three).
-_V0 = Union[_Int64, float, str, bool, None]
-_V1 = Union[_Int64, float, str, bool, None, list[_V0], dict[str, _V0]]
-_V2 = Union[_Int64, float, str, bool, None, list[_V1], dict[str, _V1]]
-_V3 = Union[_Int64, float, str, bool, None, list[_V2], dict[str, _V2]]
-_V4 = Union[_Int64, float, str, bool, None, list[_V3], dict[str, _V3]]
-_V5 = Union[_Int64, float, str, bool, None, list[_V4], dict[str, _V4]]
-_NESTED = 5
+#: The JSON values with at most N levels of arrays and objects. The capabilities' and the client info's
+#: values are `_V3`: a client's ``extensions`` and its icons need three levels. (The decoder expands each
+#: union into its own branches: a level more doubles the start-up cost of building it, ~5 M instructions.)
+#: (Their integers need no bound: the fused path reads nothing in them but their shape.)
+_V0 = Union[int, float, str, bool, None]
+_V1 = Union[int, float, str, bool, None, list[_V0], dict[str, _V0]]
+_V2 = Union[int, float, str, bool, None, list[_V1], dict[str, _V1]]
+_V3 = Union[int, float, str, bool, None, list[_V2], dict[str, _V2]]
+_NESTED = 3
 #: The deepest a plain call nests: the message, ``params``, ``_meta``, the capabilities, their values.
 MAX_PLAIN_DEPTH = 4 + _NESTED
 
@@ -77,8 +78,8 @@ class PlainMeta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     """``params._meta`` of a plain call: the version, the capabilities, the client info (or UNSET)."""
 
     version: str = msgspec.field(name=PROTOCOL_VERSION)
-    capabilities: dict[str, _V5] = msgspec.field(name=CLIENT_CAPABILITIES)
-    info: Union[dict[str, _V5], msgspec.UnsetType] = msgspec.field(name=CLIENT_INFO, default=msgspec.UNSET)
+    capabilities: dict[str, _V3] = msgspec.field(name=CLIENT_CAPABILITIES)
+    info: Union[dict[str, _V3], msgspec.UnsetType] = msgspec.field(name=CLIENT_INFO, default=msgspec.UNSET)
 
 
 class PlainParams(msgspec.Struct, forbid_unknown_fields=True, gc=False):

@@ -192,8 +192,8 @@ def _part(name: str) -> Callable[[int, int], None]:
             headers = {k.lower().encode(): v.encode() for k, v in modern_http_headers().items()}
             rules = HeaderRules(server)
             found = server.plain_call(line, decoder)
-            assert found is not None and rules.check_call(headers, found[3], found[1].name, found[2])
-            f = lambda: rules.check_call(headers, found[3], found[1].name, found[2])  # noqa: E731
+            assert found is not None and rules.check_call(headers, found[3], found[1], found[2])
+            f = lambda: rules.check_call(headers, found[3], found[1], found[2])  # noqa: E731
         else:  # part-empty: the loop itself
             f = lambda: None  # noqa: E731
         for _ in range(n):

@@ -83,9 +83,10 @@ def ask(rules: HeaderRules, headers: dict[bytes, bytes], params: dict[str, Any])
     meta = params.get("_meta")
     version = meta.get("io.modelcontextprotocol/protocolVersion") if type(meta) is dict else None
     name = params.get("name")
-    if type(version) is not str or type(name) is not str:
-        return False  # not a plain call: the fused path never asks
-    return rules.check_call(headers, version, name, params.get("arguments") or {})
+    tool = server.get_tool(name) if type(name) is str else None
+    if type(version) is not str or tool is None:
+        return False  # not a plain call of a tool: the fused path never asks
+    return rules.check_call(headers, version, tool, params.get("arguments") or {})
 
 
 @settings(max_examples=400)

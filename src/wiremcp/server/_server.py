@@ -586,8 +586,8 @@ class Server:
         """
         if self._middleware or self.forwarder is not None:
             return None
-        if len(data) > decoder.max_size or b'"tools/call"' not in data:
-            return None  # (an escaped method name is left to the general path)
+        if len(data) > decoder.max_size:
+            return None
         decode = self._decode_plain
         if decode is None:
             decode = self._plain_decoder()

@@ -610,7 +610,7 @@ class MCPApp:
         # anything it declines takes the general path below.
         call = self._plain_call(body, self._decoder) if self._auth is None else None
         if call is not None:
-            checked = self._rules.check_call(headers, call[3], call[1].name, call[2])  # if not, `_request` checks
+            checked = self._rules.check_call(headers, call[3], call[1], call[2])  # if not, `_request` checks
             reply = self._answer_plain_call(call) if checked else None
             if reply is not None:
                 data, status = reply

@@ -10,7 +10,8 @@
     python bench/instructions.py cold-floor       # the same for fixtures/raw_echo.py
     python bench/instructions.py part-call        # one piece of the path in a loop: part-empty (the loop
                                                   # itself), part-loads, part-decode, part-plain (Decoder),
-                                                  # part-call (Server.call_tool_now), part-handle (the
+                                                  # part-plain-call (Server.plain_call: msgspec),
+                                                  # part-answer (Server.answer_plain_call), part-handle (the
                                                   # general path: ServerConnection.request), part-headers
                                                   # (HeaderRules.check_fields), part-check-call (check_call)
 
@@ -166,8 +167,12 @@ def _part(name: str) -> Callable[[int, int], None]:
             f = lambda: decoder.decode(line)  # noqa: E731
         elif name == "part-plain":
             f = lambda: decoder.plain_request(line)  # noqa: E731
-        elif name == "part-call":
-            f = lambda: server.call_tool_now(1, params)  # noqa: E731
+        elif name == "part-plain-call":
+            f = lambda: server.plain_call(line, decoder)  # noqa: E731
+        elif name == "part-answer":
+            found = server.plain_call(line, decoder)
+            assert found is not None
+            f = lambda: server.answer_plain_call(found)  # noqa: E731
         elif name == "part-handle":
             from wiremcp.jsonrpc import Request
             from wiremcp.server import ServerConnection
@@ -186,8 +191,9 @@ def _part(name: str) -> Callable[[int, int], None]:
 
             headers = {k.lower().encode(): v.encode() for k, v in modern_http_headers().items()}
             rules = HeaderRules(server)
-            assert rules.check_call(headers, params)
-            f = lambda: rules.check_call(headers, params)  # noqa: E731
+            found = server.plain_call(line, decoder)
+            assert found is not None and rules.check_call(headers, found[3], found[1], found[2])
+            f = lambda: rules.check_call(headers, found[3], found[1], found[2])  # noqa: E731
         else:  # part-empty: the loop itself
             f = lambda: None  # noqa: E731
         for _ in range(n):
@@ -201,7 +207,8 @@ PARTS = (
     "part-loads",
     "part-decode",
     "part-plain",
-    "part-call",
+    "part-plain-call",
+    "part-answer",
     "part-handle",
     "part-headers",
     "part-check-call",

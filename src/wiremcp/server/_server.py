@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Literal, M
 
 import orjson
 
-from ..jsonrpc import InvalidParams, JSONRPCError, MethodNotFound, Request
+from ..jsonrpc import Decoder, InvalidParams, JSONRPCError, MethodNotFound, Request
 from ..protocol import MODERN_VERSIONS, methods
 from ..protocol.extensions import EXTENSIONS, TASKS, check_identifier, client_declares
 from ..protocol.meta import CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION, SERVER_INFO, RequestMeta, parse_request_meta
@@ -48,6 +48,7 @@ from ._tasks import TaskStore, store_from_env
 from ._tasks._modes import TaskMode
 
 if TYPE_CHECKING:
+    from ._plain_call import PlainCall, PlainEnvelope
     from ._tasks._runtime import Tasks
 from ._workers import Workers
 from ._reply import Reply, reply_failed, reply_ok
@@ -156,6 +157,10 @@ class Server:
         # Shared by every result; never mutated after this point.
         self._result_meta: dict[str, Any] | None = {SERVER_INFO: info} if server_info_in_results else None
         self._tools: dict[str, Tool] = {}
+        # The plain-call decoder and its refusal (`_plain_call`), loaded on the first `plain_call`.
+        self._decode_plain: Callable[[bytes], PlainEnvelope] | None = None
+        self._plain_refused: type[Exception] = Exception
+        self._plain_depth = 0
         self._tool_defs: list[dict[str, Any]] | None = None
         #: tools/list for clients without MCP Apps: without app-only tools (see _apps).
         self._model_tools = ModelTools()
@@ -563,57 +568,75 @@ class Server:
             return out
         return self._rounds(out, method, params)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
 
-    def call_tool_now(self, id: Any, params: Any) -> Reply | None:
-        """The fused ``tools/call``: the reply of a plain call, or None for the general path (`handle`).
+    def plain_call(self, data: bytes, decoder: Decoder) -> PlainCall | None:
+        """A plain ``tools/call`` in ``data``, decoded and checked, or None: then the general path decides.
 
-        For a request whose ``params`` hold only ``name``, ``arguments`` and
-        ``_meta`` (protocol version, client capabilities, client info), naming
-        a tool with a plain schema (`Tool.plain`), on a server without
-        middleware or an upstream: ``_meta``, the tool and the arguments are
-        checked in this one function, the tool runs, and its reply is encoded.
-        Anything else, and every problem, returns None before the tool runs,
-        so that `handle` decides it and gives the exact error; the reply is
-        byte for byte the one `handle` makes. The transport has already
-        checked the envelope and that ``id`` is not in flight.
+        The fused path's first half (`answer_plain_call` is the second). A
+        plain call (`server._plain_call`: ``name``, scalar ``arguments`` and
+        the usual ``_meta``, and nothing else) is decoded and type-checked in
+        one msgspec pass; then the protocol version, the tool (an inline plain
+        function, `Tool.plain`), each argument's exact type, the required
+        names and ``decoder``'s size limit are checked here (a plain call cannot
+        nest deeper than `_plain_call.MAX_PLAIN_DEPTH`; under a lower limit, it
+        declines). Every
+        rule `handle` keeps holds for what it returns; anything else, every
+        problem included, is None, never an exception, so that the general
+        path gives the exact error. Nothing has run yet: the transport may
+        still check what is its own (an id in flight, the HTTP headers).
         """
-        # Only name, arguments (optional) and _meta; only the three _meta fields (client info optional).
-        # Counting is cheaper than comparing key sets: name and _meta are required below.
-        if type(params) is not dict or len(params) != (3 if "arguments" in params else 2):
-            return None
         if self._middleware or self.forwarder is not None:
             return None
-        meta = params.get("_meta")
-        if type(meta) is not dict or meta.get(PROTOCOL_VERSION) not in self.supported_versions:
+        if len(data) > decoder.max_size:
             return None
-        info = meta.get(CLIENT_INFO)
-        if info is None:
-            if len(meta) != 2 or CLIENT_INFO in meta:
-                return None
-        elif type(info) is not dict or len(meta) != 3:
+        decode = self._decode_plain
+        if decode is None:
+            decode = self._plain_decoder()
+        if decoder.max_depth < self._plain_depth:
+            return None  # a plain call nests at most this deep (`_plain_call`): no walk or count needed
+        try:
+            envelope = decode(data)
+        except self._plain_refused:
             return None
-        if type(meta.get(CLIENT_CAPABILITIES)) is not dict:
+        params = envelope.params
+        meta = params.meta
+        version = meta.version
+        if version not in self.supported_versions:
             return None
-        name = params.get("name")
-        if type(name) is not str:
-            return None
-        tool = self._tools.get(name)
+        tool = self._tools.get(params.name)
         if tool is None:
             return None
         plain = tool.plain
         if plain is None:
             return None
-        arguments = params.get("arguments")
+        arguments = params.arguments
         if arguments is None:
             arguments = {}
-        elif type(arguments) is not dict:
-            return None
-        types, required, text_result = plain
+        types, required, _ = plain
         for key, value in arguments.items():
             allowed = types.get(key)
             if allowed is None or type(value) not in allowed:
                 return None
         if required and len(arguments) != len(types) and not arguments.keys() >= required:
             return None  # (every key is a property: holding them all, it holds the required ones)
+        return envelope.id, tool, arguments, version, data
+
+    def _plain_decoder(self) -> Callable[[bytes], PlainEnvelope]:
+        """`_plain_call.decode_plain_call`, imported (with msgspec) on the first plain call."""
+        from ._plain_call import MAX_PLAIN_DEPTH, DecodeError, decode_plain_call
+
+        self._decode_plain = decode_plain_call
+        self._plain_refused = DecodeError
+        self._plain_depth = MAX_PLAIN_DEPTH
+        return decode_plain_call
+
+    def answer_plain_call(self, call: PlainCall) -> Reply | None:
+        """The fused path's second half: run the tool of a `plain_call` and encode its reply.
+
+        The reply is byte for byte the one `handle` makes. None (and the
+        tool has not run) when converting the arguments to the function's
+        types fails: the general path then decides.
+        """
+        id, tool, arguments, _, _ = call
         convert = tool._convert
         if convert is not None:  # e.g. an int parameter: pure, so a problem still leaves the call to `handle`
             try:
@@ -628,12 +651,13 @@ class Server:
             except Exception as exc:
                 out = tool._failed(exc, self.mask_errors)
             else:
-                if type(value) is str and text_result:  # `Tool._plain`, inline
+                plain = tool.plain
+                if type(value) is str and plain is not None and plain[2]:  # `Tool._plain`, inline
                     out = {"resultType": "complete", "content": [{"type": "text", "text": value}]}
                 else:
                     out = tool._result(value)
         except BaseException as exc:  # noqa: BLE001 - answered as `handle` and `Call.start` answer it
-            return self._call_raised(id, params, exc)
+            return self._call_raised(id, orjson.loads(call[4])["params"], exc)
         shared = self._result_meta
         if shared is not None:
             own = out.get("_meta")

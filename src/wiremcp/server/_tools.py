@@ -340,7 +340,7 @@ class Tool:
             self._result = self._plain
 
         #: ``(types by argument, required names, str returns are one text block)`` when a call may
-        #: take the fused ``tools/call`` path (`Server.call_tool_now`): an inline plain function
+        #: take the fused ``tools/call`` path (`Server.plain_call`): an inline plain function
         #: with no context, inputs or scopes, and a schema of scalar properties.
         self.plain: PlainArguments | None = None
         if not self.is_async and not self.threaded and self.context_param is None and not self.inputs and not self.scopes:

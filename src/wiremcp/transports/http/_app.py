@@ -191,7 +191,6 @@ DEFAULT_MAX_STREAM_BACKLOG = 16 * 1024 * 1024
 _VERSION_HEADER = b"mcp-protocol-version"
 #: Methods a legacy session adds to the endpoint (with its Mcp-Session-Id).
 _SESSION_METHODS = ("GET", "DELETE")
-_TOOLS_CALL = methods.TOOLS_CALL
 
 
 class _Reply(enum.Enum):
@@ -398,7 +397,8 @@ class MCPApp:
         "_rules",
         "_decoder",
         "_plain",
-        "_call_now",
+        "_plain_call",
+        "_answer_plain_call",
         "_deadlines",
         "_sessions",
         "_auth",
@@ -456,7 +456,8 @@ class MCPApp:
         self._rules = HeaderRules(server)
         self._decoder = Decoder(MCP, max_size=max_body_size, max_depth=max_depth)
         self._plain = self._decoder.plain_request
-        self._call_now = server.call_tool_now
+        self._plain_call = server.plain_call
+        self._answer_plain_call = server.answer_plain_call
         self._deadlines = _ReadDeadlines(read_timeout) if read_timeout is not None else None
         self._sessions = (
             session_store(
@@ -605,6 +606,23 @@ class MCPApp:
             await json_reply(send, refusal.status, http_error(refusal.message), refusal.headers)
             return
         checked = False  # the header rules have passed (the fused path tried)
+        # The fused path: a plain call decoded and checked, the header rules, the tool's reply;
+        # anything it declines takes the general path below.
+        call = self._plain_call(body, self._decoder) if self._auth is None else None
+        if call is not None:
+            checked = self._rules.check_call(headers, call[3], call[1], call[2])  # if not, `_request` checks
+            reply = self._answer_plain_call(call) if checked else None
+            if reply is not None:
+                data, status = reply
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 200 if status is None else STATUS_BY_CODE.get(status, 200),
+                        "headers": [JSON_CONTENT_TYPE, (b"content-length", b"%d" % len(data))],
+                    }
+                )
+                await send({"type": "http.response.body", "body": data})
+                return
         obj = self._plain(body)
         if obj is None:
             try:
@@ -616,22 +634,6 @@ class MCPApp:
                 return
         else:  # a plain request: checked, no `Request` made unless it is needed
             params = obj["params"]
-            if obj["method"] == _TOOLS_CALL and self._auth is None:
-                # The fused path: the header rules, then a plain tool's reply in one step;
-                # anything it declines takes the general path below.
-                checked = self._rules.check_call(headers, params)  # if not, `_request` checks and answers
-                reply = self._call_now(obj["id"], params) if checked else None
-                if reply is not None:
-                    data, status = reply
-                    await send(
-                        {
-                            "type": "http.response.start",
-                            "status": 200 if status is None else STATUS_BY_CODE.get(status, 200),
-                            "headers": [JSON_CONTENT_TYPE, (b"content-length", b"%d" % len(data))],
-                        }
-                    )
-                    await send({"type": "http.response.body", "body": data})
-                    return
             msg = Request(obj["id"], obj["method"], params)
         kind = type(msg)
         sessions = self._sessions

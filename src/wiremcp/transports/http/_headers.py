@@ -247,37 +247,30 @@ class HeaderRules:
             if annotated:
                 self._check_params(headers, annotated, params.get("arguments"))
 
-    def check_call(self, headers: dict[bytes, bytes], params: dict[str, Any]) -> bool:
-        """For the fused path: True when `check_fields` passes for a ``tools/call`` with these ``params``.
+    def check_call(self, headers: dict[bytes, bytes], version: str, tool: Tool, arguments: dict[str, Any]) -> bool:
+        """For the fused path: True when `check_fields` passes for a plain ``tools/call`` (`Server.plain_call`).
 
-        False when it might not: the general path then runs `check_fields`,
-        which gives the exact error (or passes a request this shortcut leaves
-        to it, such as one whose ``name`` is not a string). The three routing
-        headers are looked up together, and each distinct triple of raw
-        values is decoded and its ``Mcp-Method`` checked once (a bounded
-        cache); what depends on the body (the version, the name, the
-        tool's ``x-mcp-header`` parameters) is compared on every request.
+        ``version`` is the body's ``_meta`` protocol version, ``tool`` the
+        tool it names, ``arguments`` as sent. False when it might not pass:
+        the general path then runs `check_fields`, which gives the exact
+        error. The three routing headers are looked up together, and each
+        distinct triple of raw values is decoded and its ``Mcp-Method``
+        checked once (a bounded cache); what depends on the body (the
+        version, the name, the tool's ``x-mcp-header`` parameters) is
+        compared on every request.
         """
         key = (headers.get(PROTOCOL_VERSION_HEADER), headers.get(METHOD_HEADER), headers.get(NAME_HEADER))
         known = self._calls.get(key)
         if known is None:
             known = self._call_headers(key)
-        if not known:
+        name = tool.name
+        if not known or known[0] != version or known[1] != name:
             return False
-        version, name = known
-        meta = params.get("_meta")
-        if type(meta) is dict:
-            body_version = meta.get(PROTOCOL_VERSION)
-            if type(body_version) is str and body_version != version:
-                return False
-        if params.get("name") != name:  # a string, equal to the decoded Mcp-Name
-            return False
-        cached = self._params.get(name)  # `_tool_params`, inline, as in `check_fields`
-        tool = self._get_tool(name)
+        cached = self._params.get(name)  # `_tool_params`, inline, for the tool in hand
         annotated = cached[1] if cached is not None and cached[0] is tool else self._tool_params(name)
         if annotated:
             try:
-                self._check_params(headers, annotated, params.get("arguments"))
+                self._check_params(headers, annotated, arguments)
             except HeaderMismatch:
                 return False
         return True

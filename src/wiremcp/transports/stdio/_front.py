@@ -6,11 +6,11 @@ each line itself, so that a server whose first requests are plain calls
 replies before asyncio (and ``ssl``, which asyncio loads) is imported. The
 rules it keeps:
 
-* a line is answered here only when it is a plain request
-  (`Decoder.plain_request`: every envelope rule holds) that the fused
-  ``tools/call`` path answers (`Server.call_tool_now`: an inline plain tool
-  with a plain schema, on a server without middleware; no suspension, no
-  worker thread, no `Context`). That is the reply the event loop's
+* a line is answered here only when it is a plain ``tools/call``
+  (`Server.plain_call`: every envelope rule holds, and every rule of the
+  call: an inline plain tool with a plain schema, on a server without
+  middleware; no suspension, no worker thread, no `Context`) that the fused
+  path answers (`Server.answer_plain_call`). That is the reply the event loop's
   `LineServer` would write, byte for byte, and it is written before the next
   line is read: nothing is ever in flight here, so concurrency, cancellation
   (a ``notifications/cancelled`` could only name a finished request, which the
@@ -37,7 +37,6 @@ import os
 import sys
 
 from ...jsonrpc import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_SIZE, MCP, Decoder
-from ...protocol import methods
 from ...server import Server
 
 __all__ = ["serve_before_loop"]
@@ -46,7 +45,6 @@ log = logging.getLogger("wiremcp.transport")
 
 #: Bytes per read, as `serve_stdio` reads a pipe.
 _READ_SIZE = 64 * 1024
-_TOOLS_CALL = methods.TOOLS_CALL
 
 
 def serve_before_loop(
@@ -64,8 +62,8 @@ def serve_before_loop(
         return b""
     server.check_ready()  # what entering the lifespan checks first (a tool's ui:// resource exists)
     decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
-    plain = decoder.plain_request
-    call_now = server.call_tool_now
+    plain_call = server.plain_call
+    answer = server.answer_plain_call
     in_fd = sys.stdin.fileno()
     out_fd = sys.stdout.fileno()
     saved_stdout = sys.stdout
@@ -84,8 +82,8 @@ def serve_before_loop(
                 nl = data.find(b"\n", start)
                 if nl < 0:
                     return data[start:]  # a line in more than one read: the event loop's splitter joins it
-                obj = plain(data[start:nl])
-                reply = call_now(obj["id"], obj["params"]) if obj is not None and obj["method"] == _TOOLS_CALL else None
+                call = plain_call(data[start:nl], decoder)
+                reply = answer(call) if call is not None else None
                 if reply is None:
                     return data[start:]
                 line = reply[0]

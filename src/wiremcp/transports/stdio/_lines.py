@@ -80,7 +80,6 @@ DEFAULT_MAX_LISTENS = 128
 
 _LISTEN = methods.SUBSCRIPTIONS_LISTEN
 _CANCELLED = methods.CANCELLED
-_TOOLS_CALL = methods.TOOLS_CALL
 
 
 class LineServer:
@@ -114,7 +113,8 @@ class LineServer:
         self._decode = self._decoder.decode
         self._plain = self._decoder.plain_request
         self._request = self.conn.request
-        self._call_now = server.call_tool_now
+        self._plain_call = server.plain_call
+        self._answer_plain_call = server.answer_plain_call
         self._splitter = LineSplitter(max_message_size)
         self._max_in_flight = max_in_flight
         self._max_waiting = max_waiting
@@ -174,20 +174,20 @@ class LineServer:
 
     def _line(self, line: bytes | TooLong) -> None:
         if type(line) is bytes:
+            # The fused path: a plain call answered now, when a slot is free and its id is not in flight.
+            call = self._plain_call(line, self._decoder)
+            if call is not None and not self._waiting and len(self._calls) < self._max_in_flight and call[0] not in self._calls:
+                reply = self._answer_plain_call(call)
+                if reply is not None:
+                    self.write(reply[0])
+                    return
             obj = self._plain(line)
             if obj is not None:  # a plain request: checked, no `Request` made unless it is needed
-                id_ = obj["id"]
-                method = obj["method"]
+                request = Request(obj["id"], obj["method"], obj["params"])
                 if self._waiting or len(self._calls) >= self._max_in_flight:
-                    self._wait(Request(id_, method, obj["params"]))
-                    return
-                if method == _TOOLS_CALL and id_ not in self._calls:
-                    # The fused path: a plain tool's reply now, or None for the general path.
-                    reply = self._call_now(id_, obj["params"])
-                    if reply is not None:
-                        self.write(reply[0])
-                        return
-                self._start(Request(id_, method, obj["params"]))
+                    self._wait(request)
+                else:
+                    self._start(request)
                 return
         elif type(line) is TooLong:
             exc = InvalidRequest(

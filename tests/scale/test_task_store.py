@@ -59,6 +59,36 @@ def test_the_redis_store_keeps_the_task_store_contract(name, shared_redis, tmp_p
     getattr(contract, name)("redis", tmp_path)
 
 
+def test_ask_is_one_transaction_across_connections(shared_redis):
+    """A worker's questions and another worker's answers, interleaved on two connections: an answered
+    key is never put back as outstanding (the race `add_input_requests`' get-then-set fallback has)."""
+    from wiremcp.server._backend_tasks import RedisTaskStore
+    from wiremcp.server._tasks._store import add_input_requests
+
+    assert "ask" in vars(RedisTaskStore)
+    prefix = f"race{next(_prefixes)}"
+    q = {"method": "elicitation/create", "params": {}}
+
+    async def body() -> None:
+        asker = RedisTaskStore(RedisBackend(shared_redis.url, prefix=prefix))
+        answerer = RedisTaskStore(RedisBackend(shared_redis.url, prefix=prefix))
+        try:
+            await asker.create(contract.record())
+            await add_input_requests(asker, "t1", {"first": q}, now=contract.T0, message="waiting")
+            asks = [add_input_requests(asker, "t1", {f"k{i}": q}, now=contract.T0 + i, message="waiting") for i in range(40)]
+            answers = [answerer.answer("t1", {"first": {"action": "accept"}}, now=contract.T0 + 20)]
+            await asyncio.gather(*asks[:20], *answers, *asks[20:])
+            record = await answerer.get("t1")
+            assert record is not None
+            assert "first" not in record.input_requests and record.input_responses == {"first": {"action": "accept"}}
+            assert set(record.input_requests) == {f"k{i}" for i in range(40)} and record.status == "input_required"
+        finally:
+            await asker.close()
+            await answerer.close()
+
+    asyncio.run(body())
+
+
 def test_a_server_on_redis_keeps_its_tasks_in_redis(monkeypatch):
     import wiremcp
     from wiremcp.server._backend_tasks import RedisTaskStore

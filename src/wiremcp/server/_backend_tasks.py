@@ -38,7 +38,7 @@ import orjson
 
 from ..backends import BackendUnavailable
 from ._tasks import TaskRecord, TaskStoreError
-from ._tasks._memory import apply_answers
+from ._tasks._memory import apply_answers, apply_ask
 from ._tasks._store import TERMINAL, record_from_json, record_to_json
 
 if TYPE_CHECKING:
@@ -180,6 +180,15 @@ class RedisTaskStore:
                 record.error = error
                 record.input_requests = {}
                 record.input_responses = {}
+
+        return (await self._update(task_id, change))[0]
+
+    async def ask(self, task_id: str, requests: dict[str, Any], *, now: float, message: str | None = None) -> TaskRecord | None:
+        """Add ``requests`` to the outstanding ones and go to ``input_required``, unless terminal; in one
+        WATCH/MULTI transaction, so an answer another worker stores meanwhile is never put back."""
+        def change(record: TaskRecord) -> None:
+            if record.status not in TERMINAL:
+                apply_ask(record, requests, now, message)
 
         return (await self._update(task_id, change))[0]
 

@@ -44,7 +44,8 @@ runtime calls) falls back to ``get`` then ``set_status`` with the merged
 requests. That fallback has a window: an answer given (by another process)
 between the two calls is put back as outstanding, shown again, and the task
 can stay ``input_required`` after its last question is answered. A store
-shared by several processes should implement ``ask`` in one transaction.
+shared by several processes should implement ``ask`` in one transaction, as
+the three built-in stores do (memory, SQLite, and Redis with WATCH/MULTI).
 
 Every mutating method takes ``now`` (POSIX seconds) from the caller, so the
 store keeps no clock and a test can drive it with plain numbers. Every

@@ -75,7 +75,9 @@ The server decides what each message means: every session holds a
 server's requests awaiting answers); each request's `Call` writes to the
 request's stream (`_Stream`: open, closing, closed), which is carried by at
 most one HTTP response at a time (`_Pump`, whose state is `_Carrying`: new,
-streaming, released, lost, gone).
+streaming, released, lost, gone). What a session shares with a session kept
+in Redis (`_shared_sessions`): its connection, answering ``initialize``,
+settling a request, the event framing, is `_session_base.SessionBase`'s.
 
 Memory: at most ``max_sessions`` sessions; each keeps the written events of
 its streams for replay up to ``replay_buffer`` bytes (oldest dropped first),

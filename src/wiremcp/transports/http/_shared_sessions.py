@@ -5,8 +5,9 @@ shared (``WIREMCP_REDIS_URL``): any worker serves any message of any
 session, so a load balancer needs no stickiness. It keeps the wire rules of
 `_sessions` (status codes, ``Mcp-Session-Id``, ``MCP-Protocol-Version``,
 event ids ``{stream}-{n}``, ``Last-Event-ID`` resumption, the priming event,
-one JSON body for a request answered before it sends anything), and these
-rules of its own:
+one JSON body for a request answered before it sends anything; what a
+session is, `SharedSession` shares with the local one: `_session_base`),
+and these rules of its own:
 
 The session record
 

@@ -72,6 +72,12 @@ class Box:
         return (self.home if base == "home" else self.project) / relative
 
 
+@pytest.fixture
+def box(tmp_path: Path) -> Box:
+    """A fresh `Box` in the test's own temporary folder."""
+    return Box(tmp_path)
+
+
 def start_and_call(entry: dict[str, Any], cwd: Path, home: Path) -> str:
     """Start the server as a host would (a bare environment plus the entry's), call `where`."""
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home), **entry.get("env", {})}
@@ -85,9 +91,8 @@ def start_and_call(entry: dict[str, Any], cwd: Path, home: Path) -> str:
 
 @pytest.mark.parametrize(("host", "scope", "base", "relative"), CASES)
 def test_install_keeps_the_rest_is_idempotent_starts_and_uninstalls_cleanly(
-    tmp_path: Path, host: str, scope: str, base: str, relative: str
+    box: Box, host: str, scope: str, base: str, relative: str
 ) -> None:
-    box = Box(tmp_path)
     key = HOSTS[host].key
     path = box.file(base, relative)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -122,8 +127,7 @@ def test_install_keeps_the_rest_is_idempotent_starts_and_uninstalls_cleanly(
     assert path.read_bytes() == original
 
 
-def test_the_default_scopes_and_a_fresh_file(tmp_path: Path) -> None:
-    box = Box(tmp_path)
+def test_the_default_scopes_and_a_fresh_file(box: Box) -> None:
     assert box.wiremcp("install", "vscode", "srv.py", "--yes").returncode == 0
     vscode = box.project / ".vscode" / "mcp.json"
     assert json.loads(vscode.read_text())["servers"]["srv"]["type"] == "stdio"
@@ -136,8 +140,7 @@ def test_the_default_scopes_and_a_fresh_file(tmp_path: Path) -> None:
     assert not claude.exists()  # wiremcp created it for this server alone
 
 
-def test_a_different_server_of_the_same_name_needs_force(tmp_path: Path) -> None:
-    box = Box(tmp_path)
+def test_a_different_server_of_the_same_name_needs_force(box: Box) -> None:
     assert box.wiremcp("install", "cursor", "srv.py", "--yes").returncode == 0
     path = box.home / ".cursor" / "mcp.json"
     before = path.read_bytes()
@@ -150,24 +153,21 @@ def test_a_different_server_of_the_same_name_needs_force(tmp_path: Path) -> None
     assert path.with_name("mcp.json.bak").read_bytes() == before  # one backup: the last content
 
 
-def test_without_a_terminal_and_without_yes_nothing_is_written(tmp_path: Path) -> None:
-    box = Box(tmp_path)
+def test_without_a_terminal_and_without_yes_nothing_is_written(box: Box) -> None:
     done = box.wiremcp("install", "windsurf", "srv.py")
     assert done.returncode == 2 and "--yes" in done.stderr
     assert "command:" in done.stderr  # shown even so
     assert not (box.home / ".codeium").exists()
 
 
-def test_dry_run_prints_the_new_file_and_writes_nothing(tmp_path: Path) -> None:
-    box = Box(tmp_path)
+def test_dry_run_prints_the_new_file_and_writes_nothing(box: Box) -> None:
     done = box.wiremcp("install", "claude-desktop", "srv.py", "--dry-run")
     assert done.returncode == 0
     assert json.loads(done.stdout)["mcpServers"]["srv"]["args"][-1] == str(box.project / "srv.py")
     assert not (box.home / ".config").exists()
 
 
-def test_mcp_json_prints_the_entry_for_any_host(tmp_path: Path) -> None:
-    box = Box(tmp_path)
+def test_mcp_json_prints_the_entry_for_any_host(box: Box) -> None:
     done = box.wiremcp("install", "mcp-json", "srv.py", "--name", "mine", "--env-file", str(write(box.project / ".env", "# c\nexport A='x y'\nB=2\n")))
     assert done.returncode == 0
     entry = json.loads(done.stdout)["mcpServers"]["mine"]
@@ -180,8 +180,7 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-def test_a_module_target_starts_from_any_folder(tmp_path: Path) -> None:
-    box = Box(tmp_path)
+def test_a_module_target_starts_from_any_folder(box: Box) -> None:
     package = box.project / "mypkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -195,8 +194,7 @@ def test_a_module_target_starts_from_any_folder(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "cannot find the module 'nopkg.nothing'" in missing.stderr
 
 
-def test_urls_where_the_host_takes_them(tmp_path: Path) -> None:
-    box = Box(tmp_path)
+def test_urls_where_the_host_takes_them(box: Box) -> None:
     url = "https://mcp.example.com/mcp"
     expected = {
         "claude-code": {"type": "http", "url": url},
@@ -213,8 +211,7 @@ def test_urls_where_the_host_takes_them(tmp_path: Path) -> None:
     assert box.wiremcp("install", "cursor", url, "--env", "A=1", "--yes").returncode == 2
 
 
-def test_with_needs_uv_and_runs_through_it(tmp_path: Path) -> None:
-    box = Box(tmp_path)
+def test_with_needs_uv_and_runs_through_it(tmp_path: Path, box: Box) -> None:
     bare = {**box.env, "PATH": str(tmp_path / "nobin")}
     done = box.wiremcp("install", "cursor", "srv.py", "--with", "httpx", "--yes", env=bare)
     assert done.returncode == 2 and "--with needs uv" in done.stderr
@@ -232,14 +229,12 @@ def test_with_needs_uv_and_runs_through_it(tmp_path: Path) -> None:
     ]
 
 
-def test_python_must_have_wiremcp(tmp_path: Path) -> None:
-    box = Box(tmp_path)
+def test_python_must_have_wiremcp(box: Box) -> None:
     done = box.wiremcp("install", "cursor", "srv.py", "--python", "/usr/bin/false", "--yes")
     assert done.returncode == 2 and "/usr/bin/false" in done.stderr
 
 
-def test_a_file_that_is_not_plain_json_is_left_alone(tmp_path: Path) -> None:
-    box = Box(tmp_path)
+def test_a_file_that_is_not_plain_json_is_left_alone(box: Box) -> None:
     path = box.project / ".vscode" / "mcp.json"
     path.parent.mkdir()
     path.write_text('{\n  // my servers\n  "servers": {}\n}\n')
@@ -248,8 +243,7 @@ def test_a_file_that_is_not_plain_json_is_left_alone(tmp_path: Path) -> None:
     assert path.read_text().startswith('{\n  // my servers')
 
 
-def test_uninstall_of_an_unknown_name(tmp_path: Path) -> None:
-    box = Box(tmp_path)
+def test_uninstall_of_an_unknown_name(box: Box) -> None:
     done = box.wiremcp("uninstall", "cursor", "nothing", "--yes")
     assert done.returncode == 1 and "no server named 'nothing'" in done.stderr
 
@@ -303,8 +297,7 @@ def _on_a_terminal(box: Box, args: list[str], answer: bytes) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize(("answer", "written"), [(b"y\n", True), (b"n\n", False), (b"\n", False)])
-def test_on_a_terminal_it_asks_before_writing(tmp_path: Path, answer: bytes, written: bool) -> None:
-    box = Box(tmp_path)
+def test_on_a_terminal_it_asks_before_writing(box: Box, answer: bytes, written: bool) -> None:
     status, output = _on_a_terminal(box, ["install", "cursor", "srv.py"], answer)
     assert "command: " in output and "Add this server? [y/N]" in output
     assert output.index("command: ") < output.index("[y/N]")  # the command is shown before the question

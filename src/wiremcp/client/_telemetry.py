@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol import Era
 from ..protocol.meta import PROTOCOL_VERSION
-from ..protocol.telemetry import BUCKETS, INSTRUMENTATION, PROVIDERS, RESOURCE_METHODS, STANDARD_VARIABLES, providers, wanted
+from ..protocol.telemetry import BUCKETS, PROVIDERS, RESOURCE_METHODS, STANDARD_VARIABLES, instruments, providers, wanted
 
 if TYPE_CHECKING:
     from ._client import Client
@@ -66,38 +66,20 @@ def _network(transport: Any) -> dict[str, Any]:
 
 def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any = None) -> None:
     """Trace every request ``client`` sends; the providers default to the global ones."""
-    try:
-        from opentelemetry import metrics, propagate, trace
-    except ImportError:
-        raise ImportError(
-            "client telemetry needs OpenTelemetry: pip install 'wiremcp[otel]' "
-            "(or pass telemetry=False / set WIREMCP_OTEL=0)"
-        ) from None
+    tracer, duration, session_duration = instruments("client", tracer_provider, meter_provider)
     # Here, not at import: a client without telemetry loads nothing for it.
     import asyncio
     import time
     from contextvars import ContextVar
     from dataclasses import replace
-    from importlib.metadata import PackageNotFoundError, version
+
+    from opentelemetry import propagate, trace
 
     from ._errors import RemoteError, RequestTimeout
 
     #: The span of the request this task is sending (so `_transmit` can name its id).
     sending: ContextVar[Any] = ContextVar("wiremcp.client.span", default=None)
 
-    try:
-        ours = version("wiremcp")
-    except PackageNotFoundError:  # pragma: no cover - a source tree without metadata
-        ours = ""
-    tracer = trace.get_tracer(INSTRUMENTATION, ours, tracer_provider)
-    meter = metrics.get_meter(INSTRUMENTATION, ours, meter_provider)
-    duration = meter.create_histogram(
-        "mcp.client.operation.duration",
-        unit="s",
-        description="The duration of the MCP request or notification as observed on the sender "
-        "from the time it was sent until the response or ack is received.",
-        explicit_bucket_boundaries_advisory=list(BUCKETS),
-    )
     CLIENT = trace.SpanKind.CLIENT
     ERROR = trace.StatusCode.ERROR
     Status = trace.Status
@@ -187,12 +169,6 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
             span.set_attribute("jsonrpc.request.id", str(out.id))
         return transmit(out, deadline)
 
-    session_duration = meter.create_histogram(
-        "mcp.client.session.duration",
-        unit="s",
-        description="The duration of the MCP session as observed on the MCP client.",
-        explicit_bucket_boundaries_advisory=list(BUCKETS),
-    )
     connect = client.connect
     aclose = client.aclose
     opened: list[float] = []

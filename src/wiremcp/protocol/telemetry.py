@@ -6,8 +6,15 @@ whether they do, and the constants of the conventions, live here once.
 
 Rules:
 
-* nothing here imports ``opentelemetry``: a process without telemetry loads
-  only this small module;
+* nothing here imports ``opentelemetry`` until `instruments` is called (only
+  when telemetry is on): a process without telemetry loads only this small
+  module;
+* `instruments` is where both sides meet OpenTelemetry: wiremcp's tracer and
+  meter (scope `INSTRUMENTATION`, wiremcp's package version) on the given
+  providers or the global ones, and the side's two duration histograms
+  (seconds, `BUCKETS` as advice, the conventions' descriptions); without
+  OpenTelemetry installed it raises an ImportError naming the ``otel``
+  extra;
 * `wanted` decides, in this order: an explicit ``telemetry=`` (a bool, or a
   mapping of providers, which means on), then ``WIREMCP_OTEL`` (1/true/yes/on
   or 0/false/no/off; anything else is a ValueError), then
@@ -20,9 +27,11 @@ Rules:
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping, NamedTuple
 
 __all__ = [
+    "Instruments",
+    "instruments",
     "BUCKETS",
     "STANDARD_VARIABLES",
     "PROVIDERS",
@@ -50,6 +59,20 @@ PROVIDERS = ("tracer_provider", "meter_provider")
 RESOURCE_METHODS = frozenset({"resources/read", "resources/subscribe", "resources/unsubscribe"})
 #: The instrumentation scope name of wiremcp's tracers and meters.
 INSTRUMENTATION = "wiremcp"
+
+#: The conventions' descriptions of each side's operation- and session-duration histograms.
+_DESCRIPTIONS = {
+    "server": (
+        "The duration of the MCP request or notification as observed on the receiver "
+        "from the time it was received until the result or ack is sent.",
+        "The duration of the MCP session as observed on the MCP server.",
+    ),
+    "client": (
+        "The duration of the MCP request or notification as observed on the sender "
+        "from the time it was sent until the response or ack is received.",
+        "The duration of the MCP session as observed on the MCP client.",
+    ),
+}
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off", "")
@@ -85,3 +108,51 @@ def wanted(explicit: bool | Mapping[str, Any] | None, environ: Mapping[str, str]
     if environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
         return False
     return any(environ.get(name) for name in STANDARD_VARIABLES)
+
+
+class Instruments(NamedTuple):
+    """What one side records with (from `instruments`): wiremcp's tracer and the side's duration histograms."""
+
+    #: wiremcp's ``opentelemetry.trace.Tracer``.
+    tracer: Any
+    #: ``mcp.{side}.operation.duration``: one value per request (seconds).
+    operation_duration: Any
+    #: ``mcp.{side}.session.duration``: one value per legacy (2025-11-25) session (seconds).
+    session_duration: Any
+
+
+def instruments(
+    side: Literal["server", "client"], tracer_provider: Any = None, meter_provider: Any = None
+) -> Instruments:
+    """Import OpenTelemetry and make ``side``'s tracer and histograms; the providers default to the global ones."""
+    try:
+        from opentelemetry import metrics, trace
+    except ImportError:
+        raise ImportError(
+            f"{side} telemetry needs OpenTelemetry: pip install 'wiremcp[otel]' "
+            "(or pass telemetry=False / set WIREMCP_OTEL=0)"
+        ) from None
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ours = version("wiremcp")
+    except PackageNotFoundError:  # pragma: no cover - a source tree without metadata
+        ours = ""
+    tracer = trace.get_tracer(INSTRUMENTATION, ours, tracer_provider)
+    meter = metrics.get_meter(INSTRUMENTATION, ours, meter_provider)
+    operation, session = _DESCRIPTIONS[side]
+    return Instruments(
+        tracer,
+        meter.create_histogram(
+            f"mcp.{side}.operation.duration",
+            unit="s",
+            description=operation,
+            explicit_bucket_boundaries_advisory=list(BUCKETS),
+        ),
+        meter.create_histogram(
+            f"mcp.{side}.session.duration",
+            unit="s",
+            description=session,
+            explicit_bucket_boundaries_advisory=list(BUCKETS),
+        ),
+    )

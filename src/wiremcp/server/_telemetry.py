@@ -47,19 +47,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..jsonrpc import INTERNAL_ERROR, JSONRPCError
 from ..protocol.meta import PROTOCOL_VERSION
-from ..protocol.telemetry import BUCKETS, INSTRUMENTATION, PROVIDERS, RESOURCE_METHODS, STANDARD_VARIABLES, providers, wanted
+from ..protocol.telemetry import BUCKETS, PROVIDERS, RESOURCE_METHODS, STANDARD_VARIABLES, instruments, providers, wanted
 
 if TYPE_CHECKING:
     from ._middleware import Invocation, Middleware, Next
 
 __all__ = ["BUCKETS", "PROVIDERS", "STANDARD_VARIABLES", "instrument", "providers", "wanted"]
-
-
-def missing_extra(side: str) -> ImportError:
-    return ImportError(
-        f"{side} telemetry needs OpenTelemetry: pip install 'wiremcp[otel]' "
-        "(or pass telemetry=False / set WIREMCP_OTEL=0)"
-    )
 
 
 def _meta_getter() -> Any:
@@ -80,27 +73,12 @@ def _meta_getter() -> Any:
 
 def instrument(server: Any, tracer_provider: Any = None, meter_provider: Any = None) -> Middleware:
     """Register the telemetry middleware on ``server``, outermost; the providers default to the global ones."""
-    try:
-        from opentelemetry import metrics, propagate, trace
-    except ImportError:
-        raise missing_extra("server") from None
+    tracer, duration, session_duration = instruments("server", tracer_provider, meter_provider)
     import asyncio  # here, not at import: a server without telemetry loads nothing for it
     import time
-    from importlib.metadata import PackageNotFoundError, version
 
-    try:
-        ours = version("wiremcp")
-    except PackageNotFoundError:  # pragma: no cover - a source tree without metadata
-        ours = ""
-    tracer = trace.get_tracer(INSTRUMENTATION, ours, tracer_provider)
-    meter = metrics.get_meter(INSTRUMENTATION, ours, meter_provider)
-    duration = meter.create_histogram(
-        "mcp.server.operation.duration",
-        unit="s",
-        description="The duration of the MCP request or notification as observed on the receiver "
-        "from the time it was received until the result or ack is sent.",
-        explicit_bucket_boundaries_advisory=list(BUCKETS),
-    )
+    from opentelemetry import propagate, trace
+
     SERVER = trace.SpanKind.SERVER
     ERROR = trace.StatusCode.ERROR
     Status = trace.Status
@@ -194,12 +172,6 @@ def instrument(server: Any, tracer_provider: Any = None, meter_provider: Any = N
             span.end()
             duration.record(elapsed, measured)
 
-    session_duration = meter.create_histogram(
-        "mcp.server.session.duration",
-        unit="s",
-        description="The duration of the MCP session as observed on the MCP server.",
-        explicit_bucket_boundaries_advisory=list(BUCKETS),
-    )
     open_session = server.open_session
 
     def opening(send_request: Any, notify: Any, *, session_id: str | None = None) -> Any:

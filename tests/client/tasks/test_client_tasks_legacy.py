@@ -3,7 +3,7 @@
 Spec: 2025-11-25 basic/utilities/tasks.mdx (Creating Tasks, Tool-Level
 Negotiation, Getting Tasks, Retrieving Task Results, Input Required Status,
 Task Status Notification, Listing Tasks, Cancelling Tasks). The server is
-a real Node process (tests/client/tasks/conftest.py).
+a real Node process (tests/client/tasks/_task_servers.py).
 """
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Awaitable
 
-import orjson
 import pytest
-from _task_servers import RESEARCH, everything, everything_url  # noqa: F401 - fixtures
+from _task_servers import RESEARCH, Wire, everything, everything_url  # noqa: F401 - fixtures
 
 from wiremcp.client import CallToolResult, Client, RemoteError, TaskCancelled, TaskHandle, TaskState
 from wiremcp.protocol import Era
@@ -21,18 +20,6 @@ from wiremcp.protocol import Era
 
 def run(coro: Awaitable[Any]) -> Any:
     return asyncio.run(asyncio.wait_for(coro, 90))
-
-
-class Wire:
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-
-    def __call__(self, direction: str, data: bytes) -> None:
-        if direction == "send":
-            self.sent.append(orjson.loads(data))
-
-    def methods(self) -> list[str]:
-        return [m["method"] for m in self.sent if "method" in m and "id" in m]
 
 
 async def clarify(params: dict[str, Any]) -> dict[str, Any]:

@@ -11,15 +11,13 @@ tests/client/tasks/legacy_task_server.py under ``wiremcp run``, a real process.
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Awaitable, Iterator
 
 import orjson
 import pytest
-from _task_servers import _wait_listening, free_port
+from _servers import wiremcp_http
 
 from wiremcp.client import CallToolResult, Client, TaskHandle
 from wiremcp.protocol import Era
@@ -57,22 +55,9 @@ def stdio(**options: Any) -> Client:
 
 @pytest.fixture
 def http_url() -> Iterator[str]:
-    pytest.importorskip("uvicorn")
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "wiremcp", "run", SERVER, "--http", "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "WIREMCP_TASK_STORE": "memory"},
-    )
-    try:
-        _wait_listening(port, proc)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    """legacy_task_server.py over Streamable HTTP on a free loopback port."""
+    with wiremcp_http(SERVER, {"WIREMCP_TASK_STORE": "memory"}) as url:
+        yield url
 
 
 def http(url: str, **options: Any) -> Client:

@@ -13,15 +13,13 @@ through inputRequests), ``multi_input`` (two keys at once),
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Awaitable, Iterator
 
-import orjson
 import pytest
-from _task_servers import _wait_listening, free_port
+from _servers import wiremcp_http
+from _task_servers import Wire
 
 from wiremcp.client import CallToolResult, Client, RemoteError, TaskCancelled, TaskHandle, TaskState
 from wiremcp.protocol import Era
@@ -34,18 +32,6 @@ def run(coro: Awaitable[Any]) -> Any:
     return asyncio.run(asyncio.wait_for(coro, 60))
 
 
-class Wire:
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-
-    def __call__(self, direction: str, data: bytes) -> None:
-        if direction == "send":
-            self.sent.append(orjson.loads(data))
-
-    def requests(self, method: str) -> list[dict[str, Any]]:
-        return [m for m in self.sent if m.get("method") == method and "id" in m]
-
-
 def stdio(**options: Any) -> Client:
     return Client.stdio(sys.executable, ["-m", "wiremcp", "run", EVERYTHING], tasks=True, **options)
 
@@ -53,22 +39,8 @@ def stdio(**options: Any) -> Client:
 @pytest.fixture
 def http_url() -> Iterator[str]:
     """examples/everything.py over Streamable HTTP on a free loopback port: one process, many clients."""
-    pytest.importorskip("uvicorn")
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "wiremcp", "run", EVERYTHING, "--http", "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "WIREMCP_TASK_STORE": "memory"},
-    )
-    try:
-        _wait_listening(port, proc)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with wiremcp_http(EVERYTHING, {"WIREMCP_TASK_STORE": "memory"}) as url:
+        yield url
 
 
 async def confirm(params: dict[str, Any]) -> dict[str, Any]:

@@ -75,7 +75,9 @@ The server decides what each message means: every session holds a
 server's requests awaiting answers); each request's `Call` writes to the
 request's stream (`_Stream`: open, closing, closed), which is carried by at
 most one HTTP response at a time (`_Pump`, whose state is `_Carrying`: new,
-streaming, released, lost, gone).
+streaming, released, lost, gone). What a session shares with a session kept
+in Redis (`_shared_sessions`): its connection, answering ``initialize``,
+settling a request, the event framing, is `_session_base.SessionBase`'s.
 
 Memory: at most ``max_sessions`` sessions; each keeps the written events of
 its streams for replay up to ``replay_buffer`` bytes (oldest dropped first),
@@ -106,29 +108,25 @@ from ...server import (
     DEFAULT_MAX_SESSION_SUBSCRIPTIONS,
     DEFAULT_MAX_SUBSCRIPTION_URI,
     Call,
-    ConnectionState,
-    LegacySession,
     Reply,
     Server,
     ServerBusy,
-    ServerConnection,
     Write,
     reply_failed,
 )
 from ._asgi import (
     KEEPALIVE,
     KEEPALIVE_COMMENT,
-    STATUS_BY_CODE,
     Receive,
     Send,
     empty_reply,
     fire,
     http_error,
     json_reply,
-    sse_start,
 )
 from ._auth import principal
 from ._security import _q_is_zero
+from ._session_base import SessionBase, event, event_id, priming, unline, write_sse
 
 __all__ = [
     "Sessions",
@@ -169,14 +167,9 @@ DEFAULT_REPLAY_BUFFER = 256 * 1024
 #: connection (the SSE ``retry`` field), when the handler names none.
 DEFAULT_RETRY_MS = 1000
 
-#: Digits of either number of an event id we could have given out; a longer one names no stream.
-_MAX_ID_DIGITS = 20
-
 SESSION_HEADER = b"mcp-session-id"
 LAST_EVENT_ID_HEADER = b"last-event-id"
 _VERSION_HEADER = b"mcp-protocol-version"
-#: The first revision whose clients accept an SSE event with empty data (the priming event).
-_PRIMING_SINCE = "2025-11-25"
 #: ``MCP-Protocol-Version`` values of the legacy era, as they arrive in headers.
 LEGACY_HEADER_VALUES = frozenset(v.encode("ascii") for v in LEGACY_VERSIONS)
 
@@ -198,19 +191,6 @@ ENTRY_COST = 128
 def _kept(data: bytes) -> bytes:
     """``data`` as it may be kept: a short message in an exact-size copy (see `_COPY_BELOW`)."""
     return bytes(memoryview(data)) if len(data) < _COPY_BELOW else data
-
-
-def _discard(data: bytes) -> None:
-    return None
-
-
-def _unline(data: bytes) -> bytes:
-    """A reply line without its newline: SSE ``data`` must not contain one."""
-    return data[:-1] if data[-1:] == b"\n" else data
-
-
-def _event(sid: int, n: int, data: bytes) -> bytes:
-    return b"id: %d-%d\ndata: %s\n\n" % (sid, n, data)
 
 
 class _Carrying(enum.Enum):
@@ -355,7 +335,7 @@ class _Stream:
                 f"Internal error: the request was stopped: its client left more than {limit} bytes "
                 "of messages unread"
             )
-            self.finish(_unline(reply_failed(self.request_id, stopped)[0]))
+            self.finish(unline(reply_failed(self.request_id, stopped)[0]))
             call.cancel()
             return
         # The standalone stream (session notifications): drop the oldest, keep the newest.
@@ -388,7 +368,7 @@ class _Stream:
             return b""
         self.seq += 1
         self._name()
-        return b"id: %d-%d\ndata: \n\n" % (self.sid, self.seq)
+        return priming(self.sid, self.seq)
 
     def take(self) -> bytes:
         """Number, retain and frame what waits to be written (the response last)."""
@@ -408,7 +388,7 @@ class _Stream:
         self.seq += 1
         self._name()
         self.session.retain(self, self.seq, data)
-        return _event(self.sid, self.seq, data)
+        return event(self.sid, self.seq, data)
 
     def _name(self) -> None:
         if not self.named:
@@ -454,60 +434,20 @@ def _stream_of(call: Call) -> _Stream:
     return stream
 
 
-class HTTPSession:
+class HTTPSession(SessionBase):
     """One legacy session: its `ServerConnection` (the `LegacySession`, calls, the server's requests) and its streams."""
 
-    __slots__ = (
-        "id",
-        "key",
-        "sessions",
-        "conn",
-        "primes",
-        "standalone",
-        "streams",
-        "replay",
-        "replay_bytes",
-        "last_seen",
-        "client",
-        "owner",
-        "_sids",
-    )
+    __slots__ = ("standalone", "streams", "replay", "replay_bytes", "client", "_sids")
 
     def __init__(self, sessions: Sessions, id: str, client: str = "") -> None:
-        self.id = id
         self.client = client  # the address it was opened from (the per-client cap)
-        self.owner = principal()  # whose token opened it (None without auth)
-        self.key = id.encode("ascii")
-        self.sessions = sessions
-        self.primes = False  # whether its streams open with a priming event
         self.standalone = _Stream(self, 0)
-        self.conn = ServerConnection(
-            sessions.server,
-            self.standalone,  # session notifications go on the standalone stream
-            line=False,
-            legacy=True,
-            session_id=id,
-            route=self.route,
-            close_stream=self.close_stream,
-        )
+        # session notifications go on the standalone stream
+        super().__init__(sessions, id, principal(), self.standalone)
         self.streams: dict[int, _Stream] = {}  # resumable streams, by number
         self.replay: deque[tuple[_Stream, int, bytes]] = deque()
         self.replay_bytes = 0
-        self.last_seen = time.monotonic()
         self._sids = itertools.count(1)
-
-    @property
-    def legacy(self) -> LegacySession | None:
-        return self.conn.session
-
-    @property
-    def version(self) -> str | None:
-        legacy = self.conn.session
-        return legacy.version if legacy is not None else None
-
-    @property
-    def closed(self) -> bool:
-        return self.conn.state is ConnectionState.CLOSED
 
     @property
     def busy(self) -> bool:
@@ -515,9 +455,6 @@ class HTTPSession:
         if self.conn.calls or self.standalone.pump is not None:
             return True
         return any(s.pump is not None for s in self.streams.values())
-
-    def touch(self) -> None:
-        self.last_seen = time.monotonic()
 
     def new_stream(self, request_id: Any, method: str) -> _Stream:
         return _Stream(self, next(self._sids), request_id, method)
@@ -539,14 +476,15 @@ class HTTPSession:
 
     def resume_point(self, last_event_id: bytes) -> tuple[_Stream, bytes] | None:
         """The stream a ``Last-Event-ID`` names, and its events after it still retained."""
-        sid, dash, n = last_event_id.strip().partition(b"-")
-        if not dash or not sid.isdigit() or not n.isdigit() or len(sid) > _MAX_ID_DIGITS or len(n) > _MAX_ID_DIGITS:
-            return None  # not an id we gave out (and int() refuses numbers past 4,300 digits)
+        named = event_id(last_event_id)
+        if named is None:
+            return None  # not an id we gave out
+        sid, n = named
         stream = self.standalone if sid == b"0" else self.streams.get(int(sid))
         if stream is None:
             return None
         after = int(n)
-        again = b"".join(_event(stream.sid, m, d) for s, m, d in self.replay if s is stream and m > after)
+        again = b"".join(event(stream.sid, m, d) for s, m, d in self.replay if s is stream and m > after)
         return stream, again
 
     # -- the transport side of the ServerConnection ------------------------------------
@@ -730,7 +668,7 @@ class Sessions:
 
     # -- POST -------------------------------------------------------------------------------
 
-    def _version_problem(self, session: HTTPSession, headers: dict[bytes, bytes]) -> HeaderMismatch | None:
+    def _version_problem(self, session: SessionBase, headers: dict[bytes, bytes]) -> HeaderMismatch | None:
         raw = headers.get(_VERSION_HEADER)
         if raw is None:
             return None
@@ -748,18 +686,35 @@ class Sessions:
         else:
             await json_reply(send, 400, http_error(problem.message, HEADER_MISMATCH))
 
+    async def _wrong_version(
+        self, session: SessionBase, headers: dict[bytes, bytes], send: Send, id: Any = None, *, with_id: bool = False
+    ) -> bool:
+        """Whether ``MCP-Protocol-Version`` is not the session's version; if so, the message is refused (400)."""
+        problem = self._version_problem(session, headers)
+        if problem is None:
+            return False
+        await self._refuse_version(problem, send, id, with_id=with_id)
+        return True
+
+    async def _modern_initialize(self, req: Request, headers: dict[bytes, bytes], send: Send) -> bool:
+        """Whether ``initialize`` came with a modern ``MCP-Protocol-Version``; if so, it is refused (400)."""
+        raw = headers.get(_VERSION_HEADER)
+        if raw is None:
+            return False
+        sent = raw.strip(b" \t").decode("latin-1")
+        if sent not in self.server.supported_versions:
+            return False
+        problem = HeaderMismatch(
+            f"Header mismatch: MCP-Protocol-Version header value {sent!r} is a modern version, but "
+            "initialize without params._meta opens a legacy (2025-11-25) session"
+        )
+        await self._refuse_version(problem, send, req.id, with_id=True)
+        return True
+
     async def initialize(self, req: Request, headers: dict[bytes, bytes], send: Send, client: str = "") -> None:
         """``initialize`` without a session: a new session, its id in ``Mcp-Session-Id``."""
-        raw = headers.get(_VERSION_HEADER)
-        if raw is not None:
-            sent = raw.strip(b" \t").decode("latin-1")
-            if sent in self.server.supported_versions:
-                problem = HeaderMismatch(
-                    f"Header mismatch: MCP-Protocol-Version header value {sent!r} is a modern version, but "
-                    "initialize without params._meta opens a legacy (2025-11-25) session"
-                )
-                await self._refuse_version(problem, send, req.id, with_id=True)
-                return
+        if await self._modern_initialize(req, headers, send):
+            return
         held = self.per_client.get(client, 0)
         if self.max_sessions_per_client is not None and held >= self.max_sessions_per_client:
             log.warning("refused initialize from %s: it holds %d legacy sessions, the limit", client or "?", held)
@@ -780,35 +735,26 @@ class Sessions:
             await json_reply(send, 503, reply_failed(req.id, busy)[0])
             return
         session = HTTPSession(self, secrets.token_urlsafe(32), client)
-        out = session.conn.request(req, _discard)
-        assert type(out) is tuple, "initialize is answered at once"
-        data, code = out
-        legacy = session.legacy
-        if code is not None or legacy is None or legacy.version is None:
-            session.conn.close("initialize failed")
-            await json_reply(send, STATUS_BY_CODE.get(code, 400) if code is not None else 400, data)
+        data, status = session.initialize(req)
+        if status != 200:
+            await json_reply(send, status, data)
             return
-        session.primes = legacy.version >= _PRIMING_SINCE
-        legacy.max_subscriptions = self.max_session_subscriptions
-        legacy.max_subscription_uri = self.max_subscription_uri
         self.by_key[session.key] = session
         self.per_client[client] = held + 1
         self._watch()
-        log.info("session %s opened (protocol %s)", session.id[:8], legacy.version)
+        log.info("session %s opened (protocol %s)", session.id[:8], session.version)
         await json_reply(send, 200, data, ((SESSION_HEADER, session.key),))
 
     async def request(
         self, session: HTTPSession, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send
     ) -> None:
         session.touch()
-        problem = self._version_problem(session, headers)
-        if problem is not None:
-            await self._refuse_version(problem, send, req.id, with_id=True)
+        if await self._wrong_version(session, headers, send, req.id, with_id=True):
             return
         stream = session.new_stream(req.id, req.method)
         out = session.conn.request(req, stream)
         if type(out) is tuple:
-            stream.finish(_unline(out[0]))
+            stream.finish(unline(out[0]))
         else:
             assert isinstance(out, Call)
             stream.call = out
@@ -823,9 +769,7 @@ class Sessions:
 
     async def notification(self, session: HTTPSession, note: Notification, headers: dict[bytes, bytes], send: Send) -> None:
         session.touch()
-        problem = self._version_problem(session, headers)
-        if problem is not None:
-            await self._refuse_version(problem, send)
+        if await self._wrong_version(session, headers, send):
             return
         cancelled = session.conn.notification(note)
         if cancelled is not None:  # nothing more is sent for it, not even what is already queued
@@ -834,13 +778,15 @@ class Sessions:
 
     async def response(self, session: HTTPSession, msg: Response | ErrorResponse, headers: dict[bytes, bytes], send: Send) -> None:
         session.touch()
-        problem = self._version_problem(session, headers)
-        if problem is not None:
-            await self._refuse_version(problem, send)
+        if await self._wrong_version(session, headers, send):
             return
         if session.conn.response(msg):
             await empty_reply(send, 202)
             return
+        await self._unawaited(session, msg, send)
+
+    async def _unawaited(self, session: SessionBase, msg: Response | ErrorResponse, send: Send) -> None:
+        """A response no request of the server waits for: 400."""
         log.warning("session %s: a response for id %r, which no request of the server waits for", session.id[:8], msg.id)
         await json_reply(
             send, 400, http_error(f"Bad Request: no request with id {msg.id!r} from the server is waiting for an answer")
@@ -851,12 +797,7 @@ class Sessions:
     async def get(self, session: HTTPSession, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
         """The standalone stream, or the stream ``Last-Event-ID`` names (resumption)."""
         session.touch()
-        problem = self._version_problem(session, headers)
-        if problem is not None:
-            await self._refuse_version(problem, send)
-            return
-        if not _accepts_sse(headers.get(b"accept")):
-            await json_reply(send, 406, http_error("Not Acceptable: a GET must accept text/event-stream"))
+        if await self._refused_get(session, headers, send):
             return
         stream, queued, prime = session.standalone, b"", True
         last = headers.get(LAST_EVENT_ID_HEADER)
@@ -871,10 +812,17 @@ class Sessions:
         pump = stream.pump = _Pump(receive, queued=queued, prime=prime)
         await self._carry(session, stream, pump, send, json_ok=False)
 
+    async def _refused_get(self, session: SessionBase, headers: dict[bytes, bytes], send: Send) -> bool:
+        """Whether a GET is refused: a wrong ``MCP-Protocol-Version`` (400), or no SSE in ``Accept`` (406)."""
+        if await self._wrong_version(session, headers, send):
+            return True
+        if not _accepts_sse(headers.get(b"accept")):
+            await json_reply(send, 406, http_error("Not Acceptable: a GET must accept text/event-stream"))
+            return True
+        return False
+
     async def delete(self, session: HTTPSession, headers: dict[bytes, bytes], send: Send) -> None:
-        problem = self._version_problem(session, headers)
-        if problem is not None:
-            await self._refuse_version(problem, send)
+        if await self._wrong_version(session, headers, send):
             return
         session.close("the client deleted it")
         await empty_reply(send, 204)
@@ -957,10 +905,9 @@ def session_store(server: Server, **options: Any) -> Sessions:
 
 
 async def _write(send: Send, pump: _Pump, chunk: bytes, *, more: bool) -> None:
-    if not pump.head_sent:
-        pump.head_sent = True
-        await send(sse_start())
-    await send({"type": "http.response.body", "body": chunk, "more_body": more})
+    head = not pump.head_sent
+    pump.head_sent = True
+    await write_sse(send, chunk, more=more, head=head)
 
 
 async def _run(stream: _Stream, call: Call) -> Reply | None:
@@ -969,13 +916,12 @@ async def _run(stream: _Stream, call: Call) -> Reply | None:
 
 
 def _settled(stream: _Stream, call: Call, task: asyncio.Task[Reply | None]) -> None:
-    stream.session.conn.finished(call)
+    final = stream.session.settle(call, None if task.cancelled() else task.result())
     # The stream and its call refer to each other (``stream.call``, ``call.write``), and the
     # task's context holds the stream (`_CURRENT`): a cycle through the task's result (the
     # reply, up to megabytes) that only the cyclic collector would free, long after the fact.
     stream.call = None
-    reply = None if task.cancelled() else task.result()
-    stream.finish(None if reply is None else _unline(reply[0]))
+    stream.finish(final)
     stream.forget_if_done()
 
 

@@ -5,8 +5,9 @@ shared (``WIREMCP_REDIS_URL``): any worker serves any message of any
 session, so a load balancer needs no stickiness. It keeps the wire rules of
 `_sessions` (status codes, ``Mcp-Session-Id``, ``MCP-Protocol-Version``,
 event ids ``{stream}-{n}``, ``Last-Event-ID`` resumption, the priming event,
-one JSON body for a request answered before it sends anything), and these
-rules of its own:
+one JSON body for a request answered before it sends anything; what a
+session is, `SharedSession` shares with the local one: `_session_base`),
+and these rules of its own:
 
 The session record
 
@@ -91,18 +92,11 @@ import orjson
 
 from ...backends import BackendUnavailable
 from ...jsonrpc import ErrorResponse, InternalError, Notification, Request, Response
-from ...server import ConnectionState, LegacySession, Server, ServerConnection, reply_failed
-from ._asgi import KEEPALIVE_COMMENT, STATUS_BY_CODE, Receive, Send, empty_reply, http_error, json_reply, sse_start
+from ...server import Call, Server, Write, reply_failed
+from ._asgi import KEEPALIVE_COMMENT, Receive, Send, empty_reply, http_error, json_reply
 from ._auth import principal
-from ._sessions import (
-    _PRIMING_SINCE,
-    _VERSION_HEADER,
-    LAST_EVENT_ID_HEADER,
-    SESSION_HEADER,
-    Sessions,
-    _accepts_sse,
-    _unline,
-)
+from ._session_base import SessionBase, event, event_id, priming, unline, write_sse
+from ._sessions import LAST_EVENT_ID_HEADER, SESSION_HEADER, Sessions
 
 if TYPE_CHECKING:
     import redis.asyncio
@@ -129,7 +123,6 @@ WORKER_TTL = 3.0
 MAX_EVENTS = 1000
 #: Milliseconds one XREAD waits before the carrier looks around (keep-alive, a dead worker).
 _POLL_MS = 1000
-_MAX_ID_DIGITS = 20
 
 #: XADD one event with the next number of its stream; returns the number.
 _APPEND = """
@@ -158,10 +151,6 @@ _REDIS_ERRORS: tuple[type[BaseException], ...] = (OSError, BackendUnavailable)
 _CURRENT: contextvars.ContextVar[_Writer | None] = contextvars.ContextVar("wiremcp_shared_stream", default=None)
 
 
-def _discard(data: bytes) -> None:
-    return None
-
-
 class _Writer:
     """Writes one stream's events to Redis, in order (the ``write`` of a request's `Call`)."""
 
@@ -179,7 +168,7 @@ class _Writer:
         if self.finished:
             log.debug("dropped a message for stream %d of session %s: it is finished", self.stream, self.session.id[:8])
             return
-        self._queue.put_nowait((_unline(bytes(data)), False))
+        self._queue.put_nowait((unline(bytes(data)), False))
 
     def abandon(self) -> None:
         """Stop writing here without ending the stream (another worker may still write to it)."""
@@ -196,7 +185,7 @@ class _Writer:
         if self.finished:
             return
         self.finished = True
-        self._queue.put_nowait((b"" if final is None else _unline(final), True))
+        self._queue.put_nowait((b"" if final is None else unline(final), True))
 
     async def _drain(self) -> None:
         sessions = self.sessions
@@ -230,45 +219,25 @@ class _Carrier:
         self.stop.set()
 
 
-class SharedSession:
+class SharedSession(SessionBase):
     """This worker's copy of one shared legacy session: its `ServerConnection` and its streams here."""
 
+    sessions: SharedSessions
+
     def __init__(self, sessions: SharedSessions, id: str, owner: Any) -> None:
-        self.id = id
-        self.key = id.encode("ascii")
-        self.owner = owner
-        self.sessions = sessions
-        self.primes = False
         self.standalone_carrier: _Carrier | None = None  # the GET stream carried here, if any
         self.carriers: set[_Carrier] = set()
         self.writers: dict[Any, _Writer] = {}  # requests running here, by id
-        self.last_seen = time.monotonic()
-        self.conn = ServerConnection(
-            sessions.server,
+        super().__init__(
+            sessions,
+            id,
+            owner,
             self._session_notification,
-            line=False,
-            legacy=True,
-            session_id=id,
-            route=self.route,
-            close_stream=self.close_stream,
             # the ids of our requests to the client: a range of this copy's own, so that two
             # workers asking the same client at once never use the same id (below 2**53, for JSON)
             first_request_id=1 + secrets.randbelow(2**32) * 2**20,
         )
         self._standalone = _Writer(sessions, self, 0)
-
-    @property
-    def legacy(self) -> LegacySession | None:
-        return self.conn.session
-
-    @property
-    def version(self) -> str | None:
-        legacy = self.conn.session
-        return legacy.version if legacy is not None else None
-
-    @property
-    def closed(self) -> bool:
-        return self.conn.state is ConnectionState.CLOSED
 
     def state(self) -> tuple[str | None, list[str]]:
         legacy = self.conn.session
@@ -291,7 +260,7 @@ class SharedSession:
         else:
             log.debug("session %s: no GET stream is open here; a session notification is not kept", self.id[:8])
 
-    def route(self) -> Any:
+    def route(self) -> Write:
         """Where a request to the client goes: the asking request's stream, else the standalone stream."""
         writer = _CURRENT.get()
         if writer is None or writer.session is not self or writer.finished:
@@ -325,7 +294,7 @@ class SharedSession:
 
 def _stopped_reply(request_id: Any) -> bytes:
     stopped = InternalError("Internal error: the worker serving this request stopped; send the request again")
-    return _unline(reply_failed(request_id, stopped)[0])
+    return unline(reply_failed(request_id, stopped)[0])
 
 
 class SharedSessions(Sessions):
@@ -573,18 +542,14 @@ class SharedSessions(Sessions):
             session = self._restore(sid, record)
         else:
             session.take_state(record)
-        session.last_seen = time.monotonic()
+        session.touch()
         return session
 
     def _restore(self, sid: str, record: dict[str, Any]) -> SharedSession:
         session = SharedSession(self, sid, record.get("owner"))
-        out = session.conn.request(Request(0, "initialize", record["init"]), _discard)
-        assert type(out) is tuple and out[1] is None, "the recorded initialize is answered again"
+        _, status = session.initialize(Request(0, "initialize", record["init"]))
+        assert status == 200, "the recorded initialize is answered again"
         session.conn.notification(Notification("notifications/initialized", None))
-        legacy = session.legacy
-        assert legacy is not None
-        legacy.max_subscriptions = self.max_session_subscriptions
-        legacy.max_subscription_uri = self.max_subscription_uri
         session.primes = record.get("primes", False)
         session.take_state(record)
         self.local[sid] = session
@@ -628,18 +593,8 @@ class SharedSessions(Sessions):
 
     async def _initialize(self, req: Request, headers: dict[bytes, bytes], send: Send, client: str = "") -> None:
         await self._ensure_started()
-        raw = headers.get(_VERSION_HEADER)
-        if raw is not None:
-            sent = raw.strip(b" \t").decode("latin-1")
-            if sent in self.server.supported_versions:
-                from ...protocol.errors import HeaderMismatch
-
-                problem = HeaderMismatch(
-                    f"Header mismatch: MCP-Protocol-Version header value {sent!r} is a modern version, but "
-                    "initialize without params._meta opens a legacy (2025-11-25) session"
-                )
-                await self._refuse_version(problem, send, req.id, with_id=True)
-                return
+        if await self._modern_initialize(req, headers, send):
+            return
         if len(self.local) >= self.max_sessions:
             from ...server import ServerBusy
 
@@ -651,22 +606,15 @@ class SharedSessions(Sessions):
             return
         owner = principal()
         session = SharedSession(self, secrets.token_urlsafe(32), list(owner) if owner is not None else None)
-        out = session.conn.request(req, _discard)
-        assert type(out) is tuple, "initialize is answered at once"
-        data, code = out
-        legacy = session.legacy
-        if code is not None or legacy is None or legacy.version is None:
-            session.conn.close("initialize failed")
-            await json_reply(send, STATUS_BY_CODE.get(code, 400) if code is not None else 400, data)
+        data, status = session.initialize(req)
+        if status != 200:
+            await json_reply(send, status, data)
             return
-        session.primes = legacy.version >= _PRIMING_SINCE
-        legacy.max_subscriptions = self.max_session_subscriptions
-        legacy.max_subscription_uri = self.max_subscription_uri
         record = {"init": req.params or {}, "owner": session.owner, "primes": session.primes, "log": None, "subs": []}
         await self.redis.set(self._key(session.id), orjson.dumps(record), px=self._ttl_ms, nx=True)
         self.local[session.id] = session
         self._watch_bus()
-        log.info("session %s opened (protocol %s, shared)", session.id[:8], legacy.version)
+        log.info("session %s opened (protocol %s, shared)", session.id[:8], session.version)
         await json_reply(send, 200, data, ((SESSION_HEADER, session.key),))
 
     def _watch_bus(self) -> None:
@@ -675,9 +623,7 @@ class SharedSessions(Sessions):
 
     async def _request(self, session: Any, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
         assert isinstance(session, SharedSession)
-        problem = self._version_problem(session, headers)  # type: ignore[arg-type]  # duck-typed: .version
-        if problem is not None:
-            await self._refuse_version(problem, send, req.id, with_id=True)
+        if await self._wrong_version(session, headers, send, req.id, with_id=True):
             return
         self._watch_bus()
         calls = self._key(session.id, "calls")
@@ -705,6 +651,7 @@ class SharedSessions(Sessions):
             writer.finish(out[0])
             await self._carry_shared(session, int(stream), 0, receive, send, json_ok=True, prime=session.primes)
             return
+        assert isinstance(out, Call)
         call = out
         session.writers[req.id] = writer
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -716,26 +663,24 @@ class SharedSessions(Sessions):
             _CURRENT.set(writer)
             reply = None
             try:
-                reply = await call.finish()  # type: ignore[union-attr]  # a Call
+                reply = await call.finish()
             finally:
-                session.conn.finished(call)  # type: ignore[arg-type]  # a Call
+                final = session.settle(call, reply)
                 session.writers.pop(req.id, None)
-                writer.finish(None if reply is None else reply[0])
+                writer.finish(final)
                 try:
                     await self.redis.hdel(calls, field)
                     await self._save_state(session, before)
                 except Exception as exc:  # noqa: BLE001
                     log.warning("session %s: could not update the record: %s", session.id[:8], exc)
 
-        task = call.task = asyncio.get_running_loop().create_task(run())  # type: ignore[union-attr]  # a Call
+        task = call.task = asyncio.get_running_loop().create_task(run())
         del task
         await self._carry_shared(session, int(stream), 0, receive, send, json_ok=True, prime=session.primes)
 
     async def _notification(self, session: Any, note: Notification, headers: dict[bytes, bytes], send: Send) -> None:
         assert isinstance(session, SharedSession)
-        problem = self._version_problem(session, headers)  # type: ignore[arg-type]  # duck-typed: .version
-        if problem is not None:
-            await self._refuse_version(problem, send)
+        if await self._wrong_version(session, headers, send):
             return
         cancelled = session.conn.notification(note)
         if cancelled is not None:
@@ -754,9 +699,7 @@ class SharedSessions(Sessions):
 
     async def _response(self, session: Any, msg: Response | ErrorResponse, headers: dict[bytes, bytes], send: Send) -> None:
         assert isinstance(session, SharedSession)
-        problem = self._version_problem(session, headers)  # type: ignore[arg-type]  # duck-typed: .version
-        if problem is not None:
-            await self._refuse_version(problem, send)
+        if await self._wrong_version(session, headers, send):
             return
         out = self._key(session.id, "out")
         field = orjson.dumps(msg.id)
@@ -775,28 +718,21 @@ class SharedSessions(Sessions):
             await self._publish(f"{self.prefix}:worker:{_text(worker)}:inbox", {"s": session.id, "k": "answer", "m": data})
             await empty_reply(send, 202)
             return
-        log.warning("session %s: a response for id %r, which no request of the server waits for", session.id[:8], msg.id)
-        await json_reply(
-            send, 400, http_error(f"Bad Request: no request with id {msg.id!r} from the server is waiting for an answer")
-        )
+        await self._unawaited(session, msg, send)
 
     # -- GET, DELETE ------------------------------------------------------------------------------
 
     async def _get(self, session: Any, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
         assert isinstance(session, SharedSession)
-        problem = self._version_problem(session, headers)  # type: ignore[arg-type]  # duck-typed: .version
-        if problem is not None:
-            await self._refuse_version(problem, send)
-            return
-        if not _accepts_sse(headers.get(b"accept")):
-            await json_reply(send, 406, http_error("Not Acceptable: a GET must accept text/event-stream"))
+        if await self._refused_get(session, headers, send):
             return
         self._watch_bus()
         stream, after, prime = 0, 0, True
         last = headers.get(LAST_EVENT_ID_HEADER)
         if last is not None:
-            sid, dash, n = last.strip().partition(b"-")
-            if dash and sid.isdigit() and n.isdigit() and len(sid) <= _MAX_ID_DIGITS and len(n) <= _MAX_ID_DIGITS:
+            named = event_id(last)
+            if named is not None:
+                sid, n = named
                 if sid == b"0" or await self.redis.exists(self._key(session.id, "s", int(sid))):
                     stream, after, prime = int(sid), int(n), False
             if prime:
@@ -809,9 +745,7 @@ class SharedSessions(Sessions):
 
     async def _delete(self, session: Any, headers: dict[bytes, bytes], send: Send) -> None:
         assert isinstance(session, SharedSession)
-        problem = self._version_problem(session, headers)  # type: ignore[arg-type]  # duck-typed: .version
-        if problem is not None:
-            await self._refuse_version(problem, send)
+        if await self._wrong_version(session, headers, send):
             return
         await self.redis.delete(
             self._key(session.id), self._key(session.id, "calls"), self._key(session.id, "out"),
@@ -841,14 +775,14 @@ class SharedSessions(Sessions):
         stopped = loop.create_task(carrier.stop.wait())
         reader = self.backend.blocking_client()
 
-        async def start(chunk: bytes) -> None:
+        async def start(chunk: bytes, more: bool = True, primed_at: int | None = None) -> None:
+            """Write ``chunk``; the first one after the head and the priming event (numbered ``primed_at``, else ``after``)."""
             nonlocal head_sent
-            if not head_sent:
-                head_sent = True
-                await send(sse_start())
-                if prime and session.primes:
-                    chunk = b"id: %d-%d\ndata: \n\n" % (stream, after) + chunk
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            head = not head_sent
+            head_sent = True
+            if head and prime and session.primes:
+                chunk = priming(stream, after if primed_at is None else primed_at) + chunk
+            await write_sse(send, chunk, more=more, head=head)
 
         try:
             if stream == 0 and prime:
@@ -872,10 +806,7 @@ class SharedSessions(Sessions):
                     if carrier.lost and not head_sent:
                         await json_reply(send, 404, http_error("Not Found: the session has ended"))
                         return
-                    if not head_sent:
-                        head_sent = True
-                        await send(sse_start())
-                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                    await write_sse(send, b"", more=False, head=not head_sent)
                     return
                 entries = read.result()
                 if not entries:
@@ -899,14 +830,9 @@ class SharedSessions(Sessions):
                         await json_reply(send, 200, data)  # answered before anything else: one JSON body
                         return
                     if data:
-                        chunk += b"id: %d-%d\ndata: %s\n\n" % (stream, number, data)
+                        chunk += event(stream, number, data)
                     if final:
-                        if not head_sent:
-                            head_sent = True
-                            await send(sse_start())
-                            if prime and session.primes:
-                                chunk = b"id: %d-0\ndata: \n\n" % stream + chunk
-                        await send({"type": "http.response.body", "body": chunk, "more_body": False})
+                        await start(chunk, more=False, primed_at=0)
                         return
                 if chunk:
                     quiet_since = time.monotonic()

@@ -71,22 +71,23 @@ worker thread on every request), and there is no overall timeout (the
 `Client`'s per-request timeout bounds each call). Redirects are not
 followed; cookies the server sets are kept for the connection's life. A
 caller's own ``aiohttp.ClientSession`` can be given as ``http_client`` (it
-is not closed). aiohttp is touched only by `HTTPTransport._connect`,
-`_exchange`, `_close_http` and `_Reply`; the rest of the transport sees a
-`_Reply` (status, headers, body).
+is not closed). The URL check, the cache key and the aiohttp session are
+shared with the HTTP+SSE transport (`_endpoint.Endpoint`). aiohttp is
+touched only by `HTTPTransport._connect`, `_exchange`, `_close_http` and
+`_Reply`; the rest of the transport sees a `_Reply` (status, headers, body).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, AsyncIterator, Hashable, Mapping, Protocol
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping, Protocol
 
 import orjson
 
 from ...client import ClientError, ConnectionClosed, HTTPError, NotSent, Receiver
 from ...jsonrpc import DEFAULT_MAX_MESSAGE_SIZE
+from ._endpoint import Endpoint, env_proxy
 
 if TYPE_CHECKING:
     import aiohttp
@@ -149,7 +150,7 @@ class _Reply:
         self._resp.close()
 
 
-class HTTPTransport:
+class HTTPTransport(Endpoint):
     """A `ClientTransport` to a Streamable HTTP endpoint."""
 
     cancel_by_notification = False
@@ -165,23 +166,13 @@ class HTTPTransport:
         auth: HTTPAuth | None = None,
         http_client: aiohttp.ClientSession | None = None,
     ) -> None:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ValueError(f"not an http(s) URL: {url!r}")
-        self.url = url
-        self.headers = dict(headers or {})
-        self.connect_timeout = connect_timeout
+        super().__init__(
+            url, "http", headers=headers, connect_timeout=connect_timeout, auth=auth, http_client=http_client
+        )
         self.max_connections = max_connections
-        self.auth = auth
-        self.cache_key: Hashable = ("http", parts.scheme, parts.netloc.lower())
         self.session_id: str | None = None
-        self._http: aiohttp.ClientSession | None = http_client
-        self._proxy: str | None = None
-        self._own_http = http_client is None
-        self._receiver: Receiver | None = None
         self._tasks: dict[Any, asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[None]] = set()
-        self._closed = False
         self._legacy: str | None = None  # the negotiated 2025-11-25-era version, once initialized
         self._answered = False  # a POST got a 2xx or a JSON-RPC reply: no fallback to HTTP+SSE after that
         self._fallback: asyncio.Task[SSETransport | None] | None = None
@@ -193,19 +184,8 @@ class HTTPTransport:
     async def _connect(self) -> None:
         if self._http is not None:
             return
-        try:
-            import aiohttp
-        except ImportError:
-            raise ImportError("the HTTP client transport needs aiohttp: pip install 'wiremcp[http]'") from None
-        self._http = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=self.max_connections),
-            # No overall deadline: the Client's per-request timeout bounds the wait.
-            timeout=aiohttp.ClientTimeout(total=None, connect=self.connect_timeout),
-            # trust_env=True would look up the proxy and ~/.netrc in a worker thread on every
-            # request (two thread hops, ~400 µs of CPU): the proxy is looked up once instead.
-            trust_env=False,
-        )
-        self._proxy = _env_proxy(self.url)
+        self._make_http("HTTP", self.max_connections)
+        self._proxy = env_proxy(self.url)
 
     async def _exchange(self, method: str, headers: dict[str, str], body: bytes | None) -> _Reply:
         """Send one request; return once the response's head is in (its body follows in the `_Reply`)."""
@@ -214,10 +194,6 @@ class HTTPTransport:
             method, self.url, data=body, headers=headers, allow_redirects=False, proxy=self._proxy
         )
         return _Reply(resp)
-
-    async def _close_http(self) -> None:
-        if self._http is not None and self._own_http:
-            await self._http.close()
 
     # -- ClientTransport -----------------------------------------------------
 
@@ -491,17 +467,6 @@ class HTTPTransport:
             finally:
                 reply.close()
         return id in cursor.replied
-
-
-def _env_proxy(url: str) -> str | None:
-    """The proxy for ``url`` from ``HTTP_PROXY``/``HTTPS_PROXY``/``NO_PROXY`` (as curl reads them), or None."""
-    import urllib.request
-
-    parts = urlsplit(url)
-    proxy = urllib.request.getproxies().get(parts.scheme)
-    if proxy is None or urllib.request.proxy_bypass(parts.netloc):
-        return None
-    return proxy
 
 
 #: Seconds `aclose` waits for the server to answer the DELETE that ends a legacy session.

@@ -47,20 +47,23 @@ describes: its headers are added to the ``GET`` and to each ``POST``, and a
 response it asks to retry (a fresh token after a 401) is sent again, at
 most twice. The HTTP itself is aiohttp's (the ``http`` extra), as for
 Streamable HTTP; a caller's ``aiohttp.ClientSession`` may be given as
-``http_client`` (not closed here).
+``http_client`` (not closed here). The constructor's checks (the URL), the
+cache key and the aiohttp session are `HTTPTransport`'s, from the base both
+share (`wiremcp.transports.http._endpoint.Endpoint`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Hashable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 import orjson
 
 from ...client import ClientError, ConnectionClosed, HTTPError, NotSent, Receiver
-from ..http.client import DEFAULT_CONNECT_TIMEOUT, MAX_RESPONSE_SIZE, HTTPAuth, _env_proxy, _read_body
+from ..http._endpoint import Endpoint, env_proxy
+from ..http.client import DEFAULT_CONNECT_TIMEOUT, MAX_RESPONSE_SIZE, HTTPAuth, _read_body
 
 if TYPE_CHECKING:
     import aiohttp
@@ -73,10 +76,12 @@ log = logging.getLogger("wiremcp.client")
 DEFAULT_ENDPOINT_TIMEOUT = 10.0
 #: Times one request is sent again because the auth hook asked (401/403, a DPoP nonce).
 _AUTH_RETRIES = 2
+#: Connections open at once to the server (aiohttp's default): the stream and the POSTs in flight.
+_MAX_CONNECTIONS = 100
 _BOM = b"\xef\xbb\xbf"
 
 
-class SSETransport:
+class SSETransport(Endpoint):
     """A `ClientTransport` to a 2024-11-05 HTTP+SSE server (see the module docstring)."""
 
     cancel_by_notification = True
@@ -92,24 +97,14 @@ class SSETransport:
         auth: HTTPAuth | None = None,
         http_client: aiohttp.ClientSession | None = None,
     ) -> None:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ValueError(f"not an http(s) URL: {url!r}")
-        self.url = url
-        self.headers = dict(headers or {})
-        self.connect_timeout = connect_timeout
+        super().__init__(
+            url, "sse", headers=headers, connect_timeout=connect_timeout, auth=auth, http_client=http_client
+        )
         self.endpoint_timeout = endpoint_timeout
-        self.auth = auth
-        self.cache_key: Hashable = ("sse", parts.scheme, parts.netloc.lower())
         #: The URL messages are POSTed to, from the ``endpoint`` event (``None`` until `open` returns).
         self.endpoint: str | None = None
-        self._http = http_client
-        self._own_http = http_client is None
-        self._proxy: str | None = None
-        self._receiver: Receiver | None = None
         self._stream: asyncio.Task[None] | None = None
         self._posts: set[asyncio.Task[None]] = set()
-        self._closed = False
 
     # -- ClientTransport -----------------------------------------------------
 
@@ -117,16 +112,8 @@ class SSETransport:
         """GET the event stream and wait for its ``endpoint`` event."""
         self._receiver = receiver
         if self._http is None:
-            try:
-                import aiohttp
-            except ImportError:
-                raise ImportError("the SSE client transport needs aiohttp: pip install 'wiremcp[http]'") from None
-            self._http = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(),
-                timeout=aiohttp.ClientTimeout(total=None, connect=self.connect_timeout),
-                trust_env=False,
-            )
-        self._proxy = _env_proxy(self.url)
+            self._make_http("SSE", _MAX_CONNECTIONS)
+        self._proxy = env_proxy(self.url)
         endpoint: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._stream = asyncio.get_running_loop().create_task(self._read_stream(endpoint))
         try:
@@ -169,8 +156,7 @@ class SSETransport:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
-        if self._http is not None and self._own_http:
-            await self._http.close()
+        await self._close_http()
 
     # -- HTTP ----------------------------------------------------------------
 

@@ -1,0 +1,130 @@
+"""Starting the real servers tests speak to: a free loopback port, waiting until it listens, the Node tools.
+
+Import what you need (``from _servers import ...``: tests/ is on sys.path, as
+for ``from conftest import ...``). Not a conftest.py: its helpers are plain
+functions, and its one fixture-maker (`wiremcp_http`) is a context manager
+each test module wraps in a fixture of its own.
+
+Rules kept here:
+
+* a missing tool (npm, a Node >= 20) skips on a developer machine and fails
+  in CI (``CI`` set to true): there it is a broken set-up, not a reason to
+  skip (`unavailable`);
+* npm packages are installed with ``npm ci`` (the lock file's versions) on
+  first use: a clean clone has no ``node_modules`` (`npm_ci`);
+* Node is the first of ``CONFORMANCE_NODE``, the conformance suite's own
+  and the one on PATH whose major version is 20 or more (`node20`);
+* waiting for a port is a synchronisation point that also notices the
+  server exiting, never a fixed sleep (`wait_listening`);
+* a server process is stopped with SIGTERM (coverage writes its data), and
+  killed when it has not exited 10 s later (`stop`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, NoReturn
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFORMANCE_NODE = ROOT / "conformance" / "node_modules" / ".bin" / "node"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip, or fail in CI."""
+    if in_ci():
+        pytest.fail(f"{reason} (CI is set: this is a broken set-up, not a skip)")
+    pytest.skip(reason)
+
+
+def node_major(node: str) -> int:
+    """The major version of the Node at ``node`` (0 when it does not run)."""
+    try:
+        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=10).stdout
+        return int(out.strip().lstrip("v").split(".")[0])
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return 0
+
+
+def npm_ci(folder: Path, what: str) -> None:
+    """Install the packages of ``folder``'s lock file (``what`` names them in the skip's reason)."""
+    npm = shutil.which("npm")
+    if npm is None:
+        unavailable(f"needs npm to install {what}")
+    done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=folder, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        pytest.fail(f"npm ci in {folder.relative_to(ROOT)} failed:\n{done.stdout}\n{done.stderr}")
+
+
+def node20(what: str) -> str:
+    """A Node >= 20 binary (``what`` names what needs it in the skip's reason)."""
+    for candidate in (os.environ.get("CONFORMANCE_NODE"), str(CONFORMANCE_NODE), shutil.which("node")):
+        if candidate and node_major(candidate) >= 20:
+            return candidate
+    unavailable(f"needs Node >= 20 for {what}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    """Until ``port`` accepts connections: a synchronisation point, not a sleep."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with {proc.returncode}: {proc.stderr.read() if proc.stderr else b''!r}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port} after {timeout} s")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, then SIGKILL if it has not exited within 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@contextmanager
+def serving_http(args: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Run ``args`` (a server that listens on ``port``) until the block ends; its ``/mcp`` URL."""
+    proc = subprocess.Popen(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, **(env or {})}
+    )
+    try:
+        wait_listening(port, proc)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        stop(proc)
+
+
+@contextmanager
+def wiremcp_http(script: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """``wiremcp run SCRIPT --http`` on a free loopback port (needs uvicorn); its endpoint URL."""
+    pytest.importorskip("uvicorn")
+    port = free_port()
+    args = [sys.executable, "-m", "wiremcp", "run", script, "--http", "--host", "127.0.0.1", "--port", str(port)]
+    with serving_http(args, port, env) as url:
+        yield url

@@ -22,6 +22,13 @@ The session record
   announced on the change bus's channel (in order with the changes, so a
   change of a resource subscribed to just before is not missed), and every
   other copy takes it;
+* ``max_sessions`` counts the sessions of every worker: each live session
+  holds a slot in one sorted set (``{p}:sessions``, its id scored by its
+  expiry in milliseconds of Redis's clock, renewed by every message);
+  ``initialize`` first drops the expired slots, then takes one in the same
+  Lua call, or is refused as by one process (503, `ServerBusy`). DELETE
+  frees the slot at once; an expired session, and so every session of a
+  worker that died, frees it ``idle_timeout`` after its last message;
 * DELETE on any worker deletes the record and announces it: every worker
   ends its copy (its requests in flight are cancelled, its streams end). A
   message for a session whose record is gone is 404 on every worker.
@@ -142,6 +149,24 @@ redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'n', n, 'd', ARGV[2], '
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return n
+"""
+
+#: Take a slot among the live sessions of every worker (a sorted set: session id -> expiry in ms, by
+#: Redis's clock), after dropping the expired ones; returns {1, held} or, at the cap, {0, held}.
+_OPEN = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local held = redis.call('ZCARD', KEYS[1])
+if held >= tonumber(ARGV[1]) then return {0, held} end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])
+return {1, held + 1}
+"""
+#: A message of a live session: its slot lasts another idle timeout.
+_RENEW = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
 """
 
 #: Redis unreachable or failing (set once redis-py is imported, by the first `SharedSessions`).
@@ -270,6 +295,10 @@ class SharedSession(SessionBase):
     def close_stream(self, request_id: Any, retry_ms: int | None) -> bool:
         return False  # the shared streams are always resumable; closing a connection on purpose is not offered
 
+    def abandon(self) -> None:
+        """A copy that never opened (its ``initialize`` failed): its standalone writer ends."""
+        self._standalone.abandon()
+
     def close(self, why: str, *, stopping: bool = False) -> None:
         """End this copy: cancel its requests (``stopping``: end their streams with an error), let its streams go."""
         if self.closed:
@@ -324,6 +353,11 @@ class SharedSessions(Sessions):
     @property
     def redis(self) -> redis.asyncio.Redis:
         return self.backend.client
+
+    @property
+    def _live_key(self) -> str:
+        """The sorted set of every worker's live sessions (``max_sessions``); outside ``{p}:ls:``, which any id may name."""
+        return f"{self.prefix}:sessions"
 
     def _key(self, sid: str, *parts: object) -> str:
         return ":".join((f"{self.prefix}:ls:{sid}", *map(str, parts)))
@@ -526,9 +560,11 @@ class SharedSessions(Sessions):
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.get(self._key(sid))
             pipe.pexpire(self._key(sid), self._ttl_ms)
-            raw, _ = await pipe.execute()
+            pipe.eval(_RENEW, 1, self._live_key, sid, self._ttl_ms)
+            raw, _, _ = await pipe.execute()
         session = self.local.get(sid)
         if raw is None:
+            await self.redis.zrem(self._live_key, sid)  # (gone already, unless DELETE raced with this message)
             if session is not None:
                 session.close("it expired or was deleted")
             return None
@@ -595,19 +631,24 @@ class SharedSessions(Sessions):
         await self._ensure_started()
         if await self._modern_initialize(req, headers, send):
             return
-        if len(self.local) >= self.max_sessions:
+        sid = secrets.token_urlsafe(32)
+        taken, held = await self.redis.eval(_OPEN, 1, self._live_key, self.max_sessions, sid, self._ttl_ms)
+        if not taken:  # every worker's sessions count: the same refusal as one process's
             from ...server import ServerBusy
 
+            log.warning("refused initialize: %d legacy sessions are open on all workers, the limit", held)
             busy = ServerBusy(
-                f"Server busy: this worker holds {len(self.local)} sessions, the most it keeps; try again later "
+                f"Server busy: {held} sessions are open, the most this server keeps; try again later "
                 "(MCP 2026-07-28 clients need no session)"
             )
             await json_reply(send, 503, reply_failed(req.id, busy)[0])
             return
         owner = principal()
-        session = SharedSession(self, secrets.token_urlsafe(32), list(owner) if owner is not None else None)
+        session = SharedSession(self, sid, list(owner) if owner is not None else None)
         data, status = session.initialize(req)
         if status != 200:
+            session.abandon()
+            await self.redis.zrem(self._live_key, sid)
             await json_reply(send, status, data)
             return
         record = {"init": req.params or {}, "owner": session.owner, "primes": session.primes, "log": None, "subs": []}
@@ -751,6 +792,7 @@ class SharedSessions(Sessions):
             self._key(session.id), self._key(session.id, "calls"), self._key(session.id, "out"),
             self._key(session.id, "runs"), self._key(session.id, "streams"),
         )  # fmt: skip
+        await self.redis.zrem(self._live_key, session.id)
         await self._announce({"s": session.id, "k": "deleted"})
         session.close("the client deleted it")
         await empty_reply(send, 204)

@@ -127,7 +127,7 @@ def _worker_lines(worker: Worker, pattern: str, want: int) -> set[str]:
 
 
 def test_log_level_info_holds_in_every_worker():
-    worker = Worker(WORKER, {"WIREMCP_STATE_KEY": STATE_KEY}, "--workers", "2", "--log-level", "INFO")
+    worker = Worker(WORKER, {"WIREMCP_STATE_KEY": STATE_KEY}, "--workers", "2", "--log-level", "info")
     try:
         pids = _worker_lines(worker, r"INFO wiremcp\.cli: worker (\d+): serving 'scale-worker' version 1\.0\.0", 2)
         assert len(pids) == 2, worker.log()

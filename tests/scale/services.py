@@ -220,3 +220,22 @@ class Worker(_Process):
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/mcp"
+
+
+class Script(_Process):
+    """``python SCRIPT PORT ARGS...`` (a server script of tests/scale/) on a free port, with ``env`` added."""
+
+    def __init__(self, script: str, env: dict[str, str], *args: str) -> None:
+        self.port = free_port()
+        self.log_path = Path(tempfile.mkstemp(prefix="wiremcp-script-", suffix=".log")[1])
+        self._log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, script, str(self.port), *args],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log, cwd=ROOT,
+            env={**os.environ, **env},
+        )
+        _wait_port(self.port, self.proc, self.log_path, script)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"

@@ -111,3 +111,43 @@ async def test_two_workers_share_changes_through_redis_and_close_streams_gracefu
         assert worker.proc.wait(15) == 0
     finally:
         worker.stop()
+
+
+def _worker_lines(worker: Worker, pattern: str, want: int) -> set[str]:
+    """The distinct process ids of ``pattern``'s matches in the worker's stderr, once ``want`` of them are there."""
+    import re
+    import time
+
+    deadline = time.monotonic() + 60
+    while True:
+        pids = set(re.findall(pattern, worker.log()))
+        if len(pids) >= want or time.monotonic() > deadline or worker.proc.poll() is not None:
+            return pids
+        time.sleep(0.05)
+
+
+def test_log_level_info_holds_in_every_worker():
+    worker = Worker(WORKER, {"WIREMCP_STATE_KEY": STATE_KEY}, "--workers", "2", "--log-level", "info")
+    try:
+        pids = _worker_lines(worker, r"INFO wiremcp\.cli: worker (\d+): serving 'scale-worker' version 1\.0\.0", 2)
+        assert len(pids) == 2, worker.log()
+        assert str(worker.proc.pid) not in pids  # the children's lines, not the supervisor's
+    finally:
+        worker.stop()
+
+
+def test_log_format_json_holds_in_every_worker():
+    import json
+
+    worker = Worker(
+        WORKER, {"WIREMCP_STATE_KEY": STATE_KEY}, "--workers", "2", "--log-level", "INFO", "--log-format", "json"
+    )
+    try:
+        pids = _worker_lines(worker, r'"worker (\d+): serving', 2)
+        assert len(pids) == 2, worker.log()
+        for line in worker.log().splitlines():
+            if "worker " in line and ": serving 'scale-worker'" in line:
+                record = json.loads(line)  # the whole line is one JSON object
+                assert record["logger"] == "wiremcp.cli" and record["level"] == "INFO", record
+    finally:
+        worker.stop()

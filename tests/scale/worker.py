@@ -26,6 +26,13 @@ def touch(uri: str) -> str:
     return str(os.getpid())
 
 
+@server.tool(inline=True)
+def retool() -> str:
+    """Announce that the tool list changed (notifications/tools/list_changed); returns the process id."""
+    server.notify_tools_changed()
+    return str(os.getpid())
+
+
 @server.tool
 async def greet(ctx: wiremcp.Context) -> str:
     """Ask for a name (elicitation) and say which process asked and which one answered."""

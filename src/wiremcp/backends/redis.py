@@ -16,6 +16,12 @@ The change bus (`RedisBus`) rules:
   the order Redis received them: one worker's in the order it made them,
   two workers' in either order (publishing is not awaited by the code that
   announces a change);
+* each change carries its publisher (a random id of the worker's bus) and
+  its number among that publisher's changes, so that every worker sees the
+  same name for the same change: while a change is handed to the listeners,
+  `RedisBus.change` is that name (a legacy session kept by several workers
+  writes each of its notifications once: transports/http/_shared_sessions.py);
+  a change delivered in this process only has none;
 * ``None`` (``server.close_subscriptions()``) stays in this process;
 * a change published before the backend is started (tools registered at
   import time, which every worker does for itself) is delivered in this
@@ -36,7 +42,9 @@ The change bus (`RedisBus`) rules:
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
+import secrets
 import urllib.parse
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -95,6 +103,11 @@ class RedisBus:
         self.connected = False
         self._subscribed: asyncio.Event | None = None
         self._side: list[Callable[[dict[str, Any]], None]] = []
+        self._publisher = secrets.token_hex(8)
+        self._numbers = itertools.count(1)
+        #: While a change is handed to the listeners: ``(publisher, number)``, the same on every
+        #: worker; None outside a delivery, and for a change delivered in this process only.
+        self.change: tuple[str, int] | None = None
 
     # -- ChangeBus --------------------------------------------------------------
 
@@ -108,7 +121,7 @@ class RedisBus:
         if event is None or loop is None or outbox is None:
             self._local.publish(event)
             return
-        data = orjson.dumps(list(event))
+        data = orjson.dumps([*event, self._publisher, next(self._numbers)])
         try:
             running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
@@ -188,7 +201,7 @@ class RedisBus:
 
     def _deliver_locally(self, data: bytes, why: str) -> None:
         log.warning("%s: change %s delivered to this worker's listeners only", why, data.decode())
-        self._deliver(data)
+        self._deliver(data, local=True)
 
     async def _read(self) -> None:
         import redis.exceptions
@@ -220,21 +233,28 @@ class RedisBus:
             await asyncio.sleep(delay)
             delay = min(delay * 2, MAX_BACKOFF)
 
-    def _deliver(self, data: Any) -> None:
+    def _deliver(self, data: Any, *, local: bool = False) -> None:
         try:
             decoded = orjson.loads(data)
             if type(decoded) is dict:
                 for receive in list(self._side):
                     receive(decoded)
                 return
-            kind, uri = decoded
+            kind, uri, *named = decoded  # [kind, uri, publisher, number]; [kind, uri] from an older worker
         except (orjson.JSONDecodeError, TypeError, ValueError):
             log.warning("skipped a message on %s that is not a change: %r", self.channel, data[:200])
             return
-        if kind not in _KINDS or not (uri is None or type(uri) is str):
+        change: tuple[str, int] | None = None
+        if len(named) == 2 and type(named[0]) is str and type(named[1]) is int:
+            change = (named[0], named[1])
+        if kind not in _KINDS or not (uri is None or type(uri) is str) or (named and change is None):
             log.warning("skipped a message on %s that is not a change: %r", self.channel, data[:200])
             return
-        self._local.publish((kind, uri))
+        self.change = None if local else change
+        try:
+            self._local.publish((kind, uri))
+        finally:
+            self.change = None
 
 
 class RedisBackend:

@@ -127,6 +127,7 @@ def _main(argv: list[str] | None) -> int:
     run.add_argument(
         "--log-level",
         default="WARNING",
+        type=str.upper,  # --log-level info, as uvicorn spells it, or INFO
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="level of the server's own log, written to stderr (default: WARNING)",
     )

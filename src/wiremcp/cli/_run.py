@@ -33,7 +33,12 @@ share one listening socket (docs/deploy.md). Rules:
   sessions then stay within one worker;
 * a worker told to stop (SIGTERM, SIGINT; uvicorn's supervisor passes
   them on) first ends its open ``subscriptions/listen`` streams with their
-  ``complete`` result, as a single process does (`MCPApp`'s lifespan).
+  ``complete`` result, as a single process does (`MCPApp`'s lifespan);
+* ``--log-level`` and ``--log-format`` hold in every worker as in the
+  parent (they travel in ``WIREMCP_RUN_LOG_LEVEL`` and
+  ``WIREMCP_RUN_LOG_FORMAT``; a spawned worker starts with no logging set
+  up), and each worker logs one line at INFO when it starts: its process id
+  and what it serves.
 """
 
 from __future__ import annotations
@@ -62,8 +67,11 @@ __all__ = [
 #: The target each worker loads, and the JSON of the app options (path, allowed hosts and origins, body size).
 WORKERS_TARGET_ENV = "WIREMCP_RUN_TARGET"
 WORKERS_OPTIONS_ENV = "WIREMCP_RUN_APP_OPTIONS"
-#: ``--log-format`` for the workers.
+#: ``--log-format`` and ``--log-level`` for the workers.
 WORKERS_LOG_FORMAT_ENV = "WIREMCP_RUN_LOG_FORMAT"
+WORKERS_LOG_LEVEL_ENV = "WIREMCP_RUN_LOG_LEVEL"
+#: The stderr log line format of ``wiremcp run`` (the parent's and each worker's).
+LOG_LINE_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 log = logging.getLogger("wiremcp.cli")
 
@@ -134,6 +142,7 @@ def run_target(
     server.prefer_durable_tasks()  # tasks survive a restart: SQLite under the user's state dir (docs/tasks.md)
     if workers > 1:
         os.environ[WORKERS_LOG_FORMAT_ENV] = log_format
+        os.environ[WORKERS_LOG_LEVEL_ENV] = logging.getLevelName(logging.getLogger().level)
         return _run_workers(server, target, workers, **limits)
     problem = observe(server, log_format)
     if problem is None and metrics_port is not None:
@@ -223,11 +232,17 @@ def worker_app() -> Any:
     server = load_server(os.environ[WORKERS_TARGET_ENV])
     server.prefer_durable_tasks()  # as with one process: SQLite unless a store (or Redis) was chosen
     log_format = os.environ.get(WORKERS_LOG_FORMAT_ENV, "text")
-    if log_format == "json" and not logging.getLogger().handlers:  # a spawned worker: stderr, as the parent
-        logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    if not logging.getLogger().handlers:  # a spawned worker: stderr, at the parent's level
+        logging.basicConfig(
+            stream=sys.stderr, level=os.environ.get(WORKERS_LOG_LEVEL_ENV, "WARNING"), format=LOG_LINE_FORMAT
+        )
     problem = observe(server, "json" if log_format == "json" else "text")
     if problem is not None:
         raise SystemExit(f"wiremcp run: {problem}")
+    log.info(
+        "worker %d: serving %r version %s over Streamable HTTP, %d tool(s)",
+        os.getpid(), server.name, server.version or "?", len(server.tools),
+    )  # fmt: skip
     return MCPApp(server, **json.loads(os.environ.get(WORKERS_OPTIONS_ENV, "{}")))
 
 

@@ -22,6 +22,13 @@ The session record
   announced on the change bus's channel (in order with the changes, so a
   change of a resource subscribed to just before is not missed), and every
   other copy takes it;
+* ``max_sessions`` counts the sessions of every worker: each live session
+  holds a slot in one sorted set (``{p}:sessions``, its id scored by its
+  expiry in milliseconds of Redis's clock, renewed by every message);
+  ``initialize`` first drops the expired slots, then takes one in the same
+  Lua call, or is refused as by one process (503, `ServerBusy`). DELETE
+  frees the slot at once; an expired session, and so every session of a
+  worker that died, frees it ``idle_timeout`` after its last message;
 * DELETE on any worker deletes the record and announces it: every worker
   ends its copy (its requests in flight are cancelled, its streams end). A
   message for a session whose record is gone is 404 on every worker.
@@ -44,11 +51,23 @@ Streams (Redis Streams)
   (``{p}:worker:{w}``, renewed every `HEARTBEAT` seconds, expiring after
   `WORKER_TTL` s) is gone, and ends the stream with a -32603 error response
   saying so (once: written to the stream like any event);
-* session notifications (list changes, resource updates) are written by
-  the worker that carries the session's standalone (GET) stream, once; while
-  no GET stream is open they are not kept (the single-process `Sessions`
-  keeps them for a later GET: here no worker is designated to). A newer GET
-  on any worker replaces the older one.
+* session notifications (list changes, resource updates) reach every
+  worker's copy of the session through the change bus, each change named
+  the same on every worker (`RedisBus.change`: its publisher and number);
+  the first copy to write a change to the standalone stream
+  (``{p}:ls:{id}:s:0``) writes it, the others find it written
+  (``SET NX`` on ``{p}:ls:{id}:seen:{publisher}:{number}``, in the same
+  Lua call), so it is written once whether a GET stream is open or not;
+* what no GET has carried yet is kept for the next GET, on any worker, as
+  one process keeps it: at most ``replay_buffer`` bytes (each message
+  counting its length and `ENTRY_COST`) and `MAX_UNSENT` messages, the
+  oldest dropped first (removed from the stream) with a log line
+  (``{p}:ls:{id}:unsent`` lists them with their sizes). A GET marks the
+  events it carries as sent (``{p}:ls:{id}:sent:0``) as it hands them to
+  its response; a new GET without ``Last-Event-ID`` starts after the last
+  one sent, so what an earlier GET carried comes again only to a client
+  that resumes with ``Last-Event-ID``. A newer GET on any worker replaces
+  the older one.
 
 Across workers
 
@@ -96,7 +115,7 @@ from ...server import Call, Server, Write, reply_failed
 from ._asgi import KEEPALIVE_COMMENT, Receive, Send, empty_reply, http_error, json_reply
 from ._auth import principal
 from ._session_base import SessionBase, event, event_id, priming, unline, write_sse
-from ._sessions import LAST_EVENT_ID_HEADER, SESSION_HEADER, Sessions
+from ._sessions import ENTRY_COST, LAST_EVENT_ID_HEADER, SESSION_HEADER, Sessions
 
 if TYPE_CHECKING:
     import redis.asyncio
@@ -121,6 +140,12 @@ HEARTBEAT = 1.0
 WORKER_TTL = 3.0
 #: Events one stream keeps in Redis for resumption (the oldest are trimmed past it).
 MAX_EVENTS = 1000
+#: Session notifications kept unsent for a later GET, at most (besides ``replay_buffer`` bytes):
+#: fewer than `MAX_EVENTS`, so that trimming a stream never takes one of them silently.
+MAX_UNSENT = MAX_EVENTS // 2
+#: Milliseconds during which a change written to a session's stream is known (every worker
+#: holding a copy of the session gets the change within it, and the first one writes it).
+_SEEN_MS = 60_000
 #: Milliseconds one XREAD waits before the carrier looks around (keep-alive, a dead worker).
 _POLL_MS = 1000
 
@@ -144,6 +169,61 @@ redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return n
 """
 
+#: A session notification for the standalone (GET) stream, written once whatever the number of
+#: workers holding a copy of the session (the first to write a change wins: ``seen``), kept
+#: until a GET carries it, at most ARGV[6] bytes and ARGV[8] notifications of them (the
+#: oldest dropped first); returns {its number (0: written already), how many were dropped}.
+_NOTIFY = """
+if ARGV[4] ~= '' and not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[5]) then return {0, 0} end
+local n = redis.call('INCR', KEYS[2])
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'n', n, 'd', ARGV[2], 'f', '0')
+local size = string.len(ARGV[2]) + tonumber(ARGV[7])
+redis.call('RPUSH', KEYS[4], n .. ' ' .. id .. ' ' .. size)
+local bytes = redis.call('INCRBY', KEYS[5], size)
+local limit, most, dropped = tonumber(ARGV[6]), tonumber(ARGV[8]), 0
+local held = redis.call('LLEN', KEYS[4])
+while (bytes > limit or held > most) and held > 1 do
+  local m, eid, sz = string.match(redis.call('LPOP', KEYS[4]), '(%d+) (%S+) (%d+)')
+  redis.call('XDEL', KEYS[1], eid)
+  bytes = redis.call('DECRBY', KEYS[5], sz)
+  held = held - 1
+  dropped = dropped + 1
+end
+for _, key in ipairs({KEYS[1], KEYS[2], KEYS[4], KEYS[5]}) do redis.call('PEXPIRE', key, ARGV[3]) end
+return {n, dropped}
+"""
+#: A GET carried the standalone stream's events up to ARGV[1]: no longer unsent.
+_DELIVERED = """
+local n = tonumber(ARGV[1])
+if n > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], n, 'PX', ARGV[2]) end
+while true do
+  local head = redis.call('LINDEX', KEYS[2], 0)
+  if not head then break end
+  local m, eid, sz = string.match(head, '(%d+) (%S+) (%d+)')
+  if tonumber(m) > n then break end
+  redis.call('LPOP', KEYS[2])
+  redis.call('DECRBY', KEYS[3], sz)
+end
+return 0
+"""
+#: Take a slot among the live sessions of every worker (a sorted set: session id -> expiry in ms, by
+#: Redis's clock), after dropping the expired ones; returns {1, held} or, at the cap, {0, held}.
+_OPEN = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local held = redis.call('ZCARD', KEYS[1])
+if held >= tonumber(ARGV[1]) then return {0, held} end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])
+return {1, held + 1}
+"""
+#: A message of a live session: its slot lasts another idle timeout.
+_RENEW = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
+"""
+
 #: Redis unreachable or failing (set once redis-py is imported, by the first `SharedSessions`).
 _REDIS_ERRORS: tuple[type[BaseException], ...] = (OSError, BackendUnavailable)
 
@@ -161,20 +241,27 @@ class _Writer:
         self.session = session
         self.stream = stream
         self.finished = False
-        self._queue: asyncio.Queue[tuple[bytes, bool]] = asyncio.Queue()
+        self._queue: asyncio.Queue[tuple[bytes, bool, tuple[str, int] | None]] = asyncio.Queue()
         self._task = asyncio.get_running_loop().create_task(self._drain())
 
     def __call__(self, data: bytes) -> None:
         if self.finished:
             log.debug("dropped a message for stream %d of session %s: it is finished", self.stream, self.session.id[:8])
             return
-        self._queue.put_nowait((unline(bytes(data)), False))
+        self._queue.put_nowait((unline(bytes(data)), False, None))
+
+    def notify(self, data: bytes, change: tuple[str, int] | None) -> None:
+        """A session notification (standalone stream): kept for a later GET; written once, by whichever worker comes first."""
+        if self.finished:
+            log.debug("dropped a notification for session %s: its copy here has ended", self.session.id[:8])
+            return
+        self._queue.put_nowait((unline(bytes(data)), False, change or ("", 0)))
 
     def abandon(self) -> None:
         """Stop writing here without ending the stream (another worker may still write to it)."""
         if not self.finished:
             self.finished = True
-            self._queue.put_nowait((b"", False))  # what is queued is written first, then the task ends
+            self._queue.put_nowait((b"", False, None))  # what is queued is written first, then the task ends
 
     @property
     def idle(self) -> bool:
@@ -185,17 +272,20 @@ class _Writer:
         if self.finished:
             return
         self.finished = True
-        self._queue.put_nowait((b"" if final is None else unline(final), True))
+        self._queue.put_nowait((b"" if final is None else unline(final), True, None))
 
     async def _drain(self) -> None:
         sessions = self.sessions
         while True:
-            data, final = await self._queue.get()
+            data, final, change = await self._queue.get()
             if not data and not final:
                 if self.finished and self._queue.empty():
                     return  # abandoned
                 continue
             try:
+                if change is not None:
+                    await sessions.append_notification(self.session.id, data, change)
+                    continue
                 if not final:
                     await sessions.note_outgoing(self.session.id, data)  # before the client can see it
                 await sessions.append(self.session.id, self.stream, data, final)
@@ -253,12 +343,10 @@ class SharedSession(SessionBase):
             legacy.subscriptions = set(record.get("subs", ()))
 
     def _session_notification(self, data: bytes) -> None:
-        # List changes and resource updates reach every worker's copy: the one carrying the
-        # GET stream writes them, once (see the module docs).
-        if self.standalone_carrier is not None:
-            self._standalone(data)
-        else:
-            log.debug("session %s: no GET stream is open here; a session notification is not kept", self.id[:8])
+        # List changes and resource updates reach every worker's copy (the change bus): the
+        # first copy to write a change writes it, once, for the GET stream on any worker, open
+        # now or later (see the module docs).
+        self._standalone.notify(data, self.sessions.backend.bus_messages.change)
 
     def route(self) -> Write:
         """Where a request to the client goes: the asking request's stream, else the standalone stream."""
@@ -269,6 +357,10 @@ class SharedSession(SessionBase):
 
     def close_stream(self, request_id: Any, retry_ms: int | None) -> bool:
         return False  # the shared streams are always resumable; closing a connection on purpose is not offered
+
+    def abandon(self) -> None:
+        """A copy that never opened (its ``initialize`` failed): its standalone writer ends."""
+        self._standalone.abandon()
 
     def close(self, why: str, *, stopping: bool = False) -> None:
         """End this copy: cancel its requests (``stopping``: end their streams with an error), let its streams go."""
@@ -324,6 +416,11 @@ class SharedSessions(Sessions):
     @property
     def redis(self) -> redis.asyncio.Redis:
         return self.backend.client
+
+    @property
+    def _live_key(self) -> str:
+        """The sorted set of every worker's live sessions (``max_sessions``); outside ``{p}:ls:``, which any id may name."""
+        return f"{self.prefix}:sessions"
 
     def _key(self, sid: str, *parts: object) -> str:
         return ":".join((f"{self.prefix}:ls:{sid}", *map(str, parts)))
@@ -435,6 +532,32 @@ class SharedSessions(Sessions):
         )  # fmt: skip
         return number
 
+    async def append_notification(self, sid: str, data: bytes, change: tuple[str, int]) -> None:
+        """Write a session notification to the standalone stream, unless another worker wrote this change already.
+
+        ``change`` names the bus change it comes from (``("", 0)``: a change only this worker
+        got, written as it is). Notifications no GET has carried yet are bounded; past the
+        bound the oldest are dropped, with a log line.
+        """
+        publisher, number = change
+        _, dropped = await self.redis.eval(
+            _NOTIFY, 5, self._key(sid, "s", 0), self._key(sid, "n", 0), self._key(sid, "seen", publisher, number),
+            self._key(sid, "unsent"), self._key(sid, "unsent", "bytes"),
+            MAX_EVENTS, data, self._ttl_ms, publisher, _SEEN_MS, self.replay_buffer, ENTRY_COST, MAX_UNSENT,
+        )  # fmt: skip
+        if dropped:
+            log.warning(
+                "session %s: dropped %d unsent messages of stream 0 (limit %d bytes, %d messages)",
+                sid[:8], dropped, self.replay_buffer, MAX_UNSENT,
+            )  # fmt: skip
+
+    async def delivered(self, sid: str, number: int) -> None:
+        """The standalone stream's events up to ``number`` are handed to a GET: no longer unsent."""
+        await self.redis.eval(
+            _DELIVERED, 3, self._key(sid, "sent", 0), self._key(sid, "unsent"), self._key(sid, "unsent", "bytes"),
+            number, self._ttl_ms,
+        )  # fmt: skip
+
     async def note_outgoing(self, sid: str, data: bytes) -> None:
         """A request of ours to the client went out: record which worker waits for its answer."""
         if b'"method"' not in data or b'"id"' not in data:
@@ -526,9 +649,11 @@ class SharedSessions(Sessions):
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.get(self._key(sid))
             pipe.pexpire(self._key(sid), self._ttl_ms)
-            raw, _ = await pipe.execute()
+            pipe.eval(_RENEW, 1, self._live_key, sid, self._ttl_ms)
+            raw, _, _ = await pipe.execute()
         session = self.local.get(sid)
         if raw is None:
+            await self.redis.zrem(self._live_key, sid)  # (gone already, unless DELETE raced with this message)
             if session is not None:
                 session.close("it expired or was deleted")
             return None
@@ -595,19 +720,24 @@ class SharedSessions(Sessions):
         await self._ensure_started()
         if await self._modern_initialize(req, headers, send):
             return
-        if len(self.local) >= self.max_sessions:
+        sid = secrets.token_urlsafe(32)
+        taken, held = await self.redis.eval(_OPEN, 1, self._live_key, self.max_sessions, sid, self._ttl_ms)
+        if not taken:  # every worker's sessions count: the same refusal as one process's
             from ...server import ServerBusy
 
+            log.warning("refused initialize: %d legacy sessions are open on all workers, the limit", held)
             busy = ServerBusy(
-                f"Server busy: this worker holds {len(self.local)} sessions, the most it keeps; try again later "
+                f"Server busy: {held} sessions are open, the most this server keeps; try again later "
                 "(MCP 2026-07-28 clients need no session)"
             )
             await json_reply(send, 503, reply_failed(req.id, busy)[0])
             return
         owner = principal()
-        session = SharedSession(self, secrets.token_urlsafe(32), list(owner) if owner is not None else None)
+        session = SharedSession(self, sid, list(owner) if owner is not None else None)
         data, status = session.initialize(req)
         if status != 200:
+            session.abandon()
+            await self.redis.zrem(self._live_key, sid)
             await json_reply(send, status, data)
             return
         record = {"init": req.params or {}, "owner": session.owner, "primes": session.primes, "log": None, "subs": []}
@@ -750,7 +880,9 @@ class SharedSessions(Sessions):
         await self.redis.delete(
             self._key(session.id), self._key(session.id, "calls"), self._key(session.id, "out"),
             self._key(session.id, "runs"), self._key(session.id, "streams"),
+            self._key(session.id, "unsent"), self._key(session.id, "unsent", "bytes"),
         )  # fmt: skip
+        await self.redis.zrem(self._live_key, session.id)
         await self._announce({"s": session.id, "k": "deleted"})
         session.close("the client deleted it")
         await empty_reply(send, 204)
@@ -786,9 +918,10 @@ class SharedSessions(Sessions):
 
         try:
             if stream == 0 and prime:
-                # A new GET stream: the session notifications from now on (those kept from an
-                # earlier GET are for a client that resumes it with Last-Event-ID).
-                after = int(await self.redis.get(self._key(session.id, "n", 0)) or 0)
+                # A new GET stream: what no GET has carried yet (kept meanwhile, bounded), then
+                # what comes; what an earlier GET carried is for a client that resumes it with
+                # Last-Event-ID.
+                after = int(await self.redis.get(self._key(session.id, "sent", 0)) or 0)
             if not json_ok:  # a GET: the head at once
                 await start(b"" if prime and session.primes else KEEPALIVE_COMMENT)
             while True:
@@ -817,6 +950,7 @@ class SharedSessions(Sessions):
                         await start(KEEPALIVE_COMMENT)
                     continue
                 chunk = b""
+                carried = 0
                 for entry_id, fields in entries[0][1]:
                     last_id = entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)
                     number = int(fields[b"n"])
@@ -831,11 +965,14 @@ class SharedSessions(Sessions):
                         return
                     if data:
                         chunk += event(stream, number, data)
+                        carried = number
                     if final:
                         await start(chunk, more=False, primed_at=0)
                         return
                 if chunk:
                     quiet_since = time.monotonic()
+                    if stream == 0:  # handed to this response now (as one process counts it)
+                        await self.delivered(session.id, carried)
                     await start(chunk)
         finally:
             for task in (gone, stopped):

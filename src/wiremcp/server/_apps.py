@@ -341,12 +341,11 @@ class ModelTools:
 
 def check_links(server: Server) -> None:
     """Refuse to serve a tool linked to a ``ui://`` resource the server does not have (apps.mdx: it MUST exist)."""
+    linked = [t for t in server.tools.values() if t.ui_uri is not None]
+    if not linked:
+        return  # (a server without views does not make its resource registry: see `Server._resources`)
     resources = server.resources
-    missing = [
-        f"tool {t.name!r} shows {t.ui_uri!r}"
-        for t in server.tools.values()
-        if t.ui_uri is not None and t.ui_uri not in resources
-    ]
+    missing = [f"tool {t.name!r} shows {t.ui_uri!r}" for t in linked if t.ui_uri not in resources]
     if missing:
         raise ValueError(
             f"server {server.name!r}: {'; '.join(missing)}, but no resource is registered at that URI "

@@ -29,7 +29,7 @@ from .protocol import (
     ResourceNotFound,
     UnsupportedProtocolVersion,
 )
-from .server import Server, Tool, ToolError, ToolResult, text
+from .server import Server, Tool, ToolError, ToolResult
 
 if TYPE_CHECKING:
     # Seen by type checkers only: at run time these come from `__getattr__` below, on
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from .bridge import proxy
     from .client import Client, TaskHandle
     from .group import ClientGroup
-    from .server import Context
+    from .server import Context, text
     from .server import Elicit, Elicited, Resolve, Roots, Sample  # input from the client
     from .server import Content, Field, Header  # tool definitions
     from .server import (  # resources, prompts, completion
@@ -100,6 +100,7 @@ if not TYPE_CHECKING:  # hidden from type checkers, so that `wiremcp.Typo` is an
     _FROM_SERVER = frozenset(
         (
             "Context",
+            "text",
             "Elicit",
             "Elicited",
             "Resolve",

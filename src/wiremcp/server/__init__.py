@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 # (`__getattr__`), so that a server of tools alone never imports resources, prompts, completion,
 # the connection machinery, middleware, composition or the task stores (bench/README.md, "Cold start").
 from ._server import DEFAULT_LIST_TTL_MS, Server
-from ._tools import Tool, ToolAnnotations, ToolError, ToolResult, text
+from ._tools import Tool, ToolAnnotations, ToolError, ToolResult
 
 if TYPE_CHECKING:
     from ._context import Context, Emit, Headers, InsufficientScope, current_auth, current_headers
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
 
     # Resources, templates, prompts, completion, content helpers.
     from ._completion import Completer, Completion
-    from ._content import audio, embedded_resource, image, resource_link
+    from ._content import audio, embedded_resource, image, resource_link, text
     from ._prompts import Prompt, assistant, message, user
     from ._resources import Resource
     from ._uri_template import TemplateError, UriTemplate
@@ -77,10 +77,8 @@ else:
         **dict.fromkeys(("Context", "Emit", "Headers", "InsufficientScope", "current_auth", "current_headers"), "_context"),
         **dict.fromkeys(("Call", "CallState", "Write"), "_call"),
         **dict.fromkeys(("ConnectionState", "Era", "ServerConnection", "carries_protocol_meta", "request_era"), "_connection"),
-        **dict.fromkeys(
-            ("DEFAULT_MAX_SESSION_SUBSCRIPTIONS", "DEFAULT_MAX_SUBSCRIPTION_URI", "ClientRequestFailed", "LegacySession"),
-            "_legacy",
-        ),
+        **dict.fromkeys(("DEFAULT_MAX_SESSION_SUBSCRIPTIONS", "DEFAULT_MAX_SUBSCRIPTION_URI", "LegacySession"), "_legacy"),
+        "ClientRequestFailed": "_failures",
         "OutgoingRequests": "_outgoing",
         **dict.fromkeys(
             ("SERVER_BUSY", "Reply", "ServerBusy", "reply_cancelled", "reply_failed", "reply_ok", "settle"), "_reply"
@@ -97,7 +95,7 @@ else:
         **dict.fromkeys(
             ("AudioContent", "Content", "EmbeddedResource", "ImageContent", "ResourceLink", "TextContent"), "_content"
         ),
-        **dict.fromkeys(("audio", "embedded_resource", "image", "resource_link"), "_content"),
+        **dict.fromkeys(("audio", "embedded_resource", "image", "resource_link", "text"), "_content"),
         **dict.fromkeys(("Field", "Header", "SchemaError", "compile_validator"), "_schema"),
         **dict.fromkeys(("Completer", "Completion"), "_completion"),
         **dict.fromkeys(("Prompt", "assistant", "message", "user"), "_prompts"),

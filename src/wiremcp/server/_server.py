@@ -38,12 +38,19 @@ from ..protocol.meta import CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION, 
 from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
 from ..protocol.telemetry import wanted as telemetry_wanted
 from ._context import Context, Emit, require_scopes
-from ._legacy import DEFAULT_CLIENT_REQUEST_TIMEOUT
 from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
-from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus
-from ..backends import Backend
+from ..backends import Backend, ChangeBus
 from ._backend import choose_backend, default_task_store, with_backend
-from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_keys, parse_level, setting
+from ._settings import (
+    DEFAULT_CLIENT_REQUEST_TIMEOUT,
+    DEFAULT_MAX_SUBSCRIPTIONS,
+    DEFAULT_THREADS,
+    apply_log_level,
+    parse_bool,
+    parse_keys,
+    parse_level,
+    setting,
+)
 from ._tools import Tool, ToolAnnotations
 from ._apps import UI_EXTENSION, UI_MIME_TYPE, ModelTools, UiCsp, Visibility, check_links, supports_apps, ui_resource_parts
 from ._tasks._modes import TaskMode

@@ -53,7 +53,6 @@ from ._settings import (
 )
 from ._tools import Tool, ToolAnnotations
 from ._apps import UI_EXTENSION, UI_MIME_TYPE, ModelTools, UiCsp, Visibility, check_links, supports_apps, ui_resource_parts
-from ._tasks._modes import TaskMode
 from ._workers import Workers
 from ._reply import Reply, reply_failed, reply_ok
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
@@ -61,6 +60,7 @@ from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
 if TYPE_CHECKING:
     from ._plain_call import PlainCall, PlainEnvelope
     from ._tasks import TaskStore
+    from ._tasks._modes import TaskMode
     from ._tasks._runtime import Tasks
     from ._legacy import LegacySession, Notify, SendRequest
     from ._middleware import Middleware
@@ -233,8 +233,9 @@ class Server:
         self.tasks: Tasks | None = None
         self._task_options: dict[str, Any] = {
             "store": task_store if task_store is not None else default_task_store(self.backend),
-            "ttl_ms": task_ttl_ms if task_ttl_ms is not None else _tasks_default("ttl_ms"),
-            "poll_interval_ms": task_poll_interval_ms if task_poll_interval_ms is not None else _tasks_default("poll_interval_ms"),
+            # None: the default (`_tasks._modes`), filled in by `enable_tasks`, which imports the module.
+            "ttl_ms": task_ttl_ms,
+            "poll_interval_ms": task_poll_interval_ms,
         }
         self._legacy_handlers: dict[str, Handler] = {}
         self._legacy_tool_defs: list[dict[str, Any]] | None = None
@@ -368,7 +369,11 @@ class Server:
         if self.tasks is None:
             from ._tasks._runtime import Tasks  # the runtime (and asyncio) only for a server with tasks
 
-            tasks = self.tasks = Tasks(self, **self._task_options)
+            options = self._task_options
+            for key in ("ttl_ms", "poll_interval_ms"):
+                if options[key] is None:
+                    options[key] = _tasks_default(key)
+            tasks = self.tasks = Tasks(self, **options)
             self.declare_extension(TASKS)
             self._handlers.update({"tasks/get": tasks.get, "tasks/update": tasks.update, "tasks/cancel": tasks.cancel})
             self._legacy_handlers.update({"tasks/result": tasks.result, "tasks/list": tasks.list_tasks})

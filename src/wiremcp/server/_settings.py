@@ -43,6 +43,7 @@ __all__ = [
     "DEFAULT_CLIENT_REQUEST_TIMEOUT",
     "DEFAULT_MAX_SESSION_SUBSCRIPTIONS",
     "DEFAULT_MAX_SUBSCRIPTIONS",
+    "ENV_TASK_STORE",
     "setting",
     "parse_bool",
     "parse_level",
@@ -78,6 +79,9 @@ DEFAULT_CLIENT_REQUEST_TIMEOUT = 300.0
 DEFAULT_MAX_SESSION_SUBSCRIPTIONS = 64
 #: Open subscriptions one server process accepts before refusing new ones.
 DEFAULT_MAX_SUBSCRIPTIONS = 1024
+#: The variable naming the task store (`_tasks`, which imports it from here: a `Server` built
+#: while it is unset does not import `_tasks`).
+ENV_TASK_STORE = "WIREMCP_TASK_STORE"
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})

@@ -61,7 +61,6 @@ from ._apps import Visibility, tool_ui_meta
 from ._context import Context, scope_tuple
 from ._failures import ToolError, failure_message
 from ._inject import context_param
-from ._tasks._modes import check_task_mode
 from ._workers import Workers
 from ._schema import (
     ArgumentError,
@@ -301,7 +300,7 @@ class Tool:
             )
         where = f"tool {self.name!r}"
         #: Whether a call may become a task (`_tasks`): None (never), "auto", "always" or a function.
-        self.task = check_task_mode(task, where)
+        self.task = None if task == "never" else _check_task_mode(task, where)
         self.is_async = inspect.iscoroutinefunction(fn)
         #: A plain function not registered ``inline=True``: it runs in a worker thread.
         self.threaded = not self.is_async and not inline
@@ -585,6 +584,13 @@ def plain_arguments(schema: Any) -> ArgumentTypes | None:
     if not all(type(name) is str and name in types for name in required):
         return None
     return types, frozenset(required)
+
+
+def _check_task_mode(task: Any, where: str) -> Any:
+    """`_tasks._modes.check_task_mode`: a tool of the default ``task="never"`` never imports `_tasks`."""
+    from ._tasks._modes import check_task_mode
+
+    return check_task_mode(task, where)
 
 
 def _find_inputs(fn: Callable[..., Any], where: str) -> list[BoundInput]:

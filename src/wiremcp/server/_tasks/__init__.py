@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Callable
 
+from .._settings import ENV_TASK_STORE
 from ._modes import DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS, TaskMode
 
 __all__ = [
@@ -70,7 +71,7 @@ else:
 
 
 #: The environment variable naming the task store (see the module docstring).
-ENV_STORE = "WIREMCP_TASK_STORE"
+ENV_STORE = ENV_TASK_STORE
 
 
 def store_from_env(environ: dict[str, str] | None = None) -> Callable[[], TaskStore] | None:

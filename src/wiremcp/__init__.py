@@ -144,6 +144,9 @@ if not TYPE_CHECKING:  # hidden from type checkers, so that `wiremcp.Typo` is an
             return ClientGroup
         raise AttributeError(f"module 'wiremcp' has no attribute {name!r}")
 
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})
+
 
 def run(server: Server, transport: Literal["stdio", "http"] = "stdio", **options: Any) -> None:
     """Serve ``server`` until its input ends (stdio) or until interrupted (HTTP).

@@ -29,25 +29,27 @@ from .protocol import (
     ResourceNotFound,
     UnsupportedProtocolVersion,
 )
-from .server import Context, Server, Tool, ToolError, ToolResult, text
-from .server import Elicit, Elicited, Resolve, Roots, Sample  # input from the client
-from .server import Content, Field, Header  # tool definitions
-from .server import (  # resources, prompts, completion
-    Completion,
-    assistant,
-    audio,
-    embedded_resource,
-    image,
-    resource_link,
-    user,
-)
+from .server import Server, Tool, ToolError, ToolResult
 
 if TYPE_CHECKING:
-    # Seen by type checkers only: at run time `Client` comes from `__getattr__`
-    # below, on first use, so that a server never loads the client.
+    # Seen by type checkers only: at run time these come from `__getattr__` below, on
+    # first use, so that a server of tools alone loads neither the client nor the
+    # modules of the features it does not use (bench/README.md, "Cold start").
     from .bridge import proxy
     from .client import Client, TaskHandle
     from .group import ClientGroup
+    from .server import Context, text
+    from .server import Elicit, Elicited, Resolve, Roots, Sample  # input from the client
+    from .server import Content, Field, Header  # tool definitions
+    from .server import (  # resources, prompts, completion
+        Completion,
+        assistant,
+        audio,
+        embedded_resource,
+        image,
+        resource_link,
+        user,
+    )
 
 __version__ = "0.1.0"
 
@@ -94,7 +96,36 @@ __all__ = [
 
 if not TYPE_CHECKING:  # hidden from type checkers, so that `wiremcp.Typo` is an error there
 
+    #: Names `wiremcp.server` gives on first use (see its `__getattr__`).
+    _FROM_SERVER = frozenset(
+        (
+            "Context",
+            "text",
+            "Elicit",
+            "Elicited",
+            "Resolve",
+            "Roots",
+            "Sample",
+            "Content",
+            "Field",
+            "Header",
+            "Completion",
+            "assistant",
+            "audio",
+            "embedded_resource",
+            "image",
+            "resource_link",
+            "user",
+        )
+    )
+
     def __getattr__(name: str) -> object:
+        if name in _FROM_SERVER:
+            from . import server
+
+            value = getattr(server, name)
+            globals()[name] = value
+            return value
         if name == "Client":
             from .client import Client
 
@@ -112,6 +143,9 @@ if not TYPE_CHECKING:  # hidden from type checkers, so that `wiremcp.Typo` is an
 
             return ClientGroup
         raise AttributeError(f"module 'wiremcp' has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})
 
 
 def run(server: Server, transport: Literal["stdio", "http"] = "stdio", **options: Any) -> None:

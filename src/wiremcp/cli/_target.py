@@ -38,9 +38,8 @@ import inspect
 import os
 import re
 import sys
-from dataclasses import dataclass
 from types import ModuleType, TracebackType
-from typing import TYPE_CHECKING, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 if TYPE_CHECKING:  # imported where a server is loaded: parsing a target (install, inspect) does not need it
     from ..server import Server
@@ -50,20 +49,48 @@ __all__ = ["CONVENTIONAL_NAMES", "Target", "TargetError", "parse_target", "is_se
 #: Attribute names tried, in order, when the target names none.
 CONVENTIONAL_NAMES = ("server", "mcp", "app")
 
-_MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?::[A-Za-z_]\w*)?")
+#: A dotted module name, optionally ``:attribute`` (compiled by `re` on first use: ``wiremcp run`` never needs it).
+_MODULE = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?::[A-Za-z_]\w*)?"
 
 
 class TargetError(Exception):
     """A target that names no Server; the message is for the user, whole."""
 
 
-@dataclass(frozen=True)
 class Target:
-    """A parsed TARGET: ``kind``, the file path or module name (``spec``) and the attribute ("" for none)."""
+    """A parsed TARGET: ``kind``, the file path or module name (``spec``) and the attribute ("" for none).
+
+    Immutable, compared and hashed by its three fields (a frozen dataclass
+    written out: making one costs ~4 M instructions at every server's start).
+    """
+
+    __slots__ = ("kind", "spec", "attr")
 
     kind: Literal["url", "file", "module"]
     spec: str
-    attr: str = ""
+    attr: str
+
+    def __init__(self, kind: Literal["url", "file", "module"], spec: str, attr: str = "") -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "spec", spec)
+        object.__setattr__(self, "attr", attr)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: a Target is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: a Target is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Target:
+            return NotImplemented
+        return (self.kind, self.spec, self.attr) == (other.kind, other.spec, other.attr)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.spec, self.attr))
+
+    def __repr__(self) -> str:
+        return f"Target(kind={self.kind!r}, spec={self.spec!r}, attr={self.attr!r})"
 
     def __str__(self) -> str:
         return self.spec + (f":{self.attr}" if self.attr else "")
@@ -86,7 +113,7 @@ def is_server_target(word: str) -> bool:
     kind = parse_target(word).kind
     if kind == "file":
         return True
-    if kind == "url" or not _MODULE.fullmatch(word):
+    if kind == "url" or not re.fullmatch(_MODULE, word):
         return False
     import shutil  # on first use: only for a bare word after --
 

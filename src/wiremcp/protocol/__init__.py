@@ -1,7 +1,8 @@
 """MCP on top of JSON-RPC: revisions and eras, ``_meta`` fields, method names, error codes.
 
 Submodules: `versions`, `meta`, `methods`, `errors`, `state` (sealed requestState),
-`headers` (x-mcp-header annotations and header value encoding), `extensions`
+`headers` (x-mcp-header annotations and header value encoding), `content` (the
+kinds of content blocks), `extensions`
 (extension negotiation: who declares what, -32021 when one is required), `inputs` (the
 types of the answers a client gives to elicitation, sampling and roots requests;
 imported on use, not here).

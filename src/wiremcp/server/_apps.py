@@ -104,9 +104,8 @@ _PERMISSIONS = ("camera", "microphone", "geolocation", "clipboardWrite")
 _RESOURCE_META_KEYS = ("csp", "permissions", "domain", "prefersBorder")
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-_ORIGIN = re.compile(
-    rf"^(?:https?|wss?)://(?:(?:\*\.)?{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Fa-f:.]+\])(?::(?P<port>[0-9]{{1,5}}|\*))?\Z"
-)
+#: An origin a view may reach (compiled by `re` on first use, its cache: only a view's CSP needs it).
+_ORIGIN = rf"^(?:https?|wss?)://(?:(?:\*\.)?{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Fa-f:.]+\])(?::(?P<port>[0-9]{{1,5}}|\*))?\Z"
 
 
 class UiCsp(TypedDict, total=False):
@@ -136,7 +135,7 @@ def check_origin(origin: Any, where: str) -> str:
     """One CSP origin, ``scheme://host[:port]``; `ValueError` naming the problem."""
     if type(origin) is not str:
         raise TypeError(f"{where}: an origin is a string such as 'https://api.example.com', not {origin!r}")
-    found = _ORIGIN.match(origin)
+    found = re.match(_ORIGIN, origin)
     if not found:
         raise ValueError(
             f"{where}: {origin!r} is not an origin; write scheme://host[:port] with a scheme of https, http, "
@@ -341,12 +340,11 @@ class ModelTools:
 
 def check_links(server: Server) -> None:
     """Refuse to serve a tool linked to a ``ui://`` resource the server does not have (apps.mdx: it MUST exist)."""
+    linked = [t for t in server.tools.values() if t.ui_uri is not None]
+    if not linked:
+        return  # (a server without views does not make its resource registry: see `Server._resources`)
     resources = server.resources
-    missing = [
-        f"tool {t.name!r} shows {t.ui_uri!r}"
-        for t in server.tools.values()
-        if t.ui_uri is not None and t.ui_uri not in resources
-    ]
+    missing = [f"tool {t.name!r} shows {t.ui_uri!r}" for t in linked if t.ui_uri not in resources]
     if missing:
         raise ValueError(
             f"server {server.name!r}: {'; '.join(missing)}, but no resource is registered at that URI "

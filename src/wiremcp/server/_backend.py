@@ -23,7 +23,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 from ..backends import Backend, ChangeBus, InProcessBackend, from_url
-from ._settings import setting
+from ._settings import ENV_TASK_STORE, setting
 
 if TYPE_CHECKING:
     from ._lifespan import LifespanFactory
@@ -76,9 +76,9 @@ def default_task_store(backend: Backend) -> Callable[[], TaskStore] | None:
     """
     import os
 
-    from ._tasks import ENV_STORE, store_from_env
+    if os.environ.get(ENV_TASK_STORE, "").strip():
+        from ._tasks import store_from_env
 
-    if os.environ.get(ENV_STORE, "").strip():
         return store_from_env()
     if not backend.shared:  # (wiremcp.backends.redis stays unimported without a shared backend)
         return None

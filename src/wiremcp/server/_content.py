@@ -31,6 +31,8 @@ import datetime
 import re
 from typing import Any, Literal, NotRequired, TypedDict, TypeVar, Union
 
+from ..protocol.content import CONTENT_TYPES
+
 __all__ = [
     "Annotations",
     "TextContent",
@@ -115,8 +117,6 @@ class EmbeddedResource(TypedDict):
 #: Any content block.
 Content = Union[TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource]
 
-#: The ``type`` values of content blocks.
-CONTENT_TYPES = frozenset({"text", "image", "audio", "resource_link", "resource"})
 #: Return annotations that mean "content blocks" (no outputSchema).
 CONTENT_HINTS: frozenset[Any] = frozenset(
     {TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource, Content}

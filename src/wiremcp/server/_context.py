@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Ty
 from ..jsonrpc import InvalidRequest, RequestId
 from ..protocol import methods
 from ..protocol.meta import RequestMeta
-from ._elicit import Elicited, form_for
 from ._mrtr import ELICIT, ROOTS, SAMPLE, InputRequired, check_answer, check_capabilities
 
 if TYPE_CHECKING:
     import asyncio
     # Types only: the answers' TypedDicts cost import time and nothing here needs them at run time.
     from ..protocol.inputs import CreateMessageResult, ElicitResult, Root
+    from ._elicit import Elicited  # typed elicitation (`elicit` imports `_elicit` on first use)
     from ._server import Server
 
 __all__ = [
@@ -258,7 +258,12 @@ class Context:
         side effects after the last question, or declare the inputs as
         parameters (``Annotated[T, Elicit("...")]``) so the body runs once.
         """
-        form = None if schema is None or isinstance(schema, dict) else form_for(schema)
+        if schema is None or isinstance(schema, dict):
+            form = None
+        else:
+            from ._elicit import form_for  # typed elicitation's forms: on first use
+
+            form = form_for(schema)
         requested = form.schema if form is not None else schema
         params = {
             "mode": "form",

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import logging
 
-from ..jsonrpc import InternalError
-from ._legacy import ClientRequestFailed
+from typing import Any
 
-__all__ = ["ToolError", "HandlerFailed", "failure_message"]
+from ..jsonrpc import InternalError
+
+__all__ = ["ToolError", "HandlerFailed", "ClientRequestFailed", "failure_message"]
 
 log = logging.getLogger("wiremcp.server")
 
@@ -38,6 +39,21 @@ class ToolError(Exception):
     In a tool it becomes a tool execution error (``isError: true``); in a
     resource, prompt or completer a -32603 error; never masked.
     """
+
+
+class ClientRequestFailed(Exception):
+    """The client answered one of our requests (elicitation, sampling, roots) with an error.
+
+    Not a `JSONRPCError`: it is the client's error, not one we send, so a tool
+    that does not handle it ends in a tool execution error (``isError``).
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"the client refused the request: {message} ({code})")
+        self.code = code
+        self.message = message
+        self.data = data
+    # (Defined here, not in `_legacy` which raises it, so that every server's start loads no legacy session.)
 
 
 class HandlerFailed(InternalError):

@@ -34,7 +34,9 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from ..jsonrpc import InvalidParams, InvalidRequest, MethodNotFound, Request
 from ..protocol import LEGACY_VERSIONS, methods
 from ..protocol.meta import LOG_LEVELS, PROGRESS_TOKEN, RequestMeta
+from ._failures import ClientRequestFailed
 from ._reply import ServerBusy
+from ._settings import DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_MAX_SESSION_SUBSCRIPTIONS
 
 if TYPE_CHECKING:
     import asyncio
@@ -54,10 +56,6 @@ __all__ = [
 LEGACY_ONLY_METHODS = frozenset({"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"})
 #: Modern methods a legacy session does not have.
 _MODERN_ONLY = frozenset({methods.DISCOVER, methods.SUBSCRIPTIONS_LISTEN})
-#: Seconds to wait for the client to answer a server-initiated request (a person may be typing).
-DEFAULT_CLIENT_REQUEST_TIMEOUT = 300.0
-#: Resource subscriptions (``resources/subscribe``) one session may hold.
-DEFAULT_MAX_SESSION_SUBSCRIPTIONS = 64
 #: Characters of a URI a session may subscribe to.
 DEFAULT_MAX_SUBSCRIPTION_URI = 2048
 
@@ -69,20 +67,6 @@ _LIST_CHANGED = {
     "prompts": "notifications/prompts/list_changed",
     "resources": "notifications/resources/list_changed",
 }
-
-
-class ClientRequestFailed(Exception):
-    """The client answered one of our requests (elicitation, sampling, roots) with an error.
-
-    Not a `JSONRPCError`: it is the client's error, not one we send, so a tool
-    that does not handle it ends in a tool execution error (``isError``).
-    """
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(f"the client refused the request: {message} ({code})")
-        self.code = code
-        self.message = message
-        self.data = data
 
 
 class LegacySession:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Literal, Mapping, TypeVar, overload
 
 import orjson
@@ -35,33 +36,47 @@ from ..protocol import MODERN_VERSIONS, methods
 from ..protocol.extensions import EXTENSIONS, TASKS, check_identifier, client_declares
 from ..protocol.meta import CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION, SERVER_INFO, RequestMeta, parse_request_meta
 from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
+from ..protocol.telemetry import wanted as telemetry_wanted
 from ._context import Context, Emit, require_scopes
-from ._legacy import DEFAULT_CLIENT_REQUEST_TIMEOUT, LegacySession, Notify, SendRequest
 from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
-from ._subscriptions import DEFAULT_MAX_SUBSCRIPTIONS, ChangeBus, listen, parse_filter
-from ..backends import Backend
+from ..backends import Backend, ChangeBus
 from ._backend import choose_backend, default_task_store, with_backend
-from ._settings import DEFAULT_THREADS, apply_log_level, parse_bool, parse_keys, parse_level, setting
+from ._settings import (
+    DEFAULT_CLIENT_REQUEST_TIMEOUT,
+    DEFAULT_MAX_SUBSCRIPTIONS,
+    DEFAULT_THREADS,
+    apply_log_level,
+    parse_bool,
+    parse_keys,
+    parse_level,
+    setting,
+)
 from ._tools import Tool, ToolAnnotations
 from ._apps import UI_EXTENSION, UI_MIME_TYPE, ModelTools, UiCsp, Visibility, check_links, supports_apps, ui_resource_parts
-from ._tasks import TaskStore, store_from_env
-from ._tasks._modes import TaskMode
-
-if TYPE_CHECKING:
-    from ._plain_call import PlainCall, PlainEnvelope
-    from ._tasks._runtime import Tasks
 from ._workers import Workers
 from ._reply import Reply, reply_failed, reply_ok
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
-from ._middleware import Middleware, install
-from ._telemetry import wanted as telemetry_wanted
-from ._mount import Mount, check_mountable
-from ._forward import Forwarder, Upstream
 
-# Resources, templates, prompts, completion (the section "resources, prompts, completion" below).
-from ._completion import Completer, Completers
-from ._prompts import Prompt, Prompts
-from ._resources import Resource, Resources
+if TYPE_CHECKING:
+    from ._plain_call import PlainCall, PlainEnvelope
+    from ._tasks import TaskStore
+    from ._tasks._modes import TaskMode
+    from ._tasks._runtime import Tasks
+    from ._legacy import LegacySession, Notify, SendRequest
+    from ._middleware import Middleware
+    from ._mount import Mount
+    from ._forward import Forwarder, Upstream
+
+    # Resources, templates, prompts, completion (the section "resources, prompts, completion" below).
+    from ._completion import Completer, Completers
+    from ._prompts import Prompt, Prompts
+    from ._resources import Resource, Resources
+
+# Loaded on first use, each by the method that needs it (bench/README.md, "Cold start": a server of
+# tools alone imports none of them): resources, prompts and completion (`_resources`, `_prompts`,
+# `_completion` and their registries, the `cached_property`s of `Server`), middleware
+# (`add_middleware`), composition (`mount`, `forward`), legacy sessions (`open_session`) and
+# subscriptions/listen (`_listen`).
 
 __all__ = ["Server", "DEFAULT_LIST_TTL_MS"]
 
@@ -75,7 +90,7 @@ Handler = Callable[[Request, dict[str, Any], RequestMeta, "Emit | None"], "dict[
 CacheScope = Literal["public", "private"]
 #: A function being registered: the decorators hand it back unchanged, with its own type.
 F = TypeVar("F", bound=Callable[..., Any])
-M = TypeVar("M", bound=Middleware)
+M = TypeVar("M", bound="Middleware")
 
 
 class Server:
@@ -164,11 +179,9 @@ class Server:
         self._tool_defs: list[dict[str, Any]] | None = None
         #: tools/list for clients without MCP Apps: without app-only tools (see _apps).
         self._model_tools = ModelTools()
-        # Resources, templates, prompts, completers; their methods are in
-        # `_handlers` exactly while something of their kind is registered (`_offer`).
-        self._resources = Resources()
-        self._prompts = Prompts()
-        self._completers = Completers()
+        # Resources, templates, prompts, completers (`_resources`, `_prompts`, `_completers`, made
+        # on first use); their methods are in `_handlers` exactly while something of their kind is
+        # registered (`_offer`).
         self._handlers: dict[str, Handler] = {
             methods.DISCOVER: self._discover,
             methods.TOOLS_LIST: self._tools_list,
@@ -220,8 +233,9 @@ class Server:
         self.tasks: Tasks | None = None
         self._task_options: dict[str, Any] = {
             "store": task_store if task_store is not None else default_task_store(self.backend),
-            "ttl_ms": task_ttl_ms if task_ttl_ms is not None else _tasks_default("ttl_ms"),
-            "poll_interval_ms": task_poll_interval_ms if task_poll_interval_ms is not None else _tasks_default("poll_interval_ms"),
+            # None: the default (`_tasks._modes`), filled in by `enable_tasks`, which imports the module.
+            "ttl_ms": task_ttl_ms,
+            "poll_interval_ms": task_poll_interval_ms,
         }
         self._legacy_handlers: dict[str, Handler] = {}
         self._legacy_tool_defs: list[dict[str, Any]] | None = None
@@ -355,7 +369,11 @@ class Server:
         if self.tasks is None:
             from ._tasks._runtime import Tasks  # the runtime (and asyncio) only for a server with tasks
 
-            tasks = self.tasks = Tasks(self, **self._task_options)
+            options = self._task_options
+            for key in ("ttl_ms", "poll_interval_ms"):
+                if options[key] is None:
+                    options[key] = _tasks_default(key)
+            tasks = self.tasks = Tasks(self, **options)
             self.declare_extension(TASKS)
             self._handlers.update({"tasks/get": tasks.get, "tasks/update": tasks.update, "tasks/cancel": tasks.cancel})
             self._legacy_handlers.update({"tasks/result": tasks.result, "tasks/list": tasks.list_tasks})
@@ -385,15 +403,36 @@ class Server:
         if self._tools:
             caps["tools"] = {"listChanged": True}
         # resources / prompts / completions: declared while any is registered.
-        if self._resources:
+        made = self.__dict__  # (a registry not made yet holds nothing: asking does not make it)
+        if made.get("_resources"):
             caps["resources"] = {"subscribe": True, "listChanged": True}
-        if self._prompts:
+        if made.get("_prompts"):
             caps["prompts"] = {"listChanged": True}
-        if self._completers:
+        if made.get("_completers"):
             caps["completions"] = {}
         if self._extensions:
             caps[EXTENSIONS] = {name: dict(settings) for name, settings in self._extensions.items()}
         return caps
+
+    # -- the registries of resources, prompts and completers, made (and their modules imported) on first use --
+
+    @cached_property
+    def _resources(self) -> Resources:
+        from ._resources import Resources
+
+        return Resources()
+
+    @cached_property
+    def _prompts(self) -> Prompts:
+        from ._prompts import Prompts
+
+        return Prompts()
+
+    @cached_property
+    def _completers(self) -> Completers:
+        from ._completion import Completers
+
+        return Completers()
 
     # -- extensions (extensions/overview.mdx, "Negotiation") ---------------------
 
@@ -457,6 +496,8 @@ class Server:
         """
         if not callable(middleware):
             raise TypeError(f"middleware is an async function (call, call_next) -> result, not {middleware!r}")
+        from ._middleware import install
+
         self._middleware.append(middleware)
         install(self)
         return middleware
@@ -478,6 +519,8 @@ class Server:
         and are announced to this server's listeners; its lifespan runs inside
         this one's (see `wiremcp.server._mount`).
         """
+        from ._mount import Mount, check_mountable
+
         check_mountable(self, server)
         mounted = Mount(self, server, namespace)
         if any(m.namespace == namespace for m in self.mounts):
@@ -496,6 +539,8 @@ class Server:
         """
         if self.forwarder is not None:
             raise ValueError("this server already forwards to an upstream server")
+        from ._forward import Forwarder
+
         self.forwarder = Forwarder(self, upstream)
         self._offer()
         return self.forwarder
@@ -515,6 +560,8 @@ class Server:
         raise KeyError(namespace)
 
     def _listen(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> Awaitable[dict[str, Any]]:
+        from ._subscriptions import listen, parse_filter
+
         wanted = parse_filter(params)
         honoured = {"tools", "prompts", "resources", "updated"}
         if self.tasks is not None:
@@ -529,6 +576,8 @@ class Server:
         self, request: Request, wanted: dict[str, Any], honoured: set[str], task_ids: list[str], meta: RequestMeta, emit: Emit
     ) -> dict[str, Any]:
         """``subscriptions/listen`` with ``taskIds``: the acknowledgement names the ids agreed (tasks.md)."""
+        from ._subscriptions import listen
+
         assert self.tasks is not None
         agreed = await self.tasks.agreed_ids(task_ids, meta)
 
@@ -825,6 +874,8 @@ class Server:
 
     def add_resource(self, fn: Callable[..., Any], uri: str, **options: Any) -> Resource:
         """Register ``fn`` as the resource (or template) ``uri`` and return it; ValueError if ``uri`` is taken."""
+        from ._resources import Resource
+
         resource = Resource(fn, uri, **options)
         self._resources.add(resource)
         self._offer()
@@ -935,6 +986,8 @@ class Server:
 
     def add_prompt(self, fn: Callable[..., Any], **options: Any) -> Prompt:
         """Register ``fn`` as a prompt (options as `Server.prompt`'s) and return it; ValueError if the name is taken."""
+        from ._prompts import Prompt
+
         prompt = Prompt(fn, **options)
         self._prompts.add(prompt)
         self._offer()
@@ -997,6 +1050,8 @@ class Server:
         inline: bool = False,
     ) -> Completer:
         """Register ``fn`` to complete ``argument`` of ``prompt`` or ``template``; ValueError if one does."""
+        from ._completion import Completer
+
         completer = Completer(fn, argument=argument, prompt=prompt, template=template, inline=inline)
         self._completers.add(completer)
         self._offer()
@@ -1114,6 +1169,8 @@ class Server:
         """A new legacy session for a transport that received ``initialize``."""
         if not self.legacy:
             raise self._method_not_found("initialize")
+        from ._legacy import LegacySession
+
         return LegacySession(
             self, send_request, notify, session_id=session_id, request_timeout=self.client_request_timeout
         )

@@ -37,7 +37,19 @@ import logging
 import os
 from typing import Any, Callable, Mapping, TypeVar
 
-__all__ = ["ENV", "DEFAULT_THREADS", "setting", "parse_bool", "parse_level", "parse_keys", "apply_log_level"]
+__all__ = [
+    "ENV",
+    "DEFAULT_THREADS",
+    "DEFAULT_CLIENT_REQUEST_TIMEOUT",
+    "DEFAULT_MAX_SESSION_SUBSCRIPTIONS",
+    "DEFAULT_MAX_SUBSCRIPTIONS",
+    "ENV_TASK_STORE",
+    "setting",
+    "parse_bool",
+    "parse_level",
+    "parse_keys",
+    "apply_log_level",
+]
 
 T = TypeVar("T")
 
@@ -59,6 +71,17 @@ ENV = {
 
 #: Worker threads for synchronous handlers, as anyio (FastMCP, the official SDK) defaults to.
 DEFAULT_THREADS = 40
+# The defaults of the features whose modules load on first use (`_legacy`, `_subscriptions`, which
+# import them from here): a `Server` is built without importing them.
+#: Seconds to wait for the client to answer a server-initiated request (a person may be typing).
+DEFAULT_CLIENT_REQUEST_TIMEOUT = 300.0
+#: Resource subscriptions (``resources/subscribe``) one legacy session may hold.
+DEFAULT_MAX_SESSION_SUBSCRIPTIONS = 64
+#: Open subscriptions one server process accepts before refusing new ones.
+DEFAULT_MAX_SUBSCRIPTIONS = 1024
+#: The variable naming the task store (`_tasks`, which imports it from here: a `Server` built
+#: while it is unset does not import `_tasks`).
+ENV_TASK_STORE = "WIREMCP_TASK_STORE"
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})

@@ -29,14 +29,13 @@ from ..backends import ChangeBus, Event, LocalBus
 from ..jsonrpc import InvalidParams, RequestId
 from ..protocol.meta import SUBSCRIPTION_ID
 from ._reply import ServerBusy
+from ._settings import DEFAULT_MAX_SUBSCRIPTIONS
 
 if TYPE_CHECKING:
     import asyncio
 
 __all__ = ["ChangeBus", "LocalBus", "Event", "listen", "DEFAULT_MAX_SUBSCRIPTIONS", "parse_filter"]
 
-#: Open subscriptions one server process accepts before refusing new ones.
-DEFAULT_MAX_SUBSCRIPTIONS = 1024
 #: Events queued for one slow listener before the oldest are dropped.
 QUEUE_LIMIT = 1024
 

@@ -49,19 +49,18 @@ from __future__ import annotations
 import inspect
 import logging
 import re
+import sys
 import typing
-from typing import Any, Awaitable, Callable, Iterable, TypedDict
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, TypedDict
 
 import orjson
 
 from ..jsonrpc import JSONRPCError
-from ._content import CONTENT_HINTS, CONTENT_TYPES, check_icons, text
+from ..protocol.content import CONTENT_TYPES
 from ._apps import Visibility, tool_ui_meta
 from ._context import Context, scope_tuple
 from ._failures import ToolError, failure_message
 from ._inject import context_param
-from ._inputs import BoundInput, Declined, find_inputs, gather
-from ._tasks._modes import check_task_mode
 from ._workers import Workers
 from ._schema import (
     ArgumentError,
@@ -77,11 +76,12 @@ from ._schema import (
     signature_info,
 )
 
-__all__ = ["Tool", "ToolAnnotations", "ToolError", "ToolResult", "text", "TOOL_ANNOTATIONS"]
+if TYPE_CHECKING:
+    from ._inputs import BoundInput
+
+__all__ = ["Tool", "ToolAnnotations", "ToolError", "ToolResult", "TOOL_ANNOTATIONS"]
 
 log = logging.getLogger("wiremcp.server")
-
-_CONTENT_TYPES = CONTENT_TYPES
 
 class ToolAnnotations(TypedDict, total=False):
     """Hints about a tool's behaviour for the client (schema.json, ToolAnnotations); all optional."""
@@ -107,9 +107,12 @@ _SNAKE = {
     "idempotent_hint": "idempotentHint",
     "open_world_hint": "openWorldHint",
 }
-_TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+#: The characters of a tool name (server/tools.mdx, "Tool Names": 1 to 128 of them); a set, not a
+#: pattern, so that registering a tool compiles no regular expression.
+_TOOL_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
-_META_KEY = re.compile(rf"^(?:(?:{_LABEL}\.)*{_LABEL}/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$")
+#: A ``_meta`` key (compiled by `re` on first use, its cache: only a tool given ``meta=`` needs it).
+_META_KEY = rf"(?:(?:{_LABEL}\.)*{_LABEL}/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?"
 
 
 class ToolResult:
@@ -143,7 +146,20 @@ class ToolResult:
         )
 
 
-_RESULT_HINTS = CONTENT_HINTS | {ToolResult}
+_result_hints: list[frozenset[Any]] = []
+
+
+def _content_hints() -> frozenset[Any]:
+    """The return annotations that mean "content, not data": the content block types and `ToolResult`.
+
+    On first use: `_content` (its TypedDicts cost some 3.5 M instructions to
+    import) loads only for a tool whose return annotation may describe data.
+    """
+    if not _result_hints:
+        from ._content import CONTENT_HINTS
+
+        _result_hints.append(CONTENT_HINTS | {ToolResult})
+    return _result_hints[0]
 
 
 def error_result(message: str) -> dict[str, Any]:
@@ -153,6 +169,11 @@ def error_result(message: str) -> dict[str, Any]:
 def _bad_output(name: str, problem: str) -> dict[str, Any]:
     log.error("tool %r returned a result it cannot send: %s", name, problem)
     return error_result(f"Error in tool {name!r}: the result {problem}")
+
+
+def _text_block(value: str) -> dict[str, Any]:
+    """`wiremcp.text` of a str, without importing `_content`."""
+    return {"type": "text", "text": value}
 
 
 def _is_block(v: Any) -> bool:
@@ -171,7 +192,7 @@ def to_result(value: Any, name: str = "?") -> dict[str, Any]:
     if t is dict and value.get("type") in CONTENT_TYPES:
         return {"resultType": "complete", "content": [value]}
     if t is list and value and any(_is_block(v) for v in value) and all(_is_block(v) or type(v) is str for v in value):
-        return {"resultType": "complete", "content": [text(v) if type(v) is str else v for v in value]}
+        return {"resultType": "complete", "content": [_text_block(v) if type(v) is str else v for v in value]}
     if t is bytes or t is bytearray:
         return _bad_output(name, "is bytes; say what they are with wiremcp.image(), audio() or embedded_resource()")
     try:
@@ -204,7 +225,7 @@ def _from_tool_result(r: ToolResult, name: str, check: Check | None) -> dict[str
     elif type(content) is not list:
         return _bad_output(name, "content must be a list of content blocks")
     else:
-        content = [text(v) if type(v) is str else v for v in content]
+        content = [_text_block(v) if type(v) is str else v for v in content]
         for v in content:
             if not _is_block(v):
                 return _bad_output(name, f"content holds {type(v).__name__} {v!r:.60}, not a content block")
@@ -272,20 +293,20 @@ class Tool:
         self.name = name if name is not None else fn.__name__
         if type(self.name) is not str or not self.name:
             raise ValueError(f"a tool needs a name (a non-empty string), not {self.name!r}")
-        if not _TOOL_NAME.match(self.name):
+        if not (len(self.name) <= 128 and _TOOL_NAME_CHARS.issuperset(self.name)):
             log.warning(
                 "tool name %r: names SHOULD be 1 to 128 characters of A-Z a-z 0-9 _ - . (server/tools.mdx, Tool Names)",
                 self.name,
             )
         where = f"tool {self.name!r}"
         #: Whether a call may become a task (`_tasks`): None (never), "auto", "always" or a function.
-        self.task = check_task_mode(task, where)
+        self.task = None if task == "never" else _check_task_mode(task, where)
         self.is_async = inspect.iscoroutinefunction(fn)
         #: A plain function not registered ``inline=True``: it runs in a worker thread.
         self.threaded = not self.is_async and not inline
         self.context_param = _context_param(fn)
         #: Parameters the framework gathers from the client before the body runs (`_inputs`).
-        self.inputs: list[BoundInput] = find_inputs(fn, where)
+        self.inputs: list[BoundInput] = _find_inputs(fn, where)
         skip = frozenset({self.context_param}) if self.context_param else frozenset()
         skip |= {b.name for b in self.inputs}
 
@@ -318,7 +339,8 @@ class Tool:
             if not isinstance(output_schema, dict):
                 raise TypeError(f"{where}: output_schema must be a JSON Schema object (a dict)")
             self.output_schema = output_schema
-        elif structured_output is not False and is_structured(return_hint, _RESULT_HINTS):
+        elif structured_output is not False and is_structured(return_hint) and is_structured(return_hint, _content_hints()):
+            # (more hints only make fewer annotations data: the content types are loaded only when they could count)
             try:
                 self.output_schema, self._wrap = output_schema_for(return_hint)
             except SchemaError as exc:
@@ -366,6 +388,8 @@ class Tool:
         if annotations:
             definition["annotations"] = _check_annotations(annotations, where)
         if icons:
+            from ._content import check_icons
+
             definition["icons"] = check_icons(icons, f"{where} icons")
         # MCP Apps (`_apps`): ui= / visibility= become _meta.ui, checked with a hand-written _meta.ui.
         meta = tool_ui_meta(meta, ui, visibility, where)
@@ -429,6 +453,8 @@ class Tool:
 
     async def gather_inputs(self, ctx: Context) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The declared inputs: ``(values, None)``, or ``({}, the tool execution error)`` when declined."""
+        from ._inputs import Declined, gather
+
         try:
             return await gather(self.inputs, ctx), None
         except Declined as exc:
@@ -460,6 +486,8 @@ class Tool:
     async def _gathered(
         self, arguments: dict[str, Any], ctx: Context, workers: Workers | None, mask: bool
     ) -> dict[str, Any]:
+        from ._inputs import Declined, gather
+
         try:
             values = await gather(self.inputs, ctx)
         except Declined as exc:
@@ -558,6 +586,27 @@ def plain_arguments(schema: Any) -> ArgumentTypes | None:
     return types, frozenset(required)
 
 
+def _check_task_mode(task: Any, where: str) -> Any:
+    """`_tasks._modes.check_task_mode`: a tool of the default ``task="never"`` never imports `_tasks`."""
+    from ._tasks._modes import check_task_mode
+
+    return check_task_mode(task, where)
+
+
+def _find_inputs(fn: Callable[..., Any], where: str) -> list[BoundInput]:
+    """`_inputs.find_inputs`: the parameters of ``fn`` annotated with an input marker.
+
+    A marker (`Elicit`, `Sample`, `Roots`, `Resolve`) is an instance of a
+    class of `_inputs`, so while that module is not loaded no annotation can
+    hold one: a server without declared inputs never imports it.
+    """
+    inputs = sys.modules.get(f"{__package__}._inputs")
+    if inputs is None:
+        return []
+    found: list[BoundInput] = inputs.find_inputs(fn, where)
+    return found
+
+
 def _return_hint(fn: Callable[..., Any]) -> Any:
     try:
         return typing.get_type_hints(fn, include_extras=True).get("return", inspect.Parameter.empty)
@@ -590,7 +639,7 @@ def _check_meta(meta: Any, where: str) -> dict[str, Any]:
     if not isinstance(meta, dict):
         raise TypeError(f"{where}: meta must be a dict")
     for key in meta:
-        if type(key) is not str or not _META_KEY.match(key):
+        if type(key) is not str or re.fullmatch(_META_KEY, key) is None:
             raise ValueError(
                 f"{where}: _meta key {key!r} is malformed: an optional reverse-DNS prefix ending in '/' "
                 "(com.example/) and a name of letters, digits, '-', '_', '.' (basic/index.mdx, _meta)"

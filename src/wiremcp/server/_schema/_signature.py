@@ -39,8 +39,9 @@ from ._types import TypeNode, TypeWalker
 
 __all__ = ["Param", "SignatureInfo", "signature_info", "signature_schema", "parse_docstring"]
 
-_ARGS_HEADER = re.compile(r"^(\s*)(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments):\s*$")
-_ARG_LINE = re.compile(r"^\*{0,2}(\w+)\s*(\([^)]*\))?\s*:\s*(.*)$")
+# Patterns, compiled by `re` on first use (its cache): a docstring without an ``Args:`` section needs none.
+_ARGS_HEADER = r"^(\s*)(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments):\s*$"
+_ARG_LINE = r"^\*{0,2}(\w+)\s*(\([^)]*\))?\s*:\s*(.*)$"
 
 
 def parse_docstring(doc: str | None) -> tuple[str | None, dict[str, str]]:
@@ -48,11 +49,16 @@ def parse_docstring(doc: str | None) -> tuple[str | None, dict[str, str]]:
     if not doc:
         return None, {}
     lines = inspect.cleandoc(doc).splitlines()
+    if ":" not in doc:  # no line can be an Args header: the description is the whole text
+        text = "\n".join(lines).strip()
+        if "\n\n\n" in text:
+            text = re.sub(r"\n{3,}", "\n\n", text)
+        return (text or None), {}
     params: dict[str, str] = {}
     kept: list[str] = []
     i = 0
     while i < len(lines):
-        m = _ARGS_HEADER.match(lines[i])
+        m = re.match(_ARGS_HEADER, lines[i])
         if m is None:
             kept.append(lines[i])
             i += 1
@@ -72,7 +78,7 @@ def parse_docstring(doc: str | None) -> tuple[str | None, dict[str, str]]:
                 continue
             if item_indent is None:
                 item_indent = depth
-            arg = _ARG_LINE.match(stripped) if depth <= item_indent else None
+            arg = re.match(_ARG_LINE, stripped) if depth <= item_indent else None
             if arg is not None:
                 current = arg.group(1)
                 params[current] = arg.group(3).strip()

@@ -21,9 +21,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Callable
 
-from ._memory import MemoryTaskStore
+from .._settings import ENV_TASK_STORE
 from ._modes import DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS, TaskMode
-from ._store import NON_TERMINAL, TERMINAL, TaskRecord, TaskStatus, TaskStore, TaskStoreError
 
 __all__ = [
     "TaskStore",
@@ -43,11 +42,23 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from ._memory import MemoryTaskStore
     from ._runtime import Tasks
+    from ._store import NON_TERMINAL, TERMINAL, TaskRecord, TaskStatus, TaskStore, TaskStoreError
     from ._sqlite import SQLiteTaskStore, default_task_db_path
 else:
 
     def __getattr__(name: str) -> Any:
+        # The store's interface and the in-memory store load on first use: `_modes` (what a tool's
+        # ``task=`` and a `Server` need at start-up) is imported through this package.
+        if name == "MemoryTaskStore":
+            from ._memory import MemoryTaskStore
+
+            return MemoryTaskStore
+        if name in ("NON_TERMINAL", "TERMINAL", "TaskRecord", "TaskStatus", "TaskStore", "TaskStoreError"):
+            from . import _store
+
+            return getattr(_store, name)
         if name == "Tasks":  # the runtime (and asyncio) only when a tool may become a task
             from ._runtime import Tasks
 
@@ -60,7 +71,7 @@ else:
 
 
 #: The environment variable naming the task store (see the module docstring).
-ENV_STORE = "WIREMCP_TASK_STORE"
+ENV_STORE = ENV_TASK_STORE
 
 
 def store_from_env(environ: dict[str, str] | None = None) -> Callable[[], TaskStore] | None:
@@ -69,6 +80,8 @@ def store_from_env(environ: dict[str, str] | None = None) -> Callable[[], TaskSt
     if raw == "":
         return None
     if raw == "memory":
+        from ._memory import MemoryTaskStore
+
         return MemoryTaskStore
     if raw == "sqlite":
         from ._sqlite import SQLiteTaskStore

@@ -4,7 +4,8 @@
     python bench/instructions.py http             # MCPApp, one ASGI call per request, in-process
     python bench/instructions.py asgi-floor       # the bare ASGI handler (fixtures/raw_asgi.py), in-process
     python bench/instructions.py floor            # the stdio floor's work (loads, result, dumps), in-process
-    python bench/instructions.py pipe             # a whole `wiremcp run examples/echo.py` fed requests on a pipe
+    python bench/instructions.py pipe             # a whole `wiremcp run examples/echo.py` fed requests on a pipe,
+                                                  # one at a time (each after the last reply)
     python bench/instructions.py pipe-floor       # the same for fixtures/raw_echo.py
     python bench/instructions.py cold             # a whole `wiremcp run examples/echo.py` answering one request
     python bench/instructions.py cold-floor       # the same for fixtures/raw_echo.py
@@ -224,7 +225,7 @@ def _floor_cmd() -> list[str]:
     return [sys.executable, os.path.join(HERE, "fixtures", "raw_echo.py")]
 
 
-#: Whole processes fed the requests through a pipe (event loop, reads and writes included).
+#: Whole processes fed the requests through a pipe, one in flight (reads and writes included).
 PIPED: dict[str, Callable[[], list[str]]] = {"pipe": _wiremcp_cmd, "pipe-floor": _floor_cmd}
 
 CASES: dict[str, Callable[[int, int], None]] = {
@@ -246,6 +247,45 @@ def _env() -> dict[str, str]:
 def _warm(argv: list[str], stdin: bytes | None = None) -> None:
     """Run once outside valgrind, so that both measured runs find the bytecode caches written."""
     subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL, env=_env(), check=True)
+
+
+def _callgrind_lockstep(argv: list[str], n: int, payload: int) -> int:
+    """``argv`` under callgrind, sent ``n`` requests one at a time: each written after the last reply.
+
+    One request in flight, as `run.py`'s 1-in-flight cases: every line arrives
+    in a read of its own, so the count does not depend on where the kernel
+    cuts a pipelined stream (which decides how many lines `wiremcp run`
+    answers before its event loop starts).
+    """
+    factory = RequestFactory("modern", make_payload(payload))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cg.out")
+        errors = os.path.join(tmp, "stderr")
+        with open(errors, "wb") as err:
+            proc = subprocess.Popen(
+                ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                env=_env(),
+            )
+            assert proc.stdin is not None and proc.stdout is not None
+            for i in range(1, n + 1):
+                proc.stdin.write(factory.body(i) + b"\n")
+                proc.stdin.flush()
+                reply = proc.stdout.readline()
+                if b'"result"' not in reply:
+                    proc.kill()
+                    sys.exit(f"{argv}: request {i} got {reply[:300]!r}")
+            proc.stdin.close()
+            code = proc.wait()
+        text = open(errors, "rb").read()
+        if code != 0:
+            sys.exit(f"{argv} failed ({code}):\n{text.decode()[-2000:]}")
+        m = re.search(rb"Collected : (\d+)", text)
+        if m is None:
+            sys.exit(text.decode()[-2000:])
+        return int(m.group(1))
 
 
 def _callgrind(argv: list[str], stdin: bytes | None = None) -> int:
@@ -289,8 +329,8 @@ def main() -> None:
     if args.case in PIPED:
         cmd = PIPED[args.case]()
         _warm(cmd, _lines(1, args.payload))
-        a = _callgrind(cmd, _lines(lo, args.payload))
-        b = _callgrind(cmd, _lines(hi, args.payload))
+        a = _callgrind_lockstep(cmd, lo, args.payload)
+        b = _callgrind_lockstep(cmd, hi, args.payload)
         print(f"{args.case}: {(b - a) / (hi - lo):,.0f} instructions per request ({args.payload} B)")
         return
     me = [sys.executable, os.path.abspath(__file__), args.case, "--child", "--payload", str(args.payload)]

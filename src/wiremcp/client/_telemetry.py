@@ -74,7 +74,9 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
     from dataclasses import replace
 
     from opentelemetry import propagate, trace
+    from orjson import loads
 
+    from ..jsonrpc import encode_notification
     from ._errors import RemoteError, RequestTimeout
 
     #: The span of the request this task is sending (so `_transmit` can name its id).
@@ -88,6 +90,7 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
     clock = time.perf_counter
     roundtrip = client._roundtrip
     transmit = client._transmit
+    write = client._write
 
     async def traced(
         method: str, params: dict[str, Any] | None, options: CallOptions, *, cancel_on_timeout: bool = True
@@ -155,11 +158,60 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
         finally:
             elapsed = clock() - started
             sending.reset(token)
+            if "mcp.session.id" not in attrs:  # initialize over HTTP: the session id came with its reply
+                session_id = getattr(transport, "session_id", None)
+                if type(session_id) is str:
+                    span.set_attribute("mcp.session.id", session_id)
+            if "mcp.protocol.version" not in attrs and type(proto.protocol_version) is str:
+                span.set_attribute("mcp.protocol.version", proto.protocol_version)
             if error is not None:
                 span.set_attribute("error.type", error)
                 measured["error.type"] = error
                 if error[:1] == "-" or error.isdigit():
                     measured["rpc.response.status_code"] = error
+            span.end()
+            duration.record(elapsed, measured)
+
+    def notifying(data: bytes) -> None:
+        """``_write``, traced: a notification gets its CLIENT span, its context in ``params._meta``."""
+        message = loads(data)
+        method = message.get("method") if type(message) is dict and "id" not in message else None
+        if type(method) is not str:  # an answer to the server's request: not ours to trace
+            write(data)
+            return
+        params = message.get("params")
+        params = dict(params) if type(params) is dict else {}
+        attrs: dict[str, Any] = {"mcp.method.name": method}
+        proto = client._proto
+        meta = proto._meta
+        version = meta.get(PROTOCOL_VERSION) if meta is not None else proto.protocol_version
+        if type(version) is str:
+            attrs["mcp.protocol.version"] = version
+        transport = client.transport
+        attrs.update(_network(transport))
+        measured = dict(attrs)
+        session_id = getattr(transport, "session_id", None)
+        if type(session_id) is str:
+            attrs["mcp.session.id"] = session_id
+        span = tracer.start_span(method, kind=CLIENT, attributes=attrs)
+        carrier = params.get("_meta")
+        carrier = dict(carrier) if type(carrier) is dict else {}
+        inject(carrier, context=set_span_in_context(span))
+        params["_meta"] = carrier
+        error: str | None = None
+        started = clock()
+        try:
+            write(encode_notification(method, params))
+        except Exception as exc:
+            error = type(exc).__qualname__
+            span.record_exception(exc)
+            span.set_status(Status(ERROR, str(exc)))
+            raise
+        finally:
+            elapsed = clock() - started
+            if error is not None:
+                span.set_attribute("error.type", error)
+                measured["error.type"] = error
             span.end()
             duration.record(elapsed, measured)
 
@@ -192,5 +244,6 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
 
     client._roundtrip = traced  # type: ignore[method-assign]  # the instance's own, traced
     client._transmit = transmitting  # type: ignore[method-assign]  # likewise: it names the request id
+    client._write = notifying  # type: ignore[method-assign]  # likewise: every notification it sends
     client.connect = connecting  # type: ignore[method-assign]  # notes when a legacy session opens
     client.aclose = closing  # type: ignore[method-assign]  # and records its duration when it ends

@@ -1,4 +1,4 @@
-"""OpenTelemetry on the client: one CLIENT span and one duration per request, context sent in ``_meta``.
+"""OpenTelemetry on the client: one CLIENT span and one duration per request or notification, context sent in ``_meta``.
 
 It follows the OpenTelemetry semantic conventions for MCP (docs/gen-ai/mcp.md
 of open-telemetry/semantic-conventions, status Development, read at commit
@@ -22,13 +22,23 @@ Rules:
 * the span's context is injected into ``params._meta`` through the global
   propagator (W3C ``traceparent``/``tracestate``, ``baggage``), in both
   eras: the server continues the trace;
+* one span per notification sent (``notifications/initialized``,
+  ``notifications/cancelled``, `Client.notify`), of kind CLIENT too (the
+  conventions' client span covers "the request or notification"), named
+  ``{mcp.method.name}``, without ``jsonrpc.request.id``, its context
+  injected into the notification's ``params._meta``: ``_write``, replaced
+  on the instance too, is where every notification leaves (an answer to a
+  server's request passes through it untouched);
+* ``mcp.session.id`` and ``mcp.protocol.version`` that ``initialize``
+  itself settles (the HTTP session id comes with its reply) are set on its
+  span once the reply is in;
 * errors: an error reply sets ``error.type`` and ``rpc.response.status_code``
   to its code and the status to ERROR with its message; a timeout sets
   ``error.type`` to ``timeout``; another failure to the exception's class
   name; a ``tools/call`` result with ``isError: true`` to ``tool_error``.
   The exception propagates unchanged;
 * ``mcp.client.operation.duration`` (seconds) is recorded for every
-  request, with the low-cardinality attributes only;
+  request and notification, with the low-cardinality attributes only;
   ``mcp.client.session.duration`` once per legacy (2025-11-25) session, from
   ``connect`` to ``aclose`` (both wrapped on the instance).
 """

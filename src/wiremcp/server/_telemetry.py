@@ -37,8 +37,9 @@ Rules:
   ASGI instrumentation made one) becomes a link when both exist, and the
   parent when ``_meta`` carries no trace context;
 * over HTTP, ``client.address`` and ``client.port`` are the ASGI scope's
-  ``client`` (the transport puts it in `protocol.telemetry.peer`, only for
-  a server with telemetry on); stdio has no peer address and records none;
+  ``client`` (the transport puts it in `protocol.telemetry.client_peer`,
+  only for a server with telemetry on); stdio has no peer address and
+  records none;
 * errors: a `JSONRPCError` sets ``error.type`` and
   ``rpc.response.status_code`` to its code and the status to ERROR with its
   message; any other exception is answered -32603 (``server/_reply.py``),

@@ -189,8 +189,8 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
         if type(method) is not str:  # an answer to the server's request: not ours to trace
             write(data)
             return
-        params = message.get("params")
-        params = dict(params) if type(params) is dict else {}
+        given = message.get("params")
+        params = dict(given) if type(given) is dict else {}
         attrs: dict[str, Any] = {"mcp.method.name": method}
         proto = client._proto
         meta = proto._meta
@@ -207,11 +207,13 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
         carrier = params.get("_meta")
         carrier = dict(carrier) if type(carrier) is dict else {}
         inject(carrier, context=set_span_in_context(span))
-        params["_meta"] = carrier
+        if carrier:  # else (no propagator writes anything) the notification goes as it was
+            params["_meta"] = carrier
+            data = encode_notification(method, params)
         error: str | None = None
         started = clock()
         try:
-            write(encode_notification(method, params))
+            write(data)
         except Exception as exc:
             error = type(exc).__qualname__
             span.record_exception(exc)

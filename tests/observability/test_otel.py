@@ -14,7 +14,11 @@ network attributes, errors (a JSON-RPC error, a tool result with
 ``isError``), the trace context carried in ``params._meta`` (each server span
 is the child of the client span of the same request, across MRTR rounds),
 and both ``mcp.*.operation.duration`` histograms with the conventions'
-bucket boundaries.
+bucket boundaries. Also: what a 2025-11-25 session answers itself
+(``initialize``, ``ping``, ``logging/setLevel``, ``resources/subscribe``) and
+every notification sent by the client get their SERVER span, each the child
+of the client's CLIENT span; over HTTP the server spans carry
+``client.address`` and ``client.port``.
 """
 
 from __future__ import annotations
@@ -209,6 +213,7 @@ def test_spans_and_metrics_across_client_and_server(transport: str, era: str, re
             assert attrs["mcp.session.id"] == client_span["attributes"]["mcp.session.id"]
         assert attrs.get("error.type") == client_span["attributes"].get("error.type")
         assert span["status"] == client_span["status"]
+        _peer_attributes(attrs, transport)
     assert served[1]["attributes"]["error.type"] == "tool_error"
     assert served[-1]["attributes"]["rpc.response.status_code"] == "-32601"
     assert served[-1]["description"] == missing["description"]
@@ -226,6 +231,7 @@ def test_spans_and_metrics_across_client_and_server(transport: str, era: str, re
     assert tool_errors and tool_errors[0]["attributes"]["gen_ai.tool.name"] == "broken"
     for point in server_points:
         assert "jsonrpc.request.id" not in point["attributes"] and "mcp.session.id" not in point["attributes"]
+        assert "client.address" not in point["attributes"]
     data = _reader.get_metrics_data()
     client_points = [
         point
@@ -295,3 +301,132 @@ def test_a_task_continues_the_trace(transport: str, era: str, request: pytest.Fi
     [work] = [s for s in served if s["name"] == "build report"]
     [call] = [s for s in requests if s["name"] == "tools/call report"]
     assert work["parent"] == call["span_id"]
+
+
+def _peer_attributes(attrs: dict[str, Any], transport: str) -> None:
+    """client.address and client.port: the loopback peer over HTTP (the ASGI scope's client), none over stdio."""
+    if transport == "http":
+        assert attrs["client.address"] == "127.0.0.1"
+        assert type(attrs["client.port"]) is int and 0 < attrs["client.port"] < 65536
+    else:
+        assert "client.address" not in attrs and "client.port" not in attrs
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_what_a_legacy_session_answers_itself_and_notifications(transport: str, request: pytest.FixtureRequest) -> None:
+    """2025-11-25: initialize, ping, logging/setLevel, resources/subscribe, a modern-only method and the
+    notifications each get a SERVER span, the child of the CLIENT span that sent them (conventions: the
+    client and server spans describe "the request or notification")."""
+    http_server = request.getfixturevalue("http_server") if transport == "http" else None
+    _exporter.clear()
+
+    async def main() -> tuple[str, dict[str, Any], str | None]:
+        tracer = trace.get_tracer("tests")
+        client = _client(transport, "legacy", http_server)
+        with tracer.start_as_current_span("agent turn") as turn:
+            async with client:  # initialize and notifications/initialized inside the turn
+                await client.ping()
+                await client.request("logging/setLevel", {"level": "info"})
+                await client.request("resources/subscribe", {"uri": "file:///notes.txt"})
+                with pytest.raises(RemoteError) as refused:
+                    await client.request("logging/setLevel", {"level": "loud"})
+                assert refused.value.code == -32602
+                with pytest.raises(RemoteError) as missing:
+                    await client.request("subscriptions/listen", {})
+                assert missing.value.code == -32601
+                client.notify("notifications/roots/list_changed")
+                session_id = getattr(client.transport, "session_id", None)
+                await client.ping()  # the notification is in before the export is asked for
+                exported = (await client.call_tool("telemetry_export")).structured_content
+        return format(turn.get_span_context().trace_id, "032x"), exported, session_id
+
+    trace_id, exported, session_id = asyncio.run(main())
+    sent = [_client_span(s) for s in _exporter.get_finished_spans() if s.name != "agent turn"]
+    sent = [s for s in sent if s["trace_id"] == trace_id and s["name"] != "tools/call telemetry_export"]
+    served = [s for s in exported["spans"] if s["trace_id"] == trace_id and s["name"] != "tools/call telemetry_export"]
+    expected = [
+        "initialize", "notifications/initialized", "ping", "logging/setLevel", "resources/subscribe",
+        "logging/setLevel", "subscriptions/listen", "notifications/roots/list_changed", "ping",
+    ]
+    assert [s["name"] for s in sent] == expected
+    assert sorted(s["name"] for s in served) == sorted(expected)
+    by_id = {s["span_id"]: s for s in sent}
+    for span in served:
+        client_span = by_id[span["parent"]]  # the server continued the client's trace, message by message
+        assert span["remote_parent"] and span["kind"] == "SERVER" and client_span["kind"] == "CLIENT"
+        assert span["name"] == client_span["name"]
+        attrs, theirs = span["attributes"], client_span["attributes"]
+        assert attrs["mcp.method.name"] == theirs["mcp.method.name"] == span["name"]
+        assert attrs["mcp.protocol.version"] == theirs["mcp.protocol.version"] == "2025-11-25"
+        assert attrs["network.transport"] == theirs["network.transport"] == ("pipe" if transport == "stdio" else "tcp")
+        if span["name"].startswith("notifications/"):  # conventions: no jsonrpc.request.id without an id
+            assert "jsonrpc.request.id" not in attrs and "jsonrpc.request.id" not in theirs
+        else:
+            assert attrs["jsonrpc.request.id"] == theirs["jsonrpc.request.id"]
+        if transport == "http":
+            assert attrs["network.protocol.name"] == "http"
+            assert attrs["mcp.session.id"] == theirs["mcp.session.id"] == session_id
+        else:
+            assert "mcp.session.id" not in attrs
+        _peer_attributes(attrs, transport)
+        assert attrs.get("error.type") == theirs.get("error.type")
+        assert span["status"] == client_span["status"]
+    by_name = {s["name"]: s for s in served}
+    assert by_name["resources/subscribe"]["attributes"]["mcp.resource.uri"] == "file:///notes.txt"
+    bad_level = [s for s in served if s["name"] == "logging/setLevel" and s["status"] == "ERROR"]
+    assert len(bad_level) == 1
+    assert bad_level[0]["attributes"]["error.type"] == bad_level[0]["attributes"]["rpc.response.status_code"] == "-32602"
+    assert "level" in bad_level[0]["description"]
+    listen = by_name["subscriptions/listen"]["attributes"]
+    assert listen["error.type"] == listen["rpc.response.status_code"] == "-32601"
+
+    # the server's duration histogram counts the notifications too, without ids or addresses
+    points = [p for p in exported["metrics"] if p["name"] == "mcp.server.operation.duration"]
+    noted = [p for p in points if p["attributes"]["mcp.method.name"] == "notifications/initialized"]
+    assert noted and noted[0]["count"] >= 1 and noted[0]["bounds"] == BUCKETS
+    for point in points:
+        assert not {"client.address", "client.port", "jsonrpc.request.id", "mcp.session.id"} & set(point["attributes"])
+    client_points = [
+        point
+        for resource in _reader.get_metrics_data().resource_metrics
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+        if metric.name == "mcp.client.operation.duration"
+        for point in metric.data.data_points
+        if point.attributes["mcp.method.name"] == "notifications/roots/list_changed"
+    ]
+    assert client_points and list(client_points[0].explicit_bounds) == BUCKETS
+
+
+def test_a_modern_notification_over_stdio_and_the_client_address_of_modern_requests(
+    http_server: HTTPServer,
+) -> None:
+    """2026-07-28: a notification over stdio gets its SERVER span (over HTTP one posted without a session is
+    dropped unread: no span); requests over HTTP record the client's address and port."""
+    _exporter.clear()
+
+    async def main() -> tuple[str, dict[str, Any], dict[str, Any]]:
+        tracer = trace.get_tracer("tests")
+        with tracer.start_as_current_span("agent turn") as turn:
+            async with _client("stdio", "modern", None) as client:
+                client.notify("notifications/cancelled", {"requestId": 99, "reason": "nothing to cancel"})
+                over_stdio = (await client.call_tool("telemetry_export")).structured_content
+            async with _client("http", "modern", http_server) as client:
+                assert (await client.call_tool("echo", {"text": "hi"})).text == "hi"
+                over_http = (await client.call_tool("telemetry_export")).structured_content
+        return format(turn.get_span_context().trace_id, "032x"), over_stdio, over_http
+
+    trace_id, over_stdio, over_http = asyncio.run(main())
+    sent = {
+        s["span_id"]: s for s in map(_client_span, _exporter.get_finished_spans()) if s["trace_id"] == trace_id
+    }
+    [cancelled] = [s for s in over_stdio["spans"] if s["name"] == "notifications/cancelled"]
+    assert cancelled["kind"] == "SERVER" and cancelled["remote_parent"]
+    assert sent[cancelled["parent"]]["name"] == "notifications/cancelled"
+    assert sent[cancelled["parent"]]["kind"] == "CLIENT"
+    assert "jsonrpc.request.id" not in cancelled["attributes"]
+    assert cancelled["attributes"]["network.transport"] == "pipe"
+    _peer_attributes(cancelled["attributes"], "stdio")
+    [echo] = [s for s in over_http["spans"] if s["name"] == "tools/call echo" and s["trace_id"] == trace_id]
+    _peer_attributes(echo["attributes"], "http")
+    assert echo["attributes"]["mcp.protocol.version"] == "2026-07-28"

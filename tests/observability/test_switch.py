@@ -2,7 +2,10 @@
 
 Off: no OpenTelemetry module is imported, ``Server.handle`` is the class's
 own method and the client's request path is its own (nothing is installed
-per instance), checked in a fresh interpreter after real calls. On: by the
+per instance), and so are the client's notification path and
+``Server.open_session``; the HTTP app records no client address, and the
+variable that would hold it is never made; checked in a fresh interpreter
+after real calls and a notification. On: by the
 argument, by ``WIREMCP_OTEL``, or by a standard ``OTEL_*`` variable that
 configures an exporter or a service (``OTEL_SDK_DISABLED=true`` wins).
 """
@@ -33,16 +36,27 @@ def echo(text: str) -> str:
 async def main():
     async with wiremcp.Client.memory(server) as client:
         assert (await client.call_tool("echo", {"text": "hi"})).text == "hi"
+        client.notify("notifications/roots/list_changed")  # through ServerConnection.notification
+        await asyncio.sleep(0.01)
         return client
 
 client = asyncio.run(main())
+from wiremcp.protocol import telemetry
+from wiremcp.transports.http import MCPApp
+
 print(
     sorted(name for name in sys.modules if name.split(".")[0] == "opentelemetry"),
     "handle" in vars(server),
     "_roundtrip" in vars(client),
     len(server.middlewares),
+    "_write" in vars(client),  # notifications sent: the client's own path
+    "open_session" in vars(server),  # what a legacy session answers itself: its own path
+    MCPApp(server)._peer is not None,  # the HTTP app sets no client address per request
+    telemetry._peer is not None,  # and the variable is never made
 )
 """
+
+OFF = "[] False False 0 False False False False"
 
 
 def _probe(**env: str) -> str:
@@ -53,18 +67,19 @@ def _probe(**env: str) -> str:
 
 
 def test_off_nothing_is_imported_or_installed() -> None:
-    assert _probe() == "[] False False 0"
+    assert _probe() == OFF
 
 
 def test_off_by_the_variable_even_with_otel_variables_set() -> None:
-    assert _probe(WIREMCP_OTEL="0", OTEL_SERVICE_NAME="svc") == "[] False False 0"
+    assert _probe(WIREMCP_OTEL="0", OTEL_SERVICE_NAME="svc") == OFF
 
 
 @pytest.mark.parametrize("env", [{"WIREMCP_OTEL": "1"}, {"OTEL_SERVICE_NAME": "svc"}, {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}])
 def test_on_by_the_environment(env: dict[str, str]) -> None:
-    modules, handle, roundtrip, middleware = _probe(**env).rsplit(" ", 3)
+    modules, handle, roundtrip, middleware, write, open_session, app_peer, peer = _probe(**env).rsplit(" ", 7)
     assert "'opentelemetry.trace'" in modules and "'opentelemetry.metrics'" in modules
     assert (handle, roundtrip, middleware) == ("True", "True", "1")
+    assert (write, open_session, app_peer, peer) == ("True", "True", "True", "True")
 
 
 @pytest.mark.parametrize("wanted", [server_wanted, client_wanted])

@@ -1,4 +1,4 @@
-"""OpenTelemetry on the client: one CLIENT span and one duration per request, context sent in ``_meta``.
+"""OpenTelemetry on the client: one CLIENT span and one duration per request or notification, context sent in ``_meta``.
 
 It follows the OpenTelemetry semantic conventions for MCP (docs/gen-ai/mcp.md
 of open-telemetry/semantic-conventions, status Development, read at commit
@@ -22,13 +22,23 @@ Rules:
 * the span's context is injected into ``params._meta`` through the global
   propagator (W3C ``traceparent``/``tracestate``, ``baggage``), in both
   eras: the server continues the trace;
+* one span per notification sent (``notifications/initialized``,
+  ``notifications/cancelled``, `Client.notify`), of kind CLIENT too (the
+  conventions' client span covers "the request or notification"), named
+  ``{mcp.method.name}``, without ``jsonrpc.request.id``, its context
+  injected into the notification's ``params._meta``: ``_write``, replaced
+  on the instance too, is where every notification leaves (an answer to a
+  server's request passes through it untouched);
+* ``mcp.session.id`` and ``mcp.protocol.version`` that ``initialize``
+  itself settles (the HTTP session id comes with its reply) are set on its
+  span once the reply is in;
 * errors: an error reply sets ``error.type`` and ``rpc.response.status_code``
   to its code and the status to ERROR with its message; a timeout sets
   ``error.type`` to ``timeout``; another failure to the exception's class
   name; a ``tools/call`` result with ``isError: true`` to ``tool_error``.
   The exception propagates unchanged;
 * ``mcp.client.operation.duration`` (seconds) is recorded for every
-  request, with the low-cardinality attributes only;
+  request and notification, with the low-cardinality attributes only;
   ``mcp.client.session.duration`` once per legacy (2025-11-25) session, from
   ``connect`` to ``aclose`` (both wrapped on the instance).
 """
@@ -74,7 +84,9 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
     from dataclasses import replace
 
     from opentelemetry import propagate, trace
+    from orjson import loads
 
+    from ..jsonrpc import encode_notification
     from ._errors import RemoteError, RequestTimeout
 
     #: The span of the request this task is sending (so `_transmit` can name its id).
@@ -88,6 +100,7 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
     clock = time.perf_counter
     roundtrip = client._roundtrip
     transmit = client._transmit
+    write = client._write
 
     async def traced(
         method: str, params: dict[str, Any] | None, options: CallOptions, *, cancel_on_timeout: bool = True
@@ -155,11 +168,62 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
         finally:
             elapsed = clock() - started
             sending.reset(token)
+            if "mcp.session.id" not in attrs:  # initialize over HTTP: the session id came with its reply
+                session_id = getattr(transport, "session_id", None)
+                if type(session_id) is str:
+                    span.set_attribute("mcp.session.id", session_id)
+            if "mcp.protocol.version" not in attrs and type(proto.protocol_version) is str:
+                span.set_attribute("mcp.protocol.version", proto.protocol_version)
             if error is not None:
                 span.set_attribute("error.type", error)
                 measured["error.type"] = error
                 if error[:1] == "-" or error.isdigit():
                     measured["rpc.response.status_code"] = error
+            span.end()
+            duration.record(elapsed, measured)
+
+    def notifying(data: bytes) -> None:
+        """``_write``, traced: a notification gets its CLIENT span, its context in ``params._meta``."""
+        message = loads(data)
+        method = message.get("method") if type(message) is dict and "id" not in message else None
+        if type(method) is not str:  # an answer to the server's request: not ours to trace
+            write(data)
+            return
+        given = message.get("params")
+        params = dict(given) if type(given) is dict else {}
+        attrs: dict[str, Any] = {"mcp.method.name": method}
+        proto = client._proto
+        meta = proto._meta
+        version = meta.get(PROTOCOL_VERSION) if meta is not None else proto.protocol_version
+        if type(version) is str:
+            attrs["mcp.protocol.version"] = version
+        transport = client.transport
+        attrs.update(_network(transport))
+        measured = dict(attrs)
+        session_id = getattr(transport, "session_id", None)
+        if type(session_id) is str:
+            attrs["mcp.session.id"] = session_id
+        span = tracer.start_span(method, kind=CLIENT, attributes=attrs)
+        carrier = params.get("_meta")
+        carrier = dict(carrier) if type(carrier) is dict else {}
+        inject(carrier, context=set_span_in_context(span))
+        if carrier:  # else (no propagator writes anything) the notification goes as it was
+            params["_meta"] = carrier
+            data = encode_notification(method, params)
+        error: str | None = None
+        started = clock()
+        try:
+            write(data)
+        except Exception as exc:
+            error = type(exc).__qualname__
+            span.record_exception(exc)
+            span.set_status(Status(ERROR, str(exc)))
+            raise
+        finally:
+            elapsed = clock() - started
+            if error is not None:
+                span.set_attribute("error.type", error)
+                measured["error.type"] = error
             span.end()
             duration.record(elapsed, measured)
 
@@ -192,5 +256,6 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
 
     client._roundtrip = traced  # type: ignore[method-assign]  # the instance's own, traced
     client._transmit = transmitting  # type: ignore[method-assign]  # likewise: it names the request id
+    client._write = notifying  # type: ignore[method-assign]  # likewise: every notification it sends
     client.connect = connecting  # type: ignore[method-assign]  # notes when a legacy session opens
     client.aclose = closing  # type: ignore[method-assign]  # and records its duration when it ends

@@ -21,13 +21,21 @@ Rules:
   ``OTEL_SDK_DISABLED=true`` (off), then any of `STANDARD_VARIABLES` set
   (on: an exporter or a service is configured for this process);
 * `providers` checks a ``telemetry={...}`` mapping: only the keys of
-  `PROVIDERS`, else a TypeError at construction.
+  `PROVIDERS`, else a TypeError at construction;
+* `client_peer` is where the HTTP transport puts the ASGI scope's
+  ``client`` (``(host, port)``) of the request it serves, for the server's
+  spans (``client.address``, ``client.port``). It is made on first use:
+  by a server with telemetry on, and by an HTTP app serving one; nothing
+  else ever sets or reads it.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any, Literal, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, Mapping, NamedTuple
+
+if TYPE_CHECKING:
+    from contextvars import ContextVar
 
 __all__ = [
     "Instruments",
@@ -39,6 +47,7 @@ __all__ = [
     "INSTRUMENTATION",
     "providers",
     "wanted",
+    "client_peer",
 ]
 
 #: The explicit bucket boundaries the conventions give the operation- and session-duration histograms (seconds).
@@ -74,6 +83,9 @@ _DESCRIPTIONS = {
     ),
 }
 
+#: `client_peer`'s variable, once made.
+_peer: Any = None
+
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off", "")
 
@@ -108,6 +120,17 @@ def wanted(explicit: bool | Mapping[str, Any] | None, environ: Mapping[str, str]
     if environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
         return False
     return any(environ.get(name) for name in STANDARD_VARIABLES)
+
+
+def client_peer() -> ContextVar[Any]:
+    """The HTTP client's address of the request being served: the ASGI scope's ``client``, or None (stdio)."""
+    global _peer
+    if _peer is None:
+        from contextvars import ContextVar  # here: only telemetry needs it
+
+        _peer = ContextVar("wiremcp.telemetry.client_peer", default=None)
+    made: ContextVar[Any] = _peer
+    return made
 
 
 class Instruments(NamedTuple):

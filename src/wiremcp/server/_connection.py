@@ -24,7 +24,8 @@ answers, and hands back what to write. It keeps these rules:
   cancellation.mdx, Error Handling) and returns its `Call`, so that the
   transport drops what it still holds for it;
   ``notifications/initialized`` marks the legacy session initialized; others
-  are logged.
+  are logged. With telemetry on, each is acted on under its span
+  (``server/_telemetry.py``).
 * **Responses from the peer** answer the server's own requests
   (`OutgoingRequests`); `response` returns False for one that answers nothing
   we sent, and the transport refuses or logs it.
@@ -204,6 +205,13 @@ class ServerConnection:
 
     def notification(self, note: Notification) -> Call | None:
         """Act on a notification; returns the `Call` it cancelled, if any."""
+        if self.server.telemetry:  # OpenTelemetry on: a SERVER span around it (server/_telemetry.py)
+            from ._telemetry import notified
+
+            return notified(self, note, self._act_on)
+        return self._act_on(note)
+
+    def _act_on(self, note: Notification) -> Call | None:
         method = note.method
         if method == methods.CANCELLED:
             params = note.params or {}

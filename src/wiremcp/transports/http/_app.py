@@ -153,6 +153,7 @@ from ._sessions import (
 )
 
 if TYPE_CHECKING:
+    from contextvars import ContextVar
     from ...auth.server import ResourceServer
 
 __all__ = [
@@ -405,6 +406,7 @@ class MCPApp:
         "max_listens_per_client",
         "_listens",
         "_shutdown",
+        "_peer",
     )
 
     def __init__(
@@ -459,6 +461,13 @@ class MCPApp:
         self._plain_call = server.plain_call
         self._answer_plain_call = server.answer_plain_call
         self._deadlines = _ReadDeadlines(read_timeout) if read_timeout is not None else None
+        # Telemetry (server/_telemetry.py): the client's address for the server's spans, set per request
+        # on the general path only (telemetry declines the fused path); None when telemetry is off.
+        self._peer: ContextVar[Any] | None = None
+        if server.telemetry:
+            from ...protocol.telemetry import client_peer
+
+            self._peer = client_peer()
         self._sessions = (
             session_store(
                 server,
@@ -623,6 +632,8 @@ class MCPApp:
                 )
                 await send({"type": "http.response.body", "body": data})
                 return
+        if self._peer is not None:  # telemetry on: client.address, client.port (not on the fused path)
+            self._peer.set(scope.get("client"))
         obj = self._plain(body)
         if obj is None:
             try:

@@ -16,15 +16,12 @@ as kind SERVER, the child of the client's CLIENT span, with
 from __future__ import annotations
 
 import asyncio
-import gzip
 import os
 import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -33,55 +30,23 @@ import pytest
 pytest.importorskip("opentelemetry.sdk", reason="the telemetry tests need the [otel] extra")
 pytest.importorskip("uvicorn", reason="the HTTP transport needs the [http] extra")
 
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest  # noqa: E402
 from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
 
+from otlp_receiver import SERVER_KIND, Receiver  # noqa: E402
 from wiremcp import Client  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-SERVER_KIND = 2  # opentelemetry.proto.trace.v1.Span.SpanKind.SPAN_KIND_SERVER
-
-
-class Receiver:
-    """An OTLP/HTTP receiver on loopback: keeps every span posted to /v1/traces."""
-
-    def __init__(self) -> None:
-        self.spans: list[Any] = []
-        spans = self.spans
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                if self.headers.get("Content-Encoding") == "gzip":
-                    body = gzip.decompress(body)
-                if self.path == "/v1/traces":
-                    for batch in ExportTraceServiceRequest.FromString(body).resource_spans:
-                        spans.extend(span for scope in batch.scope_spans for span in scope.spans)
-                self.send_response(200)  # an empty Export*ServiceResponse is zero bytes
-                self.send_header("Content-Type", "application/x-protobuf")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.endpoint = f"http://127.0.0.1:{self.server.server_port}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
     sink = Receiver()
     yield sink
-    sink.server.shutdown()
-    sink.server.server_close()
+    sink.close()
 
 
 @pytest.fixture

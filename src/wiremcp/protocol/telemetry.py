@@ -48,6 +48,7 @@ __all__ = [
     "providers",
     "wanted",
     "client_peer",
+    "replaying",
 ]
 
 #: The explicit bucket boundaries the conventions give the operation- and session-duration histograms (seconds).
@@ -83,8 +84,9 @@ _DESCRIPTIONS = {
     ),
 }
 
-#: `client_peer`'s variable, once made.
+#: `client_peer`'s and `replaying`'s variables, once made.
 _peer: Any = None
+_replaying: Any = None
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off", "")
@@ -130,6 +132,23 @@ def client_peer() -> ContextVar[Any]:
 
         _peer = ContextVar("wiremcp.telemetry.client_peer", default=None)
     made: ContextVar[Any] = _peer
+    return made
+
+
+def replaying() -> ContextVar[bool]:
+    """True while a transport replays messages already traced where they first arrived: no spans for them.
+
+    A shared (Redis) session restored on another worker is rebuilt by
+    answering its recorded ``initialize`` and ``notifications/initialized``
+    again; those are the client's messages of long ago, whose spans the
+    first worker made.
+    """
+    global _replaying
+    if _replaying is None:
+        from contextvars import ContextVar  # here: only telemetry needs it
+
+        _replaying = ContextVar("wiremcp.telemetry.replaying", default=False)
+    made: ContextVar[bool] = _replaying
     return made
 
 

@@ -60,7 +60,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..jsonrpc import INTERNAL_ERROR, JSONRPCError
 from ..protocol.meta import PROTOCOL_VERSION
-from ..protocol.telemetry import BUCKETS, PROVIDERS, RESOURCE_METHODS, STANDARD_VARIABLES, instruments, providers, wanted
+from ..protocol.telemetry import BUCKETS, PROVIDERS, RESOURCE_METHODS, STANDARD_VARIABLES, instruments, providers, replaying, wanted
 
 if TYPE_CHECKING:
     from ..jsonrpc import Notification, Request
@@ -236,6 +236,8 @@ def instrument(server: Any, tracer_provider: Any = None, meter_provider: Any = N
 
     def answered(session: Any, request: Request, handle: Any, emit: Emit | None) -> Any:
         """A request the legacy session answers itself (synchronously), under its SERVER span."""
+        if replay.get():
+            return handle(request, emit)  # a restored shared session's recorded initialize: traced before
         method = request.method
         params = request.params if type(request.params) is dict else {}
         raw = current_headers.get()
@@ -263,6 +265,8 @@ def instrument(server: Any, tracer_provider: Any = None, meter_provider: Any = N
             end(span, error, clock() - started, measured)
 
     def notification(conn: ServerConnection, note: Notification, act: Callable[[Notification], Call | None]) -> Call | None:
+        if replay.get():
+            return act(note)  # replayed (see `answered`)
         method = note.method
         params = note.params if type(note.params) is dict else {}
         raw = current_headers.get()
@@ -284,6 +288,7 @@ def instrument(server: Any, tracer_provider: Any = None, meter_provider: Any = N
         finally:
             end(span, error, clock() - started, measured)
 
+    replay = replaying()
     setattr(server, _NOTIFIED, notification)
     open_session = server.open_session
 

@@ -111,6 +111,7 @@ import orjson
 
 from ...backends import BackendUnavailable
 from ...jsonrpc import ErrorResponse, InternalError, Notification, Request, Response
+from ...protocol.telemetry import replaying
 from ...server import Call, Server, Write, reply_failed
 from ._asgi import KEEPALIVE_COMMENT, Receive, Send, empty_reply, http_error, json_reply
 from ._auth import principal
@@ -672,9 +673,16 @@ class SharedSessions(Sessions):
 
     def _restore(self, sid: str, record: dict[str, Any]) -> SharedSession:
         session = SharedSession(self, sid, record.get("owner"))
-        _, status = session.initialize(Request(0, "initialize", record["init"]))
-        assert status == 200, "the recorded initialize is answered again"
-        session.conn.notification(Notification("notifications/initialized", None))
+        # A replay of the client's first messages, traced where they arrived: no spans here.
+        replay = replaying() if self.server.telemetry else None
+        mark = replay.set(True) if replay is not None else None
+        try:
+            _, status = session.initialize(Request(0, "initialize", record["init"]))
+            assert status == 200, "the recorded initialize is answered again"
+            session.conn.notification(Notification("notifications/initialized", None))
+        finally:
+            if replay is not None and mark is not None:
+                replay.reset(mark)
         session.primes = record.get("primes", False)
         session.take_state(record)
         self.local[sid] = session

@@ -61,11 +61,16 @@ def client(url: str) -> Client:
 @sync
 async def test_a_listener_through_nginx_gets_changes_made_through_either_worker(nginx: Nginx):
     # the port accepts as soon as the supervisor binds it: wait until both workers answer through nginx
+    # (8 at a time: one after another, nginx would reuse its one idle connection to a worker)
     seen: set[str] = set()
+
+    async def probe() -> str:
+        async with client(nginx.url) as prober:
+            return (await prober.call_tool("worker")).text
+
     async with asyncio.timeout(60):
         while len(seen) < 2:
-            async with client(nginx.url) as probe:
-                seen.add((await probe.call_tool("worker")).text)
+            seen.update(await asyncio.gather(*(probe() for _ in range(8))))
     async with client(nginx.url) as listener:
         items = [f"apples{i}" for i in range(256)]  # (under load, the kernel may give many in a row to one)
         async with listener.listen(resources=[f"stock://{item}" for item in items]) as sub:

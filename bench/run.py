@@ -25,6 +25,15 @@ alike; only figures from one run are compared. The table shows median
 [min-max] over the repetitions and the ratios of the medians
 wiremcp/official and wiremcp/floor, and marks each target met or not met.
 run.py exits 1 if any run had an error.
+
+While it runs, run.py holds the kernel's PM QoS CPU latency request at 0
+(``/dev/cpu_dma_latency``, when it may open it: as root), so that idle CPUs
+poll instead of halting, as latency benchmarks such as cyclictest do: on a
+virtual machine whose idle CPUs halt, every wake-up from halt otherwise
+costs tens of microseconds, charged to each round trip of every contender
+alike, and the 1-in-flight ratios then measure the hypervisor. It takes no
+CPU time from a runnable thread (the idle loop polls only while nothing else
+runs). ``--no-pm-qos`` leaves the machine's setting; the JSON records which.
 """
 
 from __future__ import annotations
@@ -44,6 +53,28 @@ from typing import Any, Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import driver  # noqa: E402
+
+#: The kernel's PM QoS interface: a process holding it open with a value asks for that wake-up latency.
+CPU_DMA_LATENCY = "/dev/cpu_dma_latency"
+
+
+def hold_cpu_latency(us: int) -> tuple[int | None, str]:
+    """Ask for idle CPUs that wake within ``us`` microseconds while the descriptor stays open.
+
+    The descriptor (close it to give the request back), or None and why not.
+    """
+    import struct
+
+    try:
+        fd = os.open(CPU_DMA_LATENCY, os.O_WRONLY)
+    except OSError as exc:
+        return None, f"{CPU_DMA_LATENCY}: {exc.strerror}"
+    try:
+        os.write(fd, struct.pack("i", us))
+    except OSError as exc:
+        os.close(fd)
+        return None, f"{CPU_DMA_LATENCY}: {exc.strerror}"
+    return fd, f"held at {us} µs"
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -246,7 +277,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="3 reps, 1 s windows, 0.3 s warm-up")
     ap.add_argument("--tiny", action="store_true", help="smoke test: 1 rep, 0.2 s windows")
     ap.add_argument("--json", dest="json_path", help="raw samples (default bench/results/run-<time>.json)")
+    ap.add_argument("--no-pm-qos", action="store_true",
+                    help=f"leave idle CPUs as the machine sets them (default: hold {CPU_DMA_LATENCY} at 0 for the run)")
     args = ap.parse_args(argv)
+    qos_fd, qos = (None, "not asked (--no-pm-qos)") if args.no_pm_qos else hold_cpu_latency(0)
+    try:
+        return _run(args, ap, qos, sys.argv[1:] if argv is None else list(argv))
+    finally:
+        if qos_fd is not None:
+            os.close(qos_fd)
+
+
+def _run(args: argparse.Namespace, ap: argparse.ArgumentParser, qos: str, argv: list[str]) -> int:
 
     reps, duration, warmup, min_requests = 5, 2.0, 0.5, 10
     if args.quick:
@@ -272,11 +314,11 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     meta: dict[str, Any] = {
         "started": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "argv": sys.argv[1:] if argv is None else list(argv),
+        "argv": argv,
         "reps": reps, "duration_s": duration, "warmup_s": warmup, "min_requests": min_requests,
         "cases": [asdict(c) for c in cases], "contenders": contenders,
         "driver_python": sys.version.split()[0], "machine": platform.platform(), "cpus": os.cpu_count(),
-        "loadavg_start": os.getloadavg(),
+        "loadavg_start": os.getloadavg(), "pm_qos_cpu_latency": qos,
         "commands": {f"{c}/{t}": server_command(c, t) for c in contenders for t in transports},
     }
     if "official" in contenders:
@@ -302,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     runnable = [(case, c) for case in cases for c in contenders if f"{c}/{case.transport}" not in unavailable]
     total = reps * len(runnable)
     print(f"{len(cases)} cases × {len(contenders)} contender(s) × {reps} rep(s): {total} runs, "
-          f"window {duration:g} s, warm-up {warmup:g} s", file=sys.stderr)
+          f"window {duration:g} s, warm-up {warmup:g} s; PM QoS CPU latency: {qos}", file=sys.stderr)
     samples: list[dict[str, Any]] = []
     done = 0
     for rep in range(reps):
@@ -340,7 +382,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"- {key}: not available: {reason}")
     la0, la1 = meta["loadavg_start"][0], meta["loadavg_end"][0]
     print(f"\nruns: {len(samples)}, failed: {len(failed)}, errors: {sum(s['errors'] for s in samples)}, "
-          f"elapsed: {meta['elapsed_s']} s, load average {la0:.2f} → {la1:.2f}; raw samples: {out}")
+          f"elapsed: {meta['elapsed_s']} s, load average {la0:.2f} → {la1:.2f}; PM QoS CPU latency: {qos}; "
+          f"raw samples: {out}")
     if not samples:
         print("nothing ran: every selected contender was unavailable", file=sys.stderr)
         return 2

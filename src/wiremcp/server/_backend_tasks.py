@@ -38,7 +38,7 @@ import orjson
 
 from ..backends import BackendUnavailable
 from ._tasks import TaskRecord, TaskStoreError
-from ._tasks._memory import apply_answers, apply_ask
+from ._tasks._memory import apply_answers, apply_ask, apply_finish, apply_status
 from ._tasks._store import TERMINAL, record_from_json, record_to_json
 
 if TYPE_CHECKING:
@@ -153,11 +153,7 @@ class RedisTaskStore:
     ) -> TaskRecord | None:
         def change(record: TaskRecord) -> None:
             if record.status not in TERMINAL:
-                record.status = status
-                record.status_message = message
-                record.updated_at = now
-                if input_requests is not None:
-                    record.input_requests = dict(input_requests)
+                apply_status(record, status, now, message, input_requests)
 
         return (await self._update(task_id, change))[0]
 
@@ -173,13 +169,7 @@ class RedisTaskStore:
     ) -> TaskRecord | None:
         def change(record: TaskRecord) -> None:
             if record.status not in TERMINAL:
-                record.status = status
-                record.status_message = message
-                record.updated_at = now
-                record.result = result
-                record.error = error
-                record.input_requests = {}
-                record.input_responses = {}
+                apply_finish(record, status, now, message, result, error)
 
         return (await self._update(task_id, change))[0]
 

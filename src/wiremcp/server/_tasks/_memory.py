@@ -47,11 +47,7 @@ class MemoryTaskStore:
         if record is None:
             return None
         if record.status not in TERMINAL:
-            record.status = status
-            record.status_message = message
-            record.updated_at = now
-            if input_requests is not None:
-                record.input_requests = dict(input_requests)
+            apply_status(record, status, now, message, input_requests)
         return record.copy()
 
     async def finish(
@@ -69,13 +65,7 @@ class MemoryTaskStore:
         if record is None:
             return None
         if record.status not in TERMINAL:
-            record.status = status
-            record.status_message = message
-            record.updated_at = now
-            record.result = result
-            record.error = error
-            record.input_requests = {}
-            record.input_responses = {}
+            apply_finish(record, status, now, message, result, error)
         return record.copy()
 
     async def ask(self, task_id: str, requests: dict[str, Any], *, now: float, message: str | None = None) -> TaskRecord | None:
@@ -134,6 +124,39 @@ class MemoryTaskStore:
 
     def __len__(self) -> int:
         return len(self._tasks)
+
+
+def apply_status(
+    record: TaskRecord,
+    status: Literal["working", "input_required"],
+    now: float,
+    message: str | None,
+    input_requests: dict[str, Any] | None,
+) -> None:
+    """`TaskStore.set_status` on a record in hand (shared by the stores that hold records in memory)."""
+    record.status = status
+    record.status_message = message
+    record.updated_at = now
+    if input_requests is not None:
+        record.input_requests = dict(input_requests)
+
+
+def apply_finish(
+    record: TaskRecord,
+    status: Literal["completed", "failed", "cancelled"],
+    now: float,
+    message: str | None,
+    result: dict[str, Any] | None,
+    error: dict[str, Any] | None,
+) -> None:
+    """`TaskStore.finish` on a record in hand: the terminal status, its outcome, no questions left."""
+    record.status = status
+    record.status_message = message
+    record.updated_at = now
+    record.result = result
+    record.error = error
+    record.input_requests = {}
+    record.input_responses = {}
 
 
 def apply_ask(record: TaskRecord, requests: dict[str, Any], now: float, message: str | None) -> None:

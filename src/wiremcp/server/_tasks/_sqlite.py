@@ -37,7 +37,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Callable, Literal, TypeVar
 
-from ._memory import apply_answers, apply_ask
+from ._memory import apply_answers, apply_ask, apply_finish, apply_status
 from ._store import TERMINAL, TaskRecord, TaskStoreError, record_from_json, record_to_json
 
 __all__ = ["SQLiteTaskStore", "default_task_db_path"]
@@ -172,13 +172,8 @@ class SQLiteTaskStore:
     ) -> TaskRecord | None:
         """Set ``working`` / ``input_required`` (and ``input_requests``) unless terminal; the record after, or None."""
         def change(record: TaskRecord) -> None:
-            if record.status in TERMINAL:
-                return
-            record.status = status
-            record.status_message = message
-            record.updated_at = now
-            if input_requests is not None:
-                record.input_requests = dict(input_requests)
+            if record.status not in TERMINAL:
+                apply_status(record, status, now, message, input_requests)
 
         return await self._mutate(task_id, change)
 
@@ -194,15 +189,8 @@ class SQLiteTaskStore:
     ) -> TaskRecord | None:
         """Move to a terminal status, only if not terminal yet (the first wins); the record after, or None."""
         def change(record: TaskRecord) -> None:
-            if record.status in TERMINAL:
-                return
-            record.status = status
-            record.status_message = message
-            record.updated_at = now
-            record.result = result
-            record.error = error
-            record.input_requests = {}
-            record.input_responses = {}
+            if record.status not in TERMINAL:
+                apply_finish(record, status, now, message, result, error)
 
         return await self._mutate(task_id, change)
 

@@ -98,6 +98,22 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
     inject = propagate.inject
     set_span_in_context = trace.set_span_in_context
     clock = time.perf_counter
+
+    def connection(attrs: dict[str, Any]) -> dict[str, Any]:
+        """Add the protocol version and the network attributes; the metric's attributes (a copy)."""
+        proto = client._proto
+        meta = proto._meta
+        version = meta.get(PROTOCOL_VERSION) if meta is not None else proto.protocol_version
+        if type(version) is str:
+            attrs["mcp.protocol.version"] = version
+        attrs.update(_network(client.transport))
+        return dict(attrs)
+
+    def session(attrs: dict[str, Any]) -> None:
+        """Add the HTTP session id, when there is one (spans only: it is not a metric attribute)."""
+        session_id = getattr(client.transport, "session_id", None)
+        if type(session_id) is str:
+            attrs["mcp.session.id"] = session_id
     roundtrip = client._roundtrip
     transmit = client._transmit
     write = client._write
@@ -120,19 +136,10 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
                     name = f"{method} {prompt}"
         if method == "tools/call":
             attrs["gen_ai.operation.name"] = "execute_tool"
-        proto = client._proto
-        meta = proto._meta
-        version = meta.get(PROTOCOL_VERSION) if meta is not None else proto.protocol_version
-        if type(version) is str:
-            attrs["mcp.protocol.version"] = version
-        transport = client.transport
-        attrs.update(_network(transport))
-        measured = dict(attrs)
+        measured = connection(attrs)
         if params is not None and method in RESOURCE_METHODS and type(params.get("uri")) is str:
             attrs["mcp.resource.uri"] = params["uri"]
-        session_id = getattr(transport, "session_id", None)
-        if type(session_id) is str:
-            attrs["mcp.session.id"] = session_id
+        session(attrs)
         span = tracer.start_span(name, kind=CLIENT, attributes=attrs)
         carrier: dict[str, Any] = dict(options.meta) if options.meta else {}
         inject(carrier, context=set_span_in_context(span))
@@ -169,11 +176,12 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
             elapsed = clock() - started
             sending.reset(token)
             if "mcp.session.id" not in attrs:  # initialize over HTTP: the session id came with its reply
-                session_id = getattr(transport, "session_id", None)
+                session_id = getattr(client.transport, "session_id", None)
                 if type(session_id) is str:
                     span.set_attribute("mcp.session.id", session_id)
-            if "mcp.protocol.version" not in attrs and type(proto.protocol_version) is str:
-                span.set_attribute("mcp.protocol.version", proto.protocol_version)
+            settled = client._proto.protocol_version
+            if "mcp.protocol.version" not in attrs and type(settled) is str:
+                span.set_attribute("mcp.protocol.version", settled)
             if error is not None:
                 span.set_attribute("error.type", error)
                 measured["error.type"] = error
@@ -192,17 +200,8 @@ def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any 
         given = message.get("params")
         params = dict(given) if type(given) is dict else {}
         attrs: dict[str, Any] = {"mcp.method.name": method}
-        proto = client._proto
-        meta = proto._meta
-        version = meta.get(PROTOCOL_VERSION) if meta is not None else proto.protocol_version
-        if type(version) is str:
-            attrs["mcp.protocol.version"] = version
-        transport = client.transport
-        attrs.update(_network(transport))
-        measured = dict(attrs)
-        session_id = getattr(transport, "session_id", None)
-        if type(session_id) is str:
-            attrs["mcp.session.id"] = session_id
+        measured = connection(attrs)
+        session(attrs)
         span = tracer.start_span(method, kind=CLIENT, attributes=attrs)
         carrier = params.get("_meta")
         carrier = dict(carrier) if type(carrier) is dict else {}

@@ -29,6 +29,8 @@ from pathlib import Path
 import pytest
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
+#: A real server for ``tap`` to stand in front of.
+ECHO = [sys.executable, "-m", "wiremcp", "run", str(Path(SRC) / "wiremcp" / "examples" / "echo.py")]
 
 SERVER = "import wiremcp\nserver = wiremcp.Server('srv')\n"
 
@@ -178,7 +180,7 @@ def test_a_linked_config_file_is_refused_with_yes_alone(tree: Tree) -> None:
     assert snapshot(real) == before and link.is_symlink()
     assert not (tree.project / ".vscode" / "mcp.json.bak").exists()
     gone = tree.wiremcp("uninstall", "vscode", "srv", "--yes")
-    assert gone.returncode in (1, 2) and snapshot(real) == before
+    assert gone.returncode == 2 and "--follow-symlinks" in gone.stderr and snapshot(real) == before
 
 
 def test_a_linked_config_file_is_written_through_with_follow_symlinks(tree: Tree) -> None:
@@ -254,7 +256,7 @@ def test_on_a_terminal_a_linked_config_is_written_through_only_when_the_user_say
 def tap(tree: Tree, log: Path) -> subprocess.CompletedProcess[str]:
     line = '{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n'
     return subprocess.run(
-        [sys.executable, "-m", "wiremcp", "tap", "--log", str(log), "--", sys.executable, str(tree.project / "srv.py")],
+        [sys.executable, "-m", "wiremcp", "tap", "--log", str(log), "--", *ECHO],
         input=line, capture_output=True, text=True, timeout=60, env=tree.env, cwd=tree.project,
     )
 
@@ -292,3 +294,18 @@ def test_tap_log_through_a_link_to_a_device_still_works(tree: Tree) -> None:
     os.symlink("/dev/null", log)
     done = tap(tree, log)
     assert done.returncode == 0, done.stderr
+
+
+def test_tap_log_to_dev_stderr_adds_to_the_file_stderr_goes_to(tree: Tree) -> None:
+    """The system's own links (``/dev/stderr`` -> ``/proc/self/fd/2``) are followed whatever they reach, in append mode."""
+    err = tree.project / "stderr.txt"
+    err.write_text("before\n")
+    with open(err, "ab") as sink:
+        done = subprocess.run(
+            [sys.executable, "-m", "wiremcp", "tap", "--log", "/dev/stderr", "--", *ECHO],
+            input=b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n', stdout=subprocess.PIPE, stderr=sink, timeout=60,
+            env=tree.env, cwd=tree.project,
+        )
+    assert done.returncode == 0
+    text = err.read_text()
+    assert text.startswith("before\n") and '"dir":"c2s"' in text and '"dir":"s2c"' in text

@@ -18,9 +18,12 @@ Rules it keeps (issue 23, defect 1; docs/security.md, "Files the CLI writes"):
   are links, for the caller to ask before writing through them; a caller
   that has the user's yes writes to the resolved path (the link stays).
 * A log (`open_log`) is opened with ``O_NOFOLLOW``: a link is followed only
-  to something that is not a regular file (``/dev/stderr``, a pipe), opened
+  to something that is not a regular file (a device, a pipe), opened
   without creating or truncating anything; a regular file with other names
-  (hard links) is refused before it is truncated. A log file is 0600.
+  (hard links) is refused before it is truncated. A log file is 0600. The
+  system's own links under ``/dev/`` and ``/proc/`` (``/dev/stderr``,
+  ``/dev/fd/N``), which only root can plant, are followed whatever they
+  reach, in append mode (``--log /dev/stderr 2>>file`` adds to the file).
 """
 
 from __future__ import annotations
@@ -176,6 +179,8 @@ def _replace_by_path(path: Path, content: bytes | None, backup: bytes | None) ->
 def open_log(path: str) -> int:
     """A file descriptor to write the log ``path`` to (see the rules above); OSError or `LinkRefused`."""
     flags = os.O_WRONLY | _NOCTTY | _CLOEXEC
+    if os.path.abspath(path).startswith(("/dev/", "/proc/")):
+        return os.open(path, flags | os.O_APPEND)  # the process's own streams; nothing created or truncated
     try:
         fd = os.open(path, flags | os.O_CREAT | _NOFOLLOW, 0o600)
     except OSError as exc:

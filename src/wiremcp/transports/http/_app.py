@@ -15,7 +15,7 @@ GET or DELETE with ``Mcp-Session-Id`` (legacy on)      see `_sessions`
 method other than POST (GET and DELETE included)       405      -32600, no id; ``Allow: POST``
 ``Content-Type`` is not ``application/json``           415      -32600, no id
 ``Accept`` lacks ``application/json`` or SSE           406      -32600, no id
-body longer than ``max_body_size``                     413      -32600, no id; not read further
+body longer than ``max_body_size``                     413      -32600, no id; not kept (`_linger`)
 body not complete within ``read_timeout``              408      -32600, no id
 not one JSON text                                      400      -32700, no id
 a batch, or not a valid JSON-RPC message               400      -32600, the id if readable

@@ -13,9 +13,11 @@ added:
   h11: ``serve_http(max_head_size=)``, ``wiremcp run --max-head-size``), the
   request is answered **431 Request Header Fields Too Large** with
   ``Connection: close`` and the connection is closed; nothing more is parsed;
-* the count is per ``data_received`` call, so a head is refused at most one
-  read (asyncio reads 256 KiB at most) past the budget; a chunk that also
-  holds the start of the body is not refused, since the head ended in it;
+* the count is per ``data_received`` call: a head still incomplete after
+  the read that crosses the budget is refused, one that ends within that
+  read is served (so a head may pass the budget by less than one read:
+  asyncio and uvloop read 256 KiB at most); the memory held is bounded
+  either way;
 * the count starts again after each request (keep-alive, pipelining).
 
 The cost is one addition and one comparison per read while a head is

@@ -73,3 +73,20 @@ def test_an_authenticated_request_is_counted_per_principal_whatever_its_address(
     assert len({key("10.0.0.1", alice), key("10.0.0.1", alice_other_app), key("10.0.0.1", bob)}) == 3
     assert key("10.0.0.1", None) == key("10.0.0.1", None) != key("10.0.0.2", None)
     assert key("10.0.0.1", None) != key("10.0.0.1", alice)
+
+
+def test_uvicorn_reads_forwarded_addresses_only_from_trusted_proxies_and_bounds_the_head_on_httptools() -> None:
+    import importlib.util
+
+    from wiremcp import Server
+    from wiremcp.transports.http import MCPApp, uvicorn_config
+
+    app = MCPApp(Server("proxies"))
+    plain = uvicorn_config(app)
+    assert plain.proxy_headers is False and plain.forwarded_allow_ips == []  # FORWARDED_ALLOW_IPS is not read
+    trusted = uvicorn_config(app, trusted_proxies=["10.0.0.10", "10.1.0.0/16"])
+    assert trusted.proxy_headers is True and trusted.forwarded_allow_ips == ["10.0.0.10", "10.1.0.0/16"]
+    if importlib.util.find_spec("httptools") is not None:
+        assert plain.http == "wiremcp.transports.http._head_limit:BoundedHttpToolsProtocol"
+    else:
+        assert plain.http == "h11"

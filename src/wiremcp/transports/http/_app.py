@@ -175,9 +175,6 @@ __all__ = [
 
 log = logging.getLogger("wiremcp.transport")
 
-#: Open ``subscriptions/listen`` streams one client address may hold; one more is 429
-#: (the server-wide cap is the server's ``max_subscriptions``, past which a listen is 503).
-
 #: Seconds a client has to deliver the whole request body. Generous for a
 #: 16 MiB body on a slow link; bounds how long a stalled upload holds memory.
 DEFAULT_READ_TIMEOUT = 30.0

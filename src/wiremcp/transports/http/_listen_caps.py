@@ -21,7 +21,8 @@ from ._asgi import Send, json_reply
 
 __all__ = ["ListenCaps", "DEFAULT_MAX_LISTENS_PER_CLIENT"]
 
-#: Open ``subscriptions/listen`` streams one client may hold.
+#: Open ``subscriptions/listen`` streams one client may hold; one more is 429
+#: (the server-wide cap is the server's ``max_subscriptions``, past which a listen is 503).
 DEFAULT_MAX_LISTENS_PER_CLIENT = 256
 
 log = logging.getLogger("wiremcp.transport")

@@ -8,7 +8,9 @@ answer came back to the first one (a leak between users). Now the proxy
 routes such a request only when it can tell whose it is (the call's own HTTP
 stream, or the one call in flight) and otherwise refuses it (the upstream
 gets an error), never guessing. Real processes: ``wiremcp proxy --http`` in
-front of tests/servers/legacy_only.py, two `wiremcp.Client` over HTTP.
+front of tests/servers/legacy_only.py, two `wiremcp.Client` over HTTP; and a
+proxy speaking 2025-11-25 to an HTTP upstream (tests/servers/legacy_http.py),
+where each question comes on its call's stream and reaches its own client.
 """
 
 from __future__ import annotations
@@ -95,3 +97,46 @@ def test_one_call_in_flight_is_asked_as_before() -> None:
         proc.stop()
     assert asked == ["carol"]
     assert got == {"action": "accept", "content": {"name": "carol"}}
+
+
+def test_over_http_each_clients_elicitation_reaches_that_client() -> None:
+    upstream = ServerProcess(
+        wiremcp_cmd("run", str(SERVERS / "legacy_http.py"), "--http", "--port", "0"), r"at http://127\.0\.0\.1:(\d+)/mcp"
+    )
+    proc = None
+    try:
+        proc = ServerProcess(
+            [sys.executable, str(SERVERS / "legacy_upstream_proxy.py"), f"http://127.0.0.1:{upstream.port}/mcp"],
+            r"serving 'wiremcp-proxy' .* at http://127\.0\.0\.1:(\d+)/mcp",
+        )
+        url = f"http://127.0.0.1:{proc.port}/mcp"
+
+        async def main() -> tuple[list[str], dict[str, str]]:
+            asked: list[str] = []
+            results: dict[str, str] = {}
+            both_in_flight = asyncio.Event()
+
+            def answering(name: str) -> Any:
+                async def answer(params: dict[str, Any]) -> dict[str, Any]:
+                    asked.append(name)
+                    if len(asked) == 2:
+                        both_in_flight.set()
+                    await asyncio.wait_for(both_in_flight.wait(), 20)  # both questions out before either answer
+                    return {"action": "accept", "content": {"name": name}}
+
+                return answer
+
+            async def one(name: str) -> None:
+                async with Client.http(url, elicitation=answering(name)) as client:
+                    results[name] = (await client.call_tool("ask_name", {})).text
+
+            await asyncio.gather(one("alice"), one("bob"))
+            return asked, results
+
+        asked, results = asyncio.run(asyncio.wait_for(main(), 60))
+    finally:
+        if proc is not None:
+            proc.stop()
+        upstream.stop()
+    assert sorted(asked) == ["alice", "bob"]
+    assert results == {"alice": "Hello, alice!", "bob": "Hello, bob!"}

@@ -12,7 +12,10 @@ What differs from the modern era, and lives here:
 * version negotiation: the client's version if we know it, else our newest
   legacy version (lifecycle.mdx, Version Negotiation);
 * capabilities and client info come from ``initialize``, not from each
-  request's ``_meta``; the log level from ``logging/setLevel``;
+  request's ``_meta``; the log level from ``logging/setLevel``, and until
+  then from the server's ``legacy_log_level`` (2025-11-25 logging.mdx leaves
+  the default open; ``debug``, the default, sends what the official SDK's
+  servers send: everything);
 * ``ping``, ``logging/setLevel``, ``resources/subscribe`` and
   ``resources/unsubscribe`` exist (and answer ``{}``); ``server/discover`` and
   ``subscriptions/listen`` do not;
@@ -89,7 +92,9 @@ class LegacySession:
         self.version: str | None = None
         self.client_capabilities: dict[str, Any] = {}
         self.client_info: dict[str, Any] | None = None
-        self.log_level: str | None = None
+        #: Until ``logging/setLevel``: the server's ``legacy_log_level`` ("debug" by default: every
+        #: message, as the official SDK's servers send them; None sends none).
+        self.log_level: str | None = server.legacy_log_level
         self.initialized = False
         self.subscriptions: set[str] = set()
         #: Caps on ``resources/subscribe`` (the transport may set others once the session is open).

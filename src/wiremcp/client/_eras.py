@@ -50,11 +50,11 @@ EraChoice = Literal["auto", "modern", "legacy"]
 
 #: The legacy revision offered in ``initialize`` (2025-11-25 lifecycle.mdx).
 LEGACY_VERSION = LEGACY_VERSIONS[0]
-#: Versions a server may answer ``initialize`` with: the legacy ones, and 2024-11-05, the revision
-#: of the HTTP+SSE transport that servers reached through it may still speak (the client uses no
-#: feature of a later revision that such a server must have: it calls only what the server's
-#: capabilities declare).
-ANSWERABLE_VERSIONS: tuple[str, ...] = (*LEGACY_VERSIONS, "2024-11-05")
+#: Versions a server may answer ``initialize`` with: the legacy ones, 2024-11-05 among them, the
+#: revision of the HTTP+SSE transport that servers reached through it may still speak (the client
+#: uses no feature of a later revision that such a server must have: it calls only what the
+#: server's capabilities declare).
+ANSWERABLE_VERSIONS: tuple[str, ...] = LEGACY_VERSIONS
 _ALL = ", ".join(MODERN_VERSIONS + LEGACY_VERSIONS)
 
 

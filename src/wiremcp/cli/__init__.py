@@ -170,6 +170,12 @@ def _main(argv: list[str] | None) -> int:
         help="an Origin to accept, e.g. https://app.example.com, repeatable; replaces the local defaults",
     )
     http.add_argument(
+        "--legacy-sse",
+        action="store_true",
+        default=None,
+        help="also serve the deprecated 2024-11-05 HTTP+SSE transport (GET /sse, POST /messages) for old hosts",
+    )
+    http.add_argument(
         "--metrics",
         type=int,
         metavar="PORT",
@@ -223,6 +229,10 @@ def _main(argv: list[str] | None) -> int:
                 limits["allowed_hosts"] = args.allow_host
             if args.allow_origin:
                 limits["allowed_origins"] = args.allow_origin
+            if args.legacy_sse:
+                if args.workers > 1:  # its sessions live in one process: a POST must reach the worker holding the stream
+                    run.error("--legacy-sse serves its sessions from one process; it does not combine with --workers")
+                limits["legacy_sse"] = True
             return run_target(
                 args.target, "http", workers=args.workers, log_format=args.log_format, metrics_port=args.metrics, **limits
             )
@@ -256,7 +266,7 @@ def _main(argv: list[str] | None) -> int:
 
 
 #: ``run`` options that mean something only with ``--http``.
-_HTTP_ONLY = ("host", "port", "path", "allow_host", "allow_origin", "metrics")
+_HTTP_ONLY = ("host", "port", "path", "allow_host", "allow_origin", "metrics", "legacy_sse")
 
 
 def _version() -> str:

@@ -31,6 +31,7 @@ from ._app import (
     asgi_app,
 )
 from ._headers import decode_header_value, encode_header_value
+from ._legacy_sse import LegacySSEApp
 from ._security import DEFAULT_ALLOWED_HOSTS, DEFAULT_ALLOWED_ORIGINS
 from ._serve import (
     DEFAULT_BACKLOG,
@@ -44,6 +45,7 @@ from ._serve import (
 
 __all__ = [
     "MCPApp",
+    "LegacySSEApp",
     "asgi_app",
     "serve_http",
     "STATUS_BY_CODE",

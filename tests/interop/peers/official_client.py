@@ -5,7 +5,7 @@ argv as a JSON list; the environment is passed on), ``http`` (Streamable HTTP; T
 ``sse`` (the 2024-11-05 HTTP+SSE transport; TARGET: the ``/sse`` URL). It initializes, lists the
 tools, calls TOOL, and prints one JSON object: the negotiated ``protocolVersion``, the tool names,
 the call's text and ``isError``, and the ``notifications/message`` its logging callback received.
-Runs under the peer's Python, not wiremcp's.
+Runs under the peer's Python, not wiremcp's: official mcp 1.x, or the 2.x of bench/.venv-official.
 """
 
 from __future__ import annotations
@@ -47,12 +47,17 @@ async def main(kind: str, target: str, tool: str, arguments: dict[str, Any]) -> 
             await asyncio.sleep(0.2)  # a notification sent just before the reply reaches the callback
     text = "".join(getattr(c, "text", "") for c in result.content)
     print(json.dumps({
-        "protocolVersion": init.protocolVersion,
+        "protocolVersion": _field(init, "protocolVersion", "protocol_version"),
         "tools": sorted(t.name for t in tools.tools),
         "text": text,
-        "isError": result.isError,
+        "isError": _field(result, "isError", "is_error"),
         "logs": logs,
     }))
+
+
+def _field(obj: Any, camel: str, snake: str) -> Any:
+    """A result field under the 1.x name (camelCase) or the 2.x one (snake_case)."""
+    return getattr(obj, camel) if hasattr(obj, camel) else getattr(obj, snake)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from typing import Any, Iterator
 
 import pytest
 
+import wiremcp
 from _servers import ROOT, free_port, serving_http
 from conftest import StdioPeer
 from interop._official import official_client
@@ -167,7 +168,6 @@ def test_legacy_sse_limits_bound_sessions_and_backlog() -> None:
     once that many events wait (its stream ends, later POSTs are 404). Driven through the ASGI interface."""
     import asyncio
 
-    import wiremcp
     from wiremcp.transports.http import LegacySSEApp, MCPApp
 
     server = wiremcp.Server("limits")
@@ -217,5 +217,91 @@ def test_legacy_sse_limits_bound_sessions_and_backlog() -> None:
         assert statuses[1:] == [202, 202, 202, 202, 404], statuses
         await asyncio.wait_for(stream, 5)
         assert app.session_count == 0
+
+    asyncio.run(asyncio.wait_for(go(), 20))
+
+
+def test_legacy_sse_needs_the_servers_authorization() -> None:
+    """With Server(auth=...), /sse and /messages need a valid token as the MCP endpoint does (401 and
+    WWW-Authenticate without one); the token is ctx.auth for the calls a POST starts."""
+    import asyncio
+
+    from wiremcp.auth.server import AccessToken, AuthError, DPoPProof, ResourceServer
+    from wiremcp.transports.http import LegacySSEApp, MCPApp
+
+    class OneToken:
+        async def verify(self, token: str, *, dpop: DPoPProof | None, method: str, url: str) -> AccessToken:
+            if token != "good":
+                raise AuthError("malformed", "unknown token")
+            return AccessToken(subject="ann", client_id="test", scopes=frozenset({"mcp"}), claims={"sub": "ann"})
+
+    auth = ResourceServer(OneToken(), resource="http://127.0.0.1:8000/mcp", authorization_servers=["http://127.0.0.1:9/"])
+    server = wiremcp.Server("guarded", auth=auth)
+
+    @server.tool()
+    def whoami(ctx: wiremcp.Context) -> str:
+        return ctx.auth.subject
+
+    app = LegacySSEApp(MCPApp(server), server)
+
+    def scope(method: str, path: str, token: str | None, query: bytes = b"") -> dict[str, Any]:
+        headers = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json")]
+        if token is not None:
+            headers.append((b"authorization", f"Bearer {token}".encode()))
+        return {"type": "http", "method": method, "path": path, "headers": headers, "query_string": query}
+
+    async def go() -> None:
+        starts: list[dict[str, Any]] = []
+
+        async def record(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                starts.append(message)
+
+        never = asyncio.Event()
+
+        async def idle() -> dict[str, Any]:
+            await never.wait()
+            return {"type": "http.disconnect"}
+
+        for token in (None, "bad"):
+            await app(scope("GET", "/sse", token), idle, record)
+            assert starts[-1]["status"] == 401 and b"www-authenticate" in dict(starts[-1]["headers"])
+        await app(scope("POST", "/messages", None, b"session_id=x"), idle, record)
+        assert starts[-1]["status"] == 401
+        events: list[bytes] = []
+        arrived = asyncio.Event()
+
+        async def stream_send(message: dict[str, Any]) -> None:
+            events.append(message.get("body", b""))
+            arrived.set()
+
+        stream = asyncio.ensure_future(app(scope("GET", "/sse", "good"), idle, stream_send))
+
+        async def next_event(marker: bytes) -> bytes:
+            while True:
+                found = [e for e in events if marker in e]
+                if found:
+                    return found[0]
+                arrived.clear()
+                await arrived.wait()
+
+        query = (await next_event(b"event: endpoint")).split(b"?", 1)[1].strip()
+
+        async def post(message: dict[str, Any]) -> None:
+            body = json.dumps(message).encode()
+
+            async def read() -> dict[str, Any]:
+                return {"type": "http.request", "body": body, "more_body": False}
+
+            await app(scope("POST", "/messages", "good", query), read, record)
+            assert starts[-1]["status"] == 202
+
+        await post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "old", "version": "0"}}})
+        await next_event(b'"id":1')
+        await post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        await post({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}})
+        assert b'"text":"ann"' in await next_event(b'"id":2')
+        stream.cancel()
 
     asyncio.run(asyncio.wait_for(go(), 20))

@@ -305,3 +305,21 @@ def test_legacy_sse_needs_the_servers_authorization() -> None:
         stream.cancel()
 
     asyncio.run(asyncio.wait_for(go(), 20))
+
+
+def test_wiremcp_sse_client_against_legacy_sse() -> None:
+    """wiremcp's own HTTP+SSE client (as ClientGroup's ``"type": "sse"`` uses it) against the endpoint."""
+    import asyncio
+
+    from wiremcp.client import Client
+    from wiremcp.protocol import Era
+    from wiremcp.transports.sse.client import SSETransport
+
+    with wiremcp_sse(EVERYTHING, "--legacy-sse") as port:
+
+        async def go() -> None:
+            async with Client(SSETransport(f"http://127.0.0.1:{port}/sse"), era="legacy") as client:
+                assert client.era is Era.LEGACY and client.protocol_version == "2025-11-25"
+                assert (await client.call_tool("test_simple_text", {})).text == "This is a simple text response for testing."
+
+        asyncio.run(asyncio.wait_for(go(), 60))

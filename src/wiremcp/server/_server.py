@@ -48,8 +48,8 @@ from ._settings import (
     apply_log_level,
     parse_bool,
     parse_keys,
+    legacy_log_level_setting,
     parse_level,
-    parse_mcp_level,
     setting,
 )
 from ._tools import Tool, ToolAnnotations
@@ -143,8 +143,7 @@ class Server:
         max_subscriptions = setting("max_subscriptions", max_subscriptions, DEFAULT_MAX_SUBSCRIPTIONS, int)
         legacy = setting("legacy", legacy, True, parse_bool)
         #: What a legacy session logs before ``logging/setLevel`` (None: nothing); see _legacy.
-        legacy_log_level = parse_mcp_level(setting("legacy_log_level", legacy_log_level, "debug", parse_mcp_level))
-        self.legacy_log_level = None if legacy_log_level == "off" else legacy_log_level
+        self.legacy_log_level = legacy_log_level_setting(legacy_log_level)
         threads = setting("threads", threads, DEFAULT_THREADS, int)
         mask_errors = setting("mask_errors", mask_errors, True, parse_bool)
         log_level = setting("log_level", log_level, None, parse_level)

@@ -50,6 +50,7 @@ __all__ = [
     "parse_bool",
     "parse_level",
     "parse_mcp_level",
+    "legacy_log_level_setting",
     "parse_keys",
     "apply_log_level",
 ]
@@ -118,6 +119,12 @@ def parse_mcp_level(text: str) -> str:
     if level != "off" and level not in _MCP_LEVELS:
         raise ValueError(f"{text!r} is not an MCP log level ({', '.join(_MCP_LEVELS)}) or 'off'")
     return level
+
+
+def legacy_log_level_setting(given: str | None) -> str | None:
+    """``legacy_log_level``: the argument, else ``WIREMCP_LEGACY_LOG_LEVEL``, else ``debug``; None for ``off``."""
+    level = parse_mcp_level(setting("legacy_log_level", given, "debug", parse_mcp_level))
+    return None if level == "off" else level
 
 
 def parse_keys(text: str) -> list[str]:

@@ -140,6 +140,7 @@ class LegacySSEApp:
 
     @property
     def session_count(self) -> int:
+        """How many HTTP+SSE sessions (event streams) are open."""
         return len(self._sessions)
 
     def close_sessions(self) -> None:

@@ -323,3 +323,16 @@ def test_wiremcp_sse_client_against_legacy_sse() -> None:
                 assert (await client.call_tool("test_simple_text", {})).text == "This is a simple text response for testing."
 
         asyncio.run(asyncio.wait_for(go(), 60))
+
+
+@pytest.mark.parametrize(("extra", "words"), [
+    ([], "only with --http"),
+    (["--http", "--workers", "2"], "does not combine with --workers"),
+])
+def test_legacy_sse_flag_refusals(extra: list[str], words: str) -> None:
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "wiremcp", "run", EVERYTHING, "--legacy-sse", *extra], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and words in done.stderr, done.stderr

@@ -336,3 +336,38 @@ def test_legacy_sse_flag_refusals(extra: list[str], words: str) -> None:
         [sys.executable, "-m", "wiremcp", "run", EVERYTHING, "--legacy-sse", *extra], capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 2 and words in done.stderr, done.stderr
+
+
+def test_shutdown_ends_open_sse_streams_at_once() -> None:
+    """SIGTERM with an HTTP+SSE stream open: the stream ends first, the process exits well within the
+    graceful-shutdown timeout (before: 6.3 s and uvicorn's "timeout graceful shutdown exceeded")."""
+    import signal
+    import subprocess
+    import time
+
+    from _servers import wait_listening
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wiremcp", "run", EVERYTHING, "--http", "--legacy-sse", "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        wait_listening(port, proc)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/sse")
+        stream = conn.getresponse()
+        assert stream.read1(4096).startswith(b"event: endpoint")
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(20)
+        took = time.monotonic() - started
+        assert stream.read() == b""  # the stream ended cleanly
+        conn.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    stderr = proc.stderr.read().decode() if proc.stderr else ""
+    assert took < 3, (took, stderr)
+    assert "Traceback" not in stderr and "graceful shutdown exceeded" not in stderr, stderr

@@ -129,6 +129,7 @@ def serve_http(
     # uvicorn cancelling them first would log each one's CancelledError traceback.
     config.timeout_graceful_shutdown = max(GRACEFUL_SHUTDOWN_TIMEOUT, math.ceil(server.shutdown_grace) + 1)
     close_streams = getattr(server, "close_subscriptions", None)
+    close_sse = app.close_sessions if legacy_sse else None  # HTTP+SSE streams end first too
 
     class _Uvicorn(uvicorn.Server):
         async def shutdown(self, sockets: Any = None) -> None:
@@ -136,6 +137,8 @@ def serve_http(
             # (subscriptions.mdx, Graceful Closure), so that they finish within the grace period.
             if close_streams is not None:
                 close_streams()
+            if close_sse is not None:
+                close_sse()
             await super().shutdown(sockets=sockets)
 
     sock = config.bind_socket()

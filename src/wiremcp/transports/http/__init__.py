@@ -32,7 +32,7 @@ from ._app import (
 )
 from ._headers import decode_header_value, encode_header_value
 from ._legacy_sse import LegacySSEApp
-from ._security import DEFAULT_ALLOWED_HOSTS, DEFAULT_ALLOWED_ORIGINS
+from ._security import DEFAULT_ALLOWED_HOSTS, DEFAULT_ALLOWED_ORIGINS, HostGuard
 from ._serve import (
     DEFAULT_BACKLOG,
     DEFAULT_LIMIT_CONCURRENCY,
@@ -52,6 +52,7 @@ __all__ = [
     "DEFAULT_MAX_STREAM_BACKLOG",
     "DEFAULT_ALLOWED_HOSTS",
     "DEFAULT_ALLOWED_ORIGINS",
+    "HostGuard",
     "DEFAULT_READ_TIMEOUT",
     "DEFAULT_KEEPALIVE_INTERVAL",
     "GRACEFUL_SHUTDOWN_TIMEOUT",

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from ..jsonrpc import InvalidParams, InvalidRequest, MethodNotFound, Request
 from ..protocol import LEGACY_VERSIONS, methods
 from ..protocol.meta import LOG_LEVELS, PROGRESS_TOKEN, RequestMeta
+from ._authorization import authorize
 from ._failures import ClientRequestFailed
 from ._reply import ServerBusy
 from ._settings import DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_MAX_SESSION_SUBSCRIPTIONS
@@ -152,6 +153,7 @@ class LegacySession:
             self.log_level = level
             return {}
         if method in ("resources/subscribe", "resources/unsubscribe"):
+            authorize(self.server, method, params)  # the one door (see _authorization)
             uri = params.get("uri")
             if type(uri) is not str:
                 raise InvalidParams(f"Invalid params: {method} needs 'uri', a string")

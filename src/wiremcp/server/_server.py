@@ -37,7 +37,8 @@ from ..protocol.extensions import EXTENSIONS, TASKS, check_identifier, client_de
 from ..protocol.meta import CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION, SERVER_INFO, RequestMeta, parse_request_meta
 from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
 from ..protocol.telemetry import wanted as telemetry_wanted
-from ._context import Context, Emit, require_scopes
+from ._authorization import authorize, hide
+from ._context import Context, Emit
 from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
 from ..backends import Backend, ChangeBus
 from ._backend import choose_backend, default_task_store, with_backend
@@ -604,6 +605,7 @@ class Server:
             raise self._method_not_found(method)
         params = request.params
         meta = parse_request_meta(params, self.supported_versions)
+        authorize(self, method, params)  # the one door (see _authorization)
         if method not in MRTR_METHODS:
             return handler(request, params, meta, emit)
         # `begin` only for a retry: a first round (no requestState, no inputResponses) has nothing to verify.
@@ -771,6 +773,7 @@ class Server:
         shown = self._model_tools.view(defs)
         if shown is not defs and not supports_apps(self, meta):
             defs = shown  # app-only tools are for the views of an MCP Apps host (see _apps)
+        defs = hide(defs, self._tools, "name")
         page, next_cursor = self._page(defs, params.get("cursor"))
         result: dict[str, Any] = {"resultType": "complete", "tools": page}
         if next_cursor is not None:
@@ -788,8 +791,6 @@ class Server:
             raise InvalidParams(f"Unknown tool: {name}", {"name": name})
         if tool.app_only and not supports_apps(self, meta):
             raise InvalidParams(f"Unknown tool: {name}", {"name": name})  # never listed to this client (_apps)
-        if tool.scopes:
-            require_scopes(tool.scopes, f"the tool {name!r}")
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}
@@ -1097,15 +1098,16 @@ class Server:
         return self._cacheable(result)
 
     def _resources_list(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
-        return self._listing("resources", self._resources.definitions(), params)
+        return self._listing("resources", hide(self._resources.definitions(), self._resources.static, "uri"), params)
 
     def _resource_templates_list(
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
     ) -> dict[str, Any]:
-        return self._listing("resourceTemplates", self._resources.template_definitions(), params)
+        defs = hide(self._resources.template_definitions(), self._resources.templates, "uriTemplate")
+        return self._listing("resourceTemplates", defs, params)
 
     def _prompts_list(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
-        return self._listing("prompts", self._prompts.definitions(), params)
+        return self._listing("prompts", hide(self._prompts.definitions(), self._prompts.by_name, "name"), params)
 
     def _resources_read(
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
@@ -1114,8 +1116,6 @@ class Server:
         if type(uri) is not str:
             raise InvalidParams("Invalid params: resources/read needs 'uri', the resource's URI as a string")
         resource, arguments = self._resources.find(uri)
-        if resource.scopes:
-            require_scopes(resource.scopes, f"the resource {resource.uri!r}")
         ctx = self._context_for(request, meta, emit) if resource.sig.context is not None else None
         out = resource.read(uri, arguments, ctx, self.workers, self.mask_errors)
         if type(out) is list:
@@ -1139,8 +1139,6 @@ class Server:
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
     ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
         prompt = self._prompts.find(params.get("name"))
-        if prompt.scopes:
-            require_scopes(prompt.scopes, f"the prompt {prompt.name!r}")
         arguments = prompt.arguments(params.get("arguments"))
         ctx = self._context_for(request, meta, emit) if prompt.sig.context is not None else None
         out = prompt.get(arguments, ctx, self.workers, self.mask_errors)
@@ -1192,6 +1190,7 @@ class Server:
         handler = self._handlers.get(request.method) or self._legacy_handlers.get(request.method)
         if handler is None:
             raise MethodNotFound(f"Method not found: {request.method!r}")
+        authorize(self, request.method, params)  # the one door (see _authorization)
         return handler(request, params, meta, emit)
 
     # -- pagination ---------------------------------------------------------

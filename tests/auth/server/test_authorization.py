@@ -21,6 +21,7 @@ JSON-RPC error -32600 in a 2025-11-25 session; another caller's task is
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 import time
@@ -49,22 +50,27 @@ class Tokens:
     other: str
 
 
-@pytest.fixture(scope="module")
-def tokens(node: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tokens]:
-    issuer = AuthorizationServer(node, tmp_path_factory.mktemp("as")).start([ec_key("k1")])
-    try:
-        state = str(tmp_path_factory.mktemp("state"))
-        server = ProtectedServer(issuer.issuer, script="tests/auth/server/authz_app.py", env={"XDG_STATE_HOME": state})
-        try:
-            admin, client_a = issuer.user_token(server.url, "mcp admin")
-            low, same = issuer.user_token(server.url, "mcp", client_id=client_a)
-            other, client_b = issuer.user_token(server.url, "mcp admin")
-            assert same == client_a != client_b
-            yield Tokens(server.url, admin, low, other)
-        finally:
-            server.stop()
-    finally:
-        issuer.stop()
+@pytest.fixture(scope="module", params=["sqlite", "redis"])
+def tokens(request: pytest.FixtureRequest, node: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tokens]:
+    """The server on one process with its SQLite task store (`wiremcp run`'s default), or on Redis: the
+    Redis task store and the sessions shared through Redis (their own binding to the principal)."""
+    with contextlib.ExitStack() as stack:
+        env = {"XDG_STATE_HOME": str(tmp_path_factory.mktemp("state"))}
+        if request.param == "redis":
+            from scale.services import RedisServer
+
+            redis = RedisServer()
+            stack.callback(redis.kill)
+            env.update(WIREMCP_REDIS_URL=redis.url, WIREMCP_STATE_KEY="authz-tests-state-key-0123456789abcdef")
+        issuer = AuthorizationServer(node, tmp_path_factory.mktemp("as")).start([ec_key("k1")])
+        stack.callback(issuer.stop)
+        server = ProtectedServer(issuer.issuer, script="tests/auth/server/authz_app.py", env=env)
+        stack.callback(server.stop)
+        admin, client_a = issuer.user_token(server.url, "mcp admin")
+        low, same = issuer.user_token(server.url, "mcp", client_id=client_a)
+        other, client_b = issuer.user_token(server.url, "mcp admin")
+        assert same == client_a != client_b
+        yield Tokens(server.url, admin, low, other)
 
 
 # -- speaking to the server ------------------------------------------------------------------

@@ -27,9 +27,12 @@ security best practices, "Session Hijacking"; extensions/tasks/tasks.md,
   client" (never its content), and a token without the tool's scopes is
   refused like the tool itself. A record written before scopes were kept
   (``scopes`` None) is shown to no authenticated caller: the safe reading.
-* **lists hide what the caller may not use.** `permitted` filters
-  ``tools/list``, ``prompts/list``, ``resources/list``,
-  ``resources/templates/list`` and ``tasks/list``.
+* **lists hide what the caller may not use.** `hide` filters ``tools/list``,
+  ``prompts/list``, ``resources/list`` and ``resources/templates/list``
+  (`task_visible`: ``tasks/list``); a list that depends on the token is
+  ``cacheScope: private``, and so is a scoped resource's ``resources/read``
+  unless it names its own ``cache_scope``: a shared cache must not hand one
+  caller's answer to another.
 * **without a token nothing is enforced**: stdio, and an HTTP endpoint
   without a ``ResourceServer`` (the transport warns about declared scopes).
 """
@@ -125,10 +128,22 @@ def permitted(scopes: Iterable[str] | None) -> bool:
 
 
 def hide(defs: list[dict[str, Any]], registry: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
-    """A list's definitions without those whose component (``registry[d[key]]``) has scopes the token lacks."""
+    """A list's definitions without those whose component (``registry[d[key]]``) has scopes the token lacks.
+
+    ``defs`` itself when the list is the same for every caller (no token, or
+    nothing in it has scopes); otherwise a new list, even when nothing was
+    left out, so that the caller marks the result ``cacheScope: private``.
+    """
     if current_auth.get() is None:
         return defs
-    return [d for d in defs if permitted(registry[d[key]].scopes)]
+    shown: list[dict[str, Any]] = []
+    scoped = False
+    for definition in defs:
+        scopes = registry[definition[key]].scopes
+        scoped = scoped or bool(scopes)
+        if permitted(scopes):
+            shown.append(definition)
+    return shown if scoped else defs
 
 
 def _require(scopes: tuple[str, ...] | list[str], what: str) -> None:

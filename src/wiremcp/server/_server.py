@@ -746,9 +746,9 @@ class Server:
             result["_meta"] = self._result_meta if own is None else {**self._result_meta, **own}
         return result
 
-    def _cacheable(self, result: dict[str, Any]) -> dict[str, Any]:
+    def _cacheable(self, result: dict[str, Any], private: bool = False) -> dict[str, Any]:
         result["ttlMs"] = self.list_ttl_ms
-        result["cacheScope"] = self.cache_scope
+        result["cacheScope"] = "private" if private else self.cache_scope  # private: the list depends on the token
         return self._complete(result)
 
     def _discover(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
@@ -773,12 +773,12 @@ class Server:
         shown = self._model_tools.view(defs)
         if shown is not defs and not supports_apps(self, meta):
             defs = shown  # app-only tools are for the views of an MCP Apps host (see _apps)
-        defs = hide(defs, self._tools, "name")
-        page, next_cursor = self._page(defs, params.get("cursor"))
+        visible = hide(defs, self._tools, "name")
+        page, next_cursor = self._page(visible, params.get("cursor"))
         result: dict[str, Any] = {"resultType": "complete", "tools": page}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
-        return self._cacheable(result)
+        return self._cacheable(result, visible is not defs)
 
     def _tools_call(
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
@@ -1090,24 +1090,25 @@ class Server:
     def _context_for(self, request: Request, meta: RequestMeta, emit: Emit | None) -> Context:
         return Context(request.id, request.method, meta, self, emit)
 
-    def _listing(self, key: str, defs: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
-        page, next_cursor = self._page(defs, params.get("cursor"))
+    def _listing(self, key: str, defs: list[dict[str, Any]], params: dict[str, Any], registry: Any, field: str) -> dict[str, Any]:
+        visible = hide(defs, registry, field)
+        page, next_cursor = self._page(visible, params.get("cursor"))
         result: dict[str, Any] = {"resultType": "complete", key: page}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
-        return self._cacheable(result)
+        return self._cacheable(result, visible is not defs)
 
     def _resources_list(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
-        return self._listing("resources", hide(self._resources.definitions(), self._resources.static, "uri"), params)
+        return self._listing("resources", self._resources.definitions(), params, self._resources.static, "uri")
 
     def _resource_templates_list(
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
     ) -> dict[str, Any]:
-        defs = hide(self._resources.template_definitions(), self._resources.templates, "uriTemplate")
-        return self._listing("resourceTemplates", defs, params)
+        templates = self._resources.templates
+        return self._listing("resourceTemplates", self._resources.template_definitions(), params, templates, "uriTemplate")
 
     def _prompts_list(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
-        return self._listing("prompts", hide(self._prompts.definitions(), self._prompts.by_name, "name"), params)
+        return self._listing("prompts", self._prompts.definitions(), params, self._prompts.by_name, "name")
 
     def _resources_read(
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
@@ -1128,7 +1129,7 @@ class Server:
                 "resultType": "complete",
                 "contents": contents,
                 "ttlMs": self.list_ttl_ms if resource.ttl_ms is None else resource.ttl_ms,
-                "cacheScope": resource.cache_scope or self.cache_scope,
+                "cacheScope": resource.cache_scope or ("private" if resource.scopes else self.cache_scope),
             }
         )
 

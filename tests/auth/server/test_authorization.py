@@ -231,8 +231,11 @@ def _names(items: list[dict[str, Any]], field: str = "name") -> set[str]:
 
 
 def _lists(tokens: Tokens, method: str, key: str, field: str, hidden: str) -> None:
-    assert hidden not in _names(ok(modern(tokens, tokens.low, method, {}))[key], field)
-    assert hidden in _names(ok(modern(tokens, tokens.other, method, {}))[key], field)
+    low = ok(modern(tokens, tokens.low, method, {}))
+    assert hidden not in _names(low[key], field)
+    full = ok(modern(tokens, tokens.other, method, {}))
+    assert hidden in _names(full[key], field)
+    assert low["cacheScope"] == full["cacheScope"] == "private"  # it depends on the token: no shared cache
     session = Session(tokens, tokens.admin)
     assert hidden in _names(session(method, {})["result"][key], field)
     assert hidden not in _names(session(method, {}, tokens.low)["result"][key], field)
@@ -270,6 +273,8 @@ def test_row_tools_call(tokens: Tokens) -> None:
 
 def test_row_resources_read(tokens: Tokens) -> None:
     _component(tokens, "resources/read", {"uri": "admin://report"}, "admin report")
+    assert ok(modern(tokens, tokens.admin, "resources/read", {"uri": "admin://report"}))["cacheScope"] == "private"
+    assert ok(modern(tokens, tokens.low, "resources/read", {"uri": "public://readme"}))["cacheScope"] == "public"
     _component(tokens, "resources/read", {"uri": "admin://customers/acme"}, "customer acme")
     state_bound(tokens, "resources/read", {"uri": "public://asks"})
 

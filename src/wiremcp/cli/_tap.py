@@ -23,14 +23,16 @@ Put it between a host and a stdio server (the host's configuration names
   reader skips them).
 * The log holds every envelope whole (arguments, results, answers typed
   into forms): a log file is the user's alone, mode 0600, also when it
-  existed before (a device such as ``/dev/stderr`` is left as it is).
+  existed before (a device such as ``/dev/stderr`` is left as it is). It is
+  opened with ``O_NOFOLLOW`` (`_safe_files.open_log`): a symbolic link is
+  followed only to a device or a pipe, never to a file, and a file with
+  other names (hard links) is refused before it is truncated.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import stat
 import subprocess
 import sys
 import threading
@@ -40,6 +42,7 @@ from typing import IO, Any, Callable
 
 import orjson
 
+from ._safe_files import open_log
 from ._wirecheck import Direction, Problem, WireChecker
 
 __all__ = ["Tap", "tap_main", "FORWARDED_SIGNALS"]
@@ -180,11 +183,9 @@ def _pump(source: int, target: int, direction: Direction, tap: Tap, close_target
 
 
 def _private_log(path: str) -> IO[bytes]:
-    """``path`` opened for writing (truncated), readable by this user only when it is a file."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    """``path`` opened for writing (truncated), readable by this user only when it is a file; never through a link to a file."""
+    fd = open_log(path)
     try:
-        if stat.S_ISREG(os.fstat(fd).st_mode):
-            os.fchmod(fd, 0o600)
         return os.fdopen(fd, "wb")
     except BaseException:
         os.close(fd)

@@ -31,7 +31,7 @@ from ._app import (
     asgi_app,
 )
 from ._headers import decode_header_value, encode_header_value
-from ._security import DEFAULT_ALLOWED_HOSTS, DEFAULT_ALLOWED_ORIGINS
+from ._security import DEFAULT_ALLOWED_HOSTS, DEFAULT_ALLOWED_ORIGINS, HostGuard
 from ._serve import (
     DEFAULT_BACKLOG,
     DEFAULT_LIMIT_CONCURRENCY,
@@ -50,6 +50,7 @@ __all__ = [
     "DEFAULT_MAX_STREAM_BACKLOG",
     "DEFAULT_ALLOWED_HOSTS",
     "DEFAULT_ALLOWED_ORIGINS",
+    "HostGuard",
     "DEFAULT_READ_TIMEOUT",
     "DEFAULT_KEEPALIVE_INTERVAL",
     "GRACEFUL_SHUTDOWN_TIMEOUT",

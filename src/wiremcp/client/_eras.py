@@ -181,7 +181,17 @@ class Negotiation:
         )
 
     def refused(self, code: int, message: str, data: Any) -> Step:
-        """The probe got a JSON-RPC error."""
+        """The probe got a JSON-RPC error (on HTTP, perhaps in the body of a 4xx).
+
+        2026-07-28 streamable-http.mdx, "Backward Compatibility": "If the body
+        contains a recognized modern JSON-RPC error, the server speaks a modern
+        version of MCP — retry using the advertised `supported` versions or
+        correct the request, rather than falling back. If the body is empty or
+        is not a recognized modern JSON-RPC error, fall back to `initialize`
+        and continue with the legacy version for subsequent requests." (An
+        official mcp 1.x server answers the probe with 400 and -32600 "Bad
+        Request: Missing session ID": not a modern error, so legacy.)
+        """
         if code == UNSUPPORTED_PROTOCOL_VERSION:
             version = pick_version(data)
             if version is not None and not self._retried:

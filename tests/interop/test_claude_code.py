@@ -209,6 +209,12 @@ def test_tap_around_the_server_claude_code_runs_finds_no_violation(host: Host, t
     assert problems == []
     methods = [r["msg"].get("method") for r in records if r["msg"]]
     assert "tools/call" in methods and methods.count("notifications/progress") == 3
+    # Claude Code probes with server/discover and falls back to initialize when the answer takes
+    # longer than its bound (3 s on stdio, which a loaded machine can exceed: tap and the server
+    # are two Python start-ups). Speaking 2026-07-28, it opens a subscriptions/listen that it
+    # leaves open at exit: tap must not count that as a violation (checked above).
+    if "initialize" not in methods:
+        assert "subscriptions/listen" in methods, methods
     validated = subprocess.run([python, "-m", "wiremcp", "validate", str(log)], capture_output=True, text=True, timeout=60)
     assert validated.returncode == 0, validated.stdout + validated.stderr
 

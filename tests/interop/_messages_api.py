@@ -37,6 +37,8 @@ def _stream(message: dict[str, Any]) -> bytes:
     head = {**message, "content": [], "stop_reason": None, "stop_sequence": None}
     out = [_sse("message_start", {"type": "message_start", "message": head})]
     for index, block in enumerate(message["content"]):
+        start: dict[str, Any]
+        delta: dict[str, Any]
         if block["type"] == "text":
             start, delta = {"type": "text", "text": ""}, {"type": "text_delta", "text": block["text"]}
         else:

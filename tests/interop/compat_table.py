@@ -36,9 +36,12 @@ MARKS = {"pass": "✓", "n/a": "–"}
 Cell = dict[str, Any]
 
 
+if str(ROOT / "tests") not in sys.path:  # run as a script: peers.py is beside this package
+    sys.path.insert(0, str(ROOT / "tests"))
+
+
 def last_run_dir() -> Path:
     """Where a run of the matrix leaves the cells it observed (one JSON file each)."""
-    sys.path.insert(0, str(ROOT / "tests"))
     from peers import cache_root
 
     return cache_root().parent / "interop-results"
@@ -91,6 +94,11 @@ def render(results: dict[str, Cell]) -> str:
         "\"Era spoken\" is the protocol version of the requests the peer sent (clients) or the one",
         "`wiremcp inspect` negotiated (servers).",
         "",
+        "After changing a pin in `tests/peers.py`: `python tests/peers.py --build-all` (each environment",
+        "is built once per machine, under `~/.cache/wiremcp/peers`), `pytest tests/interop/test_frameworks.py`",
+        "(a cell that differs from this page fails, naming the next command), then",
+        "`python tests/interop/compat_table.py --update`, which rewrites this page from the run.",
+        "",
         "## Client frameworks against a wiremcp server",
         "",
         "Each framework's own MCP client layer, without a model, against `examples/everything.py`:",
@@ -123,11 +131,15 @@ def render(results: dict[str, Cell]) -> str:
 
 def update() -> int:
     """Merge the last run's cells into the committed results; rewrite the page."""
-    results = load()
+    from peers import NODE_PEERS, PYTHON_PEERS
+
     found = sorted(last_run_dir().glob("*.json"))
+    results = load()
     for path in found:
         cell = json.loads(path.read_text(encoding="utf-8"))
         results[cell_key(cell)] = cell
+    # A peer no longer pinned leaves the table (its cells may linger in the last-run folder).
+    results = {key: cell for key, cell in results.items() if cell["peer"] in PYTHON_PEERS or cell["peer"] in NODE_PEERS}
     RESULTS.write_text(json.dumps(dict(sorted(results.items())), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     PAGE.write_text(render(results), encoding="utf-8")
     print(f"{len(found)} cells from {last_run_dir()}; wrote {RESULTS.relative_to(ROOT)} and {PAGE.relative_to(ROOT)}")

@@ -77,6 +77,21 @@ def test_a_late_discover_answer_wins_over_the_fallback() -> None:
     assert _methods(sent)[:3] == ["server/discover", "initialize", "tools/call"]  # no notifications/initialized
 
 
+def test_a_minus_32022_to_the_fallback_initialize_means_modern() -> None:
+    """A server answering concurrently refuses initialize (-32022) before its late DiscoverResult comes."""
+    sent: list[Any] = []
+
+    async def main() -> None:
+        args = [str(TESTS / "servers" / "late_discover.py"), "1.5"]
+        on_wire = lambda d, b: sent.append(orjson.loads(b)) if d == "send" else None  # noqa: E731
+        async with Client.stdio(sys.executable, args, probe_timeout=0.3, on_wire=on_wire) as c:
+            assert c.era is Era.MODERN and c.protocol_version == "2026-07-28"
+            assert (await c.call_tool("echo", {"text": "still modern"})).text == "still modern"
+
+    run(main())
+    assert _methods(sent)[:3] == ["server/discover", "initialize", "tools/call"]
+
+
 def test_a_legacy_server_that_never_answers_the_probe_still_falls_back() -> None:
     """A mute legacy server (no output at all): the fallback comes once the start-up allowance is spent."""
 

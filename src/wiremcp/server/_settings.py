@@ -26,6 +26,9 @@ argument                       variable                      default    what
 ``client_request_timeout``     ``WIREMCP_CLIENT_TIMEOUT``    300        seconds a legacy client has to answer
 ``legacy``                     ``WIREMCP_LEGACY``            true       serve 2025-11-25 clients too
 ``shutdown_grace``             ``WIREMCP_SHUTDOWN_GRACE``    5          seconds requests get to finish on shutdown
+``max_tasks``                  ``WIREMCP_MAX_TASKS``         10000      live tasks in the store (docs/limits.md)
+``max_tasks_per_owner``        ``WIREMCP_MAX_TASKS_PER_OWNER`` 1000     live tasks of one owner
+``task_max_ttl_ms``            ``WIREMCP_TASK_MAX_TTL_MS``   86400000   longest TTL a task is kept
 =============================  ============================  =========  =============================================
 
 The same table, with an example, is in docs/server.md ("Settings").
@@ -67,6 +70,9 @@ ENV = {
     "client_request_timeout": "WIREMCP_CLIENT_TIMEOUT",
     "legacy": "WIREMCP_LEGACY",
     "shutdown_grace": "WIREMCP_SHUTDOWN_GRACE",
+    "max_tasks": "WIREMCP_MAX_TASKS",
+    "max_tasks_per_owner": "WIREMCP_MAX_TASKS_PER_OWNER",
+    "task_max_ttl_ms": "WIREMCP_TASK_MAX_TTL_MS",
 }
 
 #: Worker threads for synchronous handlers, as anyio (FastMCP, the official SDK) defaults to.

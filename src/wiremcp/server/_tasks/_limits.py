@@ -19,8 +19,9 @@ Rules kept here:
 * a task is kept at most ``max_ttl_ms`` (its TTL, from creation): a longer
   TTL asked by a 2025-11-25 ``params.task.ttl`` is clamped to it, and the
   reply carries the TTL granted (tasks.mdx: receivers MAY override it and
-  MUST say the actual ``ttl``); a server's own ``task_ttl_ms`` above it (or
-  unlimited) is a ValueError when the server is built.
+  MUST say the actual ``ttl``); so is a server's own ``task_ttl_ms`` above
+  it (a server that lowers the cap below the default TTL of one hour gets
+  the cap as its TTL).
 
 The defaults and their settings (``Server(max_tasks=, max_tasks_per_owner=,
 task_max_ttl_ms=)``, ``WIREMCP_MAX_TASKS``, ``WIREMCP_MAX_TASKS_PER_OWNER``,
@@ -101,20 +102,14 @@ class TaskLimits:
             DEFAULT_MAX_TTL_MS if max_ttl_ms is None else max_ttl_ms,
         )
 
-    def check_server_ttl(self, ttl_ms: int | None) -> None:
-        """A server's own TTL must fit under the cap (ValueError otherwise)."""
-        if ttl_ms is None or ttl_ms > self.max_ttl_ms:
-            raise ValueError(
-                f"task_ttl_ms={ttl_ms!r} is longer than task_max_ttl_ms={self.max_ttl_ms}: "
-                "raise task_max_ttl_ms (WIREMCP_TASK_MAX_TTL_MS) or shorten the TTL"
-            )
+    def clamp(self, ttl_ms: int | None) -> int:
+        """A TTL (None: unlimited) no longer than the cap."""
+        return self.max_ttl_ms if ttl_ms is None else min(ttl_ms, self.max_ttl_ms)
 
 
 def granted_ttl(requested: int | None, default: int | None, limits: TaskLimits) -> int | None:
     """The TTL a task gets: a 2025-11-25 request's (0 or absent: the server's), at most the cap."""
-    if not requested:
-        return default
-    return min(requested, limits.max_ttl_ms)
+    return limits.clamp(requested or default)
 
 
 _warned: set[type[Any]] = set()

@@ -162,7 +162,6 @@ class Tasks:
         self.poll_interval_ms = poll_interval_ms
         #: The caps on live tasks and on their TTL (see _limits).
         self.limits = TaskLimits.of(max_tasks, max_tasks_per_owner, max_ttl_ms)
-        self.limits.check_server_ttl(ttl_ms)
         #: This process's worker id: ``host:pid:boot``.
         self.host = socket.gethostname()
         self.worker_id = f"{self.host}:{os.getpid()}:{uuid.uuid4().hex[:8]}"

@@ -152,6 +152,7 @@ def waiting(n: int, idle: float, src: Path) -> None:
                 assert reply.get("result", {}).get("resultType") == "task", reply
                 if i % 1000 == 0 or i == n:
                     per_thousand.append((time.perf_counter() - start) * 1000 / (i - 1000 * len(per_thousand)))
+                    print(f"created {i}: {per_thousand[-1]:,.1f} s per 1,000", file=sys.stderr, flush=True)
                     start = time.perf_counter()
             time.sleep(min(idle, 3.0))  # the last tasks park
             get = {"jsonrpc": "2.0", "id": 0, "method": "tasks/get", "params": {"taskId": reply["result"]["taskId"], "_meta": ASKING}}

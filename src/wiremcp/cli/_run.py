@@ -101,7 +101,7 @@ def address_problem(host: str, port: int) -> str | None:
 
 
 #: The ``wiremcp run`` task caps and the settings they become (`Server` reads them when built).
-TASK_LIMIT_ENV = {"max_tasks": "WIREMCP_MAX_TASKS", "max_tasks_per_owner": "WIREMCP_MAX_TASKS_PER_OWNER", "task_max_ttl": "WIREMCP_TASK_MAX_TTL_MS"}
+TASK_LIMIT_ENV = {"max_tasks": "WIREMCP_MAX_TASKS", "max_tasks_per_owner": "WIREMCP_MAX_OWNER_TASKS", "task_max_ttl": "WIREMCP_TASK_MAX_TTL_MS"}
 
 
 def export_task_limits(args: Any) -> None:

@@ -27,7 +27,7 @@ argument                       variable                      default    what
 ``legacy``                     ``WIREMCP_LEGACY``            true       serve 2025-11-25 clients too
 ``shutdown_grace``             ``WIREMCP_SHUTDOWN_GRACE``    5          seconds requests get to finish on shutdown
 ``max_tasks``                  ``WIREMCP_MAX_TASKS``         10000      live tasks in the store (docs/limits.md)
-``max_tasks_per_owner``        ``WIREMCP_MAX_TASKS_PER_OWNER`` 1000     live tasks of one owner
+``max_tasks_per_owner``        ``WIREMCP_MAX_OWNER_TASKS``   1000       live tasks of one owner
 ``task_max_ttl_ms``            ``WIREMCP_TASK_MAX_TTL_MS``   86400000   longest TTL a task is kept
 =============================  ============================  =========  =============================================
 
@@ -71,7 +71,7 @@ ENV = {
     "legacy": "WIREMCP_LEGACY",
     "shutdown_grace": "WIREMCP_SHUTDOWN_GRACE",
     "max_tasks": "WIREMCP_MAX_TASKS",
-    "max_tasks_per_owner": "WIREMCP_MAX_TASKS_PER_OWNER",
+    "max_tasks_per_owner": "WIREMCP_MAX_OWNER_TASKS",
     "task_max_ttl_ms": "WIREMCP_TASK_MAX_TTL_MS",
 }
 

@@ -2,7 +2,7 @@
 
 Run as ``python -m uvicorn capped_app:app --app-dir tests/server/tasks``;
 ``CAPPED_RESOURCE`` is the resource URI; the caps come from
-``WIREMCP_MAX_TASKS`` / ``WIREMCP_MAX_TASKS_PER_OWNER`` and the store from
+``WIREMCP_MAX_TASKS`` / ``WIREMCP_MAX_OWNER_TASKS`` and the store from
 ``WIREMCP_TASK_STORE`` (read when the server is built, as in production).
 """
 

@@ -113,7 +113,7 @@ def http_url(tmp_path: Path) -> Iterator[str]:
     port = _free_port()
     resource = f"http://127.0.0.1:{port}/mcp"
     env = {
-        **os.environ, "CAPPED_RESOURCE": resource, "WIREMCP_MAX_TASKS": "3", "WIREMCP_MAX_TASKS_PER_OWNER": "2",
+        **os.environ, "CAPPED_RESOURCE": resource, "WIREMCP_MAX_TASKS": "3", "WIREMCP_MAX_OWNER_TASKS": "2",
         "WIREMCP_TASK_STORE": f"sqlite:{tmp_path / 'tasks.sqlite3'}",
     }
     proc = subprocess.Popen(
@@ -167,6 +167,34 @@ def test_http_the_callers_share_is_429_the_servers_cap_503_both_with_retry_after
     assert full.json()["error"] == {"code": -32000, "message": "Server busy: 3 live tasks, the most this server keeps (3); try again later"}
     assert post(http_url, "t-alice", "tasks/cancel", {"taskId": alice[0]}).status_code == 200
     assert start("t-alice").status_code == 200  # the cancelled task freed its place
+
+
+def test_http_a_legacy_session_of_a_caller_past_its_share_gets_32000(http_url):
+    """2025-11-25 over HTTP: the same caller's share (the owner is the token's caller, whatever the era);
+    inside a session the -32000 comes with HTTP 200, as every answer in a session does."""
+    import httpx
+
+    base = {"content-type": "application/json", "accept": "application/json, text/event-stream", "authorization": "Bearer t-alice"}
+
+    def send(message: dict[str, Any], session: str | None = None) -> httpx.Response:
+        headers = dict(base, **({"mcp-session-id": session, "mcp-protocol-version": "2025-11-25"} if session else {}))
+        return httpx.post(http_url, json=message, headers=headers, timeout=15)
+
+    def body(response: httpx.Response) -> Any:
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            return next(json.loads(line[5:]) for line in response.text.splitlines() if line.startswith("data:") and line[5:].strip())
+        return response.json()
+
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}
+    opened = send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
+    session = opened.headers["mcp-session-id"]
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+    task = {"name": "hang", "arguments": {}, "task": {}}
+    for n in (1, 2):
+        assert "task" in body(send({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": task}, session))["result"]
+    over = send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": task}, session)
+    assert over.status_code == 200 and body(over)["error"]["code"] == -32000, over.text
+    assert body(over)["error"]["message"].startswith("Too many tasks: this caller holds 2 live tasks")
 
 
 # -- the cost of waiting: store calls per second do not grow with the tasks waiting -----------------

@@ -24,7 +24,7 @@ Rules kept here:
   the cap as its TTL).
 
 The defaults and their settings (``Server(max_tasks=, max_tasks_per_owner=,
-task_max_ttl_ms=)``, ``WIREMCP_MAX_TASKS``, ``WIREMCP_MAX_TASKS_PER_OWNER``,
+task_max_ttl_ms=)``, ``WIREMCP_MAX_TASKS``, ``WIREMCP_MAX_OWNER_TASKS``,
 ``WIREMCP_TASK_MAX_TTL_MS``, ``wiremcp run --max-tasks ...``) are in
 docs/limits.md.
 """

@@ -16,6 +16,11 @@ Rules it keeps (extensions/tasks/tasks.md; 2025-11-25 basic/utilities/tasks.mdx)
 * **durable before the reply.** ``CreateTaskResult`` is sent only after the
   store's ``create`` returned, so an immediate ``tasks/get`` finds it; a
   store that fails is -32603 with its message and no task.
+* **caps.** A task is created only within the caps on live tasks (per
+  owner: -32000, HTTP 429; per server: -32000, HTTP 503), counted in the
+  store as it is created, and with a TTL no longer than the maximum
+  (`_limits`); a task waiting for input never reads the store on a timer
+  of its own (`_sweep`: one look per worker).
 * **input first, then the task.** Declared inputs (``Annotated[T,
   Elicit(...)]``) are gathered by multi round-trip requests on the
   ``tools/call`` itself, before the task exists (tasks.md: SHOULD resolve

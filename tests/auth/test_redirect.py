@@ -118,3 +118,34 @@ def test_loopback_listener_times_out():
             await handler.aclose()
 
     asyncio.run(go())
+
+
+def test_loopback_listener_ignores_a_callback_with_another_state():
+    """Issue 23, defect 6c: the first ``/callback`` ended the login whatever its ``state``, so a local
+    page (or process) that knows the port could answer first and spoil the login. A callback whose
+    ``state`` is not the authorization request's is answered 400 and the listener keeps waiting."""
+
+    async def go():
+        handler = LoopbackRedirect(open_browser=lambda url: None, timeout=10)
+        redirect = await handler.redirect_uri()
+        task = asyncio.ensure_future(
+            handler.authorize("https://as.example.com/authorize?client_id=c&state=the-right-one&code_challenge=x", None)  # type: ignore[arg-type]
+        )
+        await asyncio.sleep(0)
+        forged = await _get(redirect + "?code=attacker&state=guessed")
+        missing = await _get(redirect + "?code=attacker")
+        error = await _get(redirect + "?error=access_denied&state=guessed")
+        other_path = await _get(redirect + "x?code=attacker&state=the-right-one")
+        assert not task.done()
+        right = await _get(redirect + "?code=good&state=the-right-one&iss=https%3A%2F%2Fas.example.com")
+        params = await task
+        await handler.aclose()
+        return forged, missing, error, other_path, right, params
+
+    forged, missing, error, other_path, right, params = asyncio.run(go())
+    for page in (forged, missing, error):
+        assert page.status_code == 400
+        assert b"does not match" in page.content and b"attacker" not in page.content
+    assert other_path.status_code == 404
+    assert right.status_code == 200
+    assert params == {"code": "good", "state": "the-right-one", "iss": "https://as.example.com"}

@@ -173,3 +173,113 @@ def test_a_silent_server_times_out():
             server.close()
 
     asyncio.run(go())
+
+
+# -- issue 23, defect 6a: IPv6 forms that carry an internal IPv4 address, special-purpose ranges --------
+
+#: (address, what it reaches): refused for a remote MCP server, whether private networks are allowed or not.
+ALWAYS_REFUSED = [
+    # NAT64, well-known prefix (RFC 6052): 64:ff9b::/96 + the IPv4 address in the last 32 bits
+    ("64:ff9b::7f00:1", "127.0.0.1"),
+    ("64:ff9b::127.0.0.1", "127.0.0.1"),
+    ("64:ff9b::a9fe:a9fe", "169.254.169.254"),
+    ("64:ff9b::6464:64c8", "100.100.100.200"),
+    ("64:ff9b::0.0.0.0", "0.0.0.0"),
+    # NAT64, local-use prefix (RFC 8215): never decodable without the network's prefix length
+    ("64:ff9b:1::7f00:1", "local-use NAT64"),
+    ("64:ff9b:1:7f00:1::", "local-use NAT64"),
+    # 6to4 (RFC 3056): 2002:V4ADDR::/48
+    ("2002:a9fe:a9fe::", "169.254.169.254"),
+    ("2002:7f00:1::1", "127.0.0.1"),
+    ("2002:a9fe:a9fe:1:2:3:4:5", "169.254.169.254"),
+    # IPv4-compatible (deprecated, RFC 4291 section 2.5.5.1), IPv4-mapped, IPv4-translated (RFC 2765)
+    ("::127.0.0.1", "127.0.0.1"),
+    ("::7f00:1", "127.0.0.1"),
+    ("::169.254.169.254", "169.254.169.254"),
+    ("::ffff:127.0.0.1", "127.0.0.1"),
+    ("::ffff:169.254.169.254", "169.254.169.254"),
+    ("::ffff:0:127.0.0.1", "127.0.0.1"),
+    ("::ffff:0:a9fe:a9fe", "169.254.169.254"),
+    # Teredo (RFC 4380): 2001:0:SERVER:flags:port:~CLIENT; the client here is 127.0.0.1
+    ("2001:0:4136:e378:8000:63bf:80ff:fffe", "Teredo to 127.0.0.1"),
+    ("2001:0:7f00:1:8000:63bf:3fff:fdd2", "Teredo via server 127.0.0.1"),
+    # IANA IPv4 special-purpose registry
+    ("0.0.0.0", "this host"),
+    ("0.1.2.3", "this network"),
+    ("192.0.0.8", "IPv4 dummy address"),
+    ("192.0.0.1", "IETF protocol assignments"),
+    ("192.0.0.170", "NAT64 discovery"),
+    ("192.0.2.1", "TEST-NET-1"),
+    ("198.18.0.1", "benchmarking"),
+    ("198.51.100.7", "TEST-NET-2"),
+    ("203.0.113.9", "TEST-NET-3"),
+    ("240.0.0.1", "reserved"),
+    ("255.255.255.255", "limited broadcast"),
+    ("224.0.0.1", "multicast"),
+    ("239.255.255.250", "multicast"),
+    # IANA IPv6 special-purpose registry
+    ("::", "unspecified"),
+    ("100::1", "discard-only"),
+    ("2001:2::1", "benchmarking"),
+    ("2001:10::1", "ORCHID"),
+    ("2001:db8::1", "documentation"),
+    ("3fff::1", "documentation (2024)"),
+    ("5f00::1", "SRv6 SIDs"),
+    ("fec0::1", "site-local (deprecated)"),
+    ("ff02::1", "multicast"),
+    ("ff0e::1", "multicast"),
+    # the metadata addresses themselves
+    ("169.254.169.254", "metadata"),
+    ("fd00:ec2::254", "metadata"),
+    ("100.100.100.200", "metadata"),
+]
+
+#: Private networks: refused unless ``allow_private_networks``, also when carried in an IPv6 form.
+PRIVATE = [
+    "10.0.0.1", "172.16.0.1", "192.168.1.1", "100.64.0.1", "169.254.1.1", "fd12::1", "fe80::1",
+    "64:ff9b::a00:1", "64:ff9b::192.168.1.1", "2002:a00:1::", "2002:c0a8:101::1", "::10.0.0.1",
+    "::ffff:10.0.0.1", "::ffff:0:a00:1", "2001:0:4136:e378:8000:63bf:f5ff:fffe",  # Teredo, client 10.0.0.1
+]
+
+#: Public addresses, and IPv6 forms that carry a public IPv4 address: allowed.
+PUBLIC = [
+    "93.184.216.34", "8.8.8.8", "2606:2800:220:1:248:1893:25c8:1946", "2001:4860:4860::8888",
+    "64:ff9b::5db8:d822", "64:ff9b::8.8.8.8", "2002:5db8:d822::", "2002:808:808::1", "::ffff:93.184.216.34",
+    "2001:0:4136:e378:8000:63bf:a247:29dd",  # Teredo: server 65.54.227.120, client 93.184.216.34
+]
+
+
+@pytest.mark.parametrize("allow", [False, True], ids=["default", "private-allowed"])
+@pytest.mark.parametrize(("address", "reaches"), ALWAYS_REFUSED, ids=[a for a, _ in ALWAYS_REFUSED])
+def test_special_and_embedded_internal_addresses_are_refused(address: str, reaches: str, allow: bool) -> None:
+    resolve = resolver_to(address)
+    with pytest.raises(AuthError, match="refused"):
+        check(URLGuard(REMOTE, allow_private_networks=allow, resolver=resolve), "https://rebound.example.com/x")
+    literal = f"https://[{address}]/x" if ":" in address else f"https://{address}/x"
+    with pytest.raises(AuthError, match="refused"):
+        check(URLGuard(REMOTE, allow_private_networks=allow, resolver=resolve), literal)
+
+
+@pytest.mark.parametrize("address", PRIVATE)
+def test_private_addresses_in_every_form_need_allow_private_networks(address: str) -> None:
+    with pytest.raises(AuthError, match="refused"):
+        check(URLGuard(REMOTE, resolver=resolver_to(address)), "https://intranet.example.com/x")
+    check(URLGuard(REMOTE, allow_private_networks=True, resolver=resolver_to(address)), "https://intranet.example.com/x")
+
+
+@pytest.mark.parametrize("address", PUBLIC)
+def test_public_addresses_in_every_form_are_allowed(address: str) -> None:
+    check(URLGuard(REMOTE, resolver=resolver_to(address)), "https://auth.example.com/x")
+
+
+@pytest.mark.parametrize("address", ["64:ff9b::7f00:1", "2002:7f00:1::", "::127.0.0.1", "::ffff:0:7f00:1"])
+def test_embedded_loopback_follows_the_loopback_rule(address: str) -> None:
+    """A loopback MCP server may send the client to loopback in any form; a remote one may not."""
+    check(URLGuard(LOCAL, resolver=resolver_to(address)), "https://dev.example.test/x")
+    with pytest.raises(AuthError, match="loopback"):
+        check(URLGuard(REMOTE, resolver=resolver_to(address)), "https://dev.example.test/x")
+
+
+def test_the_refusal_names_the_embedded_address() -> None:
+    with pytest.raises(AuthError, match=r"64:ff9b::a9fe:a9fe.*169\.254\.169\.254"):
+        check(URLGuard(REMOTE, resolver=resolver_to("64:ff9b::a9fe:a9fe")), "https://x.example.com/")

@@ -24,6 +24,8 @@ from wiremcp.client import Client
 
 pytestmark = pytest.mark.slow
 
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
 SERVER = '''import os
 import wiremcp
 
@@ -61,6 +63,7 @@ class Box:
         (self.project / "srv.py").write_text(SERVER)
         self.env = {k: v for k, v in os.environ.items() if k not in ("XDG_CONFIG_HOME", "APPDATA", "PYTHONPATH")}
         self.env["HOME"] = str(self.home)
+        self.env["PYTHONPATH"] = SRC  # the CLI of this tree (a worktree's tests must not run the installed one)
 
     def wiremcp(self, *args: str, stdin: Any = subprocess.DEVNULL, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

@@ -20,11 +20,15 @@ endpoint and gets the answer back on the redirect URI. Rules it keeps:
   ephemeral port (RFC 8252 section 7.3: the port may vary), opens the URL
   in the browser and waits (bounded by ``timeout``) for one request to
   ``/callback`` while an authorization is in progress; any other request,
-  and any callback after the first, gets 404 and changes nothing; the page
-  it answers with says only whether it worked. The browser is opened from a
-  thread (a browser command may block until its page is done);
+  and any callback after the one taken, gets 404 and changes nothing; the
+  page it answers with says only whether it worked. A callback whose
+  ``state`` is not the one in the authorization URL (missing included) is
+  answered 400 and the listener keeps waiting: a local page or process that
+  knows the port cannot end the login with its own answer (issue 23). The
+  browser is opened from a thread (a browser command may block until its
+  page is done);
 * a handler returns the callback's query parameters as received; the
-  `OAuthClient` checks ``state`` and ``iss`` (it has the recorded values).
+  `OAuthClient` checks ``state`` and ``iss`` again (it has the recorded values).
 """
 
 from __future__ import annotations
@@ -114,6 +118,10 @@ class HeadlessRedirect:
 
 
 _PAGE = b"<!doctype html><meta charset=utf-8><title>wiremcp</title><p>%s You can close this window.</p>"
+_WRONG_STATE = (
+    b"<!doctype html><meta charset=utf-8><title>wiremcp</title><p>This answer's state does not match the "
+    b"login in progress: it was ignored. If you did not start it, close this window.</p>"
+)
 
 
 class LoopbackRedirect:
@@ -131,6 +139,7 @@ class LoopbackRedirect:
         self._open = open_browser or webbrowser.open
         self._server: asyncio.Server | None = None
         self._waiter: asyncio.Future[dict[str, str]] | None = None
+        self._state: str | None = None  # the authorization request's, while one is in progress
 
     async def redirect_uri(self) -> str:
         """``http://127.0.0.1:PORT/callback``, starting the loopback listener on first use."""
@@ -146,12 +155,18 @@ class LoopbackRedirect:
                 pass
             parts = line.decode("latin-1").split()
             target = parts[1] if len(parts) >= 2 else ""
-            ok = target.startswith("/callback") and self._waiter is not None and not self._waiter.done()
-            if ok:
-                assert self._waiter is not None
-                self._waiter.set_result(callback_params("http://127.0.0.1" + target))
-            body = _PAGE % (b"Authorization received." if ok else b"Nothing to do here.")
-            status = b"200 OK" if ok else b"404 Not Found"
+            waiting = self._waiter is not None and not self._waiter.done()
+            ok = waiting and target.split("?", 1)[0] == "/callback"
+            params = callback_params("http://127.0.0.1" + target) if ok else {}
+            if ok and self._state is not None and params.get("state") != self._state:
+                log.warning("ignored a callback on the loopback redirect URI whose state is not the login's")
+                body, status = _WRONG_STATE, b"400 Bad Request"
+            else:
+                if ok:
+                    assert self._waiter is not None
+                    self._waiter.set_result(params)
+                body = _PAGE % (b"Authorization received." if ok else b"Nothing to do here.")
+                status = b"200 OK" if ok else b"404 Not Found"
             writer.write(
                 b"HTTP/1.1 " + status + b"\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: "
                 + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body
@@ -166,6 +181,7 @@ class LoopbackRedirect:
         """Open ``url`` in the browser and wait for the redirect to the listener; its query parameters."""
         check_authorization_url(url)
         await self.redirect_uri()
+        self._state = callback_params(url).get("state")
         self._waiter = asyncio.get_running_loop().create_future()
         # In a thread: a browser command may run until the page is done, and the page ends
         # on our own listener, which needs this event loop.
@@ -176,6 +192,7 @@ class LoopbackRedirect:
             raise AuthError("authorization request", f"no answer on the redirect URI within {self.timeout:g} s") from None
         finally:
             self._waiter = None
+            self._state = None
             if opener.done() and not opener.cancelled() and opener.exception() is not None:
                 log.warning("opening the browser failed: %r", opener.exception())
 

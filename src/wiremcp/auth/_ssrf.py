@@ -15,8 +15,21 @@ tokens comes from a server it does not trust (``resource_metadata``,
   169.254.169.254), carrier-grade NAT, unspecified, multicast and reserved
   addresses are refused unless ``allow_private_networks`` is set; the
   well-known metadata addresses (169.254.169.254, fd00:ec2::254,
-  100.100.100.200) are refused even then. IPv4-mapped IPv6 addresses are
-  checked as the IPv4 address they carry;
+  100.100.100.200) are refused even then;
+* an IPv6 address that carries an IPv4 address is checked as the IPv4
+  address(es) it carries, by every rule here (`embedded_ipv4`): IPv4-mapped
+  (``::ffff:0:0/96``), IPv4-translated (``::ffff:0:0:0/96``),
+  IPv4-compatible (``::/96`` but ``::`` and ``::1``), NAT64 with the
+  well-known prefix (``64:ff9b::/96``), 6to4 (``2002::/16``) and Teredo
+  (``2001::/32``: its server and its client). The local-use NAT64 prefix
+  (``64:ff9b:1::/48``), whose layout depends on the network, is refused;
+* the special-purpose ranges of the IANA registries that are not globally
+  reachable, or that no fetch should reach, are refused first, whatever the
+  settings (`SPECIAL_NETWORKS`): this network, the IETF protocol
+  assignments (192.0.0.0/24), documentation, benchmarking, reserved,
+  broadcast, multicast, discard-only, ORCHID, SRv6 SIDs, site-local. The
+  list is written out here: Python's ``is_global`` tables differ by version
+  (3.11 calls 192.0.0.8 and 3fff::1 global);
 * the check runs again on every redirect hop (the fetcher never lets the
   HTTP library follow redirects on its own);
 * a URL with credentials (``user:pass@``) or a fragment is refused.
@@ -53,7 +66,51 @@ async def _system_resolver(host: str, port: int) -> list[str]:
     return [str(info[4][0]) for info in infos]
 
 
-def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+IP = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+_NETWORKS = ipaddress.ip_network
+#: Refused whatever the settings: IANA special-purpose ranges no fetch of the OAuth client should reach.
+SPECIAL_NETWORKS = tuple(
+    _NETWORKS(n)
+    for n in (
+        "0.0.0.0/8", "192.0.0.0/24", "192.0.2.0/24", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24",
+        "224.0.0.0/4", "240.0.0.0/4", "255.255.255.255/32",
+        "::/128", "::ffff:0:0/96", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32", "2002::/16",
+        "3fff::/20", "5f00::/16", "fec0::/10", "ff00::/8",
+    )
+)
+#: The private networks ``allow_private_networks`` opens (link-local included; the metadata addresses never).
+PRIVATE_NETWORKS = tuple(
+    _NETWORKS(n)
+    for n in (
+        "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16", "fc00::/7", "fe80::/10",
+    )
+)
+_COMPATIBLE = _NETWORKS("::/96")
+_TRANSLATED = _NETWORKS("::ffff:0:0:0/96")
+_NAT64 = _NETWORKS("64:ff9b::/96")
+_TEREDO = _NETWORKS("2001::/32")
+
+
+def embedded_ipv4(ip: IP) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 address(es) an IPv6 address carries (mapped, translated, compatible, NAT64, 6to4, Teredo); () if none."""
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return ()
+    low = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    if ip.ipv4_mapped is not None:
+        return (ip.ipv4_mapped,)
+    if ip in _TRANSLATED or ip in _NAT64:
+        return (low,)
+    if ip in _COMPATIBLE and int(ip) > 1:
+        return (low,)
+    if ip.sixtofour is not None:
+        return (ip.sixtofour,)
+    if ip in _TEREDO and ip.teredo is not None:
+        return ip.teredo
+    return ()
+
+
+def _ip(text: str) -> IP | None:
     try:
         ip = ipaddress.ip_address(text.split("%", 1)[0])
     except ValueError:
@@ -113,19 +170,29 @@ class URLGuard:
         ip = _ip(text)
         if ip is None:
             raise AuthError(what, f"{url!r} resolved to something that is not an IP address")
+        carried = embedded_ipv4(ip)
+        if carried:  # the packets go to the IPv4 address(es) inside: those are what is checked
+            for inner in carried:
+                self._check_ip(inner, url, what, f"{ip}, which carries {inner}")
+            return
+        self._check_ip(ip, url, what, str(ip))
+
+    def _check_ip(self, ip: IP, url: str, what: str, shown: str) -> None:
         if ip in METADATA_ADDRESSES:
-            raise AuthError(what, f"{url!r} resolves to the cloud metadata address {ip}: refused")
+            raise AuthError(what, f"{url!r} resolves to the cloud metadata address {shown}: refused")
         if ip.is_loopback:
             if not self.server_is_loopback:
-                raise AuthError(what, f"{url!r} resolves to loopback ({ip}) but the MCP server is not local: refused")
+                raise AuthError(what, f"{url!r} resolves to loopback ({shown}) but the MCP server is not local: refused")
             return
-        if ip.is_global and not ip.is_multicast:
+        if any(ip in network for network in SPECIAL_NETWORKS):
+            raise AuthError(what, f"{url!r} resolves to a special-purpose address ({shown}): refused")
+        private = any(ip in network for network in PRIVATE_NETWORKS)
+        if not private and ip.is_global and not (ip.is_multicast or ip.is_reserved or ip.is_unspecified):
             return
-        if self.allow_private_networks and (ip.is_private or ip.is_link_local or ip in _CGNAT):
-            if not (ip.is_unspecified or ip.is_multicast or ip.is_reserved):
-                return
+        if private and self.allow_private_networks:
+            return
         raise AuthError(
-            what, f"{url!r} resolves to a private, link-local or reserved address ({ip}): refused "
+            what, f"{url!r} resolves to a private, link-local or reserved address ({shown}): refused "
             "(OAuthClient(allow_private_networks=True) allows private networks)"
         )
 
@@ -150,5 +217,3 @@ class URLGuard:
         for address in addresses:
             self.check_address(address, url, what)
 
-
-_CGNAT = ipaddress.ip_network("100.64.0.0/10")

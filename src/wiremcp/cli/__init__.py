@@ -25,6 +25,8 @@ import os
 import sys
 from typing import Any
 
+from ._run_caps import CAP_OPTIONS, add_cap_options, cap_options
+
 __all__ = ["main", "install_hint"]
 
 
@@ -172,11 +174,18 @@ def _main(argv: list[str] | None) -> int:
         help="an Origin to accept, e.g. https://app.example.com, repeatable; replaces the local defaults",
     )
     http.add_argument(
+        "--legacy-sse",
+        action="store_true",
+        default=None,
+        help="also serve the deprecated 2024-11-05 HTTP+SSE transport (GET /sse, POST /messages) for old hosts",
+    )
+    http.add_argument(
         "--metrics",
         type=int,
         metavar="PORT",
         help="serve Prometheus metrics at http://HOST:PORT/metrics (needs the [otel] extra; 0 picks a free port)",
     )
+    add_cap_options(http)  # the endpoint's caps (_run_caps)
 
     if argv[:1] != ["run"]:  # `wiremcp run ...` parses with the run subcommand alone: a server starts sooner
         demo = commands.add_parser("demo", help="run the echo example and show each envelope on the wire")
@@ -227,6 +236,11 @@ def _main(argv: list[str] | None) -> int:
                 limits["allowed_hosts"] = args.allow_host
             if args.allow_origin:
                 limits["allowed_origins"] = args.allow_origin
+            limits.update(cap_options(args))
+            if args.legacy_sse:
+                if args.workers > 1:  # its sessions live in one process: a POST must reach the worker holding the stream
+                    run.error("--legacy-sse serves its sessions from one process; it does not combine with --workers")
+                limits["legacy_sse"] = True
             return run_target(
                 args.target, "http", workers=args.workers, log_format=args.log_format, metrics_port=args.metrics, **limits
             )
@@ -259,14 +273,14 @@ def _main(argv: list[str] | None) -> int:
     raise AssertionError(args.command)  # pragma: no cover
 
 
-#: ``run`` options that mean something only with ``--http``.
 #: ``wiremcp run`` flags of the task caps (docs/limits.md); each becomes its ``WIREMCP_*`` setting (`_run`).
 TASK_LIMIT_FLAGS = (
     ("--max-tasks", "N", "live tasks the task store keeps; past it a new task gets -32000 (HTTP 503) (default: 10000)"),
     ("--max-tasks-per-owner", "N", "live tasks one caller may hold; past it -32000 (HTTP 429) (default: 1000)"),
     ("--task-max-ttl", "MS", "longest TTL a task is kept, in ms; a longer requested TTL is clamped (default: 86400000)"),
 )
-_HTTP_ONLY = ("host", "port", "path", "allow_host", "allow_origin", "metrics")
+#: ``run`` options that mean something only with ``--http``.
+_HTTP_ONLY = ("host", "port", "path", "allow_host", "allow_origin", "metrics", "legacy_sse", *CAP_OPTIONS)
 
 
 def _version() -> str:

@@ -21,8 +21,15 @@ Rules it keeps (docs/hosts.md):
   will run, and asks on a terminal; ``--yes`` confirms for scripts, and
   without a terminal and without ``--yes`` it refuses (best practices,
   "Local MCP Server Compromise": show the command before it is added).
-* Atomic: a temporary file in the same folder, fsync, then rename, keeping
-  the file's mode; the previous content is kept as ``FILE.bak`` (one backup).
+* Atomic, and never through a link it was not told to follow
+  (`_safe_files`): a temporary file in the same folder, fsync, then rename,
+  keeping the file's mode without execute bits (0600 for a new file); the
+  previous content is kept as ``FILE.bak`` (one backup), a new 0600 file
+  created with ``O_EXCL | O_NOFOLLOW`` after a link at that name is removed.
+  A configuration file or folder that is a symbolic link is shown and
+  written through (to the file it resolves to; the link stays) only when
+  the user answers yes, or with ``--follow-symlinks``: ``--yes`` alone
+  refuses it (a repository may ship such a link).
   The file is rewritten as JSON with the indentation it had; ``uninstall``
   writes back the backup's bytes when they hold exactly what is left, so an
   install followed by an uninstall gives back the same bytes.
@@ -39,15 +46,14 @@ import json
 import os
 import shlex
 import shutil
-import stat
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
+from ._safe_files import links_to_confirm, read_no_follow, replace_file
 from ._target import parse_target
 
 __all__ = ["HOSTS", "Host", "InstallError", "add_parsers", "config_path", "run_command", "server_entry"]
@@ -341,30 +347,11 @@ class ConfigFile:
         return (text + ("\n" if self.newline_at_end else "")).encode("utf-8")
 
     def write(self, content: bytes | None) -> None:
-        """Replace the file atomically with ``content`` (None: remove it), keeping one backup."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        backup = self.path.with_name(self.path.name + ".bak")
-        mode = None
-        if self.original is not None:
-            mode = stat.S_IMODE(self.path.stat().st_mode)
-            shutil.copy2(self.path, backup)
-        if content is None:
-            self.path.unlink()
-            return
-        fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        """Replace the file atomically with ``content`` (None: remove it), keeping one private backup."""
         try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(content)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(temp, mode if mode is not None else 0o600)
-            os.replace(temp, self.path)
-        except BaseException:
-            try:
-                os.unlink(temp)
-            except OSError:
-                pass
-            raise
+            replace_file(self.path, content, backup=self.original)
+        except OSError as exc:
+            raise InstallError(f"cannot write {self.path}: {exc.strerror or exc}; nothing changed") from None
 
 
 def _indent_of(text: bytes) -> int | str:
@@ -403,6 +390,9 @@ def add_parsers(commands: Any) -> None:
 def _confirm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true", help="print the change and write nothing")
     p.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation (for scripts)")
+    p.add_argument("--follow-symlinks", action="store_true",
+                   help="write through a configuration file or folder that is a symbolic link (asked on a terminal; "
+                   "refused with --yes alone)")
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -426,6 +416,25 @@ def _confirm(question: str, args: argparse.Namespace) -> None:
     answer = input(f"{question} [y/N] ").strip().lower()
     if answer not in ("y", "yes"):
         raise InstallError("nothing written", status=1)
+
+
+def _through_links(path: Path, args: argparse.Namespace) -> Path:
+    """``path``, or the file it resolves to when it (or its folder) is a link the user agrees to follow."""
+    links = links_to_confirm(path)
+    if not links:
+        return path
+    for link, target in links:
+        print(f"{link} is a symbolic link to {target}", file=sys.stderr)
+    if not (args.dry_run or args.follow_symlinks):
+        if args.yes or not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise InstallError(
+                "not writing through a symbolic link without being asked: check where it points, then run "
+                "again with --follow-symlinks (or answer on a terminal)"
+            )
+        answer = input("Write through the symbolic link? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            raise InstallError("nothing written", status=1)
+    return Path(os.path.realpath(path))
 
 
 def _show_command(argv: list[str] | None, entry: Entry) -> str:
@@ -454,7 +463,7 @@ def _install(args: argparse.Namespace) -> int:
         print(json.dumps({host.key: {name: entry}}, indent=2, ensure_ascii=False))
         return 0
     scope = args.scope or host.scopes[0]
-    path = config_path(host.name, scope)
+    path = _through_links(config_path(host.name, scope), args)
     config = ConfigFile(path)
     servers = config.servers(host.key)
     current = servers.get(name)
@@ -486,14 +495,14 @@ def _install(args: argparse.Namespace) -> int:
 def _uninstall(args: argparse.Namespace) -> int:
     host = HOSTS[args.host]
     scope = args.scope or host.scopes[0]
-    path = config_path(host.name, scope)
+    path = _through_links(config_path(host.name, scope), args)
     config = ConfigFile(path)
     servers = config.servers(host.key)
     if args.name not in servers:
         raise InstallError(f"{path} has no server named {args.name!r}", status=1)
     print(f"{host.title} ({scope}): remove {args.name!r} from {path}:\n  {json.dumps(servers[args.name])}", file=sys.stderr)
     del servers[args.name]
-    created_by_us = not path.with_name(path.name + ".bak").exists()
+    created_by_us = not os.path.lexists(path.with_name(path.name + ".bak"))
     if not servers:
         del config.data[host.key]
     content: bytes | None = config.render()
@@ -512,10 +521,7 @@ def _uninstall(args: argparse.Namespace) -> int:
 
 
 def _backup_bytes(path: Path) -> bytes | None:
-    try:
-        return path.with_name(path.name + ".bak").read_bytes()
-    except OSError:
-        return None
+    return read_no_follow(path.with_name(path.name + ".bak"))  # a link there is not our backup
 
 
 def _same_json(text: bytes, data: dict[str, Any]) -> bool:

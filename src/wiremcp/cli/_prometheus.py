@@ -32,16 +32,22 @@ Rules:
 * a duration ``d`` falls in the first bucket whose bound is >= ``d`` (the
   Prometheus ``le`` rule);
 * `serve_metrics` exposes the registry in the text exposition format at
-  ``/metrics`` on its own address (prometheus_client's server, in a daemon
-  thread), apart from the MCP endpoint.
+  ``/metrics`` on its own address (prometheus_client's WSGI app and server,
+  in a daemon thread), apart from the MCP endpoint, behind the MCP
+  endpoint's DNS-rebinding protection: the same ``Host`` and ``Origin``
+  allow-lists (`wiremcp.transports.http.HostGuard`, with the same defaults:
+  the local names, the bound host when it is not a wildcard, and the address
+  the connection arrived at), and the same answer, 403, to a request outside
+  them (issue 23: a rebound page could read the counts).
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
+import socket
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from ..protocol import methods
 
@@ -171,9 +177,57 @@ def install_metrics(server: Any) -> Any:
     return registry
 
 
-def serve_metrics(registry: Any, host: str, port: int) -> int:
-    """Serve ``registry`` at ``http://host:port/metrics`` in a daemon thread; the port bound (0 picks one)."""
-    from prometheus_client import start_http_server
+def serve_metrics(
+    registry: Any,
+    host: str,
+    port: int,
+    *,
+    allowed_hosts: Iterable[str] | None = None,
+    allowed_origins: Iterable[str] | None = None,
+) -> int:
+    """Serve ``registry`` at ``http://host:port/metrics`` in a daemon thread; the port bound (0 picks one).
 
-    httpd, _ = start_http_server(port, addr=host, registry=registry)
+    ``allowed_hosts`` and ``allowed_origins`` are the MCP endpoint's (None: its defaults, plus
+    ``host`` when it is a name or address other than a wildcard, as `serve_http` does).
+    """
+    import threading
+    from wsgiref.simple_server import make_server
+
+    from prometheus_client.exposition import ThreadingWSGIServer, _SilentHandler, make_wsgi_app
+
+    from ..transports.http import DEFAULT_ALLOWED_HOSTS, HostGuard
+
+    named = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    if allowed_hosts is None and host not in ("", "0.0.0.0", "::") and named.lower() not in DEFAULT_ALLOWED_HOSTS:
+        allowed_hosts = (*DEFAULT_ALLOWED_HOSTS, named)
+    guard = HostGuard(allowed_hosts, allowed_origins)
+    metrics = make_wsgi_app(registry)
+
+    def guarded(environ: dict[str, Any], start_response: Any) -> Any:
+        raw_host = environ.get("HTTP_HOST")
+        origin = environ.get("HTTP_ORIGIN")
+        problem = guard.host_problem(None if raw_host is None else raw_host.encode("latin-1"), environ.get(_LOCAL))
+        if problem is None and origin is not None:
+            problem = guard.origin_problem(origin.encode("latin-1"))
+        if problem is None:
+            return metrics(environ, start_response)
+        body = f"Forbidden: {problem}\n".encode()
+        start_response("403 Forbidden", [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body)))])
+        return [body]
+
+    class Handler(_SilentHandler):
+        def get_environ(self) -> dict[str, Any]:
+            environ = super().get_environ()
+            environ[_LOCAL] = self.connection.getsockname()[:2]  # the address the connection arrived at
+            return environ
+
+    class Server(ThreadingWSGIServer):
+        address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+
+    httpd = make_server(host.strip("[]"), port, guarded, Server, handler_class=Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True, name="wiremcp-metrics").start()
     return int(httpd.server_port)
+
+
+#: The WSGI environ key for the (address, port) a metrics request arrived at.
+_LOCAL = "wiremcp.local_address"

@@ -15,7 +15,8 @@ Rules:
   adds one line per request (``_request_log.py``), in each worker
   too; ``--metrics PORT`` serves Prometheus metrics at ``/metrics`` on that
   port of ``--host`` (``_prometheus.py``), apart from the MCP
-  endpoint, and only with one process (each worker would count alone).
+  endpoint but behind its ``Host``/``Origin`` lists, and only with one
+  process (each worker would count alone).
 
 ``--http --workers N`` (N > 1) serves on N uvicorn worker processes that
 share one listening socket (docs/deploy.md). Rules:
@@ -157,7 +158,7 @@ def run_target(
         return _run_workers(server, target, workers, **limits)
     problem = observe(server, log_format)
     if problem is None and metrics_port is not None:
-        problem = _serve_metrics(server, limits.get("host", "127.0.0.1"), metrics_port)
+        problem = _serve_metrics(server, metrics_port, **limits)
     if problem is not None:
         print(f"wiremcp run: {problem}", file=sys.stderr)
         return 2
@@ -199,8 +200,10 @@ def _run_workers(
             file=sys.stderr,
             flush=True,
         )
-    from ..transports.http import uvicorn_config
+    from ..transports.http import from_environment, uvicorn_config
 
+    options = from_environment(options)  # WIREMCP_* caps; the uvicorn ones are the supervisor's to apply
+    engine = {name: options.pop(name) for name in ("limit_concurrency", "max_head_size", "trusted_proxies") if name in options}
     allowed_hosts = options.pop("allowed_hosts", None)
     if allowed_hosts is None and host not in ("", "0.0.0.0", "::") and host not in ("localhost", "127.0.0.1", "::1"):
         allowed_hosts = ["localhost", "127.0.0.1", "[::1]", f"[{host}]" if ":" in host else host]
@@ -209,7 +212,7 @@ def _run_workers(
     options["path"] = path
     os.environ[WORKERS_TARGET_ENV] = target
     os.environ[WORKERS_OPTIONS_ENV] = json.dumps(options)
-    config = uvicorn_config(f"{__name__}:worker_app", host=host, port=port, log_level=log_level)
+    config = uvicorn_config(f"{__name__}:worker_app", host=host, port=port, log_level=log_level, **engine)
     config.factory = True
     config.workers = workers
     sock = config.bind_socket()
@@ -284,13 +287,14 @@ def json_records() -> None:
         handler.setFormatter(JSONFormatter())
 
 
-def _serve_metrics(server: Any, host: str, port: int) -> str | None:
+def _serve_metrics(server: Any, metrics_port: int, host: str = "127.0.0.1", **limits: Any) -> str | None:
     from ._prometheus import install_metrics, serve_metrics
 
     try:
         registry = install_metrics(server)
     except ImportError as exc:
         return str(exc)
-    bound = serve_metrics(registry, host, port)
+    lists = {"allowed_hosts": limits.get("allowed_hosts"), "allowed_origins": limits.get("allowed_origins")}
+    bound = serve_metrics(registry, host, metrics_port, **lists)  # the MCP endpoint's Host and Origin lists
     log.info("metrics at http://%s:%d/metrics", f"[{host}]" if ":" in host else host, bound)
     return None

@@ -216,6 +216,28 @@ def test_a_view_is_served_with_the_csp_built_from_its_metadata(inspector: Inspec
     assert shown["policy"] == answer["csp"] and shown["dropped"] == answer["dropped"]
 
 
+@pytest.mark.parametrize(
+    "origin", ["https://api.example.com\n", "wss://rt.example.com:8443\n", "https://*.example.com\n", "https://a.example.com\nX-Injected: 1"]
+)
+def test_a_csp_origin_ending_in_a_newline_is_dropped_by_the_sandbox(inspector: InspectorProcess, origin: str) -> None:
+    """Issue 23, defect 6b: the proxy's origin pattern was ``^...$`` with ``match``, and ``$`` matches
+    before a final newline: a view's CSP carried a line break into the served header. Over HTTP
+    against the real inspector: the origin is dropped and said, the served policy has no line break."""
+    port, token = sandbox_of(inspector)
+    sent = {"html": "<p>v</p>", "csp": {"connectDomains": ["https://ok.example.com", origin], "resourceDomains": [origin]}}
+    headers = {"Origin": f"http://127.0.0.1:{port}", "Content-Type": "application/json"}
+    status, _, body = sandbox_fetch(port, "POST", f"/{token}/views", headers=headers, body=orjson.dumps(sent))
+    assert status == 200, body
+    answer = json.loads(body)
+    assert answer["applied"] == {"connectDomains": ["https://ok.example.com"]}
+    assert len(answer["dropped"]) == 2 and "\n" not in answer["csp"] and "\r" not in answer["csp"]
+    status, served, html = sandbox_fetch(port, "GET", f"/{token}/{answer['url']}")
+    assert (status, html) == (200, b"<p>v</p>")
+    assert served["content-security-policy"] == answer["csp"] and "x-injected" not in served
+    shown = post(inspector, "api/view-csp", {"csp": sent["csp"]}).json()
+    assert shown["policy"] == answer["csp"] and len(shown["dropped"]) == 2
+
+
 def test_view_envelopes_join_the_wire_checked(inspector: InspectorProcess) -> None:
     for bad, why in (
         ({"view": 1, "direction": "v2h", "text": "{}"}, "the body is a non-empty list of envelopes"),

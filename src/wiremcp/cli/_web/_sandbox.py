@@ -22,7 +22,7 @@ Rules kept here:
   restrictive default when ``csp`` is absent (``connect-src 'none'``, no
   external origin). Only origins of the form the server layer accepts at
   registration (``scheme://host[:port]``, http/https/ws/wss, an optional
-  ``*.``) are pasted; anything else is dropped and reported (`BuiltCsp`):
+  ``*.``, the whole string: no final newline) are pasted; anything else is dropped and reported (`BuiltCsp`):
   the host may restrict, never loosen ("No Loosening"). The policy also
   carries ``sandbox allow-scripts``, so the view keeps an opaque origin
   even if it were opened outside its iframe;
@@ -62,7 +62,8 @@ DEFAULT_VIEW_CSP = (
     "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; media-src 'self' data:; connect-src 'none'"
 )
-_ORIGIN = re.compile(r"^(?:https?|wss?)://(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?$")
+#: One whole origin: matched with ``fullmatch`` (``$`` with ``match`` would let a final newline through).
+_ORIGIN = re.compile(r"(?:https?|wss?)://(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?")
 _CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
 _PERMISSIONS = {"camera": "camera", "microphone": "microphone", "geolocation": "geolocation", "clipboardWrite": "clipboard-write"}
 _FETCH_SITES = (b"same-origin", b"none")
@@ -95,7 +96,7 @@ def view_csp(csp: Any) -> BuiltCsp:
             continue
         good = []
         for origin in value:
-            if type(origin) is str and _ORIGIN.match(origin):
+            if type(origin) is str and _ORIGIN.fullmatch(origin):
                 good.append(origin)
             else:
                 dropped.append(f"{key}: {orjson.dumps(origin).decode()[:80]} is not scheme://host[:port]: not allowed")

@@ -29,6 +29,7 @@ from typing import Any, Iterator
 
 import pytest
 
+import wiremcp
 from conftest import wiremcp_cmd
 
 from test_tasks_legacy import Session
@@ -233,3 +234,57 @@ def test_tasks_waiting_for_input_cost_no_store_calls_per_task(spawn, tmp_path):
     many = rate()
     print(f"store calls per second, idle: {few:.1f} with 20 tasks waiting, {many:.1f} with 200")
     assert few <= 3 and many <= 3, (few, many)
+
+
+# -- a store written before the caps and the sweep (no create_capped, answered, live, ask) ---------------
+
+
+class OldStore:
+    """Only the first `TaskStore` methods, as a third party's store written before these rules."""
+
+    def __init__(self) -> None:
+        from wiremcp.server import MemoryTaskStore
+
+        self._real = MemoryTaskStore()
+        for name in ("create", "get", "set_status", "finish", "answer", "take_responses", "renew", "list_expired",
+                     "delete", "list", "close"):
+            setattr(self, name, getattr(self._real, name))
+
+
+def test_a_store_without_the_new_methods_still_answers_and_caps_this_process(caplog):
+    """Its waiting tasks look for answers themselves; the caps count this process's tasks (and say so)."""
+    import asyncio
+
+    from wiremcp.client import RemoteError
+
+    server = wiremcp.Server("old-store", task_store=OldStore(), max_tasks=2)  # type: ignore[arg-type]  # a duck-typed store
+
+    @server.tool(task="always")
+    async def gate(ctx: wiremcp.Context) -> str:
+        answer = await ctx.elicit("Go on?", {"type": "object", "properties": {"ok": {"type": "boolean"}}}, key="ok")
+        return f"ok={answer['content']['ok']}"
+
+    async def until(client: wiremcp.Client, task_id: str, status: str) -> dict[str, Any]:
+        while (task := await client.request("tasks/get", {"taskId": task_id}))["status"] != status:
+            await asyncio.sleep(0.01)
+        return task
+
+    async def can_answer(params: dict[str, Any]) -> dict[str, Any]:  # declares elicitation; answers go by tasks/update
+        return {"action": "decline"}
+
+    async def main() -> None:
+        async with wiremcp.Client.memory(server, tasks=True, elicitation=can_answer) as client:
+            first = (await client.call_tool("gate", {}, task=True)).id
+            await until(client, first, "input_required")
+            second = (await client.call_tool("gate", {}, task=True)).id
+            with pytest.raises(RemoteError) as refused:
+                await client.call_tool("gate", {}, task=True)
+            assert refused.value.code == -32000
+            await client.request("tasks/update", {"taskId": first, "inputResponses": {"ok": {"action": "accept", "content": {"ok": True}}}})
+            done = await until(client, first, "completed")
+            assert done["result"]["content"][0]["text"] == "ok=True"
+            assert (await client.call_tool("gate", {}, task=True)).id  # the finished task freed its place
+            await client.request("tasks/cancel", {"taskId": second})
+
+    asyncio.run(main())
+    assert "has no create_capped" in caplog.text

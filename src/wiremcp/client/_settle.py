@@ -19,7 +19,8 @@ streamable-http.mdx, "Backward Compatibility"; basic/versioning.mdx):
   back is ignored (versioning.mdx: "a recognized modern JSON-RPC error ...
   identifies a modern server: the client retries with a supported version
   rather than falling back"); the ``initialize`` result means legacy, and the
-  probe is forgotten;
+  probe is then cancelled (``notifications/cancelled``: the server is
+  initialized by then);
 * a -32022 in reply to the fallback ``initialize`` means modern too
   (`ClientProtocol.initialize_refused`): a modern server that settled the
   connection's era with the probe's answer refuses ``initialize``;
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from ..protocol import Era, methods
 from ._eras import Initialize, Probe, Ready, Step
 from ._errors import HTTPError, RemoteError, RequestTimeout
-from ._options import CallOptions
+from ._options import DEFAULT, CallOptions, Default
 
 if TYPE_CHECKING:
     from ._client import Client
@@ -89,13 +90,11 @@ async def _probe(client: Client) -> Step:
     return proto.probe_answered(result, time.monotonic())
 
 
-def _send(client: Client, method: str, params: dict[str, Any], deadline: float | None) -> tuple[Any, asyncio.Future[dict[str, Any]]]:
-    """Send one request (not cancelled on timeout) whose reply settles the returned future; and its id."""
-    from ._client import _Waiter
-
-    waiter = _Waiter(client._connected().create_future(), _NO_OPTIONS)
-    out = client._proto.request(method, params, waiter, _NO_OPTIONS, deadline, cancel_on_timeout=False)
-    return client._transmit(out, deadline), waiter.future
+def _start(client: Client, method: str, params: dict[str, Any], timeout: float | None | Default) -> asyncio.Task[dict[str, Any]]:
+    """One request (not cancelled on timeout) through ``_roundtrip`` (so telemetry sees it), as a task."""
+    task = asyncio.ensure_future(client._roundtrip(method, params, CallOptions(timeout=timeout), cancel_on_timeout=False))
+    task.add_done_callback(_retrieve)
+    return task
 
 
 def _retrieve(future: asyncio.Future[Any]) -> None:
@@ -116,9 +115,7 @@ def _heard(client: Client, probe: asyncio.Future[dict[str, Any]]) -> Step:
 async def _probe_on_stdio(client: Client) -> Step:
     """One probe, never abandoned: what answers it, or the fallback ``initialize`` once it is late."""
     proto = client._proto
-    loop = client._connected()
-    probe_id, probe = _send(client, methods.DISCOVER, {}, None)
-    probe.add_done_callback(_retrieve)
+    probe = _start(client, methods.DISCOVER, {}, None)
     started = getattr(client.transport, "first_output", None)
     if isinstance(started, asyncio.Future) and not started.done():
         startup = client.timeout if client.timeout is not None else DEFAULT_STARTUP
@@ -130,22 +127,21 @@ async def _probe_on_stdio(client: Client) -> Step:
     # Late: fall back, and keep listening for the probe's answer.
     fallback = proto.probe_silent(client.probe_timeout)
     assert type(fallback) is Initialize
-    deadline = _NO_OPTIONS.deadline_after(loop.time(), client.timeout)
-    _, init = _send(client, "initialize", proto.initialize_params(fallback), deadline)
-    init.add_done_callback(_retrieve)
+    init = _start(client, "initialize", proto.initialize_params(fallback), DEFAULT)
     await asyncio.wait((probe, init), return_when=asyncio.FIRST_COMPLETED)
-    if probe.done() and (probe.exception() is None or isinstance(probe.exception(), RemoteError)):
+    if probe.done() and not probe.cancelled() and (probe.exception() is None or isinstance(probe.exception(), RemoteError)):
         late = _heard(client, probe)
         if type(late) is Ready:
             return late  # modern after all: the reply to initialize (-32022 or a result) is ignored
         if type(late) is Probe:
             return late  # modern, at another version: ask again
-    proto.forget(probe_id)
     await asyncio.wait((init,))
     exc = init.exception()
     if exc is None:
         _legacy_started(client, init.result())
+        probe.cancel()  # legacy: stop waiting; the server, initialized now, is told with notifications/cancelled
         return Ready(Era.LEGACY, proto.protocol_version or fallback.version)  # settled by `_legacy_started`
+    probe.cancel()
     if isinstance(exc, RemoteError):
         step = proto.initialize_refused(exc)
         if step is not None:

@@ -56,6 +56,7 @@ from ._apps import UI_EXTENSION, UI_MIME_TYPE, ModelTools, UiCsp, Visibility, ch
 from ._workers import Workers
 from ._reply import Reply, reply_failed, reply_ok
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
+from ._pipeline import Pipeline, Stages, check_observer
 
 if TYPE_CHECKING:
     from ._plain_call import PlainCall, PlainEnvelope
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
     from ._tasks._modes import TaskMode
     from ._tasks._runtime import Tasks
     from ._legacy import LegacySession, Notify, SendRequest
+    from ..protocol.observers import Observer
     from ._middleware import Middleware
     from ._mount import Mount
     from ._forward import Forwarder, Upstream
@@ -212,9 +214,9 @@ class Server:
         self.lifespan = Lifespan(self, with_backend(self.backend, lifespan))
         #: Seconds requests in flight get to finish on shutdown before they are cancelled.
         self.shutdown_grace = shutdown_grace
-        #: MCP-level middleware, outermost first (see _middleware); empty costs nothing.
-        self._middleware: list[Middleware] = []
-        # OpenTelemetry (see _telemetry): decided once, here; when on, the outermost middleware.
+        #: Middleware (_middleware) and observers (protocol.observers), fixed by `freeze` (_pipeline).
+        self._stages = Stages()
+        # OpenTelemetry (see _telemetry): decided once, here; when on, the first observer.
         #: Whether OpenTelemetry spans and metrics are made (the argument, else WIREMCP_OTEL / OTEL_*).
         self.telemetry = telemetry_wanted(telemetry)
         if self.telemetry:
@@ -491,16 +493,19 @@ class Server:
     def add_middleware(self, middleware: Middleware) -> Middleware:
         """Append ``middleware`` (``async def mw(call, call_next) -> result``); the first added is outermost.
 
-        The first one installs the wrapped ``handle``; without middleware the
-        server's ``handle`` is untouched (see `wiremcp.server._middleware`).
+        Before serving starts: after `freeze`, a RuntimeError (see _middleware, _pipeline).
         """
         if not callable(middleware):
             raise TypeError(f"middleware is an async function (call, call_next) -> result, not {middleware!r}")
-        from ._middleware import install
+        return self._stages.add("add_middleware", self._stages.middleware, middleware)
 
-        self._middleware.append(middleware)
-        install(self)
-        return middleware
+    def add_observer(self, observer: Observer) -> Observer:
+        """Register an observer (`wiremcp.protocol.observers`), before serving starts as `add_middleware`."""
+        return self._stages.add("add_observer", self._stages.observers, check_observer(observer))
+
+    def freeze(self) -> Pipeline:
+        """Build the pipeline (observers, middleware, handlers) once: serving starts it; see _pipeline."""
+        return self._stages.built or self._stages.build(self, self._dispatch, self._dispatch_in_session)
 
     def middleware(self, middleware: M) -> M:
         """Decorator: ``@server.middleware`` over an ``async def mw(call, call_next)``; see `add_middleware`."""
@@ -510,7 +515,12 @@ class Server:
     @property
     def middlewares(self) -> tuple[Middleware, ...]:
         """The registered middleware, outermost first."""
-        return tuple(self._middleware)
+        return tuple(self._stages.middleware)
+
+    @property
+    def observers(self) -> tuple[Observer, ...]:
+        """The registered observers, in registration order."""
+        return tuple(self._stages.observers)
 
     def mount(self, server: Server, namespace: str) -> Mount:
         """Serve ``server``'s tools, resources and prompts here, names prefixed ``namespace_``.
@@ -597,7 +607,11 @@ class Server:
     # -- handling -----------------------------------------------------------
 
     def handle(self, request: Request, emit: Emit | None = None) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-        """The result of one request, or an awaitable of it; raises `JSONRPCError`."""
+        """The result of one request, or an awaitable of it; raises `JSONRPCError`. Through the pipeline (`freeze`)."""
+        return (self._stages.built or self.freeze()).handle(request, emit)
+
+    def _dispatch(self, request: Request, emit: Emit | None = None) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        """`handle` after the middleware: the handler's result, or an awaitable of it."""
         method = request.method
         handler = self._handlers.get(method)
         if handler is None:
@@ -633,7 +647,7 @@ class Server:
         path gives the exact error. Nothing has run yet: the transport may
         still check what is its own (an id in flight, the HTTP headers).
         """
-        if self._middleware or self.forwarder is not None:
+        if self._stages or self.forwarder is not None:
             return None
         if len(data) > decoder.max_size:
             return None
@@ -1172,7 +1186,8 @@ class Server:
         from ._legacy import LegacySession
 
         return LegacySession(
-            self, send_request, notify, session_id=session_id, request_timeout=self.client_request_timeout
+            self, send_request, notify, session_id=session_id, request_timeout=self.client_request_timeout,
+            observers=self.freeze().observers,
         )
 
     def legacy_capabilities(self) -> dict[str, Any]:
@@ -1188,7 +1203,12 @@ class Server:
     def handle_in_session(
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
     ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-        """A request of a legacy session: same handlers, fields from the session."""
+        """A request of a legacy session: same handlers, fields from the session; through the pipeline."""
+        return (self._stages.built or self.freeze()).handle_in_session(request, params, meta, emit)
+
+    def _dispatch_in_session(
+        self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
+    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
         handler = self._handlers.get(request.method) or self._legacy_handlers.get(request.method)
         if handler is None:
             raise MethodNotFound(f"Method not found: {request.method!r}")

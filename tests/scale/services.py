@@ -61,6 +61,8 @@ http {{
             proxy_http_version 1.1;
             proxy_set_header Connection "";
             proxy_set_header Host $host;
+            # the client's address, for the per-client caps (the workers trust nginx: --trusted-proxy)
+            proxy_set_header X-Forwarded-For $remote_addr;
             # SSE: pass every event on as it comes, never buffer a stream
             proxy_buffering off;
             proxy_cache off;

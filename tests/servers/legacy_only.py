@@ -5,12 +5,13 @@ It stands in for the servers written before 2026-07-28: it answers
 gets -32601 (mode ``error``, the default) or no reply at all (mode
 ``silent``). After the handshake it serves tools/list, tools/call (``echo``;
 ``ask``, which sends the client an ``elicitation/create`` request and
-answers with what came back), ``ping`` and records what it received, which
+answers with what came back; ``delay`` seconds first, when given), ``ping`` and records what it received, which
 the ``received`` tool returns.
 """
 
 import json
 import sys
+import time
 from typing import Any
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "error"
@@ -78,6 +79,7 @@ for line in sys.stdin:
         if name == "echo":
             result(id, {"content": [{"type": "text", "text": args.get("text", "")}]})
         elif name == "ask":
+            time.sleep(float(args.get("delay", 0)))  # the proxy meanwhile sends what else it has
             next_id += 1
             waiting[f"s{next_id}"] = id
             send({"jsonrpc": "2.0", "id": f"s{next_id}", "method": "elicitation/create",

@@ -26,9 +26,12 @@ Rules:
   upstream's ``input_required`` rounds and a legacy upstream's elicitation,
   sampling and roots requests become real requests to a legacy client or
   ``input_required`` (the upstream call held, resumed on the retry) for a
-  modern one. A legacy upstream's request is matched to the downstream call
-  that started the upstream call it belongs to when that is known (HTTP: the
-  call's own stream) and otherwise to the most recent call in flight;
+  modern one. A legacy upstream's request goes to the downstream call that
+  started the upstream call it belongs to: the call whose HTTP stream it came
+  on, else the one call in flight. A request that names no call while
+  several are in flight (stdio says nothing of it) is refused, the upstream
+  getting an error: asking the wrong client would show it another client's
+  question and hand its answer to that client;
 * upstream list changes reach the downstream clients: a legacy upstream's
   ``notifications/*/list_changed`` and a modern upstream's
   ``subscriptions/listen`` events are published on the proxy server's bus,
@@ -154,17 +157,25 @@ class ClientUpstream:
         method = _INPUT_METHODS[kind]
 
         async def answer(params: dict[str, Any]) -> Any:
-            forwarding = _current.get()
-            if forwarding is None:  # a legacy upstream's own request: the latest call in flight
-                if not self._active:
-                    raise JSONRPCError(f"the proxy has no client request in flight to ask for {method}")
-                forwarding = self._active[-1]
+            forwarding = _current.get() or self._only_call(method)
             forwarder = self.server.forwarder
             key = forwarder.key() if forwarder is not None else "proxy"
             answers = await forwarding.ask({key: {"method": method, "params": params}})
             return answers[key]
 
         return answer
+
+    def _only_call(self, method: str) -> _Forwarding:
+        """The call a request that names none is for: the one in flight, or refused (never a guess)."""
+        if len(self._active) == 1:
+            return self._active[0]
+        if not self._active:
+            raise JSONRPCError(f"the proxy has no client request in flight to ask for {method}")
+        log.warning("refused the upstream's %s: %d calls in flight, and it names none", method, len(self._active))
+        raise JSONRPCError(
+            f"the proxy cannot tell which of its {len(self._active)} calls in flight this {method} is for "
+            "(the request names none); refused rather than asked of another client"
+        )
 
     def _notified(self, note: Notification) -> None:
         kind = _LIST_CHANGED.get(note.method)

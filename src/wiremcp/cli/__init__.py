@@ -25,6 +25,8 @@ import os
 import sys
 from typing import Any
 
+from ._run_caps import CAP_OPTIONS, add_cap_options, cap_options
+
 __all__ = ["main", "install_hint"]
 
 
@@ -175,6 +177,7 @@ def _main(argv: list[str] | None) -> int:
         metavar="PORT",
         help="serve Prometheus metrics at http://HOST:PORT/metrics (needs the [otel] extra; 0 picks a free port)",
     )
+    add_cap_options(http)  # the endpoint's caps (_run_caps)
 
     if argv[:1] != ["run"]:  # `wiremcp run ...` parses with the run subcommand alone: a server starts sooner
         demo = commands.add_parser("demo", help="run the echo example and show each envelope on the wire")
@@ -223,6 +226,7 @@ def _main(argv: list[str] | None) -> int:
                 limits["allowed_hosts"] = args.allow_host
             if args.allow_origin:
                 limits["allowed_origins"] = args.allow_origin
+            limits.update(cap_options(args))
             return run_target(
                 args.target, "http", workers=args.workers, log_format=args.log_format, metrics_port=args.metrics, **limits
             )
@@ -256,7 +260,7 @@ def _main(argv: list[str] | None) -> int:
 
 
 #: ``run`` options that mean something only with ``--http``.
-_HTTP_ONLY = ("host", "port", "path", "allow_host", "allow_origin", "metrics")
+_HTTP_ONLY = ("host", "port", "path", "allow_host", "allow_origin", "metrics", *CAP_OPTIONS)
 
 
 def _version() -> str:

@@ -189,8 +189,10 @@ def _run_workers(
             file=sys.stderr,
             flush=True,
         )
-    from ..transports.http import uvicorn_config
+    from ..transports.http import from_environment, uvicorn_config
 
+    options = from_environment(options)  # WIREMCP_* caps; the uvicorn ones are the supervisor's to apply
+    engine = {name: options.pop(name) for name in ("limit_concurrency", "max_head_size", "trusted_proxies") if name in options}
     allowed_hosts = options.pop("allowed_hosts", None)
     if allowed_hosts is None and host not in ("", "0.0.0.0", "::") and host not in ("localhost", "127.0.0.1", "::1"):
         allowed_hosts = ["localhost", "127.0.0.1", "[::1]", f"[{host}]" if ":" in host else host]
@@ -199,7 +201,7 @@ def _run_workers(
     options["path"] = path
     os.environ[WORKERS_TARGET_ENV] = target
     os.environ[WORKERS_OPTIONS_ENV] = json.dumps(options)
-    config = uvicorn_config(f"{__name__}:worker_app", host=host, port=port, log_level=log_level)
+    config = uvicorn_config(f"{__name__}:worker_app", host=host, port=port, log_level=log_level, **engine)
     config.factory = True
     config.workers = workers
     sock = config.bind_socket()

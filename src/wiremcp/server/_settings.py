@@ -28,7 +28,10 @@ argument                       variable                      default    what
 ``shutdown_grace``             ``WIREMCP_SHUTDOWN_GRACE``    5          seconds requests get to finish on shutdown
 =============================  ============================  =========  =============================================
 
-The same table, with an example, is in docs/server.md ("Settings").
+The same table, with an example, is in docs/server.md ("Settings"). The HTTP
+endpoint's caps have environment variables of their own, read by the
+transport under the same rules (``wiremcp.transports.http.HTTP_ENV``,
+docs/limits.md).
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ by the stdio path. The rules each part keeps are in its module docstring:
 of each request), ``_sessions`` (legacy sessions: Mcp-Session-Id, the GET
 stream, resumable streams, DELETE, expiry), ``_headers`` (MCP-Protocol-Version,
 Mcp-Method, Mcp-Name, Mcp-Param-*), ``_security`` (Host/Origin, Content-Type,
-Accept), ``_serve`` (uvicorn's settings and limits).
+Accept), ``_serve`` (uvicorn's settings and limits), ``_env`` (the caps'
+``WIREMCP_*`` variables), ``_client_key`` (whom a per-client cap counts).
 
 What a request means (its era, its one reply, cancellation, a legacy
 session's state and the server's requests to the client) is decided by the
@@ -30,6 +31,7 @@ from ._app import (
     MCPApp,
     asgi_app,
 )
+from ._env import HTTP_ENV, from_environment
 from ._headers import decode_header_value, encode_header_value
 from ._security import DEFAULT_ALLOWED_HOSTS, DEFAULT_ALLOWED_ORIGINS, HostGuard
 from ._serve import (
@@ -60,5 +62,7 @@ __all__ = [
     "DEFAULT_BACKLOG",
     "DEFAULT_MAX_HEAD_SIZE",
     "encode_header_value",
+    "HTTP_ENV",
+    "from_environment",
     "decode_header_value",
 ]

@@ -15,7 +15,7 @@ GET or DELETE with ``Mcp-Session-Id`` (legacy on)      see `_sessions`
 method other than POST (GET and DELETE included)       405      -32600, no id; ``Allow: POST``
 ``Content-Type`` is not ``application/json``           415      -32600, no id
 ``Accept`` lacks ``application/json`` or SSE           406      -32600, no id
-body longer than ``max_body_size``                     413      -32600, no id; not read further
+body longer than ``max_body_size``                     413      -32600, no id; not kept (`_linger`)
 body not complete within ``read_timeout``              408      -32600, no id
 not one JSON text                                      400      -32700, no id
 a batch, or not a valid JSON-RPC message               400      -32600, the id if readable
@@ -114,7 +114,6 @@ from ...server import (
     Era,
     InsufficientScope,
     Server,
-    ServerBusy,
     carries_protocol_meta,
     current_headers,
     reply_failed,
@@ -137,6 +136,9 @@ from ._asgi import (
     sse_start,
 )
 from ._headers import HeaderRules
+from ._linger import refuse
+from ._client_key import client_key
+from ._listen_caps import DEFAULT_MAX_LISTENS_PER_CLIENT, ListenCaps
 from ._security import HostGuard, accepts_json_and_sse, is_json_content_type
 from ._shutdown import Shutdown, run_lifespan
 from ._sessions import (
@@ -172,10 +174,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("wiremcp.transport")
-
-#: Open ``subscriptions/listen`` streams one client address may hold; one more is 429
-#: (the server-wide cap is the server's ``max_subscriptions``, past which a listen is 503).
-DEFAULT_MAX_LISTENS_PER_CLIENT = 256
 
 #: Seconds a client has to deliver the whole request body. Generous for a
 #: 16 MiB body on a slow link; bounds how long a stalled upload holds memory.
@@ -365,8 +363,13 @@ class _ReadDeadlines:
         self.handle = loop.call_later(self.timeout / 4, self._check) if self.reading else None
 
 
+_CLOSE = ((b"connection", b"close"),)
+
+
 class _Refused(Exception):
-    """An HTTP-level refusal: status, message, extra headers."""
+    """An HTTP-level refusal: status, message, extra headers; ``more_body``: the client is still sending."""
+
+    more_body = False
 
     def __init__(self, status: int, message: str, headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:
         super().__init__(message)
@@ -404,7 +407,7 @@ class MCPApp:
         "_sessions",
         "_auth",
         "max_listens_per_client",
-        "_listens",
+        "_listen_caps",
         "_shutdown",
         "_peer",
     )
@@ -438,8 +441,6 @@ class MCPApp:
             raise ValueError("keepalive_interval must be positive (or None for no keep-alives)")
         if read_timeout is not None and read_timeout <= 0:
             raise ValueError("read_timeout must be positive (or None for no limit)")
-        if max_listens_per_client is not None and max_listens_per_client < 1:
-            raise ValueError("max_listens_per_client must be at least 1 (or None for no per-client cap)")
         if legacy is None:
             legacy = server.legacy
         elif legacy and not server.legacy:
@@ -453,7 +454,7 @@ class MCPApp:
         self.keepalive_interval = keepalive_interval
         self.max_stream_backlog = max_stream_backlog
         self.max_listens_per_client = max_listens_per_client
-        self._listens: dict[str, int] = {}  # open subscriptions/listen streams by client address
+        self._listen_caps = ListenCaps(max_listens_per_client) if max_listens_per_client is not None else None
         self._guard = HostGuard(allowed_hosts, allowed_origins)
         self._rules = HeaderRules(server)
         self._decoder = Decoder(MCP, max_size=max_body_size, max_depth=max_depth)
@@ -605,14 +606,14 @@ class MCPApp:
                 try:
                     read = await self._body(receive, pending, first)
                 except _Refused as refused:
-                    await json_reply(send, refused.status, http_error(refused.message), refused.headers)
+                    await refuse(send, receive, refused, http_error(refused.message))
                     return
                 if read is None:
                     return  # the client went away
                 body = read
         else:
             refusal = self._refusal(ctype, accept, length)
-            await json_reply(send, refusal.status, http_error(refusal.message), refusal.headers)
+            await refuse(send, receive, refusal, http_error(refusal.message))
             return
         checked = False  # the header rules have passed (the fused path tried)
         # The fused path: a plain call decoded and checked, the header rules, the tool's reply;
@@ -654,11 +655,11 @@ class MCPApp:
             # The era, per request (versioning.mdx, "Backward Compatibility ..."), decided by the server.
             if request_era(msg, session_id is not None, sessions is not None) is Era.LEGACY:
                 assert sessions is not None
-                await self._legacy_request(sessions, session_id, msg, headers, receive, send, _client(scope))
+                await self._legacy_request(sessions, session_id, msg, headers, receive, send, client_key(scope))
             elif sessions is not None and session_id is None and self._lost_legacy_client(msg, headers):
                 await self._no_session_id(msg, send)
             elif msg.method == methods.SUBSCRIPTIONS_LISTEN and self.max_listens_per_client is not None:
-                await self._listen(msg, headers, receive, send, _client(scope))
+                await self._listen(msg, headers, receive, send, client_key(scope))
             else:
                 await self._request(msg, headers, receive, send, checked)
             return
@@ -730,28 +731,9 @@ class MCPApp:
             await sessions.request(session, req, headers, receive, send)
 
     async def _listen(self, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send, client: str) -> None:
-        """A modern ``subscriptions/listen``: counted against its client's share of open listens."""
-        listens = self._listens
-        held = listens.get(client, 0)
-        limit = self.max_listens_per_client
-        assert limit is not None
-        if held >= limit:
-            log.warning("refused subscriptions/listen from %s: it holds %d open, the limit", client or "?", held)
-            busy = ServerBusy(
-                f"Server busy: this client holds {held} open subscriptions/listen streams, the most one client "
-                "may; close one or try again later"
-            )
-            await json_reply(send, 429, reply_failed(req.id, busy)[0])
-            return
-        listens[client] = held + 1
-        try:
-            await self._request(req, headers, receive, send)
-        finally:
-            left = listens[client] - 1
-            if left:
-                listens[client] = left
-            else:
-                del listens[client]
+        """A modern ``subscriptions/listen``: counted against its client's share of open listens (`_listen_caps`)."""
+        assert self._listen_caps is not None
+        await self._listen_caps.serve(client, req, send, lambda: self._request(req, headers, receive, send))
 
     @staticmethod
     def _lost_legacy_client(req: Request, headers: dict[bytes, bytes]) -> bool:
@@ -816,7 +798,7 @@ class MCPApp:
                 return None
             body: bytes = msg.get("body", b"")
             if len(body) > limit:
-                raise self._too_large(None)
+                raise self._too_large(None, msg.get("more_body", False))
             if not msg.get("more_body"):
                 return body
             return await self._read(receive, body)
@@ -828,7 +810,7 @@ class MCPApp:
             raise _Refused(
                 408,
                 f"Request Timeout: the body did not arrive within {deadlines.timeout:g} s",
-                ((b"connection", b"close"),),
+                _CLOSE,
             ) from None
         finally:
             if deadlines is not None:
@@ -845,7 +827,7 @@ class MCPApp:
                 return None
             body: bytes = msg.get("body", b"")
             if len(body) > limit:
-                raise self._too_large(None)
+                raise self._too_large(None, msg.get("more_body", False))
             if not msg.get("more_body"):
                 return body  # the whole body in one message: the common case
         else:
@@ -859,19 +841,19 @@ class MCPApp:
             chunk = msg.get("body", b"")
             size += len(chunk)
             if size > limit:
-                raise self._too_large(None)
+                raise self._too_large(None, msg.get("more_body", False))
             chunks.append(chunk)
             if not msg.get("more_body"):
                 return b"".join(chunks)
 
-    def _too_large(self, size: int | None) -> _Refused:
+    def _too_large(self, size: int | None, more_body: bool = True) -> _Refused:
         told = f"{size} bytes" if size is not None else "longer than that"
         log.warning("refused a request body: %s; the limit is %d", told, self.max_body_size)
-        return _Refused(
-            413,
-            f"Content Too Large: the body is {told}; the limit is {self.max_body_size} bytes",
-            ((b"connection", b"close"),),
+        refused = _Refused(
+            413, f"Content Too Large: the body is {told}; the limit is {self.max_body_size} bytes", _CLOSE
         )
+        refused.more_body = more_body  # then `refuse` lingers: the client reads the 413 (_linger)
+        return refused
 
     async def _request(
         self, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send, checked: bool = False
@@ -991,12 +973,6 @@ class MCPApp:
 
 #: The error of a request the shutdown cancelled after ``Server.shutdown_grace``.
 _SHUT_DOWN = "the server shut down before the request finished (cancelled after its shutdown grace period)"
-
-
-def _client(scope: Scope) -> str:
-    """The client's address, the key of the per-client caps (``""`` when the ASGI server gives none)."""
-    client = scope.get("client")
-    return str(client[0]) if client else ""
 
 
 def asgi_app(server: Server, **options: Any) -> MCPApp:

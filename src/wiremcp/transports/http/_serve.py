@@ -17,13 +17,20 @@ reverse proxy"):
 * ``timeout_keep_alive``: an idle keep-alive connection is closed after
   `DEFAULT_TIMEOUT_KEEP_ALIVE` seconds;
 * ``backlog``: at most `DEFAULT_BACKLOG` connections wait to be accepted;
-* ``h11_max_incomplete_event_size``: with h11 (no httptools), a request head
-  larger than `DEFAULT_MAX_HEAD_SIZE` bytes is refused.
+* ``max_head_size``: a request head (request line and header fields) longer
+  than `DEFAULT_MAX_HEAD_SIZE` bytes is refused, on either parser: uvicorn's
+  ``h11_max_incomplete_event_size`` with h11 (400), `_head_limit` with
+  httptools (431), then the connection is closed;
+* ``trusted_proxies``: the reverse proxies whose ``X-Forwarded-For`` names
+  the client (uvicorn's ``proxy_headers`` and ``forwarded_allow_ips``, on only
+  when this is given): the address the per-client caps count without a
+  token (`_client_key`). Without it the header is ignored, whoever sends it.
 
-uvicorn enforces no header count, no header-size limit with httptools and no
-timeout for a slow request head: a reverse proxy in front (nginx, see
-docs/http.md) does that. The body has its own limits in `MCPApp`
-(``max_body_size``, ``read_timeout``).
+The caps read ``WIREMCP_*`` variables when not given (`_env`). uvicorn
+enforces no header count (the head's byte budget bounds it) and no timeout
+for a slow request head: a reverse proxy in front (nginx, see docs/deploy.md)
+does that. The body has its own limits in `MCPApp` (``max_body_size``,
+``read_timeout``; a refused body is read and dropped for a while, `_linger`).
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from typing import Any, Iterable
 from ...protocol import LATEST
 from ...server import Server
 from ._app import MCPApp
+from ._env import from_environment
 from ._security import DEFAULT_ALLOWED_HOSTS
 
 __all__ = [
@@ -81,10 +89,8 @@ def serve_http(
     allowed_hosts: Iterable[str] | None = None,
     log_level: str | None = None,
     announce: bool = True,
-    limit_concurrency: int | None = DEFAULT_LIMIT_CONCURRENCY,
     timeout_keep_alive: int = DEFAULT_TIMEOUT_KEEP_ALIVE,
     backlog: int = DEFAULT_BACKLOG,
-    max_head_size: int = DEFAULT_MAX_HEAD_SIZE,
     **options: Any,
 ) -> None:
     """Serve ``server`` at ``http://host:port/path`` until interrupted.
@@ -94,10 +100,15 @@ def serve_http(
     bound host (when it is a name or address other than a wildcard) is
     allowed in ``Host`` besides the local defaults. ``limit_concurrency``,
     ``timeout_keep_alive``, ``backlog`` and ``max_head_size`` are uvicorn's
-    limits (see the module docs; ``limit_concurrency=None`` lifts it). Other
-    ``options`` go to `MCPApp` (``allowed_origins``, ``max_body_size``,
-    ``read_timeout``, ``keepalive_interval``...).
+    limits (see the module docs; ``limit_concurrency=None`` lifts it), as is
+    ``trusted_proxies`` (addresses or networks). Other ``options`` go to
+    `MCPApp` (``allowed_origins``, ``max_body_size``, ``max_listens_per_client``...).
+    The caps not given are read from ``WIREMCP_*`` variables (`_env`).
     """
+    options = from_environment(options)
+    limit_concurrency = options.pop("limit_concurrency", DEFAULT_LIMIT_CONCURRENCY)
+    max_head_size = options.pop("max_head_size", DEFAULT_MAX_HEAD_SIZE)
+    trusted_proxies = options.pop("trusted_proxies", None)
     if allowed_hosts is None and host not in _ANY_ADDRESS and _bracketed(host).lower() not in DEFAULT_ALLOWED_HOSTS:
         allowed_hosts = (*DEFAULT_ALLOWED_HOSTS, _bracketed(host))
     try:
@@ -116,6 +127,7 @@ def serve_http(
         timeout_keep_alive=timeout_keep_alive,
         backlog=backlog,
         max_head_size=max_head_size,
+        trusted_proxies=trusted_proxies,
     )
     # Past the server's own drain (shutdown_grace, then its requests are cancelled and answered):
     # uvicorn cancelling them first would log each one's CancelledError traceback.
@@ -147,6 +159,7 @@ def uvicorn_config(
     timeout_keep_alive: int = DEFAULT_TIMEOUT_KEEP_ALIVE,
     backlog: int = DEFAULT_BACKLOG,
     max_head_size: int = DEFAULT_MAX_HEAD_SIZE,
+    trusted_proxies: Iterable[str] | None = None,
 ) -> Any:
     """The ``uvicorn.Config`` `serve_http` runs ``app`` with: tuned, and with the limits of the module docs."""
     import uvicorn
@@ -156,7 +169,7 @@ def uvicorn_config(
         host=host,
         port=port,
         loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
-        http="httptools" if importlib.util.find_spec("httptools") else "h11",
+        http=_parser(),
         ws="none",
         lifespan="on",
         interface="asgi3",
@@ -164,13 +177,24 @@ def uvicorn_config(
         log_config=None,  # log through the root logger the caller set up
         log_level=log_level,
         server_header=False,
-        proxy_headers=False,  # the app reads no client address: skip the middleware
+        # X-Forwarded-For from the trusted proxies only; without any, the middleware is skipped.
+        proxy_headers=trusted_proxies is not None,
+        forwarded_allow_ips=list(trusted_proxies) if trusted_proxies is not None else [],
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_TIMEOUT,
         limit_concurrency=limit_concurrency,
         timeout_keep_alive=timeout_keep_alive,
         backlog=backlog,
         h11_max_incomplete_event_size=max_head_size,
     )
+
+
+def _parser() -> str:
+    """httptools with the head budget (`_head_limit`) when it is installed, else h11 (bounded by uvicorn)."""
+    if importlib.util.find_spec("httptools") is None:
+        return "h11"
+    from ._head_limit import IMPORT_PATH
+
+    return IMPORT_PATH
 
 
 def _announce(server: Server, host: str, port: int, path: str) -> None:

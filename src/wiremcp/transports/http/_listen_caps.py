@@ -1,0 +1,61 @@
+"""The cap on open ``subscriptions/listen`` streams per client (``MCPApp(max_listens_per_client=)``).
+
+Rules kept here:
+
+* a client (its `_client_key.client_key`: principal, else address) holds at
+  most ``limit`` open listens; one more is answered **429** with
+  ``Retry-After`` and a -32000 ("server busy") error for the request's id;
+* a listen's slot is freed when its request ends, however it ends
+  (completed, cancelled, the client gone); a key with no open listen is
+  forgotten, so the table holds only clients with a stream open.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Awaitable, Callable
+
+from ...jsonrpc import Request
+from ...server import ServerBusy, reply_failed
+from ._asgi import Send, json_reply
+
+__all__ = ["ListenCaps", "DEFAULT_MAX_LISTENS_PER_CLIENT"]
+
+#: Open ``subscriptions/listen`` streams one client may hold; one more is 429
+#: (the server-wide cap is the server's ``max_subscriptions``, past which a listen is 503).
+DEFAULT_MAX_LISTENS_PER_CLIENT = 256
+
+log = logging.getLogger("wiremcp.transport")
+
+
+class ListenCaps:
+    """Open listens by client key, each at most ``limit``."""
+
+    __slots__ = ("limit", "held")
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError("max_listens_per_client must be at least 1 (or None for no per-client cap)")
+        self.limit = limit
+        self.held: dict[str, int] = {}
+
+    async def serve(self, client: str, req: Request, send: Send, listen: Callable[[], Awaitable[None]]) -> None:
+        """Run ``listen`` in one of ``client``'s slots, or refuse it with 429 when it holds them all."""
+        held = self.held.get(client, 0)
+        if held >= self.limit:
+            log.warning("refused subscriptions/listen from %s: it holds %d open, the limit", client, held)
+            busy = ServerBusy(
+                f"Server busy: this client holds {held} open subscriptions/listen streams, the most one client "
+                "may; close one or try again later"
+            )
+            await json_reply(send, 429, reply_failed(req.id, busy)[0])
+            return
+        self.held[client] = held + 1
+        try:
+            await listen()
+        finally:
+            left = self.held[client] - 1
+            if left:
+                self.held[client] = left
+            else:
+                del self.held[client]

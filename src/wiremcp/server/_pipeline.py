@@ -73,10 +73,6 @@ class Stages:
         #: The pipeline, once built (serving has started).
         self.built: Pipeline | None = None
 
-    def __bool__(self) -> bool:
-        """Whether anything is registered (then a request cannot take the fused path)."""
-        return bool(self.middleware or self.observers)
-
     def add(self, adding: str, stage: list[Item], item: Item) -> Item:
         """Append ``item`` to ``stage``; a RuntimeError once the pipeline is built."""
         if self.built is not None:

@@ -647,7 +647,8 @@ class Server:
         path gives the exact error. Nothing has run yet: the transport may
         still check what is its own (an id in flight, the HTTP headers).
         """
-        if self._stages or self.forwarder is not None:
+        stages = self._stages
+        if stages.middleware or stages.observers or self.forwarder is not None:
             return None
         if len(data) > decoder.max_size:
             return None

@@ -26,11 +26,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-#: Python peers: name -> pip requirements (exact pins).
+#: Python peers: name -> pip requirements (exact pins). pydantic 2.12 dropped a private helper that mcp
+#: up to 1.20 imports (``eval_type_backport``): those releases get the pydantic 2.11 of their day.
 PYTHON_PEERS: dict[str, tuple[str, ...]] = {
-    "mcp-1.7.1": ("mcp==1.7.1",),
-    "mcp-1.12.4": ("mcp==1.12.4",),
-    "mcp-1.20.0": ("mcp==1.20.0",),
+    "mcp-1.7.1": ("mcp==1.7.1", "pydantic==2.11.10"),
+    "mcp-1.12.4": ("mcp==1.12.4", "pydantic==2.11.10"),
+    "mcp-1.20.0": ("mcp==1.20.0", "pydantic==2.11.10"),
     "mcp-1.30.0": ("mcp==1.30.0",),
 }
 

@@ -48,6 +48,7 @@ from ._settings import (
     apply_log_level,
     parse_bool,
     parse_keys,
+    legacy_log_level_setting,
     parse_level,
     setting,
 )
@@ -122,6 +123,7 @@ class Server:
         backend: Backend | None = None,
         max_subscriptions: int | None = None,
         legacy: bool | None = None,
+        legacy_log_level: str | None = None,
         auth: Any = None,
         threads: int | None = None,
         mask_errors: bool | None = None,
@@ -142,6 +144,8 @@ class Server:
         state_keys = setting("state_keys", state_keys, None, parse_keys)
         max_subscriptions = setting("max_subscriptions", max_subscriptions, DEFAULT_MAX_SUBSCRIPTIONS, int)
         legacy = setting("legacy", legacy, True, parse_bool)
+        #: What a legacy session logs before ``logging/setLevel`` (None: nothing); see _legacy.
+        self.legacy_log_level = legacy_log_level_setting(legacy_log_level)
         threads = setting("threads", threads, DEFAULT_THREADS, int)
         mask_errors = setting("mask_errors", mask_errors, True, parse_bool)
         log_level = setting("log_level", log_level, None, parse_level)

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from ..jsonrpc import InvalidParams, InvalidRequest, MethodNotFound, Request
 from ..protocol import LEGACY_VERSIONS, methods
 from ..protocol.meta import LOG_LEVELS, PROGRESS_TOKEN, RequestMeta
+from ._authorization import authorize
 from ._failures import ClientRequestFailed
 from ._legacy_2024 import OLDEST, initialize_result, reshape, reshape_emit
 from ._pipeline import closed, observe_answer, opened
@@ -179,6 +180,7 @@ class LegacySession:
             self.log_level = level
             return {}
         if method in ("resources/subscribe", "resources/unsubscribe"):
+            authorize(self.server, method, params)  # the one door (see _authorization)
             uri = params.get("uri")
             if type(uri) is not str:
                 raise InvalidParams(f"Invalid params: {method} needs 'uri', a string")

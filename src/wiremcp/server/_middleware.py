@@ -34,7 +34,7 @@ Rules:
 * with no middleware (and no observers) nothing changes: ``Server.handle``
   goes straight to the handlers. With middleware every request is
   asynchronous (one coroutine per request); a scope refusal raised under
-  middleware is a JSON-RPC error (-32600) on HTTP, not a 403.
+  middleware is still a 403 on HTTP (``transports.http._auth.AuthGate.scoped``).
 """
 
 from __future__ import annotations

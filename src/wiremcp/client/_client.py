@@ -61,7 +61,7 @@ from ._tasks import TASKS_LIST, TaskState, augment, legacy_task_support, parse_t
 from ._transport import ClientTransport
 from ._telemetry import wanted as telemetry_wanted
 from . import _observing as observing
-from ..protocol.observers import ObservedRequest, ObservedSession, Observer
+from ..protocol.observers import ObservedRequest, ObservedSession, Observer, check_observer
 
 __all__ = ["Client", "DEFAULT_TIMEOUT", "DEFAULT_PROBE_TIMEOUT", "DEFAULT_MAX_INPUT_ROUNDS", "DEFAULT_CONNECT_RETRY_DELAY"]
 
@@ -241,7 +241,7 @@ class Client:
         self._tasks: set[asyncio.Future[None]] = set()
         #: Task handles following each task id (they get its status notifications).
         self._followers: dict[str, set[TaskHandle]] = {}
-        #: Observers (protocol.observers; see _observing): none, nothing is observed or paid for.
+        #: Observers (protocol.observers; see _observing), and the 2025-11-25 session they were told of.
         self._observers: list[Observer] = []
         self._session: ObservedSession | None = None
         # OpenTelemetry (see _telemetry): decided once, here; off, nothing is imported.
@@ -252,9 +252,7 @@ class Client:
 
     def add_observer(self, observer: Observer) -> Observer:
         """Tell ``observer`` about every request, notification and 2025-11-25 session from now on."""
-        if not isinstance(observer, Observer):
-            raise TypeError(f"an observer is an instance of wiremcp.protocol.observers.Observer, not {observer!r}")
-        self._observers.append(observer)
+        self._observers.append(check_observer(observer))
         return observer
 
     def _new_protocol(self, transport: ClientTransport, eras: EraCache | None) -> ClientProtocol[_Waiter]:
@@ -478,7 +476,7 @@ class Client:
             await self.transport.aclose()
         finally:
             session, self._session = self._session, None
-            if session is not None:
+            if session is not None:  # a 2025-11-25 session ends (once)
                 observing.session_closed(self._observers, session)
 
     def _lost(self, exc: BaseException | None) -> None:
@@ -509,13 +507,8 @@ class Client:
         return out.id
 
     async def _roundtrip(
-        self,
-        method: str,
-        params: dict[str, Any] | None,
-        options: CallOptions,
-        *,
-        cancel_on_timeout: bool = True,
-        event: ObservedRequest | None = None,
+        self, method: str, params: dict[str, Any] | None, options: CallOptions, *,
+        cancel_on_timeout: bool = True, event: ObservedRequest | None = None,
     ) -> dict[str, Any]:
         """One request and its reply; a request that was never sent (`NotSent`) is sent once more."""
         if self._observers and event is None:  # observed: `observe_request` comes back here with its event
@@ -535,13 +528,8 @@ class Client:
                 raise NotSent(f"{again} (tried twice, {delay:g} s apart)") from exc
 
     async def _attempt(
-        self,
-        method: str,
-        params: dict[str, Any] | None,
-        options: CallOptions,
-        deadline: float | None,
-        cancel_on_timeout: bool,
-        event: ObservedRequest | None,
+        self, method: str, params: dict[str, Any] | None, options: CallOptions, deadline: float | None,
+        cancel_on_timeout: bool, event: ObservedRequest | None,
     ) -> dict[str, Any]:
         loop = self._connected()
         waiter = _Waiter(loop.create_future(), options)

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from typing import Any, Collection, Mapping
 
-__all__ = ["Observer", "ObservedRequest", "ObservedNotification", "ObservedSession"]
+__all__ = ["Observer", "ObservedRequest", "ObservedNotification", "ObservedSession", "check_observer"]
 
 
 class ObservedRequest:
@@ -157,3 +157,10 @@ class Observer:
 
     def session_closed(self, session: ObservedSession) -> None:
         """The session ended (called once per session)."""
+
+
+def check_observer(observer: Any) -> Observer:
+    """``observer``, if it is an `Observer` (what ``add_observer`` takes on both sides); else a TypeError."""
+    if not isinstance(observer, Observer):
+        raise TypeError(f"an observer is an instance of wiremcp.protocol.observers.Observer, not {observer!r}")
+    return observer

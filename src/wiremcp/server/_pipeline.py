@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ._middleware import Invocation, Middleware, Next
     from ._server import Server
 
-__all__ = ["Pipeline", "Stages", "check_observer", "observe_answer", "observe_notification", "opened", "closed"]
+__all__ = ["Pipeline", "Stages", "observe_answer", "observe_notification", "opened", "closed"]
 
 T = TypeVar("T")
 #: `Server.handle`'s shape: a request and its emit, to a result or an awaitable of one.
@@ -88,13 +88,6 @@ class Stages:
         """Build the pipeline (once; `Server.freeze`)."""
         built = self.built = _build(server, tuple(self.middleware), tuple(self.observers), dispatch, dispatch_in_session)
         return built
-
-
-def check_observer(observer: Any) -> Observer:
-    """``observer``, if it is an `Observer`; else a TypeError."""
-    if not isinstance(observer, Observer):
-        raise TypeError(f"an observer is an instance of wiremcp.protocol.observers.Observer, not {observer!r}")
-    return observer
 
 
 def _build(

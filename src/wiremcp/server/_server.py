@@ -23,8 +23,6 @@ refuse misuse (a non-callable, a missing URI, a duplicate name) at once.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import os
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Literal, Mapping, TypeVar, overload
@@ -58,7 +56,8 @@ from ._apps import UI_EXTENSION, UI_MIME_TYPE, ModelTools, UiCsp, Visibility, ch
 from ._workers import Workers
 from ._reply import Reply, reply_failed, reply_ok
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
-from ._pipeline import Pipeline, Stages, check_observer
+from ._pagination import paginate
+from ._pipeline import Pipeline, Stages
 
 if TYPE_CHECKING:
     from ._plain_call import PlainCall, PlainEnvelope
@@ -506,6 +505,8 @@ class Server:
 
     def add_observer(self, observer: Observer) -> Observer:
         """Register an observer (`wiremcp.protocol.observers`), before serving starts as `add_middleware`."""
+        from ..protocol.observers import check_observer
+
         return self._stages.add("add_observer", self._stages.observers, check_observer(observer))
 
     def freeze(self) -> Pipeline:
@@ -793,7 +794,7 @@ class Server:
         if shown is not defs and not supports_apps(self, meta):
             defs = shown  # app-only tools are for the views of an MCP Apps host (see _apps)
         visible = hide(defs, self._tools, "name")
-        page, next_cursor = self._page(visible, params.get("cursor"))
+        page, next_cursor = paginate(visible, params.get("cursor"), self.page_size)
         result: dict[str, Any] = {"resultType": "complete", "tools": page}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
@@ -1111,7 +1112,7 @@ class Server:
 
     def _listing(self, key: str, defs: list[dict[str, Any]], params: dict[str, Any], registry: Any, field: str) -> dict[str, Any]:
         visible = hide(defs, registry, field)
-        page, next_cursor = self._page(visible, params.get("cursor"))
+        page, next_cursor = paginate(visible, params.get("cursor"), self.page_size)
         result: dict[str, Any] = {"resultType": "complete", key: page}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
@@ -1218,38 +1219,6 @@ class Server:
             raise MethodNotFound(f"Method not found: {request.method!r}")
         authorize(self, request.method, params)  # the one door (see _authorization)
         return handler(request, params, meta, emit)
-
-    # -- pagination ---------------------------------------------------------
-
-    def _page(self, items: list[Any], cursor: Any) -> tuple[list[Any], str | None]:
-        """One page and the next cursor (opaque: base64 of the offset; server/utilities/pagination.mdx)."""
-        start = 0
-        if cursor is not None:
-            start = _decode_cursor(cursor)
-            if start > len(items):
-                raise InvalidParams("Invalid params: the cursor is out of range; list again from the start")
-        size = self.page_size
-        if size is None:
-            return (items if start == 0 else items[start:]), None
-        end = start + size
-        return items[start:end], (_encode_cursor(end) if end < len(items) else None)
-
-
-def _encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: Any) -> int:
-    problem = InvalidParams("Invalid params: the cursor is not one this server issued")
-    if type(cursor) is not str:
-        raise problem
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise problem from None
-    if not raw.startswith("o:") or not raw[2:].isdigit():
-        raise problem
-    return int(raw[2:])
 
 
 def _drop(method: str, params: dict[str, Any]) -> None:

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from ._connection import ConnectionState, Era, ServerConnection, carries_protocol_meta, request_era
     from ._legacy import DEFAULT_MAX_SESSION_SUBSCRIPTIONS, DEFAULT_MAX_SUBSCRIPTION_URI, ClientRequestFailed, LegacySession
     from ._outgoing import OutgoingRequests
-    from ._reply import SERVER_BUSY, Reply, ServerBusy, reply_cancelled, reply_failed, reply_ok, settle
+    from ._reply import CALLER_BUSY, SERVER_BUSY, CallerBusy, Reply, ServerBusy, reply_cancelled, reply_failed, reply_ok, settle
 
     # Input from the client: typed elicitation, declared inputs gathered before the body runs.
     from ._elicit import Elicited
@@ -81,7 +81,7 @@ else:
         "ClientRequestFailed": "_failures",
         "OutgoingRequests": "_outgoing",
         **dict.fromkeys(
-            ("SERVER_BUSY", "Reply", "ServerBusy", "reply_cancelled", "reply_failed", "reply_ok", "settle"), "_reply"
+            ("CALLER_BUSY", "SERVER_BUSY", "CallerBusy", "Reply", "ServerBusy", "reply_cancelled", "reply_failed", "reply_ok", "settle"), "_reply"
         ),
         "Elicited": "_elicit",
         **dict.fromkeys(("Elicit", "Resolve", "Roots", "Sample"), "_inputs"),
@@ -153,6 +153,8 @@ __all__ += [
     "reply_cancelled",
     "ServerBusy",
     "SERVER_BUSY",
+    "CallerBusy",
+    "CALLER_BUSY",
     "OutgoingRequests",
     "LegacySession",
     "ClientRequestFailed",

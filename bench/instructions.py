@@ -176,7 +176,7 @@ def _part(name: str) -> Callable[[int, int], None]:
             f = lambda: server.answer_plain_call(found)  # noqa: E731
         elif name == "part-handle":
             from wiremcp.jsonrpc import Request
-            from wiremcp.server import ServerConnection
+            from wiremcp.server.transport import ServerConnection
 
             conn = ServerConnection(server, lambda data: None)
             request = Request(1, "tools/call", params)

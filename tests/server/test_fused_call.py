@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import wiremcp
 from wiremcp import Context, ToolError, ToolResult
 from wiremcp.jsonrpc import MCP, Decoder, InvalidParams, Request
-from wiremcp.server import ServerConnection
+from wiremcp.server.transport import ServerConnection
 from wiremcp.server._mrtr import InputRequired
 from wiremcp.transports.stdio._lines import LineServer
 

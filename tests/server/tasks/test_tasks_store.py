@@ -15,7 +15,7 @@ from typing import Any, Awaitable, Callable
 
 import pytest
 
-from wiremcp.server import MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError
+from wiremcp.server.tasks import MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError
 from wiremcp.server._tasks._store import add_input_requests
 
 T0 = 1_000_000.0
@@ -24,7 +24,7 @@ T0 = 1_000_000.0
 def make_store(kind: str, tmp_path: Path) -> Any:
     if kind == "memory":
         return MemoryTaskStore()
-    from wiremcp.server import SQLiteTaskStore
+    from wiremcp.server.tasks import SQLiteTaskStore
 
     return SQLiteTaskStore(tmp_path / "tasks.sqlite3")
 

@@ -107,13 +107,12 @@ from ...jsonrpc import (
 )
 from ...protocol.errors import HeaderMismatch
 from ...protocol import methods
-from ...server import (
+from ...server import InsufficientScope, Server
+from ...server.transport import (
     DEFAULT_MAX_SESSION_SUBSCRIPTIONS,
     DEFAULT_MAX_SUBSCRIPTION_URI,
     Call,
     Era,
-    InsufficientScope,
-    Server,
     carries_protocol_meta,
     current_headers,
     reply_failed,

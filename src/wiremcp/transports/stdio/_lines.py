@@ -65,7 +65,8 @@ from ...jsonrpc import (
     TooLong,
 )
 from ...protocol import methods
-from ...server import Call, LegacySession, Server, ServerBusy, ServerConnection, reply_failed
+from ...server import Server
+from ...server.transport import Call, LegacySession, ServerBusy, ServerConnection, reply_failed
 
 __all__ = ["LineServer", "DEFAULT_MAX_IN_FLIGHT", "DEFAULT_MAX_WAITING", "DEFAULT_MAX_LISTENS"]
 

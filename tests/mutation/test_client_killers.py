@@ -21,7 +21,7 @@ from wiremcp.client._eras import Initialize, Negotiation, Probe, Ready
 from wiremcp.client._mrtr import InputRequest, MultiRoundCall, check_complete
 from wiremcp.protocol import Era
 
-ALL = "2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26"
+ALL = "2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05"
 
 
 # -- _cache -----------------------------------------------------------------------------------

@@ -89,6 +89,26 @@ def test_ask_is_one_transaction_across_connections(shared_redis):
     asyncio.run(body())
 
 
+def test_the_redis_store_keeps_owner_and_scopes(shared_redis):
+    """Owner (issuer, subject, client id) and the tool's scopes survive create, transitions and the
+    owner's index on Redis too (tests/server/tasks/test_tasks_authorization.py; issue 23, defect 2)."""
+    from wiremcp.server._backend_tasks import RedisTaskStore
+
+    spec = importlib.util.spec_from_file_location("tasks_authz", ROOT / "tests" / "server" / "tasks" / "test_tasks_authorization.py")
+    assert spec is not None and spec.loader is not None
+    authz = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(authz)
+
+    async def body() -> None:
+        store = RedisTaskStore(RedisBackend(shared_redis.url, prefix=f"authz{next(_prefixes)}"))
+        try:
+            await authz.keeps_owner_and_scopes(store)
+        finally:
+            await store.close()
+
+    asyncio.run(body())
+
+
 def test_a_server_on_redis_keeps_its_tasks_in_redis(monkeypatch):
     import wiremcp
     from wiremcp.server._backend_tasks import RedisTaskStore

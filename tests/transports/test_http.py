@@ -969,11 +969,11 @@ def test_public_surface():
     import wiremcp.transports.http as http_transport
 
     assert set(http_transport.__all__) == {
-        "MCPApp", "asgi_app", "serve_http", "STATUS_BY_CODE", "DEFAULT_ALLOWED_HOSTS", "DEFAULT_ALLOWED_ORIGINS",
+        "MCPApp", "LegacySSEApp", "asgi_app", "serve_http", "STATUS_BY_CODE", "DEFAULT_ALLOWED_HOSTS", "DEFAULT_ALLOWED_ORIGINS",
         "DEFAULT_READ_TIMEOUT", "DEFAULT_KEEPALIVE_INTERVAL", "DEFAULT_MAX_STREAM_BACKLOG",
         "GRACEFUL_SHUTDOWN_TIMEOUT", "encode_header_value", "decode_header_value",
         "uvicorn_config", "DEFAULT_LIMIT_CONCURRENCY", "DEFAULT_TIMEOUT_KEEP_ALIVE", "DEFAULT_BACKLOG",
-        "DEFAULT_MAX_HEAD_SIZE",
+        "DEFAULT_MAX_HEAD_SIZE", "HostGuard", "HTTP_ENV", "from_environment",
     }
     assert all(hasattr(http_transport, name) for name in http_transport.__all__)
 

@@ -82,8 +82,10 @@ def test_malformed_initialize(sample):
     assert sample.ask(legacy(1, "initialize", {"capabilities": {}}))["error"]["code"] == -32602
 
 
-def test_log_level_is_set_per_session(sample):
-    """logging.mdx: logging/setLevel, then notifications/message at or above that level."""
+def test_log_level_is_set_per_session(spawn):
+    """logging.mdx: logging/setLevel, then notifications/message at or above that level (before it, the
+    server's legacy_log_level: none here, with WIREMCP_LEGACY_LOG_LEVEL=off)."""
+    sample = spawn(*wiremcp_cmd("run", str(SERVERS / "sample.py")), env={"WIREMCP_LEGACY_LOG_LEVEL": "off"})
     initialize(sample)
     assert sample.ask(legacy(1, "tools/call", {"name": "chatty", "arguments": {"level": "info"}}))["result"]["content"][0]["text"] == ""
     assert sample.ask(legacy(2, "logging/setLevel", {"level": "warning"}))["result"] == {}
@@ -92,6 +94,15 @@ def test_log_level_is_set_per_session(sample):
     assert [n["params"]["level"] for n in notes] == ["warning", "error"]
     assert sample.recv()["result"]["content"][0]["text"] == "warning,error"
     assert sample.ask(legacy(4, "logging/setLevel", {"level": "loud"}))["error"]["code"] == -32602
+
+
+def test_legacy_session_logs_everything_before_set_level(sample):
+    """Before logging/setLevel a session gets every level (legacy_log_level "debug", as official servers do)."""
+    initialize(sample)
+    sample.send(legacy(1, "tools/call", {"name": "chatty", "arguments": {"level": "info"}}))
+    notes = [sample.recv() for _ in range(4)]
+    assert [n["params"]["level"] for n in notes] == ["debug", "info", "warning", "error"]
+    assert sample.recv()["result"]["content"][0]["text"] == "debug,info,warning,error"
 
 
 def test_progress_in_a_legacy_session(sample):

@@ -172,6 +172,12 @@ def _main(argv: list[str] | None) -> int:
         help="an Origin to accept, e.g. https://app.example.com, repeatable; replaces the local defaults",
     )
     http.add_argument(
+        "--legacy-sse",
+        action="store_true",
+        default=None,
+        help="also serve the deprecated 2024-11-05 HTTP+SSE transport (GET /sse, POST /messages) for old hosts",
+    )
+    http.add_argument(
         "--metrics",
         type=int,
         metavar="PORT",
@@ -227,6 +233,10 @@ def _main(argv: list[str] | None) -> int:
             if args.allow_origin:
                 limits["allowed_origins"] = args.allow_origin
             limits.update(cap_options(args))
+            if args.legacy_sse:
+                if args.workers > 1:  # its sessions live in one process: a POST must reach the worker holding the stream
+                    run.error("--legacy-sse serves its sessions from one process; it does not combine with --workers")
+                limits["legacy_sse"] = True
             return run_target(
                 args.target, "http", workers=args.workers, log_format=args.log_format, metrics_port=args.metrics, **limits
             )
@@ -260,7 +270,7 @@ def _main(argv: list[str] | None) -> int:
 
 
 #: ``run`` options that mean something only with ``--http``.
-_HTTP_ONLY = ("host", "port", "path", "allow_host", "allow_origin", "metrics", *CAP_OPTIONS)
+_HTTP_ONLY = ("host", "port", "path", "allow_host", "allow_origin", "metrics", "legacy_sse", *CAP_OPTIONS)
 
 
 def _version() -> str:

@@ -48,11 +48,14 @@ import asyncio
 import os
 import sys
 import time
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import orjson
 
 from ._target import is_server_target
+
+if TYPE_CHECKING:
+    from ._probe_stderr import ProbeStderr
 
 __all__ = ["COMMANDS", "add_parsers", "run_command", "WirePrinter", "Style"]
 
@@ -162,9 +165,12 @@ class UsageError(Exception):
 
 
 def _client_for(
-    target: list[str], args: argparse.Namespace, on_wire: Any, answers: Any = None, command: bool = False, **extra: Any
+    target: list[str], args: argparse.Namespace, on_wire: Any, answers: Any = None, command: bool = False,
+    on_stderr: Any = None, **extra: Any
 ) -> Any:
-    """The client for TARGET; ``command``: it came after ``--`` (a command line, unless a lone ``.py``)."""
+    """The client for TARGET; ``command``: it came after ``--`` (a command line, unless a lone ``.py``).
+
+    ``on_stderr`` is given to a stdio client (see `_probe_stderr`)."""
     from ..client import Client
 
     options: dict[str, Any] = {"era": args.era, "timeout": args.timeout, "name": "wiremcp-inspect", "on_wire": on_wire, **extra}
@@ -194,6 +200,8 @@ def _client_for(
             auth = OAuthClient(client_name="wiremcp", redirect_handler=handler, store=FileTokenStore())
             options["timeout"] = max(args.timeout, 300.0)  # the first request waits for the login
         return Client.http(first, headers=headers, auth=auth, **options)
+    if on_stderr is not None:
+        options["on_stderr"] = on_stderr
     if len(target) == 1 and (first.endswith(".py") if command else is_server_target(first)):
         return Client.stdio(sys.executable, ["-m", "wiremcp", "run", first], **options)
     return Client.stdio(first, target[1:], **options)
@@ -233,8 +241,10 @@ def run_command(args: argparse.Namespace, tail: list[str] | None, out: TextIO | 
 
 async def _run(args: argparse.Namespace, tail: list[str] | None, out: TextIO, style: Style) -> int:
     from ..client import ClientError, RemoteError
+    from ..protocol import Era
 
     from ._answers import AnswerError, Answers
+    from ._probe_stderr import ProbeStderr
 
     wire = WirePrinter(out, style) if args.wire else None
     if args.command == "inspect":
@@ -247,10 +257,12 @@ async def _run(args: argparse.Namespace, tail: list[str] | None, out: TextIO, st
         answers = Answers(args.answer, args.command, dim=lambda text: err_style("2", text))
     except AnswerError as exc:
         raise UsageError(str(exc)) from None
-    client = _client_for(target, args, wire, answers, command=tail is not None)
+    held = ProbeStderr(wire=args.wire)
+    client = _client_for(target, args, wire, answers, command=tail is not None, on_stderr=held.feed)
     failed = False
     try:
         async with client:
+            held.settled(probe_fell_back=args.era == "auto" and client.era is Era.LEGACY)
             try:
                 if args.command == "inspect":
                     return await _inspect(client, out, style)
@@ -279,7 +291,7 @@ async def _run(args: argparse.Namespace, tail: list[str] | None, out: TextIO, st
         if auth is not None:
             await auth.aclose()
         if not failed and not args.quiet:
-            _show_stderr(client, err_style)
+            _show_stderr(held, err_style)
 
 
 def _report_failure(args: argparse.Namespace, client: Any, exc: Exception) -> None:
@@ -304,12 +316,15 @@ def _report_failure(args: argparse.Namespace, client: Any, exc: Exception) -> No
         print("server stderr:\n" + text, file=sys.stderr)
 
 
-def _show_stderr(client: Any, style: Style) -> None:
-    """What a stdio server wrote to stderr, after the output (dimmed on a terminal)."""
-    stderr_text = getattr(client.transport, "stderr_text", None)
-    text = stderr_text().rstrip() if stderr_text is not None else ""
+def _show_stderr(held: ProbeStderr, style: Style) -> None:
+    """What a stdio server wrote to stderr, after the output (dimmed on a terminal), less what the
+    era probe provoked (`_probe_stderr`: one line says so; ``--wire`` shows it)."""
+    text = held.shown().rstrip()
     if text:
         print(style("2", text), file=sys.stderr)
+    note = held.note()
+    if note is not None:
+        print(style("2", note), file=sys.stderr)
 
 
 #: The errors of an unknown name: -32602 (tools/call, prompts/get) and -32002 (resources/read, 2025-11-25).

@@ -12,9 +12,17 @@ Put it between a host and a stdio server (the host's configuration names
   and logged as one JSON object per line to ``--log FILE`` (truncated at
   start; default stderr): ``{"t", "dir", "msg", "raw"?, "problems"}``, with
   ``raw`` only when the line is not JSON. A problem never changes what is
-  forwarded. At exit, each request never answered gets a record with
-  ``"msg": null`` and a ``never-answered`` problem; a stream that ends in
-  the middle of a line gets an ``unterminated-line`` record.
+  forwarded. A stream that ends in the middle of a line gets an
+  ``unterminated-line`` record.
+* At exit, each request left without a reply gets a record with ``"msg":
+  null``, told apart by which side closed its stream first (the host its
+  stdin, or the server its stdout; both are in the record as
+  ``"closedFirst": "client"`` or ``"server"``). A ``subscriptions/listen``
+  stream still open when the client closed first was hung up on, as hosts
+  do when they exit (Claude Code on every session): no problem, a
+  ``"note"`` with the code ``hung-up``. Any other request, and a stream
+  the server left by closing first, is a ``never-answered`` problem whose
+  message says which side closed first.
 * SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are passed to the
   server, which runs in its own process group (so a terminal's Ctrl-C reaches
   it once, through tap). tap exits with the server's status; a server killed
@@ -51,6 +59,9 @@ FORWARDED_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2") if hasattr(signal, name)
 )
 CHUNK = 65536
+#: Requests that are open streams, ended only by a cancellation or a hang-up (2026-07-28 subscriptions/listen).
+_STREAMS = frozenset({"subscriptions/listen"})
+_WHO: dict[Direction, str] = {"c2s": "the client", "s2c": "the server"}
 
 
 class Tap:
@@ -67,6 +78,8 @@ class Tap:
         self._waiting: dict[int, tuple[float, Direction, bytes | None]] = {}
         self._partial: dict[Direction, bytearray] = {"c2s": bytearray(), "s2c": bytearray()}
         self.problem_count = 0
+        #: The directions whose stream ended, in wire order (who closed first: `finish`).
+        self._closed: list[Direction] = []
 
     def ticket(self) -> tuple[int, float]:
         """A place in the wire order and the time, taken *before* a chunk is forwarded.
@@ -115,6 +128,7 @@ class Tap:
 
     def end(self, direction: Direction) -> None:
         """``direction``'s stream ended: an unfinished line is reported, not dropped."""
+        self._closed.append(direction)
         rest = bytes(self._partial[direction])
         self._partial[direction].clear()
         if rest.strip():
@@ -133,10 +147,24 @@ class Tap:
                 self._write(record)
 
     def finish(self) -> None:
-        """The conversation is over: report the requests never answered."""
+        """The conversation is over: report the requests left without a reply (see the module docstring)."""
         with self.lock:
-            for direction, found in self.checker.finish():
-                self._write({"t": self._now(), "dir": direction, "msg": None, "problems": [found]})
+            first = self._closed[0] if self._closed else "s2c"  # the server's stdout has ended by now
+            closer = "client" if first == "c2s" else "server"
+            inflight = self.checker.inflight()
+            for (sender, request_id, method), (direction, found) in zip(inflight, self.checker.finish()):
+                record: dict[str, Any] = {"t": self._now(), "dir": direction, "msg": None, "closedFirst": closer}
+                if method in _STREAMS and sender == first:
+                    record["problems"] = []
+                    record["note"] = {
+                        "code": "hung-up",
+                        "message": f"{method} {orjson.dumps(request_id).decode()} was still open when {_WHO[sender]} "
+                        f"closed its side first: {_WHO[sender]} hung up on the stream, which is not a violation",
+                    }
+                else:
+                    found = {**found, "message": f"{found['message']}; {_WHO[first]} closed its side first"}
+                    record["problems"] = [found]
+                self._write(record)
 
     def _now(self) -> float:
         return round(time.monotonic() - self.start, 6)

@@ -50,11 +50,11 @@ EraChoice = Literal["auto", "modern", "legacy"]
 
 #: The legacy revision offered in ``initialize`` (2025-11-25 lifecycle.mdx).
 LEGACY_VERSION = LEGACY_VERSIONS[0]
-#: Versions a server may answer ``initialize`` with: the legacy ones, and 2024-11-05, the revision
-#: of the HTTP+SSE transport that servers reached through it may still speak (the client uses no
-#: feature of a later revision that such a server must have: it calls only what the server's
-#: capabilities declare).
-ANSWERABLE_VERSIONS: tuple[str, ...] = (*LEGACY_VERSIONS, "2024-11-05")
+#: Versions a server may answer ``initialize`` with: the legacy ones, 2024-11-05 among them, the
+#: revision of the HTTP+SSE transport that servers reached through it may still speak (the client
+#: uses no feature of a later revision that such a server must have: it calls only what the
+#: server's capabilities declare).
+ANSWERABLE_VERSIONS: tuple[str, ...] = LEGACY_VERSIONS
 _ALL = ", ".join(MODERN_VERSIONS + LEGACY_VERSIONS)
 
 
@@ -181,7 +181,17 @@ class Negotiation:
         )
 
     def refused(self, code: int, message: str, data: Any) -> Step:
-        """The probe got a JSON-RPC error."""
+        """The probe got a JSON-RPC error (on HTTP, perhaps in the body of a 4xx).
+
+        2026-07-28 streamable-http.mdx, "Backward Compatibility": "If the body
+        contains a recognized modern JSON-RPC error, the server speaks a modern
+        version of MCP — retry using the advertised `supported` versions or
+        correct the request, rather than falling back. If the body is empty or
+        is not a recognized modern JSON-RPC error, fall back to `initialize`
+        and continue with the legacy version for subsequent requests." (An
+        official mcp 1.x server answers the probe with 400 and -32600 "Bad
+        Request: Missing session ID": not a modern error, so legacy.)
+        """
         if code == UNSUPPORTED_PROTOCOL_VERSION:
             version = pick_version(data)
             if version is not None and not self._retried:

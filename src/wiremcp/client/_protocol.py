@@ -514,9 +514,12 @@ class ClientProtocol(Generic[T]):
         self._subscriptions.pop(id, None)
 
     def _reply(self, msg: Response | ErrorResponse, status: int | None, origin: Id | None) -> Events[T]:
-        if msg.id is None:
+        if msg.id is None or (status is not None and type(msg) is ErrorResponse and msg.id not in self._pending):
             if origin is not None and origin in self._pending and type(msg) is ErrorResponse:
-                # An error without an id on a request's own response stream (HTTP) answers that request.
+                # An error without an id on a request's own response stream (HTTP) answers that request;
+                # so does one with an id of no request in flight that came with an HTTP error status:
+                # the server refused that POST as a whole (official mcp 1.x answers a POST without a
+                # session with 400 and id "server-error"), and the request must not wait for another.
                 msg = ErrorResponse(origin, msg.error)
             else:
                 self._unmatched(msg)

@@ -15,8 +15,9 @@ __all__ = ["Era", "LATEST", "MODERN_VERSIONS", "LEGACY_VERSIONS", "era_of"]
 LATEST = "2026-07-28"
 #: Modern revisions we serve, newest first.
 MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
-#: Legacy (initialize-handshake) revisions we know, newest first.
-LEGACY_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26")
+#: Legacy (initialize-handshake) revisions we know, newest first. 2024-11-05 is the revision of the
+#: deprecated HTTP+SSE transport, still the only one some deployed clients speak (official mcp <= 1.7).
+LEGACY_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 
 
 class Era(enum.Enum):

@@ -8,7 +8,8 @@ requests (Streamable HTTP with a ``ResourceServer``) sets `current_auth` to
 the verified access token while it serves the request; ``ctx.auth`` is that
 token, or None where requests are not authenticated (stdio: the spec has
 no authorization there). Tools, resources and prompts registered with
-``scopes`` call `require_scopes` first: with a token that lacks one of them
+``scopes`` are checked before their function runs (`_authorization`, the
+one table of every method's check): with a token that lacks one of them
 the request fails with `InsufficientScope`, which the HTTP transport answers
 with 403 ``insufficient_scope``. Without a token nothing is enforced.
 
@@ -45,7 +46,6 @@ __all__ = [
     "current_headers",
     "header_mapping",
     "Headers",
-    "require_scopes",
     "scope_tuple",
 ]
 
@@ -104,16 +104,6 @@ def scope_tuple(scopes: Iterable[str] | None) -> tuple[str, ...]:
             raise ValueError(f"scopes: {scope!r} is not a scope name (a non-empty string without spaces)")
     return out
 
-
-def require_scopes(scopes: tuple[str, ...], what: str) -> None:
-    """Raise `InsufficientScope` if the request's token (if any) lacks one of ``scopes``."""
-    token = current_auth.get()
-    if token is None:
-        return
-    granted = token.scopes
-    for scope in scopes:
-        if scope not in granted:
-            raise InsufficientScope(scopes, what)
 
 T = TypeVar("T")
 

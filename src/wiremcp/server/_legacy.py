@@ -9,10 +9,14 @@ handlers, so a tool or prompt is written once for both eras.
 
 What differs from the modern era, and lives here:
 
-* version negotiation: the client's version if we know it, else our newest
-  legacy version (lifecycle.mdx, Version Negotiation);
+* version negotiation: the client's version if we know it (2024-11-05 too,
+  whose results are reshaped by `_legacy_2024`), else our newest legacy
+  version (lifecycle.mdx, Version Negotiation);
 * capabilities and client info come from ``initialize``, not from each
-  request's ``_meta``; the log level from ``logging/setLevel``;
+  request's ``_meta``; the log level from ``logging/setLevel``, and until
+  then from the server's ``legacy_log_level`` (2025-11-25 logging.mdx leaves
+  the default open; ``debug``, the default, sends what the official SDK's
+  servers send: everything);
 * ``ping``, ``logging/setLevel``, ``resources/subscribe`` and
   ``resources/unsubscribe`` exist (and answer ``{}``); ``server/discover`` and
   ``subscriptions/listen`` do not;
@@ -34,7 +38,9 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from ..jsonrpc import InvalidParams, InvalidRequest, MethodNotFound, Request
 from ..protocol import LEGACY_VERSIONS, methods
 from ..protocol.meta import LOG_LEVELS, PROGRESS_TOKEN, RequestMeta
+from ._authorization import authorize
 from ._failures import ClientRequestFailed
+from ._legacy_2024 import OLDEST, initialize_result, reshape, reshape_emit
 from ._reply import ServerBusy
 from ._settings import DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_MAX_SESSION_SUBSCRIPTIONS
 
@@ -89,7 +95,9 @@ class LegacySession:
         self.version: str | None = None
         self.client_capabilities: dict[str, Any] = {}
         self.client_info: dict[str, Any] | None = None
-        self.log_level: str | None = None
+        #: Until ``logging/setLevel``: the server's ``legacy_log_level`` ("debug" by default: every
+        #: message, as the official SDK's servers send them; None sends none).
+        self.log_level: str | None = server.legacy_log_level
         self.initialized = False
         self.subscriptions: set[str] = set()
         #: Caps on ``resources/subscribe`` (the transport may set others once the session is open).
@@ -127,6 +135,8 @@ class LegacySession:
         }
         if self.server.instructions:
             result["instructions"] = self.server.instructions
+        if self.version == OLDEST:
+            result = initialize_result(result)
         return result
 
     def close(self) -> None:
@@ -152,6 +162,7 @@ class LegacySession:
             self.log_level = level
             return {}
         if method in ("resources/subscribe", "resources/unsubscribe"):
+            authorize(self.server, method, params)  # the one door (see _authorization)
             uri = params.get("uri")
             if type(uri) is not str:
                 raise InvalidParams(f"Invalid params: {method} needs 'uri', a string")
@@ -162,6 +173,8 @@ class LegacySession:
             return {}
         if method in _MODERN_ONLY:
             raise MethodNotFound(f"Method not found: {method!r} belongs to MCP 2026-07-28, not to a {self.version} session")
+        if self.version == OLDEST:  # what a 2024-11-05 client reads differently (_legacy_2024)
+            return reshape(method, self.server.handle_in_session(request, params, self.request_meta(params), reshape_emit(emit)))
         return self.server.handle_in_session(request, params, self.request_meta(params), emit)
 
     def _subscribe(self, uri: str) -> None:

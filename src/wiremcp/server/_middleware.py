@@ -33,8 +33,8 @@ Rules:
 * with no middleware nothing changes: ``Server.handle`` is the class's own
   method. The first ``add_middleware`` installs a wrapped ``handle`` (and
   ``handle_in_session``) on the instance; with middleware every request is
-  asynchronous (one coroutine per request), and a scope refusal raised
-  under middleware is a JSON-RPC error (-32600) on HTTP, not a 403.
+  asynchronous (one coroutine per request); a scope refusal raised under
+  middleware is still a 403 on HTTP (``transports.http._auth.AuthGate.scoped``).
 """
 
 from __future__ import annotations

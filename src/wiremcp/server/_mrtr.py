@@ -18,8 +18,9 @@ request cannot wait for the answer, so:
 The caller is bound too (`caller`): when the request is authenticated (a
 transport set `current_auth` to its verified access token, as Streamable
 HTTP with a ``ResourceServer`` does), the state is sealed for the token's
-issuer and subject (its client id when it names no subject) and refused
-for any other caller, or for an unauthenticated retry. Where requests are
+issuer, subject and client id (`_authorization.caller`: the same user
+through another OAuth client is another caller) and refused for any other
+caller, or for an unauthenticated retry. Where requests are
 not authenticated (stdio) there is no caller to bind. What the seal
 guarantees is listed in `wiremcp.protocol.state`.
 
@@ -64,17 +65,12 @@ CAPABILITY_OF = {ELICIT: "elicitation", SAMPLE: "sampling", ROOTS: "roots"}
 def caller() -> str | None:
     """Who sent the request being served, for binding its requestState; ``None`` when unauthenticated.
 
-    The verified access token in `current_auth` names the caller: its issuer
-    and subject, or its client id when it has no subject.
+    The verified access token in `current_auth` names the caller: its issuer,
+    subject and client id (`_authorization.caller`).
     """
-    from ._context import current_auth  # _context imports this module: looked up at call time
+    from ._authorization import caller as who  # imports _context, which imports this module: at call time
 
-    token = current_auth.get()
-    if token is None:
-        return None
-    subject = getattr(token, "subject", None)
-    who = f"sub:{subject}" if subject is not None else f"client:{getattr(token, 'client_id', None)}"
-    return f"{getattr(token, 'issuer', None)}|{who}"
+    return who()
 
 
 class InputRequired(BaseException):

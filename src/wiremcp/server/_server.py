@@ -37,7 +37,8 @@ from ..protocol.extensions import EXTENSIONS, TASKS, check_identifier, client_de
 from ..protocol.meta import CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION, SERVER_INFO, RequestMeta, parse_request_meta
 from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
 from ..protocol.telemetry import wanted as telemetry_wanted
-from ._context import Context, Emit, require_scopes
+from ._authorization import authorize, hide
+from ._context import Context, Emit
 from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
 from ..backends import Backend, ChangeBus
 from ._backend import choose_backend, default_task_store, with_backend
@@ -48,6 +49,7 @@ from ._settings import (
     apply_log_level,
     parse_bool,
     parse_keys,
+    legacy_log_level_setting,
     parse_level,
     setting,
 )
@@ -120,6 +122,7 @@ class Server:
         backend: Backend | None = None,
         max_subscriptions: int | None = None,
         legacy: bool | None = None,
+        legacy_log_level: str | None = None,
         auth: Any = None,
         threads: int | None = None,
         mask_errors: bool | None = None,
@@ -140,6 +143,8 @@ class Server:
         state_keys = setting("state_keys", state_keys, None, parse_keys)
         max_subscriptions = setting("max_subscriptions", max_subscriptions, DEFAULT_MAX_SUBSCRIPTIONS, int)
         legacy = setting("legacy", legacy, True, parse_bool)
+        #: What a legacy session logs before ``logging/setLevel`` (None: nothing); see _legacy.
+        self.legacy_log_level = legacy_log_level_setting(legacy_log_level)
         threads = setting("threads", threads, DEFAULT_THREADS, int)
         mask_errors = setting("mask_errors", mask_errors, True, parse_bool)
         log_level = setting("log_level", log_level, None, parse_level)
@@ -604,6 +609,7 @@ class Server:
             raise self._method_not_found(method)
         params = request.params
         meta = parse_request_meta(params, self.supported_versions)
+        authorize(self, method, params)  # the one door (see _authorization)
         if method not in MRTR_METHODS:
             return handler(request, params, meta, emit)
         # `begin` only for a retry: a first round (no requestState, no inputResponses) has nothing to verify.
@@ -744,9 +750,9 @@ class Server:
             result["_meta"] = self._result_meta if own is None else {**self._result_meta, **own}
         return result
 
-    def _cacheable(self, result: dict[str, Any]) -> dict[str, Any]:
+    def _cacheable(self, result: dict[str, Any], private: bool = False) -> dict[str, Any]:
         result["ttlMs"] = self.list_ttl_ms
-        result["cacheScope"] = self.cache_scope
+        result["cacheScope"] = "private" if private else self.cache_scope  # private: the list depends on the token
         return self._complete(result)
 
     def _discover(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
@@ -771,11 +777,12 @@ class Server:
         shown = self._model_tools.view(defs)
         if shown is not defs and not supports_apps(self, meta):
             defs = shown  # app-only tools are for the views of an MCP Apps host (see _apps)
-        page, next_cursor = self._page(defs, params.get("cursor"))
+        visible = hide(defs, self._tools, "name")
+        page, next_cursor = self._page(visible, params.get("cursor"))
         result: dict[str, Any] = {"resultType": "complete", "tools": page}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
-        return self._cacheable(result)
+        return self._cacheable(result, visible is not defs)
 
     def _tools_call(
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
@@ -788,8 +795,6 @@ class Server:
             raise InvalidParams(f"Unknown tool: {name}", {"name": name})
         if tool.app_only and not supports_apps(self, meta):
             raise InvalidParams(f"Unknown tool: {name}", {"name": name})  # never listed to this client (_apps)
-        if tool.scopes:
-            require_scopes(tool.scopes, f"the tool {name!r}")
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}
@@ -1089,23 +1094,25 @@ class Server:
     def _context_for(self, request: Request, meta: RequestMeta, emit: Emit | None) -> Context:
         return Context(request.id, request.method, meta, self, emit)
 
-    def _listing(self, key: str, defs: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
-        page, next_cursor = self._page(defs, params.get("cursor"))
+    def _listing(self, key: str, defs: list[dict[str, Any]], params: dict[str, Any], registry: Any, field: str) -> dict[str, Any]:
+        visible = hide(defs, registry, field)
+        page, next_cursor = self._page(visible, params.get("cursor"))
         result: dict[str, Any] = {"resultType": "complete", key: page}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
-        return self._cacheable(result)
+        return self._cacheable(result, visible is not defs)
 
     def _resources_list(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
-        return self._listing("resources", self._resources.definitions(), params)
+        return self._listing("resources", self._resources.definitions(), params, self._resources.static, "uri")
 
     def _resource_templates_list(
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
     ) -> dict[str, Any]:
-        return self._listing("resourceTemplates", self._resources.template_definitions(), params)
+        templates = self._resources.templates
+        return self._listing("resourceTemplates", self._resources.template_definitions(), params, templates, "uriTemplate")
 
     def _prompts_list(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
-        return self._listing("prompts", self._prompts.definitions(), params)
+        return self._listing("prompts", self._prompts.definitions(), params, self._prompts.by_name, "name")
 
     def _resources_read(
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
@@ -1114,8 +1121,6 @@ class Server:
         if type(uri) is not str:
             raise InvalidParams("Invalid params: resources/read needs 'uri', the resource's URI as a string")
         resource, arguments = self._resources.find(uri)
-        if resource.scopes:
-            require_scopes(resource.scopes, f"the resource {resource.uri!r}")
         ctx = self._context_for(request, meta, emit) if resource.sig.context is not None else None
         out = resource.read(uri, arguments, ctx, self.workers, self.mask_errors)
         if type(out) is list:
@@ -1128,7 +1133,7 @@ class Server:
                 "resultType": "complete",
                 "contents": contents,
                 "ttlMs": self.list_ttl_ms if resource.ttl_ms is None else resource.ttl_ms,
-                "cacheScope": resource.cache_scope or self.cache_scope,
+                "cacheScope": resource.cache_scope or ("private" if resource.scopes else self.cache_scope),
             }
         )
 
@@ -1139,8 +1144,6 @@ class Server:
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
     ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
         prompt = self._prompts.find(params.get("name"))
-        if prompt.scopes:
-            require_scopes(prompt.scopes, f"the prompt {prompt.name!r}")
         arguments = prompt.arguments(params.get("arguments"))
         ctx = self._context_for(request, meta, emit) if prompt.sig.context is not None else None
         out = prompt.get(arguments, ctx, self.workers, self.mask_errors)
@@ -1192,6 +1195,7 @@ class Server:
         handler = self._handlers.get(request.method) or self._legacy_handlers.get(request.method)
         if handler is None:
             raise MethodNotFound(f"Method not found: {request.method!r}")
+        authorize(self, request.method, params)  # the one door (see _authorization)
         return handler(request, params, meta, emit)
 
     # -- pagination ---------------------------------------------------------

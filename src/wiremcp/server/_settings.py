@@ -25,6 +25,8 @@ argument                       variable                      default    what
 ``max_subscriptions``          ``WIREMCP_MAX_SUBSCRIPTIONS`` 1024       open ``subscriptions/listen`` streams
 ``client_request_timeout``     ``WIREMCP_CLIENT_TIMEOUT``    300        seconds a legacy client has to answer
 ``legacy``                     ``WIREMCP_LEGACY``            true       serve 2025-11-25 clients too
+``legacy_log_level``           ``WIREMCP_LEGACY_LOG_LEVEL``  debug      log messages a legacy session gets before
+                                                                        ``logging/setLevel``; ``off``: none
 ``shutdown_grace``             ``WIREMCP_SHUTDOWN_GRACE``    5          seconds requests get to finish on shutdown
 =============================  ============================  =========  =============================================
 
@@ -50,6 +52,8 @@ __all__ = [
     "setting",
     "parse_bool",
     "parse_level",
+    "parse_mcp_level",
+    "legacy_log_level_setting",
     "parse_keys",
     "apply_log_level",
 ]
@@ -69,6 +73,7 @@ ENV = {
     "max_subscriptions": "WIREMCP_MAX_SUBSCRIPTIONS",
     "client_request_timeout": "WIREMCP_CLIENT_TIMEOUT",
     "legacy": "WIREMCP_LEGACY",
+    "legacy_log_level": "WIREMCP_LEGACY_LOG_LEVEL",
     "shutdown_grace": "WIREMCP_SHUTDOWN_GRACE",
 }
 
@@ -105,6 +110,24 @@ def parse_level(text: str) -> str:
     if level not in _LEVELS:
         raise ValueError(f"{text!r} is not a log level ({', '.join(sorted(_LEVELS))})")
     return level
+
+
+#: The MCP log levels (logging.mdx, RFC 5424), lowest first, and "off".
+_MCP_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+def parse_mcp_level(text: str) -> str:
+    """``legacy_log_level``: an MCP log level, or ``off`` (nothing until ``logging/setLevel``)."""
+    level = text.strip().lower()
+    if level != "off" and level not in _MCP_LEVELS:
+        raise ValueError(f"{text!r} is not an MCP log level ({', '.join(_MCP_LEVELS)}) or 'off'")
+    return level
+
+
+def legacy_log_level_setting(given: str | None) -> str | None:
+    """``legacy_log_level``: the argument, else ``WIREMCP_LEGACY_LOG_LEVEL``, else ``debug``; None for ``off``."""
+    level = parse_mcp_level(setting("legacy_log_level", given, "debug", parse_mcp_level))
+    return None if level == "off" else level
 
 
 def parse_keys(text: str) -> list[str]:

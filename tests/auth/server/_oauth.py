@@ -152,6 +152,45 @@ class AuthorizationServer:
     def token(self, client: str, resource: str, scope: str | None = None, *, dpop: DPoPKey | None = None) -> str:
         return str(self.token_response(client, resource, scope, dpop=dpop)["access_token"])
 
+    def user_token(self, resource: str, scope: str, *, client_id: str | None = None) -> tuple[str, str]:
+        """An access token for the fixed account (``alice``) through a new client: (token, client id).
+
+        The client registers itself (RFC 7591), then runs the authorization
+        code grant with PKCE and ``resource`` (RFC 8707); the login is the
+        server's browserless interaction (server.mjs), followed with plain
+        GETs and cookies. Two calls give two clients of the same user;
+        ``client_id`` logs in again through a client registered before.
+        """
+        redirect = "http://127.0.0.1:9/callback"
+        if client_id is None:
+            reg = httpx.post(f"{self.issuer}/reg", json={
+                "client_name": "app", "redirect_uris": [redirect], "grant_types": ["authorization_code"],
+                "response_types": ["code"], "token_endpoint_auth_method": "none", "scope": "mcp admin",
+            }, timeout=10)
+            assert reg.status_code == 201, reg.text
+            client_id = reg.json()["client_id"]
+        verifier = b64(os.urandom(32))
+        query = {
+            "response_type": "code", "client_id": client_id, "redirect_uri": redirect, "scope": scope, "resource": resource,
+            "code_challenge": b64(hashlib.sha256(verifier.encode()).digest()), "code_challenge_method": "S256", "state": "s",
+        }
+        with httpx.Client(timeout=10) as browser:
+            url = str(httpx.URL(f"{self.issuer}/auth", params=query))
+            for _ in range(10):
+                got = browser.get(url)
+                location = got.headers.get("location")
+                assert got.is_redirect and location, got.text
+                url = str(httpx.URL(url).join(location))
+                if url.startswith(redirect):
+                    break
+            code = httpx.URL(url).params["code"]
+        token = httpx.post(f"{self.issuer}/token", data={
+            "grant_type": "authorization_code", "code": code, "redirect_uri": redirect, "client_id": client_id,
+            "code_verifier": verifier, "resource": resource,
+        }, timeout=10)
+        assert token.status_code == 200, token.text
+        return str(token.json()["access_token"]), client_id
+
     def forge(self, claims: dict[str, Any], *, kid: str | None = None, headers: dict[str, Any] | None = None) -> str:
         """A token signed with one of the issuer's own keys (the first, or ``kid``)."""
         jwk, key = next((k for k in self.keys if kid is None or k[0]["kid"] == kid))
@@ -163,14 +202,16 @@ class AuthorizationServer:
 class ProtectedServer:
     """``wiremcp run examples/protected.py --http`` with its issuer and resource from the environment."""
 
-    def __init__(self, issuer: str, *, leeway: float | None = None) -> None:
+    def __init__(
+        self, issuer: str, *, leeway: float | None = None, script: str = "examples/protected.py", env: dict[str, str] | None = None
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
-        env = {**os.environ, "WIREMCP_AUTH_ISSUER": issuer, "WIREMCP_AUTH_RESOURCE": self.url}
+        env = {**os.environ, **(env or {}), "WIREMCP_AUTH_ISSUER": issuer, "WIREMCP_AUTH_RESOURCE": self.url}
         if leeway is not None:
             env["WIREMCP_AUTH_LEEWAY"] = str(leeway)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "wiremcp", "run", "examples/protected.py", "--http", "--host", "127.0.0.1", "--port", str(self.port)],
+            [sys.executable, "-m", "wiremcp", "run", script, "--http", "--host", "127.0.0.1", "--port", str(self.port)],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )
         deadline = time.monotonic() + 20

@@ -78,6 +78,13 @@ def audit() -> str:
     return "audit everything"
 
 
+if os.environ.get("SCOPED_MIDDLEWARE"):  # every request then goes through a coroutine: refusals come after an await
+
+    @server.middleware
+    async def passing(call, call_next):  # type: ignore[no-untyped-def]
+        return await call_next(call)
+
+
 RESOURCE = os.environ.get("SCOPED_RESOURCE", "http://127.0.0.1:8000/mcp")
 auth = ResourceServer(
     TableVerifier(),

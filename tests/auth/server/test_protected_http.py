@@ -192,10 +192,15 @@ def test_admin_echo_with_admin(protected: ProtectedServer, auth_server: Authoriz
     assert who["scopes"] == ["admin", "mcp"]
 
 
-def test_listing_needs_only_the_required_scope(protected: ProtectedServer, auth_server: AuthorizationServer):
+def test_listing_needs_only_the_required_scope_and_hides_what_the_token_may_not_call(
+    protected: ProtectedServer, auth_server: AuthorizationServer
+):
     token = auth_server.token("reader", protected.url, "mcp")
     got = protected.post(request("tools/list"), token=token)
     assert got.status_code == 200
+    assert {t["name"] for t in got.json()["result"]["tools"]} == {"whoami"}  # admin_echo needs admin
+    admin = auth_server.token("admin", protected.url, "mcp admin")
+    got = protected.post(request("tools/list"), token=admin)
     assert {t["name"] for t in got.json()["result"]["tools"]} == {"whoami", "admin_echo"}
 
 

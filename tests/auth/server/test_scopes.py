@@ -28,12 +28,16 @@ HERE = Path(__file__).resolve().parent
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
+    yield from _serve({})
+
+
+def _serve(extra: dict[str, str]) -> Iterator[str]:
     port = free_port()
     resource = f"http://127.0.0.1:{port}/mcp"
     proc = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "scoped_app:app", "--app-dir", str(HERE), "--host", "127.0.0.1",
          "--port", str(port), "--no-access-log"],
-        env={**os.environ, "SCOPED_RESOURCE": resource}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env={**os.environ, "SCOPED_RESOURCE": resource, **extra}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 20
     while True:
@@ -92,6 +96,15 @@ def test_tool_scopes(url: str):
     call = request("tools/call", {"name": "list_files", "arguments": {}})
     forbidden(post(url, call, "t-mcp"), "mcp files")
     assert ok(post(url, call, "t-files"))["content"][0]["text"] == "files for bob"
+
+
+def test_tool_scopes_under_middleware_are_403_too():
+    """With middleware every request is a coroutine, so the refusal comes after an await: still a 403."""
+    for url in _serve({"SCOPED_MIDDLEWARE": "1"}):
+        call = request("tools/call", {"name": "list_files", "arguments": {}})
+        forbidden(post(url, call, "t-mcp"), "mcp files")
+        assert ok(post(url, call, "t-files"))["content"][0]["text"] == "files for bob"
+        forbidden(post(url, request("resources/read", {"uri": "file:///secret"}), "t-mcp"), "mcp files")
 
 
 def test_scope_hierarchy(url: str):

@@ -67,6 +67,8 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Union
 from ...jsonrpc import InternalError, InvalidParams, JSONRPCError, MethodNotFound, Request
 from ...protocol.extensions import TASKS, client_declares, missing_extension
 from ...protocol.meta import SUBSCRIPTION_ID, RequestMeta
+from .._authorization import caller, check_task, task_visible
+from .._context import InsufficientScope
 from ._memory import MemoryTaskStore
 from ._modes import DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS, TaskMode, check_task_mode
 from ._store import TaskRecord, TaskStore, TaskStoreError, add_input_requests
@@ -114,8 +116,7 @@ LEGACY_TASK_METHODS = ("tasks/result", "tasks/list")
 
 
 def _owner(meta: RequestMeta) -> str | None:
-    from .._mrtr import caller
-
+    """The caller (issuer, subject, client id: `_authorization.caller`), else the legacy session, else None."""
     who = caller()
     if who is None and meta.session is not None:
         session = meta.session
@@ -380,6 +381,7 @@ class Tasks:
             name=tool.name,
             era="legacy" if legacy else "modern",
             owner=_owner(meta),
+            scopes=list(tool.scopes),
             worker=self.worker_id,
             lease_until=now + LEASE_SECONDS,
         )
@@ -651,11 +653,7 @@ class Tasks:
                 f"Failed to retrieve task: Task not found (no task has the id {task_id!r})",
                 {"taskId": task_id, "reason": "unknown"},
             )
-        if record.owner != _owner(meta):
-            raise InvalidParams(
-                "Failed to retrieve task: Task belongs to another client (it was created by a different caller)",
-                {"taskId": task_id, "reason": "foreign"},
-            )
+        check_task(record, _owner(meta))
         if record.expired(now):
             raise InvalidParams(
                 f"Failed to retrieve task: Task has expired (its TTL of {record.ttl_ms} ms has elapsed)",
@@ -763,7 +761,8 @@ class Tasks:
         page = await store.list(owner, after=cursor, limit=LIST_PAGE + 1)
         more = len(page) > LIST_PAGE
         page = page[:LIST_PAGE]
-        tasks = [legacy_task(await self._check_worker(r, now)) for r in page if not r.expired(now)]
+        shown = [r for r in page if not r.expired(now) and task_visible(r, owner)]
+        tasks = [legacy_task(await self._check_worker(r, now)) for r in shown]
         out: dict[str, Any] = {"tasks": tasks}
         if more:
             out["nextCursor"] = page[-1].task_id
@@ -788,7 +787,7 @@ class Tasks:
         for task_id in ids:
             try:
                 await self.lookup({"taskId": task_id}, "subscriptions/listen", meta)
-            except InvalidParams:
+            except (InvalidParams, InsufficientScope):  # another's, unknown, or its tool's scopes lacking
                 continue
             agreed.append(task_id)
         return agreed

@@ -99,6 +99,9 @@ class TaskRecord:
     era: Literal["modern", "legacy"] = "modern"
     #: Who may see the task: the authenticated caller that made it, or None (no authentication).
     owner: str | None = None
+    #: The scopes of its tool, checked on every ``tasks/*`` request (`server._authorization`);
+    #: None in a record written before they were kept: no authenticated caller sees it.
+    scopes: list[str] | None = None
     #: The worker running the task (``host:pid:boot``) and until when its lease holds.
     worker: str | None = None
     lease_until: float | None = None

@@ -33,6 +33,7 @@ from ._app import (
 )
 from ._env import HTTP_ENV, from_environment
 from ._headers import decode_header_value, encode_header_value
+from ._legacy_sse import LegacySSEApp
 from ._security import DEFAULT_ALLOWED_HOSTS, DEFAULT_ALLOWED_ORIGINS, HostGuard
 from ._serve import (
     DEFAULT_BACKLOG,
@@ -46,6 +47,7 @@ from ._serve import (
 
 __all__ = [
     "MCPApp",
+    "LegacySSEApp",
     "asgi_app",
     "serve_http",
     "STATUS_BY_CODE",

@@ -875,18 +875,18 @@ class MCPApp:
         except BaseException as exc:  # noqa: BLE001 - every failure gets its reply
             await self._final(send, ex, *reply_failed(req.id, exc))
             return
+        refused: list[InsufficientScope] = []
         if self._auth is None:
             reply = call.start(self.server.handle, req)
         else:  # hook 2 (see _auth): a token without the operation's scopes is a 403, not a JSON-RPC error
-            refused: list[InsufficientScope] = []
-            reply = call.start(functools.partial(_scoped, self.server.handle, refused), req)
+            reply = call.start(functools.partial(self._auth.scoped, self.server.handle, refused), req)
             if refused:
                 await self._auth.forbidden(send, req.id, refused[0])
                 return
         if reply is not None:
             await self._final(send, ex, *reply)
             return
-        await self._stream(ex, call, receive, send)
+        await self._stream(ex, call, receive, send, refused)
 
     @staticmethod
     async def _final(send: Send, ex: _Exchange, data: bytes, code: int | None) -> None:
@@ -906,7 +906,7 @@ class MCPApp:
         )
         await send({"type": "http.response.body", "body": data})
 
-    async def _stream(self, ex: _Exchange, call: Call, receive: Receive, send: Send) -> None:
+    async def _stream(self, ex: _Exchange, call: Call, receive: Receive, send: Send, refused: list[Any]) -> None:
         """Await an asynchronous handler, streaming what it emits (see the module docs)."""
         loop = asyncio.get_running_loop()
         task = call.task = loop.create_task(call.finish())
@@ -955,7 +955,9 @@ class MCPApp:
             streaming = ex.state is _Reply.STREAMING
             ex.state = _Reply.DONE
             data, code = reply
-            if streaming:
+            if refused and not streaming and self._auth is not None:  # refused after an await (a task's scopes)
+                await self._auth.forbidden(send, call.id, refused[0])
+            elif streaming:
                 await send({"type": "http.response.body", "body": b"data: " + data + b"\n"})
             else:
                 await json_reply(send, 200 if code is None else STATUS_BY_CODE.get(code, 200), data)
@@ -977,15 +979,6 @@ _SHUT_DOWN = "the server shut down before the request finished (cancelled after 
 def asgi_app(server: Server, **options: Any) -> MCPApp:
     """The MCP endpoint of ``server`` as an ASGI app; options as for `MCPApp`."""
     return MCPApp(server, **options)
-
-
-def _scoped(handle: Any, refused: list[InsufficientScope], request: Request, emit: Any) -> Any:
-    """``handle`` that records an `InsufficientScope` it raises (the scope checks run before any await)."""
-    try:
-        return handle(request, emit)
-    except InsufficientScope as exc:
-        refused.append(exc)
-        raise
 
 
 #: Request headers a handler never sees through ``ctx.headers``.

@@ -12,11 +12,14 @@
    reached), each with ``WWW-Authenticate`` and a JSON-RPC error body without
    an id; a 401 ``use_dpop_nonce`` also carries ``DPoP-Nonce``. Accepted: the token is put in ``wiremcp.server.transport.current_auth`` for
    the rest of the request (``ctx.auth``) and the app carries on;
-2. ``MCPApp._request``, where `Server.handle` raised: a
-   ``wiremcp.server.InsufficientScope`` (a tool, resource or prompt
-   registered with ``scopes`` the token lacks) becomes 403 with
-   ``error="insufficient_scope"`` and every scope the operation needs, the
-   body being the JSON-RPC error for the request's id (`AuthGate.forbidden`).
+2. ``MCPApp._request``, where `Server.handle` raised (`AuthGate.scoped`): a
+   ``wiremcp.server.InsufficientScope`` (a tool, resource, prompt or task
+   whose ``scopes`` the token lacks; see ``server._authorization``) becomes
+   403 with ``error="insufficient_scope"`` and every scope the operation
+   needs, the body being the JSON-RPC error for the request's id
+   (`AuthGate.forbidden`). A refusal raised after an await (a task's scopes
+   need the task store) is answered the same way, unless the reply already
+   started streaming (then it is the JSON-RPC error in the stream).
 
 A legacy (2025-11-25) session belongs to the principal whose token opened
 it: `principal` (issuer, subject, client id of ``current_auth``) is kept by
@@ -36,10 +39,11 @@ lifetime. Tokens are never logged; refusals are logged with their reason.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable
 
 import orjson
 
+from ...jsonrpc import Request
 from ...server import InsufficientScope, Server
 from ...server.transport import current_auth, reply_failed
 from ._asgi import Scope, Send, http_error, json_reply
@@ -130,6 +134,25 @@ class AuthGate:
         cnf = getattr(token, "cnf", None)
         bound = cnf is not None and "jkt" in cnf
         await self.refuse(send, refusal, dpop_scheme=bound, body=reply_failed(request_id, exc)[0])
+
+
+    @staticmethod
+    def scoped(handle: Any, refused: list[InsufficientScope], request: Request, emit: Any) -> Any:
+        """``handle`` that records an `InsufficientScope` it raises, at once or after an await (hook 2)."""
+        try:
+            out = handle(request, emit)
+        except InsufficientScope as exc:
+            refused.append(exc)
+            raise
+        return out if type(out) is dict else _scoped_later(out, refused)
+
+
+async def _scoped_later(pending: Awaitable[dict[str, Any]], refused: list[InsufficientScope]) -> dict[str, Any]:
+    try:
+        return await pending
+    except InsufficientScope as exc:  # a check that needs the store (a task's scopes): `MCPApp._stream` answers 403
+        refused.append(exc)
+        raise
 
 
 def principal() -> tuple[str | None, str | None, str | None] | None:

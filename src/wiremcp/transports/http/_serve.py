@@ -91,9 +91,13 @@ def serve_http(
     announce: bool = True,
     timeout_keep_alive: int = DEFAULT_TIMEOUT_KEEP_ALIVE,
     backlog: int = DEFAULT_BACKLOG,
+    legacy_sse: bool = False,
     **options: Any,
 ) -> None:
     """Serve ``server`` at ``http://host:port/path`` until interrupted.
+
+    ``legacy_sse``: also serve the deprecated 2024-11-05 HTTP+SSE transport at ``/sse`` and
+    ``/messages`` (`_legacy_sse`; off by default).
 
     ``port=0`` picks a free port; the URL actually served is printed to
     stderr once the socket is bound. Unless ``allowed_hosts`` is given, the
@@ -117,7 +121,11 @@ def serve_http(
         raise RuntimeError(
             "the HTTP transport needs uvicorn: pip install 'wiremcp[http]'"
         ) from None
-    app = MCPApp(server, path=path, allowed_hosts=allowed_hosts, **options)
+    app: Any = MCPApp(server, path=path, allowed_hosts=allowed_hosts, **options)
+    if legacy_sse:
+        from ._legacy_sse import with_legacy_sse
+
+        app = with_legacy_sse(app, server, path, allowed_hosts, options)
     config = uvicorn_config(
         app,
         host=host,
@@ -133,6 +141,7 @@ def serve_http(
     # uvicorn cancelling them first would log each one's CancelledError traceback.
     config.timeout_graceful_shutdown = max(GRACEFUL_SHUTDOWN_TIMEOUT, math.ceil(server.shutdown_grace) + 1)
     close_streams = getattr(server, "close_subscriptions", None)
+    close_sse = app.close_sessions if legacy_sse else None  # HTTP+SSE streams end first too
 
     class _Uvicorn(uvicorn.Server):
         async def shutdown(self, sockets: Any = None) -> None:
@@ -140,12 +149,14 @@ def serve_http(
             # (subscriptions.mdx, Graceful Closure), so that they finish within the grace period.
             if close_streams is not None:
                 close_streams()
+            if close_sse is not None:
+                close_sse()
             await super().shutdown(sockets=sockets)
 
     sock = config.bind_socket()
     sock.listen(config.backlog)  # accept connections from the moment the URL is announced
     if announce:
-        _announce(server, host, sock.getsockname()[1], path)
+        _announce(server, host, sock.getsockname()[1], path, legacy_sse)
     _Uvicorn(config).run(sockets=[sock])
 
 
@@ -197,10 +208,11 @@ def _parser() -> str:
     return IMPORT_PATH
 
 
-def _announce(server: Server, host: str, port: int, path: str) -> None:
+def _announce(server: Server, host: str, port: int, path: str, legacy_sse: bool = False) -> None:
+    also = f"; HTTP+SSE (2024-11-05) at http://{_bracketed(host)}:{port}/sse" if legacy_sse else ""
     print(
         f"wiremcp: serving {server.name!r} (MCP {LATEST}, Streamable HTTP) at "
-        f"http://{_bracketed(host)}:{port}{path}",
+        f"http://{_bracketed(host)}:{port}{path}{also}",
         file=sys.stderr,
         flush=True,
     )

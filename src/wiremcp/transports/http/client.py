@@ -27,8 +27,11 @@ Rules it keeps:
   "Transport-Specific Cancellation"): `abandon` cancels the POST's task,
   which closes its connection (it is not reused); nothing is sent;
 * the era cache is keyed by the URL's origin (versioning.mdx);
-* legacy (2025-11-25) servers: an ``Mcp-Session-Id`` the server assigns is
-  sent back on every later POST, and ``DELETE`` ends the session on close;
+* legacy (2025-11-25) servers: an ``Mcp-Session-Id`` the server assigns on a
+  2xx response is sent back on every later POST, and ``DELETE`` ends the
+  session on close; one that comes with a 4xx or 5xx is not kept (the
+  official mcp 1.x server mints one on the 400 refusing the era probe: a
+  failed probe leaves no session behind);
   after the handshake a GET stream is opened for the server's own requests
   (a 405 just means there is none); a server request arriving on any SSE
   stream is answered by its own POST;
@@ -316,7 +319,7 @@ class HTTPTransport(Endpoint):
             try:
                 status = reply.status
                 session = reply.headers.get("Mcp-Session-Id")
-                if session:
+                if session and status < 400:  # a refused POST opens no session (official mcp 1.x mints one anyway)
                     self.session_id = session
                 kind = reply.content_type()
                 if kind == "text/event-stream" and status < 400:

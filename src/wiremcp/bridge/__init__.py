@@ -25,7 +25,7 @@ Rules:
 * input the upstream needs is asked of the downstream client: a modern
   upstream's ``input_required`` rounds and a legacy upstream's elicitation,
   sampling and roots requests become real requests to a legacy client or
-  ``input_required`` (the upstream call held, resumed on the retry) for a
+  ``input_required`` (the upstream call suspended, resumed on the retry) for a
   modern one. A legacy upstream's request goes to the downstream call that
   started the upstream call it belongs to: the call whose HTTP stream it came
   on, else the one call in flight. A request that names no call while

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/tasks_bench.py              # 2,000 tasks, 5,000 polls, 3 rounds each
     .venv/bin/python bench/tasks_bench.py --tiny       # a quick run (the smoke size)
+    .venv/bin/python bench/tasks_bench.py --waiting 4000   # N tasks waiting for input: creation, idle CPU
 
 Two levels, each for `MemoryTaskStore` and `SQLiteTaskStore` (a fresh file in
 a temporary directory; WAL, synchronous=NORMAL, its own thread):
@@ -14,13 +15,24 @@ a temporary directory; WAL, synchronous=NORMAL, its own thread):
 
 Each figure is the median of the rounds, in microseconds per operation.
 Results go to stdout as a Markdown table (bench/README.md, "Tasks").
+
+``--waiting N`` measures what tasks waiting for input cost a real server:
+``wiremcp run`` of a one-tool server (the tool asks a question, so each task
+parks in ``input_required``) over stdio, its tasks in SQLite under a fresh
+state directory; N ``tools/call`` one after another (the seconds per 1,000
+creations, each thousand apart), then the server's CPU while idle
+(``/proc/PID/stat``, user + system, over ``--idle`` seconds). ``--src DIR``
+serves another tree's ``wiremcp`` (the figure before a change).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -98,13 +110,83 @@ async def server_round(kind: str, directory: Path, creates: int, polls: int) -> 
         await server.tasks.aclose()
 
 
+WAITING_SERVER = """
+import wiremcp
+from wiremcp import Context
+
+server = wiremcp.Server("waiting", version="1")
+
+
+@server.tool(task="always")
+async def gate(ctx: Context) -> str:
+    await ctx.elicit("Go on?", {"type": "object", "properties": {"ok": {"type": "boolean"}}}, key="ok")
+    return "done"
+"""
+
+
+#: A client that can answer questions (elicitation): a task's question parks it in input_required.
+ASKING = {**META, "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}, "elicitation": {}}}
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def waiting(n: int, idle: float, src: Path) -> None:
+    """N waiting tasks on SQLite: seconds per 1,000 creations, then the idle server's CPU %."""
+    with tempfile.TemporaryDirectory(prefix="wiremcp-tasks-waiting-") as tmp:
+        (Path(tmp) / "server.py").write_text(WAITING_SERVER)
+        env = {**os.environ, "XDG_STATE_HOME": tmp, "PYTHONPATH": str(src)}
+        proc = subprocess.Popen([sys.executable, "-m", "wiremcp", "run", str(Path(tmp) / "server.py")],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            per_thousand = []
+            start = time.perf_counter()
+            for i in range(1, n + 1):
+                call = {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "gate", "arguments": {}, "_meta": ASKING}}
+                proc.stdin.write(json.dumps(call).encode() + b"\n")
+                proc.stdin.flush()
+                reply = json.loads(proc.stdout.readline())
+                assert reply.get("result", {}).get("resultType") == "task", reply
+                if i % 1000 == 0 or i == n:
+                    per_thousand.append((time.perf_counter() - start) * 1000 / (i - 1000 * len(per_thousand)))
+                    print(f"created {i}: {per_thousand[-1]:,.1f} s per 1,000", file=sys.stderr, flush=True)
+                    start = time.perf_counter()
+            time.sleep(min(idle, 3.0))  # the last tasks park
+            get = {"jsonrpc": "2.0", "id": 0, "method": "tasks/get", "params": {"taskId": reply["result"]["taskId"], "_meta": ASKING}}
+            proc.stdin.write(json.dumps(get).encode() + b"\n")
+            proc.stdin.flush()
+            last = json.loads(proc.stdout.readline())["result"]
+            assert last["status"] == "input_required", last  # waiting for input, as every task before it
+            cpu, wall = _cpu_seconds(proc.pid), time.perf_counter()
+            time.sleep(idle)
+            busy = (_cpu_seconds(proc.pid) - cpu) / (time.perf_counter() - wall) * 100
+        finally:
+            proc.kill()
+            proc.wait()
+    print(f"{n} tasks waiting for input, SQLite, wiremcp from {src}\n")
+    print("| | figure |")
+    print("|---|---:|")
+    for k, seconds in enumerate(per_thousand, 1):
+        print(f"| creation, thousand {k}: seconds per 1,000 | {seconds:,.1f} |")
+    print(f"| idle server CPU over {idle:g} s | {busy:.1f} % |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--creates", type=int, default=2000)
     parser.add_argument("--polls", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--tiny", action="store_true", help="50 tasks, 100 polls, 1 round")
+    parser.add_argument("--waiting", type=int, metavar="N", help="N tasks waiting for input in a real server (see above)")
+    parser.add_argument("--idle", type=float, default=10.0, help="--waiting: seconds the idle CPU is measured")
+    parser.add_argument("--src", type=Path, default=ROOT / "src", help="--waiting: the wiremcp tree the server runs")
     args = parser.parse_args()
+    if args.waiting:
+        waiting(args.waiting, args.idle, args.src)
+        return
     if args.tiny:
         args.creates, args.polls, args.rounds = 50, 100, 1
     rows = []

@@ -183,3 +183,33 @@ def test_two_processes_on_one_redis_see_each_others_tasks(redis_server: RedisSer
     finally:
         a.stop()
         b.stop()
+
+
+def test_the_task_cap_counts_in_redis_across_processes(redis_server: RedisServer):
+    """docs/limits.md, "Tasks": the live tasks are counted in Redis, so two workers share one cap (503 past it)."""
+    env = {"WIREMCP_REDIS_URL": redis_server.url, "WIREMCP_STATE_KEY": STATE_KEY, "WIREMCP_MAX_TASKS": "3"}
+    target = "tests/server/tasks/task_server.py"
+    a, b = Worker(target, env), Worker(target, env)
+
+    def start(port: int) -> tuple[int, str | None, dict[str, Any]]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                   "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "hang"}
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+        try:
+            body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "hang", "arguments": {}, "_meta": EXT}}
+            conn.request("POST", "/mcp", orjson.dumps(body), headers)
+            resp = conn.getresponse()
+            return resp.status, resp.getheader("retry-after"), orjson.loads(resp.read())
+        finally:
+            conn.close()
+
+    try:
+        held = [start(a.port)[2]["result"]["taskId"], start(a.port)[2]["result"]["taskId"], start(b.port)[2]["result"]["taskId"]]
+        status, retry, reply = start(b.port)
+        assert (status, retry, reply["error"]["code"]) == (503, "1", -32000), reply
+        assert start(a.port)[0] == 503
+        rpc(a.port, "tasks/cancel", {"taskId": held[2]})  # b's task, cancelled through a: its place is free
+        assert start(b.port)[0] == 200
+    finally:
+        a.stop()
+        b.stop()

@@ -81,6 +81,8 @@ NAMESPACES = {
         "reply_cancelled",
         "ServerBusy",
         "SERVER_BUSY",
+        "CallerBusy",
+        "CALLER_BUSY",
         "OutgoingRequests",
         "LegacySession",
         "DEFAULT_MAX_SESSION_SUBSCRIPTIONS",

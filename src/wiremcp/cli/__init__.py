@@ -147,6 +147,8 @@ def _main(argv: list[str] | None) -> int:
         metavar="BYTES",
         help="largest message accepted (default: 16 MiB); longer lines get a -32600 reply (HTTP: 413)",
     )
+    for flag, metavar, what in TASK_LIMIT_FLAGS:
+        run.add_argument(flag, type=int, default=None, metavar=metavar, help=what)
     http = run.add_argument_group("Streamable HTTP (needs the [http] extra)")
     http.add_argument("--http", action="store_true", help="serve Streamable HTTP instead of stdio")
     http.add_argument("--host", help="address to bind (default: 127.0.0.1)")
@@ -202,7 +204,9 @@ def _main(argv: list[str] | None) -> int:
 
     args = parser.parse_args(argv)
     if args.command == "run":
-        from ._run import run_target
+        from ._run import export_task_limits, run_target
+
+        export_task_limits(args)
 
         if not args.http:
             given = [f"--{name.replace('_', '-')}" for name in _HTTP_ONLY if getattr(args, name) is not None]
@@ -269,6 +273,12 @@ def _main(argv: list[str] | None) -> int:
     raise AssertionError(args.command)  # pragma: no cover
 
 
+#: ``wiremcp run`` flags of the task caps (docs/limits.md); each becomes its ``WIREMCP_*`` setting (`_run`).
+TASK_LIMIT_FLAGS = (
+    ("--max-tasks", "N", "live tasks the task store keeps; past it a new task gets -32000 (HTTP 503) (default: 10000)"),
+    ("--max-tasks-per-owner", "N", "live tasks one caller may hold; past it -32000 (HTTP 429) (default: 1000)"),
+    ("--task-max-ttl", "MS", "longest TTL a task is kept, in ms; a longer requested TTL is clamped (default: 86400000)"),
+)
 #: ``run`` options that mean something only with ``--http``.
 _HTTP_ONLY = ("host", "port", "path", "allow_host", "allow_origin", "metrics", "legacy_sse", *CAP_OPTIONS)
 

@@ -101,6 +101,17 @@ def address_problem(host: str, port: int) -> str | None:
     return None
 
 
+#: The ``wiremcp run`` task caps and the settings they become (`Server` reads them when built).
+TASK_LIMIT_ENV = {"max_tasks": "WIREMCP_MAX_TASKS", "max_tasks_per_owner": "WIREMCP_MAX_OWNER_TASKS", "task_max_ttl": "WIREMCP_TASK_MAX_TTL_MS"}
+
+
+def export_task_limits(args: Any) -> None:
+    """``--max-tasks``, ``--max-tasks-per-owner``, ``--task-max-ttl``: set their variables (workers inherit them)."""
+    for name, variable in TASK_LIMIT_ENV.items():
+        if getattr(args, name, None) is not None:
+            os.environ[variable] = str(getattr(args, name))
+
+
 def run_target(
     target: str,
     transport: Literal["stdio", "http"] = "stdio",

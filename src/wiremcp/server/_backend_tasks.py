@@ -12,7 +12,17 @@ Layout (``{p}`` is the backend's prefix):
   by creation time (``tasks/list``; the owner is ``-`` without auth);
 * ``{p}:tasks:expiry``: a sorted set of the ids with a TTL, scored by when
   it elapses (`list_expired`);
-* ``{p}:tasks:worker:{worker}``: the set of the ids a worker runs (`renew`).
+* ``{p}:tasks:worker:{worker}``: the set of the ids a worker runs (`renew`);
+* ``{p}:tasks:live`` and ``{p}:tasks:live:owner:{owner}``: sorted sets of the
+  live tasks (all; one owner's), scored by when each stops being live (its
+  TTL's end or its lease's, the sooner): `create_capped` drops those past,
+  counts the rest and creates, in one Lua script (the caps of `_limits`);
+  `renew` moves the scores on, `finish` and `delete` remove the id;
+* ``{p}:tasks:answered:{worker}``: the ids of that worker's tasks holding
+  answers it has not taken: `answer` adds the id after storing the answers,
+  `take_responses` removes it before taking them (so an answer stored in
+  between is flagged again, never lost); `answered` is one ``SMEMBERS``,
+  the worker's one look per second for all its waiting tasks (`_sweep`).
 
 Rules:
 
@@ -51,6 +61,33 @@ __all__ = ["RedisTaskStore"]
 #: Transactions run again at most this often when other workers keep changing the record.
 _RETRIES = 50
 
+#: `create_capped`: KEYS task, live, owner-live (or ""), owner index, expiry, worker set;
+#: ARGV now, per-owner cap (-1: none), total cap, id, data, created_at, live score, expires ("": none), worker ("": none).
+#: Returns {0} created, {1, held} the owner's cap, {2, held} the server's, {3} a duplicate id.
+_CREATE_CAPPED = """
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[1])
+if tonumber(ARGV[2]) >= 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[1])
+  local held = redis.call('ZCARD', KEYS[3])
+  if held >= tonumber(ARGV[2]) then return {1, held} end
+end
+local held = redis.call('ZCARD', KEYS[2])
+if held >= tonumber(ARGV[3]) then return {2, held} end
+if not redis.call('SET', KEYS[1], ARGV[5], 'NX') then return {3} end
+redis.call('ZADD', KEYS[4], 'NX', ARGV[6], ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[7], ARGV[4])
+if tonumber(ARGV[2]) >= 0 then redis.call('ZADD', KEYS[3], ARGV[7], ARGV[4]) end
+if ARGV[8] ~= '' then redis.call('ZADD', KEYS[5], 'NX', ARGV[8], ARGV[4]) end
+if ARGV[9] ~= '' then redis.call('SADD', KEYS[6], ARGV[4]) end
+return {0}
+"""
+
+
+def _live_score(record: TaskRecord) -> float:
+    """When the task stops being live: its TTL's end or its lease's, the sooner (inf: neither)."""
+    ends = [t for t in (record.expires_at(), record.lease_until) if t is not None]
+    return min(ends) if ends else float("inf")
+
 
 class RedisTaskStore:
     """A `TaskStore` in Redis: ``RedisTaskStore(backend)`` shares the backend's connection."""
@@ -78,6 +115,23 @@ class RedisTaskStore:
 
     def _owner_key(self, owner: str | None) -> str:
         return f"{self.prefix}:tasks:owner:{'-' if owner is None else 'o:' + owner}"
+
+    def _live_key(self, owner: str | None = None, *, total: bool = False) -> str:
+        return f"{self.prefix}:tasks:live" if total else f"{self.prefix}:tasks:live:owner:{'-' if owner is None else 'o:' + owner}"
+
+    async def _not_live(self, record: TaskRecord | None) -> None:
+        """A task that became terminal leaves the live sets (else it leaves them when its score passes)."""
+        if record is None or not record.terminal:
+            return
+        task_id, keys = record.task_id, (self._live_key(total=True), self._live_key(record.owner))
+
+        async def work(client: redis.asyncio.Redis) -> None:
+            async with client.pipeline(transaction=False) as pipe:
+                for key in keys:
+                    pipe.zrem(key, task_id)
+                await pipe.execute()
+
+        await self._call(work)
 
     async def _call(self, work: Callable[[redis.asyncio.Redis], Awaitable[Any]]) -> Any:
         import redis.exceptions
@@ -132,10 +186,35 @@ class RedisTaskStore:
                     pipe.zadd(f"{self.prefix}:tasks:expiry", {record.task_id: expires}, nx=True)
                 if record.worker is not None:
                     pipe.sadd(f"{self.prefix}:tasks:worker:{record.worker}", record.task_id)
+                if not record.terminal:
+                    pipe.zadd(self._live_key(total=True), {record.task_id: _live_score(record)})
+                    pipe.zadd(self._live_key(record.owner), {record.task_id: _live_score(record)})
                 done = await pipe.execute()
             return bool(done[0])
 
         if not await self._call(work):
+            raise TaskStoreError(f"a task with id {record.task_id!r} already exists")
+
+    async def create_capped(self, record: TaskRecord, *, per_owner: int | None, total: int, now: float) -> None:
+        """`create` unless a cap on live tasks is reached (`_limits.TaskCapReached`): one Lua script, atomic."""
+        from ._tasks._limits import TaskCapReached
+
+        expires = record.expires_at()
+        keys = [
+            self._key(record.task_id), self._live_key(total=True), self._live_key(record.owner),
+            self._owner_key(record.owner), f"{self.prefix}:tasks:expiry", f"{self.prefix}:tasks:worker:{record.worker}",
+        ]
+        args: list[Any] = [
+            repr(now), -1 if per_owner is None else per_owner, total, record.task_id, orjson.dumps(record_to_json(record)),
+            repr(record.created_at), repr(_live_score(record)), "" if expires is None else repr(expires), record.worker or "",
+        ]
+        outcome = await self._call(lambda client: client.eval(_CREATE_CAPPED, len(keys), *keys, *args))
+        verdict = int(outcome[0])
+        if verdict == 1:
+            raise TaskCapReached("owner", int(outcome[1]), per_owner or 0)
+        if verdict == 2:
+            raise TaskCapReached("server", int(outcome[1]), total)
+        if verdict == 3:
             raise TaskStoreError(f"a task with id {record.task_id!r} already exists")
 
     async def get(self, task_id: str) -> TaskRecord | None:
@@ -171,7 +250,9 @@ class RedisTaskStore:
             if record.status not in TERMINAL:
                 apply_finish(record, status, now, message, result, error)
 
-        return (await self._update(task_id, change))[0]
+        record = (await self._update(task_id, change))[0]
+        await self._not_live(record)
+        return record
 
     async def ask(self, task_id: str, requests: dict[str, Any], *, now: float, message: str | None = None) -> TaskRecord | None:
         """Add ``requests`` to the outstanding ones and go to ``input_required``, unless terminal; in one
@@ -187,9 +268,18 @@ class RedisTaskStore:
             if record.status not in TERMINAL:
                 apply_answers(record, responses, now)
 
-        return (await self._update(task_id, change))[0]
+        record = (await self._update(task_id, change))[0]
+        if record is not None and record.input_responses and record.worker is not None:  # flagged after: see the layout
+            flag = f"{self.prefix}:tasks:answered:{record.worker}"
+            await self._call(lambda client: client.sadd(flag, task_id))
+        return record
 
     async def take_responses(self, task_id: str) -> dict[str, Any]:
+        worker = await self._call(lambda client: client.get(self._key(task_id)))
+        if worker is not None:  # unflagged before taking: an answer stored meanwhile flags it again
+            flag = f"{self.prefix}:tasks:answered:{record_from_json(orjson.loads(worker)).worker}"
+            await self._call(lambda client: client.srem(flag, task_id))
+
         def change(record: TaskRecord) -> dict[str, Any]:
             taken, record.input_responses = record.input_responses, {}
             return taken
@@ -209,6 +299,24 @@ class RedisTaskStore:
             found, _ = await self._update(task_id, change)
             if found is None or found.terminal:
                 await self._call(lambda client: client.srem(f"{self.prefix}:tasks:worker:{worker}", task_id))
+            else:  # still live: its place in the live sets lasts as long as the new lease
+                score = {task_id: _live_score(found)}
+                await self._call(lambda client: client.zadd(self._live_key(total=True), score, xx=True))
+                await self._call(lambda client: client.zadd(self._live_key(found.owner), score, xx=True))
+
+    async def answered(self, worker: str) -> list[str]:
+        """The ids of ``worker``'s tasks holding answers it has not taken (one ``SMEMBERS`` for all its waiters)."""
+        ids = await self._call(lambda client: client.smembers(f"{self.prefix}:tasks:answered:{worker}"))
+        return [_text(i) for i in ids]
+
+    async def live(self, worker: str) -> dict[str, float | None]:
+        """``worker``'s non-terminal tasks: id -> when its TTL elapses (None: never)."""
+        ids = [_text(i) for i in await self._call(lambda client: client.smembers(f"{self.prefix}:tasks:worker:{worker}"))]
+        if not ids:
+            return {}
+        found = await self._call(lambda client: client.mget([self._key(i) for i in ids]))
+        records = [record_from_json(orjson.loads(raw)) for raw in found if raw is not None]
+        return {r.task_id: r.expires_at() for r in records if not r.terminal}
 
     async def list_expired(self, now: float) -> list[str]:
         ids = await self._call(lambda client: client.zrangebyscore(f"{self.prefix}:tasks:expiry", "-inf", now))
@@ -221,7 +329,9 @@ class RedisTaskStore:
             async with client.pipeline(transaction=True) as pipe:
                 pipe.delete(self._key(task_id))
                 pipe.zrem(f"{self.prefix}:tasks:expiry", task_id)
+                pipe.zrem(self._live_key(total=True), task_id)
                 if record is not None:
+                    pipe.zrem(self._live_key(record.owner), task_id)
                     pipe.zrem(self._owner_key(record.owner), task_id)
                     if record.worker is not None:
                         pipe.srem(f"{self.prefix}:tasks:worker:{record.worker}", task_id)

@@ -4,7 +4,8 @@ Every transport calls `reply_ok` / `reply_failed` (or `settle` for an
 awaitable), directly or through `Call`; nothing else turns an exception into
 a wire error. A reply is ``(line, code)``: the encoded response, newline
 included, and the JSON-RPC error code it carries (``None`` for a result), from
-which HTTP picks its status. A
+which HTTP picks its status (`CallerBusy` is -32000 on the wire and
+`CALLER_BUSY` here: HTTP answers 429 rather than 503). A
 `JSONRPCError` keeps its code, message and data; any other exception is
 logged with its traceback and answered with -32603 and a generic message
 (internal details stay in the server's log). A result that cannot be encoded
@@ -28,7 +29,7 @@ from ..jsonrpc import INTERNAL_ERROR, JSONRPCError, LocalProtocolError, encode_e
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["Reply", "reply_ok", "reply_failed", "reply_cancelled", "settle", "error_object", "ServerBusy", "SERVER_BUSY"]
+__all__ = ["Reply", "reply_ok", "reply_failed", "reply_cancelled", "settle", "error_object", "ServerBusy", "SERVER_BUSY", "CallerBusy", "CALLER_BUSY"]
 
 log = logging.getLogger("wiremcp.server")
 
@@ -46,6 +47,15 @@ class ServerBusy(JSONRPCError):
     """
 
     code = SERVER_BUSY
+
+
+#: The reply code (`Reply`'s second item) of `CallerBusy`: never on the wire, where it is -32000;
+#: it tells HTTP that the cap reached is the caller's own share (429), not the server's (503).
+CALLER_BUSY = SERVER_BUSY - 0x10000
+
+
+class CallerBusy(ServerBusy):
+    """The caller holds its share of a cap (its live tasks): -32000 on the wire, HTTP 429 with ``Retry-After``."""
 
 
 def error_object(exc: BaseException) -> dict[str, Any]:
@@ -71,11 +81,12 @@ def reply_ok(id: Any, result: Any) -> Reply:
 def reply_failed(id: Any, exc: BaseException) -> tuple[bytes, int]:
     """``(line, code)`` for a failure."""
     error = error_object(exc)
+    code = CALLER_BUSY if isinstance(exc, CallerBusy) else error["code"]
     try:
-        return encode_error(id, error, line=True), error["code"]
+        return encode_error(id, error, line=True), code
     except LocalProtocolError:  # unencodable data: keep code and message
         error = {"code": error["code"], "message": str(error.get("message"))}
-        return encode_error(id, error, line=True), error["code"]
+        return encode_error(id, error, line=True), code
 
 
 def reply_cancelled(id: Any, exc: asyncio.CancelledError) -> Reply:

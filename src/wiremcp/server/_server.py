@@ -134,6 +134,9 @@ class Server:
         task_store: TaskStore | Callable[[], TaskStore] | None = None,
         task_ttl_ms: int | None = None,
         task_poll_interval_ms: int | None = None,
+        max_tasks: int | None = None,
+        max_tasks_per_owner: int | None = None,
+        task_max_ttl_ms: int | None = None,
         telemetry: bool | Mapping[str, Any] | None = None,
     ) -> None:
         # Settings: an argument wins, then a WIREMCP_* variable, then the default (see _settings).
@@ -238,9 +241,12 @@ class Server:
         self.tasks: Tasks | None = None
         self._task_options: dict[str, Any] = {
             "store": task_store if task_store is not None else default_task_store(self.backend),
-            # None: the default (`_tasks._modes`), filled in by `enable_tasks`, which imports the module.
+            # None: the default (`_tasks._modes`, `_tasks._limits`), when `enable_tasks` imports them.
             "ttl_ms": task_ttl_ms,
             "poll_interval_ms": task_poll_interval_ms,
+            "max_tasks": setting("max_tasks", max_tasks, None, int),
+            "max_tasks_per_owner": setting("max_tasks_per_owner", max_tasks_per_owner, None, int),
+            "max_ttl_ms": setting("task_max_ttl_ms", task_max_ttl_ms, None, int),
         }
         self._legacy_handlers: dict[str, Handler] = {}
         self._legacy_tool_defs: list[dict[str, Any]] | None = None
@@ -374,11 +380,8 @@ class Server:
         if self.tasks is None:
             from ._tasks._runtime import Tasks  # the runtime (and asyncio) only for a server with tasks
 
-            options = self._task_options
-            for key in ("ttl_ms", "poll_interval_ms"):
-                if options[key] is None:
-                    options[key] = _tasks_default(key)
-            tasks = self.tasks = Tasks(self, **options)
+            # An option left None takes the runtime's default (_tasks._modes, _tasks._limits).
+            tasks = self.tasks = Tasks(self, **{k: v for k, v in self._task_options.items() if v is not None})
             self.declare_extension(TASKS)
             self._handlers.update({"tasks/get": tasks.get, "tasks/update": tasks.update, "tasks/cancel": tasks.cancel})
             self._legacy_handlers.update({"tasks/result": tasks.result, "tasks/list": tasks.list_tasks})
@@ -1240,12 +1243,6 @@ def _sqlite_store() -> TaskStore:
     from ._tasks._sqlite import SQLiteTaskStore
 
     return SQLiteTaskStore()
-
-
-def _tasks_default(name: str) -> int | None:
-    from ._tasks._modes import DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS
-
-    return {"ttl_ms": DEFAULT_TASK_TTL_MS, "poll_interval_ms": DEFAULT_POLL_INTERVAL_MS}[name]
 
 
 def _legacy_definition(tool: Tool) -> dict[str, Any]:

@@ -28,6 +28,9 @@ argument                       variable                      default    what
 ``legacy_log_level``           ``WIREMCP_LEGACY_LOG_LEVEL``  debug      log messages a legacy session gets before
                                                                         ``logging/setLevel``; ``off``: none
 ``shutdown_grace``             ``WIREMCP_SHUTDOWN_GRACE``    5          seconds requests get to finish on shutdown
+``max_tasks``                  ``WIREMCP_MAX_TASKS``         10000      live tasks in the store (docs/limits.md)
+``max_tasks_per_owner``        ``WIREMCP_MAX_OWNER_TASKS``   1000       live tasks of one owner
+``task_max_ttl_ms``            ``WIREMCP_TASK_MAX_TTL_MS``   86400000   longest TTL a task is kept
 =============================  ============================  =========  =============================================
 
 The same table, with an example, is in docs/server.md ("Settings"). The HTTP
@@ -75,6 +78,9 @@ ENV = {
     "legacy": "WIREMCP_LEGACY",
     "legacy_log_level": "WIREMCP_LEGACY_LOG_LEVEL",
     "shutdown_grace": "WIREMCP_SHUTDOWN_GRACE",
+    "max_tasks": "WIREMCP_MAX_TASKS",
+    "max_tasks_per_owner": "WIREMCP_MAX_OWNER_TASKS",
+    "task_max_ttl_ms": "WIREMCP_TASK_MAX_TTL_MS",
 }
 
 #: Worker threads for synchronous handlers, as anyio (FastMCP, the official SDK) defaults to.

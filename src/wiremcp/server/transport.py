@@ -20,7 +20,9 @@ A server author needs none of it: `wiremcp.server` is their API.
   `reply_cancelled`: the only place where a handler's outcome, exceptions
   included, becomes a reply: a `Reply`, ``(line, code)``, the encoded
   response and the JSON-RPC error code from which HTTP picks its status.
-  `ServerBusy` (code `SERVER_BUSY`) refuses work over a cap.
+  `ServerBusy` (code `SERVER_BUSY`, HTTP 503) refuses work over a cap of
+  the server, `CallerBusy` (code `CALLER_BUSY`, HTTP 429) work over the
+  caller's share of one.
 * `OutgoingRequests`: the server's requests to its peer (elicitation,
   sampling, roots in a legacy session) and their answers, on
   `wiremcp.jsonrpc.PendingRequests`; an error answer raises
@@ -51,7 +53,17 @@ if TYPE_CHECKING:
     from ._legacy import DEFAULT_MAX_SESSION_SUBSCRIPTIONS, DEFAULT_MAX_SUBSCRIPTION_URI, LegacySession
     from ._lifespan import DEFAULT_SHUTDOWN_GRACE, drain
     from ._outgoing import OutgoingRequests
-    from ._reply import SERVER_BUSY, Reply, ServerBusy, reply_cancelled, reply_failed, reply_ok, settle
+    from ._reply import (
+        CALLER_BUSY,
+        SERVER_BUSY,
+        CallerBusy,
+        Reply,
+        ServerBusy,
+        reply_cancelled,
+        reply_failed,
+        reply_ok,
+        settle,
+    )
     from ._workers import Workers
 else:
     from ._lazy import lazy_names
@@ -68,7 +80,8 @@ else:
             **dict.fromkeys(("DEFAULT_SHUTDOWN_GRACE", "drain"), "_lifespan"),
             "OutgoingRequests": "_outgoing",
             **dict.fromkeys(
-                ("SERVER_BUSY", "Reply", "ServerBusy", "reply_cancelled", "reply_failed", "reply_ok", "settle"), "_reply"
+                ("CALLER_BUSY", "SERVER_BUSY", "CallerBusy", "Reply", "ServerBusy", "reply_cancelled", "reply_failed", "reply_ok", "settle"),
+                "_reply",
             ),
             "Workers": "_workers",
         },
@@ -90,6 +103,8 @@ __all__ = [
     "reply_cancelled",
     "ServerBusy",
     "SERVER_BUSY",
+    "CallerBusy",
+    "CALLER_BUSY",
     "OutgoingRequests",
     "LegacySession",
     "DEFAULT_MAX_SESSION_SUBSCRIPTIONS",

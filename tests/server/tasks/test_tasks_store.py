@@ -172,6 +172,94 @@ def test_renew_and_list_by_owner(kind, tmp_path):
     run(kind, tmp_path, body)
 
 
+@pytest.mark.parametrize("kind", STORES)
+def test_create_capped_counts_the_live_tasks_in_the_store(kind, tmp_path):
+    """The caps of _limits: live = not terminal, TTL not elapsed, lease holding; counted per owner and in all."""
+    from wiremcp.server._tasks._limits import TaskCapReached
+
+    async def body(store):
+        now = T0 + 10
+        live = dict(worker="w1", lease_until=now + 30)
+        await store.create_capped(record("a1", owner="alice", **live), per_owner=2, total=4, now=now)
+        await store.create_capped(record("a2", owner="alice", **live), per_owner=2, total=4, now=now)
+        with pytest.raises(TaskCapReached) as refused:
+            await store.create_capped(record("a3", owner="alice", **live), per_owner=2, total=4, now=now)
+        assert (refused.value.scope, refused.value.held, refused.value.limit) == ("owner", 2, 2)
+        assert await store.get("a3") is None
+        await store.create_capped(record("b1", owner="bob", **live), per_owner=2, total=4, now=now)
+        await store.create_capped(record("n1", owner=None, **live), per_owner=None, total=4, now=now)
+        with pytest.raises(TaskCapReached) as refused:
+            await store.create_capped(record("b2", owner="bob", **live), per_owner=2, total=4, now=now)
+        assert (refused.value.scope, refused.value.held, refused.value.limit) == ("server", 4, 4)
+        # Not live any more: finished, TTL elapsed, worker's lease lapsed. Each frees its place.
+        await store.finish("a1", "completed", now=now, result={"content": []})
+        await store.create_capped(record("a3", owner="alice", **live), per_owner=2, total=4, now=now)
+        await store.create(record("old", owner="bob", worker="w1", lease_until=now + 30, ttl_ms=1_000))
+        await store.create(record("dead", owner="bob", worker="w0", lease_until=now - 1))
+        await store.delete("b1")
+        await store.create_capped(record("b2", owner="bob", **live), per_owner=2, total=4, now=now)
+        with pytest.raises(TaskCapReached):
+            await store.create_capped(record("b3", owner="bob", **live), per_owner=5, total=4, now=now)
+        with pytest.raises(TaskStoreError):
+            await store.create_capped(record("a2", owner="alice", **live), per_owner=9, total=9, now=now)
+
+    run(kind, tmp_path, body)
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_answered_and_live_are_one_look_for_all_of_a_workers_tasks(kind, tmp_path):
+    """_sweep: which of a worker's tasks hold answers not taken; which are still live, and until when."""
+    async def body(store):
+        asked = {"k": {"method": "elicitation/create", "params": {}}}
+        for task_id, worker in (("x", "w1"), ("y", "w1"), ("z", "w2")):
+            await store.create(record(task_id, worker=worker, lease_until=T0 + 30))
+            await store.ask(task_id, asked, now=T0)
+        assert await store.answered("w1") == []
+        await store.answer("y", {"k": {"action": "accept"}}, now=T0)
+        await store.answer("z", {"k": {"action": "accept"}}, now=T0)
+        assert await store.answered("w1") == ["y"] and await store.answered("w2") == ["z"]
+        assert await store.take_responses("y") == {"k": {"action": "accept"}}
+        assert await store.answered("w1") == []
+        assert await store.live("w1") == {"x": T0 + 60, "y": T0 + 60}
+        await store.finish("x", "cancelled", now=T0)
+        assert await store.live("w1") == {"y": T0 + 60}
+        await store.renew("w1", T0 + 90)
+        assert (await store.get("y")).lease_until == T0 + 90
+        assert (await store.get("y")).input_requests == {} and (await store.get("y")).status == "working"
+
+    run(kind, tmp_path, body)
+
+
+def test_an_sqlite_file_from_before_the_caps_is_migrated(tmp_path):
+    """A file written without the lease/answered columns gets them, filled from each record, when opened."""
+    import json
+    import sqlite3
+
+    from wiremcp.server.tasks import SQLiteTaskStore
+
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript(
+        "CREATE TABLE tasks (task_id TEXT PRIMARY KEY, owner TEXT, created_at REAL NOT NULL, expires_at REAL,"
+        " status TEXT NOT NULL, worker TEXT, data TEXT NOT NULL);"
+    )
+    old = record("old", worker="w1", lease_until=T0 + 30, input_responses={"k": {"action": "accept"}})
+    db.execute("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?)",
+               ("old", None, T0, T0 + 60, "working", "w1", json.dumps(old.to_json())))
+    db.commit()
+    db.close()
+
+    async def main() -> None:
+        store = SQLiteTaskStore(path)
+        try:
+            assert await store.answered("w1") == ["old"]
+            assert await store.get("old") == old
+        finally:
+            await store.close()
+
+    asyncio.run(main())
+
+
 @pytest.mark.slow
 def test_the_tasks_bench_runs(tmp_path):
     """bench/tasks_bench.py --tiny completes and prints its table (no timing asserted)."""

@@ -3,7 +3,8 @@
 Each method runs without awaiting anything, so on one event loop it is
 atomic by construction: the first terminal transition wins (`finish`),
 `answer` moves answers and drops keys in one step, and `ask` adds questions
-to those still outstanding in one step. Records are copied in
+to those still outstanding in one step; `create_capped` counts the live
+tasks and creates in one step too. Records are copied in
 and out, so a caller's changes to a record never reach the store.
 """
 
@@ -27,6 +28,19 @@ class MemoryTaskStore:
         if record.task_id in self._tasks:
             raise TaskStoreError(f"a task with id {record.task_id!r} already exists")
         self._tasks[record.task_id] = record.copy()
+
+    async def create_capped(self, record: TaskRecord, *, per_owner: int | None, total: int, now: float) -> None:
+        """`create` unless a cap on live tasks is reached (`_limits.TaskCapReached`); count and create in one step."""
+        from ._limits import TaskCapReached
+
+        live = [r for r in self._tasks.values() if is_live(r, now)]
+        if per_owner is not None:
+            held = sum(1 for r in live if r.owner == record.owner)
+            if held >= per_owner:
+                raise TaskCapReached("owner", held, per_owner)
+        if len(live) >= total:
+            raise TaskCapReached("server", len(live), total)
+        await self.create(record)
 
     async def get(self, task_id: str) -> TaskRecord | None:
         """A copy of the record of ``task_id``, or None when there is no such task."""
@@ -100,6 +114,14 @@ class MemoryTaskStore:
             if record.worker == worker and record.status not in TERMINAL:
                 record.lease_until = lease_until
 
+    async def answered(self, worker: str) -> list[str]:
+        """The ids of ``worker``'s live tasks holding answers it has not taken (one look for all its waiters)."""
+        return [r.task_id for r in self._tasks.values() if r.worker == worker and r.input_responses and r.status not in TERMINAL]
+
+    async def live(self, worker: str) -> dict[str, float | None]:
+        """``worker``'s non-terminal tasks: id -> when its TTL elapses (None: never)."""
+        return {r.task_id: r.expires_at() for r in self._tasks.values() if r.worker == worker and r.status not in TERMINAL}
+
     async def list_expired(self, now: float) -> list[str]:
         """The ids of the tasks whose TTL has fully elapsed at ``now``."""
         return [r.task_id for r in self._tasks.values() if r.expired(now)]
@@ -124,6 +146,12 @@ class MemoryTaskStore:
 
     def __len__(self) -> int:
         return len(self._tasks)
+
+
+def is_live(record: TaskRecord, now: float) -> bool:
+    """Counted against the task caps: not terminal, TTL not elapsed, its worker's lease holding."""
+    lease = record.lease_until
+    return record.status not in TERMINAL and not record.expired(now) and (lease is None or lease >= now)
 
 
 def apply_status(

@@ -16,6 +16,11 @@ Rules it keeps (extensions/tasks/tasks.md; 2025-11-25 basic/utilities/tasks.mdx)
 * **durable before the reply.** ``CreateTaskResult`` is sent only after the
   store's ``create`` returned, so an immediate ``tasks/get`` finds it; a
   store that fails is -32603 with its message and no task.
+* **caps.** A task is created only within the caps on live tasks (per
+  owner: -32000, HTTP 429; per server: -32000, HTTP 503), counted in the
+  store as it is created, and with a TTL no longer than the maximum
+  (`_limits`); a task waiting for input never reads the store on a timer
+  of its own (`_sweep`: one look per worker).
 * **input first, then the task.** Declared inputs (``Annotated[T,
   Elicit(...)]``) are gathered by multi round-trip requests on the
   ``tools/call`` itself, before the task exists (tasks.md: SHOULD resolve
@@ -71,7 +76,10 @@ from .._authorization import caller, check_task, task_visible
 from .._context import InsufficientScope
 from ._memory import MemoryTaskStore
 from ._modes import DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS, TaskMode, check_task_mode
-from ._store import TaskRecord, TaskStore, TaskStoreError, add_input_requests
+from ._limits import TaskCapReached, TaskLimits, create_within, granted_ttl
+from ._store import TaskRecord, TaskStore, TaskStoreError
+from ._sweep import AnswerSweep, overdue
+from ._waiting import LegacyTaskInputs, TaskInputs
 from ._wire import RELATED_TASK, legacy_task, modern_detailed, modern_task
 
 if TYPE_CHECKING:
@@ -94,13 +102,9 @@ __all__ = [
 
 log = logging.getLogger("wiremcp.tasks")
 
-#: The longest TTL a 2025-11-25 request may ask for (receivers MAY override the requested ttl).
-MAX_REQUESTED_TTL_MS = 7 * 24 * 3_600_000
 #: Seconds a worker's lease on its running tasks lasts; renewed every `HEARTBEAT_SECONDS`.
 LEASE_SECONDS = 30.0
 HEARTBEAT_SECONDS = 10.0
-#: Seconds a task waiting for input re-reads the store for answers given to another worker.
-ANSWER_POLL_SECONDS = 1.0
 #: Seconds an expired task is still remembered, to say "expired" rather than "not found".
 EXPIRED_GRACE_SECONDS = 3_600.0
 #: Seconds between two sweeps of expired tasks.
@@ -139,102 +143,6 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-class _TaskInputs:
-    """The task's stand-in for a session: ``ctx.ask`` parks the task until ``tasks/update`` answers."""
-
-    def __init__(self, tasks: Tasks, task_id: str) -> None:
-        self.tasks = tasks
-        self.task_id = task_id
-        self.id = None
-        self._used: set[str] = set()
-        self._outstanding: dict[str, Any] = {}
-        self._answers: dict[str, Any] = {}
-        self._lock = asyncio.Lock()
-        self._asking = 0
-
-    @property
-    def waiting(self) -> bool:
-        return self._asking > 0
-
-    async def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        self._asking += 1
-        try:
-            return await self._ask(requests)
-        finally:
-            self._asking -= 1
-
-    async def _ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        wire: dict[str, str] = {}
-        for key in requests:
-            unique, n = key, 1
-            while unique in self._used:  # tasks.md: a key is never reused over a task's life
-                n += 1
-                unique = f"{key}-{n}"
-            self._used.add(unique)
-            wire[unique] = key
-        store = await self.tasks.ready()
-        asked = {unique: requests[key] for unique, key in wire.items()}
-        async with self._lock:
-            await self._absorb(store)
-            self._outstanding.update(asked)
-            # Only the new keys go to the store, added to what is outstanding there in one step:
-            # a key answered meanwhile (tasks/update on another process) is never shown again.
-            record = await add_input_requests(
-                store, self.task_id, asked, now=time.time(), message="Waiting for input from the client"
-            )
-        if record is not None:
-            self.tasks.publish(record)
-        while not all(unique in self._answers for unique in wire):
-            await self.tasks.wait_for_answers(self.task_id)
-            async with self._lock:
-                await self._absorb(store)
-        return {key: self._answers.pop(unique) for unique, key in wire.items()}
-
-    async def _absorb(self, store: TaskStore) -> None:
-        taken = await store.take_responses(self.task_id)
-        for key, value in taken.items():
-            if key in self._outstanding:
-                del self._outstanding[key]
-                self._answers[key] = value
-        if taken:
-            record = await store.get(self.task_id)
-            if record is not None:
-                self.tasks.publish(record)
-
-    def close_sse_stream(self, request_id: Any, retry_ms: int | None = None) -> bool:
-        return False
-
-
-class _LegacyTaskInputs:
-    """A 2025-11-25 task's questions: real requests on its session, the task ``input_required`` meanwhile."""
-
-    def __init__(self, tasks: Tasks, task_id: str, session: Any) -> None:
-        self.tasks = tasks
-        self.task_id = task_id
-        self.session = session
-        self.id = getattr(session, "id", None)
-        self.waiting = False
-
-    async def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        self.waiting = True
-        related = {RELATED_TASK: {"taskId": self.task_id}}
-        tagged = {}
-        for key, request in requests.items():
-            params = dict(request.get("params") or {})
-            params["_meta"] = {**(params.get("_meta") or {}), **related}
-            tagged[key] = {"method": request["method"], "params": params}
-        try:
-            await self.tasks.set_status(self.task_id, "input_required", "Waiting for input from the client", requests)
-            answers: dict[str, Any] = await self.session.ask(tagged)
-        finally:
-            self.waiting = False
-        await self.tasks.set_status(self.task_id, "working", None, {})
-        return answers
-
-    def close_sse_stream(self, request_id: Any, retry_ms: int | None = None) -> bool:
-        return False
-
-
 class Tasks:
     """One server's tasks: its store, the tasks running in this process, the ``tasks/*`` handlers."""
 
@@ -245,6 +153,9 @@ class Tasks:
         *,
         ttl_ms: int | None = DEFAULT_TASK_TTL_MS,
         poll_interval_ms: int | None = DEFAULT_POLL_INTERVAL_MS,
+        max_tasks: int | None = None,
+        max_tasks_per_owner: int | None = None,
+        max_ttl_ms: int | None = None,
     ) -> None:
         if ttl_ms is not None and (type(ttl_ms) is not int or ttl_ms <= 0):
             raise ValueError("task ttl_ms is a positive integer of milliseconds, or None for unlimited")
@@ -255,13 +166,17 @@ class Tasks:
         self._store: TaskStore | None = store if _is_store(store) else None  # type: ignore[assignment]  # _is_store: an instance, not a factory
         self.ttl_ms = ttl_ms
         self.poll_interval_ms = poll_interval_ms
+        #: The caps on live tasks and on their TTL (see _limits).
+        self.limits = TaskLimits.of(max_tasks, max_tasks_per_owner, max_ttl_ms)
         #: This process's worker id: ``host:pid:boot``.
         self.host = socket.gethostname()
         self.worker_id = f"{self.host}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._running: dict[str, asyncio.Task[None]] = {}
-        self._inputs: dict[str, _TaskInputs | _LegacyTaskInputs] = {}
+        self._inputs: dict[str, TaskInputs | LegacyTaskInputs] = {}
         self._cancelling: set[str] = set()
-        self._wakeups: dict[str, asyncio.Event] = {}
+        self._owners: dict[str, str | None] = {}
+        #: Wakes the tasks waiting for answers: one look at the store per worker (see _sweep).
+        self.answers = AnswerSweep(self.ready, self.worker_id)
         self._changed: dict[str, asyncio.Event] = {}
         self._watchers: set[Callable[[TaskRecord], None]] = set()
         self._legacy_notify: dict[str, Callable[[str, dict[str, Any]], None]] = {}
@@ -304,6 +219,7 @@ class Tasks:
             runner.cancel()
         if runners:
             await asyncio.gather(*runners, return_exceptions=True)
+        await self.answers.aclose()
         jobs = [job for job in (self._heartbeat, *self._background) if job is not None and not job.done()]
         self._heartbeat = None
         for job in jobs:
@@ -367,9 +283,7 @@ class Tasks:
                 return server._complete(problem)
             prepared = {**prepared, **gathered}
         legacy = meta.session is not None
-        ttl_ms = self.ttl_ms
-        if legacy and legacy_ttl is not None:
-            ttl_ms = min(legacy_ttl, MAX_REQUESTED_TTL_MS) or self.ttl_ms
+        ttl_ms = granted_ttl(legacy_ttl, self.ttl_ms, self.limits)  # the reply says the TTL granted
         now = time.time()
         record = TaskRecord(
             task_id=str(uuid.uuid4()),
@@ -387,18 +301,22 @@ class Tasks:
         )
         try:
             store = await self.ready()
-            await store.create(record)
+            await create_within(store, record, self.limits, list(self._owners.values()))
+        except TaskCapReached as exc:
+            log.warning("tasks: refused a task of %r: %s", tool.name, exc)
+            raise exc.refusal() from None
         except TaskStoreError as exc:
             raise InternalError(f"Internal error: the task could not be created: {exc}") from None
         task_id = record.task_id
-        inputs: _TaskInputs | _LegacyTaskInputs
+        self._owners[task_id] = record.owner
+        inputs: TaskInputs | LegacyTaskInputs
         if legacy:
-            inputs = _LegacyTaskInputs(self, task_id, meta.session)
+            inputs = LegacyTaskInputs(self, task_id, meta.session)
             notify = getattr(meta.session, "notify", None)
             if notify is not None:
                 self._legacy_notify[task_id] = notify
         else:
-            inputs = _TaskInputs(self, task_id)
+            inputs = TaskInputs(self, task_id)
         self._inputs[task_id] = inputs
         task_meta = RequestMeta(meta.protocol_version, meta.client_capabilities, meta.client_info, None, task_id, meta.raw)
         task_meta.session = inputs
@@ -448,7 +366,8 @@ class Tasks:
             self._running.pop(task_id, None)
             self._inputs.pop(task_id, None)
             self._cancelling.discard(task_id)
-            self._wakeups.pop(task_id, None)
+            self._owners.pop(task_id, None)
+            self.answers.forget(task_id)
 
     async def _finish(
         self,
@@ -550,14 +469,6 @@ class Tasks:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def wait_for_answers(self, task_id: str) -> None:
-        event = self._wakeups.setdefault(task_id, asyncio.Event())
-        try:
-            await asyncio.wait_for(event.wait(), ANSWER_POLL_SECONDS)
-        except asyncio.TimeoutError:
-            pass
-        event.clear()
-
     def _ensure_heartbeat(self) -> None:
         if self._heartbeat is None or self._heartbeat.done():
             self._heartbeat = asyncio.ensure_future(self._beat())
@@ -570,11 +481,12 @@ class Tasks:
             now = time.time()
             try:
                 await store.renew(self.worker_id, now + LEASE_SECONDS)
-                for task_id in list(self._running):
+                stop, expired = await overdue(store, self.worker_id, list(self._running), now)
+                for task_id in stop:
+                    self._stop(task_id)
+                for task_id in expired:
                     record = await store.get(task_id)
-                    if record is None or record.terminal:
-                        self._stop(task_id)
-                    elif record.expired(now):
+                    if record is not None:
                         await self._expire(record)
             except TaskStoreError as exc:
                 log.error("tasks: the heartbeat could not reach the task store: %s", exc)
@@ -709,9 +621,7 @@ class Tasks:
                 raise InternalError(f"Internal error: the task store failed: {exc}") from None
             if after is not None and after.input_requests != record.input_requests:
                 self.publish(after)
-            wake = self._wakeups.get(record.task_id)
-            if wake is not None:
-                wake.set()
+            self.answers.wake(record.task_id)
         return self.server._complete({"resultType": "complete"})
 
     async def cancel(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:

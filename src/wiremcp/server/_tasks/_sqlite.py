@@ -25,7 +25,12 @@ Rules it keeps:
   cause.
 
 The record is one JSON document per row, beside the columns the queries
-filter on (owner, creation time, expiry, worker, status).
+filter on (owner, creation time, expiry, worker, status, lease, whether it
+holds answers not taken); a file written before a column existed gets it
+when opened. ``create_capped`` counts the live tasks and inserts in one
+``BEGIN IMMEDIATE`` transaction; ``answered`` (the worker's one look per
+second for answers, `_sweep`) reads an index of the tasks holding answers,
+so its cost does not grow with the tasks waiting.
 """
 
 from __future__ import annotations
@@ -51,18 +56,30 @@ BUSY_TIMEOUT_MS = 5_000
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tasks (
-    task_id    TEXT PRIMARY KEY,
-    owner      TEXT,
-    created_at REAL NOT NULL,
-    expires_at REAL,
-    status     TEXT NOT NULL,
-    worker     TEXT,
-    data       TEXT NOT NULL
+    task_id     TEXT PRIMARY KEY,
+    owner       TEXT,
+    created_at  REAL NOT NULL,
+    expires_at  REAL,
+    status      TEXT NOT NULL,
+    worker      TEXT,
+    data        TEXT NOT NULL,
+    lease_until REAL,
+    answered    INTEGER NOT NULL DEFAULT 0
 );
+"""
+#: Columns added after the first files were written (`_migrate` adds them to an older file).
+_ADDED = {"lease_until": "REAL", "answered": "INTEGER NOT NULL DEFAULT 0"}
+_INDEXES = """
 CREATE INDEX IF NOT EXISTS tasks_expiry ON tasks (expires_at) WHERE expires_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tasks_owner ON tasks (owner, created_at, task_id);
 CREATE INDEX IF NOT EXISTS tasks_worker ON tasks (worker) WHERE status IN ('working', 'input_required');
+CREATE INDEX IF NOT EXISTS tasks_answered ON tasks (worker) WHERE answered = 1;
 """
+#: A live task (counted against the caps, `_limits`): not terminal, TTL not elapsed, lease holding.
+_LIVE = (
+    "status IN ('working', 'input_required') AND (expires_at IS NULL OR expires_at > :now) "
+    "AND (lease_until IS NULL OR lease_until >= :now)"
+)
 
 
 def default_task_db_path() -> Path:
@@ -102,6 +119,8 @@ class SQLiteTaskStore:
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             db.executescript(_SCHEMA)
+            _migrate(db)
+            db.executescript(_INDEXES)
             self._db = db
         return self._db
 
@@ -150,6 +169,32 @@ class SQLiteTaskStore:
                 _write(db, record, insert=True)
             except sqlite3.IntegrityError:
                 raise TaskStoreError(f"a task with id {record.task_id!r} already exists") from None
+
+        await self._run(fn)
+
+    async def create_capped(self, record: TaskRecord, *, per_owner: int | None, total: int, now: float) -> None:
+        """`create` unless a cap on live tasks is reached (`_limits.TaskCapReached`): counted and written in one
+        write transaction, so processes sharing the file cannot both take the last place."""
+        from ._limits import TaskCapReached
+
+        def fn(db: sqlite3.Connection) -> None:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if per_owner is not None:
+                    (held,) = db.execute(f"SELECT count(*) FROM tasks WHERE owner = :owner AND {_LIVE}", {"owner": record.owner, "now": now}).fetchone()
+                    if held >= per_owner:
+                        raise TaskCapReached("owner", held, per_owner)
+                (held,) = db.execute(f"SELECT count(*) FROM tasks WHERE {_LIVE}", {"now": now}).fetchone()
+                if held >= total:
+                    raise TaskCapReached("server", held, total)
+                _write(db, record, insert=True)
+                db.execute("COMMIT")
+            except sqlite3.IntegrityError:
+                db.execute("ROLLBACK")
+                raise TaskStoreError(f"a task with id {record.task_id!r} already exists") from None
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
 
         await self._run(fn)
 
@@ -222,23 +267,35 @@ class SQLiteTaskStore:
         return taken
 
     async def renew(self, worker: str, lease_until: float) -> None:
-        """Extend to ``lease_until`` the lease of every non-terminal task ``worker`` runs."""
-        def fn(db: sqlite3.Connection) -> None:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                rows = db.execute(
-                    "SELECT data FROM tasks WHERE worker = ? AND status IN ('working', 'input_required')", (worker,)
-                ).fetchall()
-                for (data,) in rows:
-                    record = record_from_json(json.loads(data))
-                    record.lease_until = lease_until
-                    _write(db, record, insert=False)
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
+        """Extend to ``lease_until`` the lease of every non-terminal task ``worker`` runs (one statement)."""
+        await self._run(
+            lambda db: db.execute(
+                "UPDATE tasks SET lease_until = :until, data = json_set(data, '$.lease_until', :until) "
+                "WHERE worker = :worker AND status IN ('working', 'input_required')",
+                {"until": lease_until, "worker": worker},
+            )
+            and None
+        )
 
-        await self._run(fn)
+    async def answered(self, worker: str) -> list[str]:
+        """The ids of ``worker``'s live tasks holding answers it has not taken: one query for all its waiters."""
+        def fn(db: sqlite3.Connection) -> list[str]:
+            rows = db.execute(
+                "SELECT task_id FROM tasks WHERE worker = ? AND answered = 1 AND status IN ('working', 'input_required')", (worker,)
+            ).fetchall()
+            return [r[0] for r in rows]
+
+        return await self._run(fn)
+
+    async def live(self, worker: str) -> dict[str, float | None]:
+        """``worker``'s non-terminal tasks: id -> when its TTL elapses (None: never)."""
+        def fn(db: sqlite3.Connection) -> dict[str, float | None]:
+            rows = db.execute(
+                "SELECT task_id, expires_at FROM tasks WHERE worker = ? AND status IN ('working', 'input_required')", (worker,)
+            ).fetchall()
+            return {r[0]: r[1] for r in rows}
+
+        return await self._run(fn)
 
     async def list_expired(self, now: float) -> list[str]:
         """The ids of the tasks whose TTL has fully elapsed at ``now``."""
@@ -289,16 +346,34 @@ class SQLiteTaskStore:
             thread.shutdown(wait=True)  # the thread is idle now: joining it takes no time
 
 
+def _migrate(db: sqlite3.Connection) -> None:
+    """Add the columns a file written by an older version lacks, filled from each record's JSON."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(tasks)")}
+    for column, kind in _ADDED.items():
+        if column not in have:
+            db.execute(f"ALTER TABLE tasks ADD COLUMN {column} {kind}")
+    if "lease_until" not in have or "answered" not in have:
+        db.execute(
+            "UPDATE tasks SET lease_until = json_extract(data, '$.lease_until'), "
+            "answered = (json_extract(data, '$.input_responses') <> '{}')"
+        )
+
+
 def _write(db: sqlite3.Connection, record: TaskRecord, *, insert: bool) -> None:
     data = json.dumps(record_to_json(record), separators=(",", ":"))
-    values = (record.owner, record.created_at, record.expires_at(), record.status, record.worker, data, record.task_id)
+    values = (
+        record.owner, record.created_at, record.expires_at(), record.status, record.worker, data,
+        record.lease_until, 1 if record.input_responses else 0, record.task_id,
+    )
     if insert:
         db.execute(
-            "INSERT INTO tasks (owner, created_at, expires_at, status, worker, data, task_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tasks (owner, created_at, expires_at, status, worker, data, lease_until, answered, task_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             values,
         )
     else:
         db.execute(
-            "UPDATE tasks SET owner = ?, created_at = ?, expires_at = ?, status = ?, worker = ?, data = ? WHERE task_id = ?",
+            "UPDATE tasks SET owner = ?, created_at = ?, expires_at = ?, status = ?, worker = ?, data = ?, "
+            "lease_until = ?, answered = ? WHERE task_id = ?",
             values,
         )

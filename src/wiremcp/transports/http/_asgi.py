@@ -9,7 +9,8 @@ Rules kept here:
 * the status of a JSON-RPC error is looked up by its code in one table,
   `STATUS_BY_CODE` (2026-07-28 streamable-http.mdx, "Protocol Version Header"
   and "Server Validation"; basic/index.mdx, "_meta"); codes not listed are
-  answered with 200; -32000 (`ServerBusy`, a cap is reached) is 503;
+  answered with 200; -32000 (`ServerBusy`, a cap is reached) is 503, or
+  429 for `CallerBusy` (the caller holds its share; `CALLER_BUSY`);
 * a 429 or 503 carries ``Retry-After`` (RFC 9110, 10.2.3): a cap is reached,
   and the client may try again later; a cap is never a 500.
 """
@@ -21,7 +22,7 @@ from typing import Any, Awaitable, Callable, MutableMapping
 
 from ...jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, encode_error
 from ...protocol.errors import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION
-from ...server.transport import SERVER_BUSY
+from ...server.transport import CALLER_BUSY, SERVER_BUSY
 
 __all__ = [
     "Scope",
@@ -58,6 +59,7 @@ STATUS_BY_CODE: dict[int, int] = {
     METHOD_NOT_FOUND: 404,  # streamable-http.mdx, "Protocol Version Header"
     INTERNAL_ERROR: 500,
     SERVER_BUSY: 503,  # a cap of the server is reached (ServerBusy): try again later
+    CALLER_BUSY: 429,  # -32000 on the wire: the caller holds its share of a cap (CallerBusy)
 }
 
 #: Seconds a refused client is told to wait (``Retry-After``) when a cap is reached (429, 503).

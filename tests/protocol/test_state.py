@@ -21,7 +21,7 @@ import wiremcp
 from wiremcp import Context
 from wiremcp.jsonrpc import INVALID_PARAMS, InvalidParams, Request
 from wiremcp.protocol.state import DEFAULT_MAX_STATE_SIZE, StateSealer, request_digest
-from wiremcp.server import current_auth
+from wiremcp.server.transport import current_auth
 
 KEY = "k" * 32
 DIGEST = request_digest("tools/call", ["greet", {}])

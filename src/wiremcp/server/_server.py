@@ -60,7 +60,7 @@ from ._pagination import paginate
 from ._pipeline import Pipeline, Stages
 
 if TYPE_CHECKING:
-    from ._plain_call import PlainCall, PlainEnvelope
+    from ._fused_call import FusedCall, FusedEnvelope
     from ._tasks import TaskStore
     from ._tasks._modes import TaskMode
     from ._tasks._runtime import Tasks
@@ -181,10 +181,10 @@ class Server:
         # Shared by every result; never mutated after this point.
         self._result_meta: dict[str, Any] | None = {SERVER_INFO: info} if server_info_in_results else None
         self._tools: dict[str, Tool] = {}
-        # The plain-call decoder and its refusal (`_plain_call`), loaded on the first `plain_call`.
-        self._decode_plain: Callable[[bytes], PlainEnvelope] | None = None
-        self._plain_refused: type[Exception] = Exception
-        self._plain_depth = 0
+        # The fused-call decoder and its refusal (`_fused_call`), loaded on the first `fused_call`.
+        self._decode_fused: Callable[[bytes], FusedEnvelope] | None = None
+        self._fused_refused: type[Exception] = Exception
+        self._fused_depth = 0
         self._tool_defs: list[dict[str, Any]] | None = None
         #: tools/list for clients without MCP Apps: without app-only tools (see _apps).
         self._model_tools = ModelTools()
@@ -449,7 +449,7 @@ class Server:
         """Declare the extension ``identifier`` (``vendor-prefix/name``) under ``capabilities.extensions``.
 
         ``settings`` is its settings object (default ``{}``: no settings). An
-        extension is in force for a request only when the request's client
+        extension applies to a request only when the request's client
         capabilities declare it too: ask `negotiated`.
         """
         check_identifier(identifier)
@@ -467,7 +467,7 @@ class Server:
         return {name: dict(settings) for name, settings in self._extensions.items()}
 
     def negotiated(self, meta: RequestMeta, identifier: str) -> bool:
-        """Whether ``identifier`` is in force for this request: declared here and in its client capabilities.
+        """Whether ``identifier`` applies to this request: declared here and in its client capabilities.
 
         Per request: a declaration on an earlier request counts for nothing.
         """
@@ -641,16 +641,16 @@ class Server:
             return out
         return self._rounds(out, method, params)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
 
-    def plain_call(self, data: bytes, decoder: Decoder) -> PlainCall | None:
-        """A plain ``tools/call`` in ``data``, decoded and checked, or None: then the general path decides.
+    def fused_call(self, data: bytes, decoder: Decoder) -> FusedCall | None:
+        """The fused call in ``data`` (a ``tools/call`` the fused path answers), checked; or None: the general path decides.
 
-        The fused path's first half (`answer_plain_call` is the second). A
-        plain call (`server._plain_call`: ``name``, scalar ``arguments`` and
+        The fused path's first half (`answer_fused_call` is the second). A
+        fused call (`server._fused_call`: ``name``, scalar ``arguments`` and
         the usual ``_meta``, and nothing else) is decoded and type-checked in
-        one msgspec pass; then the protocol version, the tool (an inline plain
-        function, `Tool.plain`), each argument's exact type, the required
-        names and ``decoder``'s size limit are checked here (a plain call cannot
-        nest deeper than `_plain_call.MAX_PLAIN_DEPTH`; under a lower limit, it
+        one msgspec pass; then the protocol version, the tool (an inline synchronous
+        function, `Tool.fused_arguments`), each argument's exact type, the required
+        names and ``decoder``'s size limit are checked here (a fused call cannot
+        nest deeper than `_fused_call.MAX_FUSED_DEPTH`; under a lower limit, it
         declines). Every
         rule `handle` keeps holds for what it returns; anything else, every
         problem included, is None, never an exception, so that the general
@@ -662,14 +662,14 @@ class Server:
             return None
         if len(data) > decoder.max_size:
             return None
-        decode = self._decode_plain
+        decode = self._decode_fused
         if decode is None:
-            decode = self._plain_decoder()
-        if decoder.max_depth < self._plain_depth:
-            return None  # a plain call nests at most this deep (`_plain_call`): no walk or count needed
+            decode = self._fused_decoder()
+        if decoder.max_depth < self._fused_depth:
+            return None  # a fused call nests at most this deep (`_fused_call`): no walk or count needed
         try:
             envelope = decode(data)
-        except self._plain_refused:
+        except self._fused_refused:
             return None
         params = envelope.params
         meta = params.meta
@@ -679,13 +679,13 @@ class Server:
         tool = self._tools.get(params.name)
         if tool is None:
             return None
-        plain = tool.plain
-        if plain is None:
+        fused = tool.fused_arguments
+        if fused is None:
             return None
         arguments = params.arguments
         if arguments is None:
             arguments = {}
-        types, required, _ = plain
+        types, required, _ = fused
         for key, value in arguments.items():
             allowed = types.get(key)
             if allowed is None or type(value) not in allowed:
@@ -694,17 +694,17 @@ class Server:
             return None  # (every key is a property: holding them all, it holds the required ones)
         return envelope.id, tool, arguments, version, data
 
-    def _plain_decoder(self) -> Callable[[bytes], PlainEnvelope]:
-        """`_plain_call.decode_plain_call`, imported (with msgspec) on the first plain call."""
-        from ._plain_call import MAX_PLAIN_DEPTH, DecodeError, decode_plain_call
+    def _fused_decoder(self) -> Callable[[bytes], FusedEnvelope]:
+        """`_fused_call.decode_fused_call`, imported (with msgspec) on the first fused call."""
+        from ._fused_call import MAX_FUSED_DEPTH, DecodeError, decode_fused_call
 
-        self._decode_plain = decode_plain_call
-        self._plain_refused = DecodeError
-        self._plain_depth = MAX_PLAIN_DEPTH
-        return decode_plain_call
+        self._decode_fused = decode_fused_call
+        self._fused_refused = DecodeError
+        self._fused_depth = MAX_FUSED_DEPTH
+        return decode_fused_call
 
-    def answer_plain_call(self, call: PlainCall) -> Reply | None:
-        """The fused path's second half: run the tool of a `plain_call` and encode its reply.
+    def answer_fused_call(self, call: FusedCall) -> Reply | None:
+        """The fused path's second half: run the tool of a `fused_call` and encode its reply.
 
         The reply is byte for byte the one `handle` makes. None (and the
         tool has not run) when converting the arguments to the function's
@@ -725,8 +725,8 @@ class Server:
             except Exception as exc:
                 out = tool._failed(exc, self.mask_errors)
             else:
-                plain = tool.plain
-                if type(value) is str and plain is not None and plain[2]:  # `Tool._plain`, inline
+                fused = tool.fused_arguments
+                if type(value) is str and fused is not None and fused[2]:  # `Tool._unstructured`, inline
                     out = {"resultType": "complete", "content": [{"type": "text", "text": value}]}
                 else:
                     out = tool._result(value)

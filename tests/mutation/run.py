@@ -1,9 +1,11 @@
 """Mutation testing of the core modules with mutmut (a documented run, not part of CI: it is long).
 
-    .venv/bin/pip install mutmut            # not a dependency of any extra
+    .venv/bin/pip install mutmut==3.8.1     # not a dependency of any extra (3.x: 2.x has no --max-children)
     .venv/bin/python tests/mutation/run.py jsonrpc [--workdir DIR] [--max-children N]
     .venv/bin/python tests/mutation/run.py protocol
     .venv/bin/python tests/mutation/run.py client
+    .venv/bin/python tests/mutation/run.py auth-client
+    .venv/bin/python tests/mutation/run.py auth-server
 
 Each target names the modules to mutate and the smallest set of in-process
 tests that covers them (`TARGETS`). The repository's ``src`` and ``tests``
@@ -34,8 +36,24 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "jsonrpc": (["src/wiremcp/jsonrpc/"], ["tests/jsonrpc/", "tests/mutation/"]),
     "protocol": (
         ["src/wiremcp/protocol/"],
-        ["tests/client/test_protocol.py", "tests/client/test_client_rules.py", "tests/test_mrtr.py",
-         "tests/test_schema.py", "tests/jsonrpc/", "tests/mutation/"],
+        ["tests/protocol/", "tests/client/test_protocol.py", "tests/client/test_client_rules.py",
+         "tests/server/test_mrtr.py", "tests/server/test_schema_headers.py", "tests/server/test_tools.py",
+         "tests/server/test_resources.py", "tests/server/test_prompts.py", "tests/server/test_completion.py",
+         "tests/server/test_server_connection.py", "tests/transports/test_header_verdicts.py",
+         "tests/server/tasks/test_tasks_extensions.py", "tests/mutation/"],
+    ),
+    # auth/ in two parts: the OAuth client (its tests run against in-process authorization
+    # servers, tests/auth/fakeas.py) and the resource server (auth/server/: the verifiers in
+    # process, against the real oidc-provider's keys, which tests/auth/server/conftest.py starts).
+    "auth-client": (
+        ["src/wiremcp/auth/_*.py"],
+        ["tests/auth/test_challenge.py", "tests/auth/test_discovery.py", "tests/auth/test_flow.py",
+         "tests/auth/test_jose.py", "tests/auth/test_pkce.py", "tests/auth/test_redirect.py",
+         "tests/auth/test_ssrf.py", "tests/auth/test_storage.py", "tests/auth/test_mutation_killers.py"],
+    ),
+    "auth-server": (
+        ["src/wiremcp/auth/server/"],
+        ["tests/auth/server/test_verifiers.py", "tests/auth/test_mutation_killers_server.py"],
     ),
     "client": (
         ["src/wiremcp/client/_protocol.py", "src/wiremcp/client/_eras.py", "src/wiremcp/client/_mrtr.py",

@@ -1,0 +1,264 @@
+"""The OAuth client's rules that mutation testing found unguarded by the in-process tests.
+
+Against the in-process authorization server of fakeas.py (``httpx.MockTransport``),
+as tests/auth/test_flow.py. Each test names the rule:
+
+* enterprise-managed authorization (extensions/auth, "Enterprise-Managed
+  Authorization"; RFC 8693 token exchange then the RFC 7523 JWT-bearer
+  grant): the ID token goes to the enterprise IdP only, with the requested
+  token type ID-JAG, the authorization server as ``audience``, the MCP
+  ``resource`` and the scopes; the IdP client authenticates with HTTP Basic
+  (form-encoded id and secret) or names itself in the form; anything but an
+  ID-JAG back is refused, naming the step;
+* a server without protected resource metadata is a 2025-03-26 server: its
+  origin is the authorization server (metadata with that issuer, else the
+  default endpoints ``/authorize``, ``/token``, ``/register``);
+* ``repr`` never shows a token; ``aclose`` closes what the flow opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+from typing import Any
+from urllib.parse import parse_qs
+
+import httpx
+import pytest
+
+from wiremcp.auth import AuthError, EnterpriseGrant, OAuthClient
+
+from .fakeas import BASE, SERVER_URL, FakeAS, challenge
+
+IDP = "http://localhost:8"
+ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
+ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+class IdP:
+    """The enterprise identity provider's token endpoint, in front of a FakeAS."""
+
+    def __init__(self, fake: FakeAS) -> None:
+        self.fake = fake
+        self.forms: list[dict[str, str]] = []
+        self.headers: list[httpx.Headers] = []
+        self.answer: tuple[int, Any] = (200, {"access_token": "the-id-jag", "issued_token_type": ID_JAG, "token_type": "N_A"})
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        if str(request.url).startswith(IDP):
+            self.forms.append({k: v[0] for k, v in parse_qs(request.content.decode()).items()})
+            self.headers.append(request.headers)
+            status, body = self.answer
+            return httpx.Response(status, json=body)
+        return self.fake.handle(request)
+
+    def client(self, **options: Any) -> OAuthClient:
+        return OAuthClient(http_client=httpx.AsyncClient(transport=httpx.MockTransport(self.handle)), **options)
+
+
+async def authorize(auth: OAuthClient, headers: dict[str, str] | None = None) -> bool:
+    await auth.headers("POST", SERVER_URL)
+    return await auth.on_response(401, headers if headers is not None else challenge(), SERVER_URL)
+
+
+def enterprise(**options: Any) -> EnterpriseGrant:
+    values: dict[str, Any] = {"idp_token_endpoint": IDP + "/token", "id_token": "the-id-token", "client_id": "mcp-client"}
+    values.update(options)
+    return EnterpriseGrant(**values)
+
+
+def test_the_id_token_is_exchanged_at_the_idp_for_an_id_jag_then_traded_at_the_authorization_server() -> None:
+    fake = FakeAS(prm_scopes=["files:read", "files:write"])
+    idp = IdP(fake)
+    auth = idp.client(grant=enterprise(idp_client_id="idp client", idp_client_secret="s&c:r"))
+
+    async def go() -> dict[str, str]:
+        assert await authorize(auth)
+        return await auth.headers("POST", SERVER_URL)
+
+    headers = run(go())
+    assert headers == {"Authorization": "Bearer token-1"}
+    (exchange,) = idp.forms
+    assert exchange == {
+        "grant_type": TOKEN_EXCHANGE,
+        "requested_token_type": ID_JAG,
+        "audience": fake.issuer,
+        "resource": SERVER_URL,
+        "subject_token": "the-id-token",
+        "subject_token_type": ID_TOKEN,
+        "scope": "files:read files:write",
+    }
+    # client_secret_basic at the IdP: id and secret form-encoded (nothing left safe), then joined
+    expected = base64.b64encode(b"idp%20client:s%26c%3Ar").decode()
+    assert idp.headers[0]["authorization"] == f"Basic {expected}"
+    (bearer,) = fake.token_forms
+    assert bearer["grant_type"] == JWT_BEARER
+    assert bearer["assertion"] == "the-id-jag"
+    assert bearer["resource"] == SERVER_URL
+    assert bearer["scope"] == "files:read files:write"
+    # the ID token never goes to the authorization server
+    assert all("the-id-token" not in request.content.decode() for request in fake.requests)
+
+
+def test_a_public_idp_client_names_itself_in_the_form_and_no_scope_is_sent_when_none_is_wanted() -> None:
+    fake = FakeAS()
+    idp = IdP(fake)
+    auth = idp.client(grant=enterprise(idp_client_id="public-idp-client"))
+    assert run(authorize(auth))
+    (exchange,) = idp.forms
+    assert exchange["client_id"] == "public-idp-client"
+    assert "scope" not in exchange
+    assert "authorization" not in idp.headers[0]
+    assert "scope" not in fake.token_forms[0]
+
+
+def test_without_an_idp_client_nothing_identifies_the_client_at_the_idp() -> None:
+    fake = FakeAS()
+    idp = IdP(fake)
+    assert run(authorize(idp.client(grant=enterprise(idp_client_secret="unused-without-an-id"))))
+    assert "client_id" not in idp.forms[0]
+    assert "authorization" not in idp.headers[0]
+
+
+def test_the_grants_own_scopes_win() -> None:
+    fake = FakeAS(prm_scopes=["a", "b"])
+    idp = IdP(fake)
+    assert run(authorize(idp.client(grant=enterprise(scopes=["only"]))))
+    assert idp.forms[0]["scope"] == "only"
+    assert fake.token_forms[0]["scope"] == "only"
+
+
+@pytest.mark.parametrize(
+    "answer, reason, error",
+    [
+        ((400, {"error": "invalid_grant", "error_description": "expired id token"}),
+         f"{IDP}/token refused: HTTP 400, error 'invalid_grant': expired id token", "invalid_grant"),
+        ((200, {"access_token": "x", "issued_token_type": "urn:ietf:params:oauth:token-type:access_token"}),
+         f"{IDP}/token did not issue an ID-JAG", None),
+        ((200, {"issued_token_type": ID_JAG}), f"{IDP}/token did not issue an ID-JAG", None),
+        ((200, {"access_token": "", "issued_token_type": ID_JAG}), f"{IDP}/token did not issue an ID-JAG", None),
+        ((200, {"access_token": 5, "issued_token_type": ID_JAG}), f"{IDP}/token did not issue an ID-JAG", None),
+    ],
+)
+def test_anything_but_an_id_jag_from_the_idp_is_refused_naming_the_step(answer: tuple[int, Any], reason: str, error: str | None) -> None:
+    fake = FakeAS()
+    idp = IdP(fake)
+    idp.answer = answer
+    with pytest.raises(AuthError) as info:
+        run(authorize(idp.client(grant=enterprise())))
+    assert info.value.step == "token exchange at the identity provider"
+    assert info.value.reason == reason
+    assert info.value.error == error
+    assert fake.token_forms == []  # nothing reached the authorization server's token endpoint
+
+
+class Legacy:
+    """A 2025-03-26 server at BASE: no protected resource metadata; its origin is the authorization server."""
+
+    def __init__(self, metadata: dict[str, Any] | None) -> None:
+        self.metadata = metadata
+        self.requests: list[httpx.Request] = []
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        path = request.url.path
+        if path == "/.well-known/oauth-authorization-server" and self.metadata is not None:
+            return httpx.Response(200, json=self.metadata)
+        if path == "/register":
+            return httpx.Response(201, json={"client_id": "legacy-client", "redirect_uris": json.loads(request.content)["redirect_uris"]})
+        if path == "/authorize":
+            query = parse_qs(request.url.query.decode())
+            location = query["redirect_uri"][0] + "?code=c&state=" + query["state"][0]
+            return httpx.Response(302, headers={"Location": location})
+        if path == "/token":
+            return httpx.Response(200, json={"access_token": "legacy-token", "token_type": "Bearer", "expires_in": 60})
+        return httpx.Response(404, json={"error": "not_found"})
+
+    def client(self) -> OAuthClient:
+        return OAuthClient(http_client=httpx.AsyncClient(transport=httpx.MockTransport(self.handle)))
+
+
+def test_a_server_without_resource_metadata_uses_its_origins_default_endpoints() -> None:
+    legacy = Legacy(None)
+    auth = legacy.client()
+    assert run(authorize(auth, {}))
+    assert auth.issuer == BASE
+    assert auth.resource == SERVER_URL
+    paths = [(r.method, r.url.path) for r in legacy.requests]
+    assert ("GET", "/.well-known/oauth-authorization-server") in paths
+    assert ("POST", "/register") in paths
+    assert ("GET", "/authorize") in paths
+    assert ("POST", "/token") in paths
+    assert all(str(r.url).startswith(BASE + "/") for r in legacy.requests)
+    assert run(auth.headers("POST", SERVER_URL)) == {"Authorization": "Bearer legacy-token"}
+
+
+@pytest.mark.parametrize("issuer", [BASE, BASE + "/"])
+def test_a_legacy_servers_metadata_is_used_when_it_names_the_origin(issuer: str) -> None:
+    metadata = {
+        "issuer": issuer,
+        "authorization_endpoint": BASE + "/authorize",
+        "token_endpoint": BASE + "/token",
+        "registration_endpoint": BASE + "/register",
+        "code_challenge_methods_supported": ["S256"],
+    }
+    auth = Legacy(metadata).client()
+    assert run(authorize(auth, {}))
+    assert auth.issuer == issuer
+
+
+@pytest.mark.parametrize("issuer", ["http://localhost:7", 5, None])
+def test_a_legacy_servers_metadata_for_another_issuer_is_refused(issuer: Any) -> None:
+    auth = Legacy({"issuer": issuer, "token_endpoint": BASE + "/token"}).client()
+    with pytest.raises(AuthError) as info:
+        run(authorize(auth, {}))
+    assert info.value.step == "authorization server metadata"
+    assert info.value.reason == f"{BASE}/.well-known/oauth-authorization-server: issuer {issuer!r} is not {BASE!r}"
+
+
+def test_repr_shows_the_server_and_the_state_never_a_token() -> None:
+    fake = FakeAS()
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()))
+    assert repr(auth) == "<OAuthClient (unbound) not authorized>"
+    run(authorize(auth))
+    assert repr(auth) == f"<OAuthClient {SERVER_URL} authorized>"
+    assert "token-1" not in repr(auth)
+
+
+class Handler:
+    """A redirect handler with a listener to close (as LoopbackRedirect has)."""
+
+    def __init__(self) -> None:
+        self.closed = 0
+
+    async def authorize(self, url: str, redirect_uri: str | None = None) -> str:  # pragma: no cover - not reached
+        raise AssertionError("not used")
+
+    async def aclose(self) -> None:
+        self.closed += 1
+
+
+def test_aclose_closes_the_flows_http_client_and_the_redirect_listener() -> None:
+    fake = FakeAS()
+    transport = fake.transport()
+    given = httpx.AsyncClient(transport=transport)
+    handler = Handler()
+    auth = OAuthClient(http_client=given, redirect_handler=handler)  # type: ignore[arg-type]
+
+    async def go() -> None:
+        await auth.headers("POST", SERVER_URL)  # binds the flow: its fetcher exists
+        await auth.aclose()
+        assert handler.closed == 1
+        await auth.aclose()  # again: nothing left to close but the handler
+        assert handler.closed == 2
+
+    run(go())
+    plain = OAuthClient()
+    run(plain.aclose())  # nothing opened, a handler without aclose: no error

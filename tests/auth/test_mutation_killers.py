@@ -262,3 +262,241 @@ def test_aclose_closes_the_flows_http_client_and_the_redirect_listener() -> None
     run(go())
     plain = OAuthClient()
     run(plain.aclose())  # nothing opened, a handler without aclose: no error
+
+
+# -- the client_credentials and JWT-bearer grants (OAuth 2.1 section 4.2, RFC 7523) -------------
+
+
+def form_of(fake: FakeAS) -> dict[str, str]:
+    (form,) = fake.token_forms
+    return form
+
+
+def test_client_credentials_with_a_secret_asks_for_the_resource_and_scopes() -> None:
+    from wiremcp.auth import ClientCredentialsGrant
+
+    fake = FakeAS(prm_scopes=["a", "b"], auth_methods=["client_secret_basic"])
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()),
+                       grant=ClientCredentialsGrant("svc", client_secret="pw"))
+    assert run(authorize(auth))
+    assert form_of(fake) == {"grant_type": "client_credentials", "resource": SERVER_URL, "scope": "a b", "_basic": "svc:pw"}
+    assert auth.granted_scopes == ["a", "b"]
+    assert fake.authorizations == []  # no browser, no authorization endpoint
+
+
+def test_client_credentials_without_scopes_sends_none_and_the_grants_scopes_win() -> None:
+    from wiremcp.auth import ClientCredentialsGrant
+
+    fake = FakeAS(auth_methods=["client_secret_post"])
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()),
+                       grant=ClientCredentialsGrant("svc", client_secret="pw"))
+    assert run(authorize(auth))
+    assert form_of(fake) == {"grant_type": "client_credentials", "resource": SERVER_URL, "client_id": "svc", "client_secret": "pw"}
+    fake = FakeAS(prm_scopes=["a", "b"], auth_methods=["client_secret_basic"])
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()),
+                       grant=ClientCredentialsGrant("svc", client_secret="pw", scopes=["c"]))
+    assert run(authorize(auth))
+    assert form_of(fake)["scope"] == "c"
+
+
+@pytest.mark.parametrize("as_pem", [True, False])
+def test_client_credentials_with_a_private_key_authenticates_with_a_signed_assertion(as_pem: bool) -> None:
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+
+    from wiremcp.auth import ClientCredentialsGrant
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()).decode()
+    fake = FakeAS(auth_methods=["private_key_jwt", "client_secret_basic"])
+    grant = ClientCredentialsGrant("svc", private_key=pem if as_pem else key, signing_algorithm="ES256")
+    assert run(authorize(OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()), grant=grant)))
+    form = form_of(fake)
+    assert form["grant_type"] == "client_credentials"
+    assert form["client_id"] == "svc"
+    assert form["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    assert "_basic" not in form and "client_secret" not in form
+    assert jwt.get_unverified_header(form["client_assertion"])["alg"] == "ES256"
+    claims = jwt.decode(form["client_assertion"], key.public_key(), algorithms=["ES256"], audience=fake.issuer)
+    assert (claims["iss"], claims["sub"], claims["aud"]) == ("svc", "svc", fake.issuer)
+
+
+@pytest.mark.parametrize("kind", ["string", "function", "coroutine function"])
+def test_the_jwt_bearer_grant_sends_the_assertion_its_source_gives(kind: str) -> None:
+    from wiremcp.auth import JWTBearerGrant
+
+    async def fresh_async() -> str:
+        return "workload.jwt.async"
+
+    source: Any = {"string": "workload.jwt", "function": lambda: "workload.jwt.sync", "coroutine function": fresh_async}[kind]
+    expected = {"string": "workload.jwt", "function": "workload.jwt.sync", "coroutine function": "workload.jwt.async"}[kind]
+    fake = FakeAS(prm_scopes=["x"], auth_methods=["client_secret_basic"])
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()),
+                       grant=JWTBearerGrant(source, client_id="wl", client_secret="s"))
+    assert run(authorize(auth))
+    assert form_of(fake) == {
+        "grant_type": JWT_BEARER, "assertion": expected, "resource": SERVER_URL, "scope": "x", "_basic": "wl:s",
+    }
+
+
+def test_the_jwt_bearer_grant_without_scopes_or_client() -> None:
+    from wiremcp.auth import JWTBearerGrant
+
+    fake = FakeAS()
+    assert run(authorize(OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()), grant=JWTBearerGrant("a.b.c"))))
+    assert form_of(fake) == {"grant_type": JWT_BEARER, "assertion": "a.b.c", "resource": SERVER_URL}
+
+
+def test_a_failed_client_credentials_grant_is_asked_again_on_the_next_challenge() -> None:
+    from wiremcp.auth import ClientCredentialsGrant
+
+    fake = FakeAS(token_error="invalid_client", auth_methods=["client_secret_basic"])
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()),
+                       grant=ClientCredentialsGrant("svc", client_secret="pw"))
+
+    async def go() -> None:
+        for _ in range(2):
+            with pytest.raises(AuthError) as info:
+                await authorize(auth)
+            assert info.value.step == "token request"
+            assert info.value.error == "invalid_client"
+
+    run(go())
+    # unlike the JWT-bearer grant's, its failure is not final: the second challenge asked again
+    assert len(fake.token_forms) == 2
+
+
+# -- refresh (OAuth 2.1 section 4.3) and step-up ------------------------------------------------
+
+
+def test_a_refresh_authenticates_as_the_registered_client_and_keeps_the_granted_scopes() -> None:
+    fake = FakeAS(refresh_token="r-1", expires_in=1, prm_scopes=["a", "b"])
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()))
+
+    async def go() -> dict[str, str]:
+        await authorize(auth)
+        return await auth.headers("POST", SERVER_URL)  # expired at once (the skew): refreshed first
+
+    assert run(go()) == {"Authorization": "Bearer token-2"}
+    refresh = fake.token_forms[1]
+    assert refresh == {"grant_type": "refresh_token", "refresh_token": "r-1", "resource": SERVER_URL, "client_id": "client-1"}
+    # the server did not say which scopes it granted: the ones of the refreshed token stay
+    assert auth.granted_scopes == ["a", "b"]
+
+
+def test_a_refused_refresh_drops_the_token_and_sends_none() -> None:
+    fake = FakeAS(refresh_token="r-1", expires_in=1)
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()))
+
+    async def go() -> dict[str, str]:
+        await authorize(auth)
+        fake.token_error = "invalid_grant"
+        return await auth.headers("POST", SERVER_URL)
+
+    assert run(go()) == {}
+    assert not auth.authorized
+    assert [f["grant_type"] for f in fake.token_forms] == ["authorization_code", "refresh_token"]
+
+
+def test_a_client_credentials_client_gets_a_new_token_instead_of_refreshing() -> None:
+    from wiremcp.auth import ClientCredentialsGrant
+
+    fake = FakeAS(refresh_token="r-1", expires_in=1, auth_methods=["client_secret_basic"])
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()),
+                       grant=ClientCredentialsGrant("svc", client_secret="pw"))
+
+    async def go() -> dict[str, str]:
+        await authorize(auth)
+        return await auth.headers("POST", SERVER_URL)
+
+    assert run(go()) == {"Authorization": "Bearer token-1"}  # not refreshed: used as it is
+    assert [f["grant_type"] for f in fake.token_forms] == ["client_credentials"]
+
+
+def test_step_up_gives_up_naming_the_scopes_and_the_error() -> None:
+    fake = FakeAS()
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()), max_step_up=2)
+
+    async def go() -> None:
+        await authorize(auth)
+        forbidden = challenge(error="insufficient_scope", scope="write admin")
+        assert await auth.on_response(403, forbidden, SERVER_URL)
+        assert await auth.on_response(403, forbidden, SERVER_URL)
+        with pytest.raises(AuthError) as info:
+            await auth.on_response(403, forbidden, SERVER_URL)
+        assert info.value.step == "step-up authorization"
+        assert info.value.error == "insufficient_scope"
+        assert info.value.reason == (
+            "the server still answers insufficient_scope (scope write admin) after 2 re-authorization(s) "
+            "for that scope set; giving up")
+        # no scope in the challenge: the same scope set as requested so far, already tried twice
+        bare = challenge(error="insufficient_scope")
+        with pytest.raises(AuthError) as info:
+            await auth.on_response(403, bare, SERVER_URL)
+        assert "(scope (none)) after 2 re-authorization(s)" in info.value.reason
+
+    run(go())
+    assert [q.get("scope") for q in fake.authorizations][:3] == [None, "write admin", "write admin"]
+
+
+def test_step_up_authorizes_anew_even_with_a_refresh_token() -> None:
+    fake = FakeAS(refresh_token="r-1")
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()))
+
+    async def go() -> None:
+        await authorize(auth)
+        assert await auth.on_response(403, challenge(error="insufficient_scope", scope="write"), SERVER_URL)
+
+    run(go())
+    # a refresh cannot add scopes: the step-up is a new authorization
+    assert [f["grant_type"] for f in fake.token_forms] == ["authorization_code", "authorization_code"]
+    assert fake.authorizations[-1]["scope"] == "write"
+
+
+# -- the token store (files readable by the user only) ------------------------------------------
+
+
+def test_the_file_store_round_trips_and_refuses_what_is_not_its_entry(tmp_path: Any) -> None:
+    import os
+    import stat
+
+    from wiremcp.auth import FileTokenStore
+
+    store = FileTokenStore(tmp_path / "oauth")
+
+    async def go() -> None:
+        assert await store.load("iss", "res") is None
+        await store.save("iss", "res", {"tokens": {"access_token": "t"}})
+        assert await store.load("iss", "res") == {"tokens": {"access_token": "t"}}
+        assert await store.load("iss", "other") is None
+        path = store.path_for("iss", "res")
+        assert path.parent == tmp_path / "oauth" and path.suffix == ".json"
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+        assert stat.S_IMODE(os.stat(tmp_path / "oauth").st_mode) == 0o700
+        assert [p.name for p in (tmp_path / "oauth").iterdir()] == [path.name]  # no temporary file left
+        assert await store.keys() == [("iss", "res")]
+        # a file that is not this store's entry for the pair is passed over
+        for text in (b"not json", b"[1]", b'{"issuer": "iss", "resource": "res", "entry": [1]}',
+                     b'{"issuer": "other", "resource": "res", "entry": {}}'):
+            path.write_bytes(text)
+            assert await store.load("iss", "res") is None
+        await store.delete("iss", "res")
+        await store.delete("iss", "res")  # no error when there is none
+        assert await store.keys() == []
+
+    run(go())
+
+
+def test_the_default_state_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    from pathlib import Path
+
+    from wiremcp.auth import FileTokenStore
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert FileTokenStore().directory == tmp_path / "wiremcp" / "oauth"
+    monkeypatch.delenv("XDG_STATE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert FileTokenStore().directory == Path(tmp_path / "home" / ".local" / "state" / "wiremcp" / "oauth")
+    monkeypatch.setenv("XDG_STATE_HOME", "")
+    assert FileTokenStore().directory == Path(tmp_path / "home" / ".local" / "state" / "wiremcp" / "oauth")

@@ -1074,3 +1074,81 @@ def test_introspection_configuration_is_checked() -> None:
         IntrospectionVerifier(issuer="http://as.example", resource=RESOURCE, client_id="a", client_secret="b")
     with pytest.raises(ValueError, match="'none' is not allowed"):
         IntrospectionVerifier(issuer=ISSUER, resource=RESOURCE, client_id="a", client_secret="b", dpop_algorithms=["none"])
+
+
+# -- rules found by the first auth-server run ----------------------------------------------------
+
+
+def test_a_nonce_is_the_same_in_every_version_and_its_mac_covers_its_window() -> None:
+    nonces = DPoPNonces(b"s" * 32, lifetime=100, clock=Clock(1000.0))
+    current = nonces.current()
+    # "{window}.{base64url of the first 18 bytes of HMAC-SHA256(secret, window)}": servers of
+    # different versions behind one load balancer accept each other's nonces.
+    import hmac as hmac_
+
+    mac = hmac_.new(b"s" * 32, b"10", hashlib.sha256).digest()[:18]
+    assert current == "10." + b64(mac)
+    # the current MAC under the previous window's number is not that window's nonce
+    assert not nonces.valid("9." + current.partition(".")[2])
+    assert nonces.valid("9." + b64(hmac_.new(b"s" * 32, b"9", hashlib.sha256).digest()[:18]))
+
+
+def test_servers_sharing_a_nonce_secret_accept_each_others_nonces() -> None:
+    holder = Holder()
+    one = resource_server(dpop_nonce=True, dpop_nonce_secret=b"shared-secret-of-32-bytes-length")
+    two = resource_server(dpop_nonce=True, dpop_nonce_secret=b"shared-secret-of-32-bytes-length")
+    nonce = one.dpop_nonce()
+    assert authenticate(two, ["DPoP tok"], [holder.proof("tok", nonce=nonce)]).subject == "alice"
+    other = resource_server(dpop_nonce=True)
+    assert auth_refusal(other, ["DPoP tok"], [holder.proof("tok", nonce=nonce)]).reason == "use_dpop_nonce"
+
+
+def test_the_nonce_lifetime_is_five_minutes_unless_configured() -> None:
+    assert DPoPNonces().lifetime == 300.0
+    rs = resource_server(dpop_nonce=True)
+    assert rs.nonces is not None and rs.nonces.lifetime == 300.0
+    rs = resource_server(dpop_nonce=True, dpop_nonce_lifetime=10)
+    assert rs.nonces is not None and rs.nonces.lifetime == 10
+
+
+def test_the_token_reaches_the_verifier_exactly_and_only_spaces_separate_it() -> None:
+    v = Verifier()
+    rs = resource_server(v)
+    authenticate(rs, ["Bearer XtokX"])
+    assert v.calls[-1][0] == "XtokX"
+    # RFC 7235: auth-scheme 1*SP token68 -- a tab is not a separator
+    assert auth_refusal(rs, ["Bearer \ttok"]).reason == "malformed"
+
+
+def test_the_metadata_path_keeps_the_resource_path() -> None:
+    rs = ResourceServer(Verifier(), resource="https://mcp.example/boX/", authorization_servers=[ISSUER])
+    assert rs.metadata_path == "/.well-known/oauth-protected-resource/boX"
+
+
+def test_a_url_without_a_host_is_never_fetched() -> None:
+    for url in ("http://", "http:///jwks", "http://:80/x"):
+        with pytest.raises(ValueError, match="must be an https URL"):
+            check_fetchable(url, "jwks_uri")
+
+
+def test_an_entry_expiring_exactly_now_is_dropped() -> None:
+    clock = Clock(0)
+    cache = ReplayCache(capacity=10, clock=clock)
+    cache.add("a", 100)
+    cache.add("b", 200)
+    clock.now = 100
+    cache.add("c", 300)
+    assert len(cache) == 2  # "a" expired at 100: gone
+
+
+def test_introspection_checks_the_dpop_proof_against_the_default_method_and_the_resource(issuer: Issuer) -> None:
+    holder = Holder()
+    issuer.introspection = (200, {"active": True, "aud": RESOURCE, "cnf": {"jkt": holder.jkt}})
+    v = introspector(issuer)
+    now = time.time()
+    got = run(v.verify("opaque", dpop=DPoPProof(holder.proof("opaque", iat=now))))
+    assert got.cnf == {"jkt": holder.jkt}
+    assert refusal(v.verify("opaque", dpop=DPoPProof(holder.proof("opaque", iat=now, method="GET")))).reason == "invalid_dpop"
+    jwt_verifier = verifier(issuer)
+    token = issuer.token({"cnf": {"jkt": holder.jkt}})
+    assert run(jwt_verifier.verify(token, dpop=DPoPProof(holder.proof(token, iat=now)))).cnf == {"jkt": holder.jkt}

@@ -500,3 +500,74 @@ def test_the_default_state_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert FileTokenStore().directory == Path(tmp_path / "home" / ".local" / "state" / "wiremcp" / "oauth")
     monkeypatch.setenv("XDG_STATE_HOME", "")
     assert FileTokenStore().directory == Path(tmp_path / "home" / ".local" / "state" / "wiremcp" / "oauth")
+
+
+# -- dynamic client registration (RFC 7591, client-registration.mdx) -----------------------------
+
+
+class Registering(FakeAS):
+    """FakeAS whose registration endpoint answers what the test says."""
+
+    register_answer: tuple[int, Any] | None = None
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/register" and self.register_answer is not None:
+            self.registrations.append(json.loads(request.content))
+            status, body = self.register_answer
+            return httpx.Response(status, json=body)
+        return super().handle(request)
+
+
+@pytest.mark.parametrize(
+    "supported, method",
+    [(["none", "client_secret_basic"], "none"), (["client_secret_post"], "client_secret_post"),
+     (["client_secret_basic", "client_secret_post"], "client_secret_basic"), (["private_key_jwt"], "client_secret_basic")],
+)
+def test_registration_asks_for_the_code_and_refresh_grants_and_a_supported_method(supported: list[str], method: str) -> None:
+    fake = FakeAS(auth_methods=supported)
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()), client_name="My Agent")
+    assert run(authorize(auth))
+    (body,) = fake.registrations
+    redirect = body.pop("redirect_uris")
+    assert len(redirect) == 1
+    assert body == {
+        "client_name": "My Agent",
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": method,
+        "application_type": "native",  # the redirect is on loopback
+    }
+
+
+def test_the_registered_secret_and_method_are_used_at_the_token_endpoint() -> None:
+    fake = Registering(auth_methods=["client_secret_post", "client_secret_basic"])
+    fake.register_answer = (200, {"client_id": "reg-1", "client_secret": "reg-secret", "token_endpoint_auth_method": "client_secret_post"})
+    assert run(authorize(OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()))))
+    form = fake.token_forms[0]
+    assert (form["client_id"], form["client_secret"]) == ("reg-1", "reg-secret")
+    assert "_basic" not in form
+    fake = Registering(auth_methods=["client_secret_post", "client_secret_basic"])
+    fake.register_answer = (201, {"client_id": "reg-2", "client_secret": "pw", "token_endpoint_auth_method": 5})
+    assert run(authorize(OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()))))
+    # no usable method returned: the first the server supports of basic, post
+    assert fake.token_forms[0]["_basic"] == "reg-2:pw"
+
+
+@pytest.mark.parametrize(
+    "answer, reason, error",
+    [
+        ((400, {"error": "invalid_client_metadata", "error_description": "bad name"}),
+         "http://localhost:7/register refused the registration: HTTP 400, error 'invalid_client_metadata': bad name",
+         "invalid_client_metadata"),
+        ((201, {"client_secret": "x"}), "http://localhost:7/register returned no client_id", None),
+        ((201, {"client_id": ""}), "http://localhost:7/register returned no client_id", None),
+        ((201, {"client_id": 7}), "http://localhost:7/register returned no client_id", None),
+    ],
+)
+def test_a_failed_registration_names_the_step_and_the_servers_error(answer: tuple[int, Any], reason: str, error: str | None) -> None:
+    fake = Registering()
+    fake.register_answer = answer
+    with pytest.raises(AuthError) as info:
+        run(authorize(OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()))))
+    assert (info.value.step, info.value.reason, info.value.error) == ("dynamic client registration", reason, error)
+    assert fake.token_forms == []

@@ -571,3 +571,41 @@ def test_a_failed_registration_names_the_step_and_the_servers_error(answer: tupl
         run(authorize(OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()))))
     assert (info.value.step, info.value.reason, info.value.error) == ("dynamic client registration", reason, error)
     assert fake.token_forms == []
+
+
+# -- the client's DPoP proofs, checked by the resource server's rules (RFC 9449 section 4.3) -----
+
+
+@pytest.mark.parametrize("kind", ["ec", "rsa", "ed25519"])
+def test_the_clients_dpop_proof_passes_the_resource_servers_checks(kind: str) -> None:
+    import time
+
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+
+    from wiremcp.auth._jose import dpop_proof, public_jwk
+    from wiremcp.auth.server import DPoPProof, ReplayCache, jwk_thumbprint
+    from wiremcp.auth.server._dpop import check_binding
+
+    key: Any = {"ec": lambda: ec.generate_private_key(ec.SECP256R1()),
+                "rsa": lambda: rsa.generate_private_key(public_exponent=65537, key_size=2048),
+                "ed25519": ed25519.Ed25519PrivateKey.generate}[kind]()
+    alg = {"ec": "ES256", "rsa": "RS256", "ed25519": "EdDSA"}[kind]
+    jkt = jwk_thumbprint(public_jwk(key))
+    replay = ReplayCache()
+    proofs = [dpop_proof(key, "post", "https://MCP.example/mcp?x=1#frag", nonce="n-1", access_token="tok") for _ in range(2)]
+    for proof in proofs:
+        header = jwt.get_unverified_header(proof)
+        assert header["typ"] == "dpop+jwt" and header["alg"] == alg
+        assert set(header["jwk"]) <= {"kty", "crv", "x", "y", "n", "e"}  # the public half only
+        claims = jwt.decode(proof, options={"verify_signature": False})
+        assert claims["htm"] == "POST"
+        assert claims["htu"] == "https://MCP.example/mcp"
+        assert claims["nonce"] == "n-1"
+        assert abs(claims["iat"] - time.time()) < 5
+        check_binding("tok", {"jkt": jkt}, DPoPProof(proof), method="POST", url="https://mcp.example/mcp",
+                      algorithms=(alg,), replay=replay, leeway=0)
+    first, second = (jwt.decode(p, options={"verify_signature": False}) for p in proofs)
+    assert first["jti"] != second["jti"] and len(first["jti"]) >= 22  # 128 random bits
+    bare = jwt.decode(dpop_proof(key, "GET", "https://mcp.example/mcp"), options={"verify_signature": False})
+    assert "nonce" not in bare and "ath" not in bare

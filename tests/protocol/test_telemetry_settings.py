@@ -141,3 +141,19 @@ def test_without_opentelemetry_the_error_names_the_extra(monkeypatch: pytest.Mon
     monkeypatch.setitem(sys.modules, "opentelemetry", None)
     with pytest.raises(ImportError, match=r"client telemetry needs OpenTelemetry: pip install 'wiremcp\[otel\]' \(or pass telemetry=False / set WIREMCP_OTEL=0\)"):
         instruments("client")
+
+
+def test_the_variables_are_made_on_first_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    from wiremcp.protocol import telemetry
+
+    # A process without telemetry never makes them; the first use makes each once, with its default.
+    monkeypatch.setattr(telemetry, "_peer", None)
+    monkeypatch.setattr(telemetry, "_replaying", None)
+    peer = client_peer()
+    assert peer.name == "wiremcp.telemetry.client_peer"
+    assert peer.get() is None
+    assert client_peer() is peer
+    flag = replaying()
+    assert flag.name == "wiremcp.telemetry.replaying"
+    assert flag.get() is False
+    assert replaying() is flag

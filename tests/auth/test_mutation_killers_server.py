@@ -1152,3 +1152,24 @@ def test_introspection_checks_the_dpop_proof_against_the_default_method_and_the_
     jwt_verifier = verifier(issuer)
     token = issuer.token({"cnf": {"jkt": holder.jkt}})
     assert run(jwt_verifier.verify(token, dpop=DPoPProof(holder.proof(token, iat=now)))).cnf == {"jkt": holder.jkt}
+
+
+def test_an_empty_path_is_the_root_on_either_side() -> None:
+    holder = Holder()
+    cnf = {"jkt": holder.jkt}
+    bind("tok", cnf, holder.proof("tok", url="https://mcp.example"), url="https://mcp.example/")
+    bind("tok", cnf, holder.proof("tok", url="https://mcp.example/"), url="https://mcp.example")
+
+
+def test_the_key_set_settings_reach_the_key_set(issuer: Issuer) -> None:
+    v = verifier(issuer, jwks_max_age=5, jwks_min_refresh_interval=7)
+    assert (v.jwks.max_age, v.jwks.min_refresh_interval) == (5, 7)
+
+
+def test_a_configured_introspection_endpoint_skips_discovery(issuer: Issuer) -> None:
+    issuer.introspection = (200, {"active": True, "aud": RESOURCE})
+    run(introspector(issuer, introspection_endpoint="https://as.example/introspect").verify("t"))
+    assert [r.url.path for r in issuer.requests] == ["/introspect"]
+    with pytest.raises(ValueError) as info:
+        IntrospectionVerifier(issuer=ISSUER, resource=RESOURCE, client_id="a", client_secret="b", auth_method="x")  # type: ignore[arg-type]
+    assert str(info.value) == "auth_method must be client_secret_basic or client_secret_post"

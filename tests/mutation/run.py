@@ -14,6 +14,9 @@ pyproject.toml gets the ``[tool.mutmut]`` section for that target, so nothing
 in the checkout changes; mutmut then runs there and ``mutmut results`` lists
 the survivors. The script prints the score: killed / (killed + survived),
 with timeouts counted as killed and mutants no test reaches listed apart.
+``--names FILE`` runs only the mutants named in FILE (one a line): to re-run
+the survivors of a run with the tests added since, in a fresh ``--workdir``
+(the tests are copied when a work directory is prepared).
 docs/testing-hardening.md records the scores and what became of the
 survivors.
 """
@@ -102,6 +105,8 @@ def main() -> int:
     parser.add_argument("target", choices=sorted(TARGETS))
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--max-children", type=int, default=2)
+    parser.add_argument("--names", type=Path, default=None,
+                        help="a file of mutant names, one a line: run only these (a re-run of survivors in a fresh --workdir)")
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix=f"wiremcp-mutmut-{args.target}-"))
     if not (workdir / "pyproject.toml").exists():
@@ -109,8 +114,9 @@ def main() -> int:
         prepare(args.target, workdir)
     env = {**os.environ, "PYTHONPATH": ""}
     print(f"mutmut in {workdir}", flush=True)
+    names = args.names.read_text(encoding="utf-8").split() if args.names is not None else []
     status = subprocess.call(
-        [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)], cwd=workdir, env=env
+        [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children), *names], cwd=workdir, env=env
     )
     counts = score(workdir)
     killed = counts.get("killed", 0) + counts.get("timeout", 0)

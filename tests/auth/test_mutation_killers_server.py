@@ -1173,3 +1173,19 @@ def test_a_configured_introspection_endpoint_skips_discovery(issuer: Issuer) -> 
     with pytest.raises(ValueError) as info:
         IntrospectionVerifier(issuer=ISSUER, resource=RESOURCE, client_id="a", client_secret="b", auth_method="x")  # type: ignore[arg-type]
     assert str(info.value) == "auth_method must be client_secret_basic or client_secret_post"
+
+
+def test_aclose_closes_the_http_client_it_was_given_and_nothing_else() -> None:
+    given = httpx.AsyncClient()
+    run(Fetcher(given).aclose())
+    assert given.is_closed
+    run(Fetcher().aclose())  # nothing made yet: nothing to close, no error
+
+
+def test_configuration_errors_say_exactly_what_is_wrong() -> None:
+    with pytest.raises(ValueError) as info:
+        ResourceServer(Verifier(), resource=RESOURCE, authorization_servers=[])
+    assert str(info.value) == "authorization_servers must name at least one authorization server"
+    with pytest.raises(ValueError) as info:
+        DPoPNonces(lifetime=0)
+    assert str(info.value) == "the nonce lifetime must be positive"

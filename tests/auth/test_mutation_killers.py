@@ -609,3 +609,71 @@ def test_the_clients_dpop_proof_passes_the_resource_servers_checks(kind: str) ->
     assert first["jti"] != second["jti"] and len(first["jti"]) >= 22  # 128 random bits
     bare = jwt.decode(dpop_proof(key, "GET", "https://mcp.example/mcp"), options={"verify_signature": False})
     assert "nonce" not in bare and "ath" not in bare
+
+
+# -- rules found by the re-run ---------------------------------------------------------------
+
+
+def test_each_scope_set_gets_its_own_step_up_allowance() -> None:
+    fake = FakeAS()
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()), max_step_up=1)
+
+    async def go() -> None:
+        await authorize(auth)
+        assert await auth.on_response(403, challenge(error="insufficient_scope", scope="a"), SERVER_URL)
+        # a new scope set (a and b): a new allowance
+        assert await auth.on_response(403, challenge(error="insufficient_scope", scope="b"), SERVER_URL)
+
+    run(go())
+    assert [q.get("scope") for q in fake.authorizations] == [None, "a", "a b"]
+
+
+def test_an_expired_client_credentials_token_is_replaced_by_a_new_grant_on_401() -> None:
+    from wiremcp.auth import ClientCredentialsGrant
+
+    fake = FakeAS(refresh_token="r-1", expires_in=1, auth_methods=["client_secret_basic"])
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()),
+                       grant=ClientCredentialsGrant("svc", client_secret="pw"))
+
+    async def go() -> dict[str, str]:
+        await authorize(auth)
+        await auth.headers("POST", SERVER_URL)
+        assert await auth.on_response(401, challenge(), SERVER_URL)  # the server refused the expired token
+        return await auth.headers("POST", SERVER_URL)
+
+    assert run(go()) == {"Authorization": "Bearer token-2"}
+    assert [f["grant_type"] for f in fake.token_forms] == ["client_credentials", "client_credentials"]
+
+
+def test_private_keys_load_from_text_or_bytes_with_a_password_and_only_of_the_supported_types() -> None:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import dsa, ec
+
+    from wiremcp.auth._jose import load_private_key
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    plain = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    locked = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                               serialization.BestAvailableEncryption(b"pw"))
+    numbers = key.private_numbers().private_value
+    for pem in (plain, plain.decode()):
+        assert load_private_key(pem).private_numbers().private_value == numbers
+    assert load_private_key(locked, password=b"pw").private_numbers().private_value == numbers
+    other = dsa.generate_private_key(key_size=1024)
+    pem = other.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    with pytest.raises(ValueError) as info:
+        load_private_key(pem)
+    assert str(info.value) == f"unsupported key type {type(other).__name__}: use EC, RSA or Ed25519"
+
+
+def test_a_legacy_servers_metadata_that_is_not_json_is_refused_naming_the_step() -> None:
+    class NotJSON(Legacy):
+        def handle(self, request: httpx.Request) -> httpx.Response:
+            if request.url.path == "/.well-known/oauth-authorization-server":
+                return httpx.Response(200, text="<html>")
+            return super().handle(request)
+
+    with pytest.raises(AuthError) as info:
+        run(authorize(NotJSON(None).client(), {}))
+    assert info.value.step == "authorization server metadata"
+    assert info.value.reason == f"{BASE}/.well-known/oauth-authorization-server did not answer with JSON (HTTP 200)"

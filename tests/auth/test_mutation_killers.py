@@ -677,3 +677,114 @@ def test_a_legacy_servers_metadata_that_is_not_json_is_refused_naming_the_step()
         run(authorize(NotJSON(None).client(), {}))
     assert info.value.step == "authorization server metadata"
     assert info.value.reason == f"{BASE}/.well-known/oauth-authorization-server did not answer with JSON (HTTP 200)"
+
+
+def test_the_token_store_never_writes_through_a_link_at_its_temporary_file(tmp_path: Any) -> None:
+    import os
+
+    from wiremcp.auth import FileTokenStore
+
+    store = FileTokenStore(tmp_path / "oauth")
+    run(store.save("iss", "res", {"n": 1}))
+    victim = tmp_path / "victim"
+    victim.write_text("untouched")
+    path = store.path_for("iss", "res")
+    os.symlink(victim, path.with_suffix(f".{os.getpid()}.tmp"))
+    with pytest.raises(OSError):
+        run(store.save("iss", "res", {"n": 2}))
+    assert victim.read_text() == "untouched"
+    assert run(store.load("iss", "res")) == {"n": 1}
+
+
+def test_step_up_after_a_grant_asks_the_grant_again_with_the_union_of_scopes() -> None:
+    from wiremcp.auth import ClientCredentialsGrant
+
+    fake = FakeAS(auth_methods=["client_secret_basic"])
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()),
+                       grant=ClientCredentialsGrant("svc", client_secret="pw", scopes=["a"]))
+
+    async def go() -> None:
+        await authorize(auth)
+        assert await auth.on_response(403, challenge(error="insufficient_scope", scope="b"), SERVER_URL)
+
+    run(go())
+    # the grant's own scopes win over what was requested: the second request asks for them again
+    assert [f.get("scope") for f in fake.token_forms] == ["a", "a"]
+
+
+def test_a_pem_key_without_an_algorithm_signs_with_its_own_and_an_algorithm_given_is_used() -> None:
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+
+    from wiremcp.auth import ClientCredentialsGrant
+
+    for key, algorithm, expected in ((ec.generate_private_key(ec.SECP256R1()), None, "ES256"),
+                                     (rsa.generate_private_key(public_exponent=65537, key_size=2048), "PS256", "PS256")):
+        pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()).decode()
+        fake = FakeAS(auth_methods=["private_key_jwt"])
+        grant = ClientCredentialsGrant("svc", private_key=pem, signing_algorithm=algorithm)
+        assert run(authorize(OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()), grant=grant)))
+        assertion = fake.token_forms[0]["client_assertion"]
+        assert jwt.get_unverified_header(assertion)["alg"] == expected
+        jwt.decode(assertion, key.public_key(), algorithms=[expected], audience=fake.issuer)
+
+
+def test_grants_keep_the_scopes_they_asked_for_and_authenticate_the_client() -> None:
+    from wiremcp.auth import JWTBearerGrant
+
+    fake = FakeAS(prm_scopes=["x"], auth_methods=["client_secret_basic"])
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()),
+                       grant=JWTBearerGrant("a.b.c", client_id="wl", client_secret="s"))
+    assert run(authorize(auth))
+    assert auth.granted_scopes == ["x"]  # the server did not say: what was asked for
+    fake = FakeAS(prm_scopes=["y"], auth_methods=["client_secret_basic"])
+    idp = IdP(fake)
+    auth = idp.client(grant=enterprise(client_secret="cs"))
+    assert run(authorize(auth))
+    assert fake.token_forms[0]["_basic"] == "mcp-client:cs"
+    assert auth.granted_scopes == ["y"]
+    fake = FakeAS()
+    idp = IdP(fake)
+    assert run(authorize(idp.client(grant=enterprise())))
+    assert fake.token_forms[0]["client_id"] == "mcp-client"
+
+
+def test_an_unknown_grant_is_a_type_error_naming_it() -> None:
+    from types import SimpleNamespace
+
+    fake = FakeAS()
+    grant = SimpleNamespace(scopes=None)
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()), grant=grant)  # type: ignore[arg-type]
+    with pytest.raises(TypeError) as info:
+        run(authorize(auth))
+    assert str(info.value) == "unknown grant namespace(scopes=None)"
+
+
+def test_a_grants_token_is_refreshed_without_client_authentication_and_keeps_its_scopes() -> None:
+    from wiremcp.auth import JWTBearerGrant
+
+    fake = FakeAS(prm_scopes=["x"], refresh_token="r-1", expires_in=1)
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()), grant=JWTBearerGrant("a.b.c"))
+
+    async def go() -> dict[str, str]:
+        await authorize(auth)
+        return await auth.headers("POST", SERVER_URL)
+
+    assert run(go()) == {"Authorization": "Bearer token-2"}
+    assert fake.token_forms[1] == {"grant_type": "refresh_token", "refresh_token": "r-1", "resource": SERVER_URL}
+    assert auth.granted_scopes == ["x"]
+
+
+def test_a_401_answered_by_a_refresh_needs_no_new_authorization() -> None:
+    fake = FakeAS(refresh_token="r-1", expires_in=1)
+    auth = OAuthClient(http_client=httpx.AsyncClient(transport=fake.transport()))
+
+    async def go() -> None:
+        await authorize(auth)
+        await auth.headers("POST", SERVER_URL)  # refreshed (token-2), expired again at once
+        assert await auth.on_response(401, challenge(), SERVER_URL)
+
+    run(go())
+    assert len(fake.authorizations) == 1
+    assert [f["grant_type"] for f in fake.token_forms] == ["authorization_code", "refresh_token", "refresh_token"]

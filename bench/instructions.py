@@ -10,9 +10,9 @@
     python bench/instructions.py cold             # a whole `wiremcp run examples/echo.py` answering one request
     python bench/instructions.py cold-floor       # the same for fixtures/raw_echo.py
     python bench/instructions.py part-call        # one piece of the path in a loop: part-empty (the loop
-                                                  # itself), part-loads, part-decode, part-plain (Decoder),
-                                                  # part-plain-call (Server.plain_call: msgspec),
-                                                  # part-answer (Server.answer_plain_call), part-handle (the
+                                                  # itself), part-loads, part-decode, part-request-dict (Decoder),
+                                                  # part-fused-call (Server.fused_call: msgspec),
+                                                  # part-answer (Server.answer_fused_call), part-handle (the
                                                   # general path: ServerConnection.request), part-headers
                                                   # (HeaderRules.check_fields), part-check-call (check_call)
 
@@ -166,17 +166,17 @@ def _part(name: str) -> Callable[[int, int], None]:
             f: Callable[[], Any] = lambda: orjson.loads(line)  # noqa: E731
         elif name == "part-decode":
             f = lambda: decoder.decode(line)  # noqa: E731
-        elif name == "part-plain":
-            f = lambda: decoder.plain_request(line)  # noqa: E731
-        elif name == "part-plain-call":
-            f = lambda: server.plain_call(line, decoder)  # noqa: E731
+        elif name == "part-request-dict":
+            f = lambda: decoder.request_dict(line)  # noqa: E731
+        elif name == "part-fused-call":
+            f = lambda: server.fused_call(line, decoder)  # noqa: E731
         elif name == "part-answer":
-            found = server.plain_call(line, decoder)
+            found = server.fused_call(line, decoder)
             assert found is not None
-            f = lambda: server.answer_plain_call(found)  # noqa: E731
+            f = lambda: server.answer_fused_call(found)  # noqa: E731
         elif name == "part-handle":
             from wiremcp.jsonrpc import Request
-            from wiremcp.server import ServerConnection
+            from wiremcp.server.transport import ServerConnection
 
             conn = ServerConnection(server, lambda data: None)
             request = Request(1, "tools/call", params)
@@ -192,7 +192,7 @@ def _part(name: str) -> Callable[[int, int], None]:
 
             headers = {k.lower().encode(): v.encode() for k, v in modern_http_headers().items()}
             rules = HeaderRules(server)
-            found = server.plain_call(line, decoder)
+            found = server.fused_call(line, decoder)
             assert found is not None and rules.check_call(headers, found[3], found[1], found[2])
             f = lambda: rules.check_call(headers, found[3], found[1], found[2])  # noqa: E731
         else:  # part-empty: the loop itself
@@ -207,8 +207,8 @@ PARTS = (
     "part-empty",
     "part-loads",
     "part-decode",
-    "part-plain",
-    "part-plain-call",
+    "part-request-dict",
+    "part-fused-call",
     "part-answer",
     "part-handle",
     "part-headers",

@@ -6,9 +6,9 @@ Times decoding one MCP tools/call request and encoding its reply (100 B and
 1 MB payloads), and shows how each codec treats the inputs the JSON-RPC core
 must refuse. This is the measurement behind the choices in docs/decisions.md:
 orjson for every message, and msgspec's typed decoding for the plain
-tools/call only (``msgspec typed``: `wiremcp.server._plain_call`, the whole
+tools/call only (``msgspec typed``: `wiremcp.server._fused_call`, the whole
 request decoded and type-checked in one pass; its strictness rows show
-``ValidationError`` where the shape is not a plain call).
+``ValidationError`` where the shape is not a fused call).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ LINE = (
 REPLY = {"jsonrpc": "2.0", "id": 17, "result": {"resultType": "complete", "content": [{"type": "text", "text": "x" * 100}]}}
 BIG = orjson.dumps({"text": "x" * 1_000_000})
 BIG_OBJ = orjson.loads(BIG)
-#: For the typed decoder, which reads plain calls only: the request with a 1 MB text.
+#: For the typed decoder, which reads fused calls only: the request with a 1 MB text.
 BIG_CALL = LINE.replace(b"hello world, this is a 100 byte payload padding padding padding pad", b"x" * 1_000_000)
 
 STRICTNESS = {
@@ -53,10 +53,10 @@ def main() -> None:
         ("orjson", orjson.loads, orjson.dumps),
         ("json", json.loads, lambda o: json.dumps(o, separators=(",", ":")).encode()),
     ]
-    from wiremcp.server._plain_call import decode_plain_call
+    from wiremcp.server._fused_call import decode_fused_call
 
     codecs.insert(1, ("msgspec", msgspec.json.Decoder().decode, msgspec.json.Encoder().encode))
-    codecs.insert(2, ("msgspec typed", decode_plain_call, msgspec.json.Encoder().encode))
+    codecs.insert(2, ("msgspec typed", decode_fused_call, msgspec.json.Encoder().encode))
     print(f"{'codec':14} {'decode req':>12} {'encode reply':>13} {'decode 1MB':>11} {'encode 1MB':>11}")
     for name, loads, dumps in codecs:
         print(

@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import wiremcp  # noqa: E402
 from wiremcp.jsonrpc import Request  # noqa: E402
-from wiremcp.server import MemoryTaskStore, SQLiteTaskStore, TaskRecord, TaskStore  # noqa: E402
+from wiremcp.server.tasks import MemoryTaskStore, SQLiteTaskStore, TaskRecord, TaskStore  # noqa: E402
 
 TASKS = "io.modelcontextprotocol/tasks"
 META = {

@@ -1,10 +1,10 @@
 """docs/architecture.md, Layers: a layer imports only the layers below it, and only their public names.
 
-jsonrpc → protocol → auth → server | client → transports → cli (top-level
-package and examples may use anything). ``auth`` (OAuth: wiremcp.auth.server
-verifies tokens) sits below server and client, which may use it; the server
-core does not (``ctx.auth`` is duck-typed), only the HTTP transport does. Checked on the source, imports inside
-functions included, so a lazy import cannot hide a dependency upwards.
+The layer order is written in one place, `LAYERS` below; the "Layers" block
+of docs/architecture.md is generated from it (run this file to rewrite it:
+``python tests/test_layers.py``), and a test fails when the committed page
+differs. Checked on the source, imports inside functions included, so a lazy
+import cannot hide a dependency upwards.
 
 Public means: no part of the imported module's dotted name, and no imported
 name, starts with ``_`` (``from ...server._reply import settle`` and
@@ -20,15 +20,55 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "wiremcp"
-#: auth (wiremcp.auth) sits between client and transports: its OAuth client uses the client's public
-#: names (ClientError) and is handed to a transport as a plain object; its resource-server side
-#: (wiremcp.auth.server) is used by the HTTP server transport (transports/http/_auth.py).
-#: backends (wiremcp.backends) holds the state several worker processes share (docs/deploy.md): the
-#: server builds its change bus from it and the HTTP transport its legacy sessions; it imports no server.
-#: bridge (wiremcp.proxy) serves one server through a client to another: it needs server, client and
-#: the client's transports, and the CLI's `wiremcp proxy` uses it.
-#: group (wiremcp.ClientGroup) is one client over many servers: it builds each server's transport.
-RANK = {"jsonrpc": 0, "protocol": 1, "backends": 1.5, "server": 2, "client": 2, "auth": 2.5, "transports": 3, "bridge": 3.5, "group": 3.5, "cli": 4}
+ARCHITECTURE = PACKAGE.parent.parent / "docs" / "architecture.md"
+
+#: The layer order, the one place it is written: (package, rank, what it holds). A layer imports only
+#: layers of a lower rank; layers of the same rank do not import each other. docs/architecture.md's
+#: "Layers" block is generated from this table (`render_layers`).
+LAYERS: list[tuple[str, float, str]] = [
+    ("jsonrpc", 0, "bytes ⇄ envelopes; exact errors; framing; id correlation. No I/O."),
+    (
+        "protocol",
+        1,
+        "MCP on top: revisions and eras, _meta, method names, error codes, sealed requestState, "
+        "x-mcp-header rules, typed input answers.",
+    ),
+    (
+        "backends",
+        1.5,
+        "the state several worker processes share (docs/deploy.md): the server builds its change bus "
+        "from it, the HTTP transport its legacy sessions. Imports no server.",
+    ),
+    (
+        "server",
+        2,
+        "Server (registration, dispatch, context, MRTR, subscriptions, the schema engine); "
+        "server.transport: the server's transport contract.",
+    ),
+    ("client", 2, "ClientProtocol (sans-I/O) under the asyncio Client; the client's transport contract."),
+    (
+        "auth",
+        2.5,
+        "OAuth 2.1: the client flow (auth/*.py, using the client's public names) and the resource-server "
+        "side (auth/server/, used by the HTTP server transport). Imported only when authorization is used.",
+    ),
+    (
+        "transports",
+        3,
+        "stdio/, http/, memory/: each with its server and client side; sse/: the 2024-11-05 HTTP+SSE "
+        "client, which the HTTP client falls back to.",
+    ),
+    ("bridge", 3.5, "wiremcp.proxy: a Server forwarding to a Client (either era, both ways)."),
+    ("group", 3.5, "wiremcp.ClientGroup: one client over many servers (mcpServers JSON); builds each transport."),
+    (
+        "testing",
+        3.5,
+        "wiremcp.testing: a server and a client connected in one process, the pytest plugin, "
+        "a headless-Chromium Apps host.",
+    ),
+    ("cli", 4, "wiremcp run, proxy, demo, inspect, call, read, prompt, login, ..."),
+]
+RANK = {name: rank for name, rank, _ in LAYERS}
 #: Deliberate, documented exceptions: (importing layer, imported layer) -> reason.
 ALLOWED = {
     # Client.stdio / Client.http / Client.memory are conveniences that build the
@@ -146,3 +186,50 @@ def test_stdio_server_imports_no_http_or_client_code():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# The "Layers" block of docs/architecture.md, generated from LAYERS.
+
+_BEGIN = "<!-- layers: generated from LAYERS in tests/test_layers.py; edit there, then run python tests/test_layers.py -->"
+_END = "<!-- end of generated layers -->"
+
+
+def render_layers() -> str:
+    """The block between the markers: each layer with what it holds, and the order in one line."""
+    import textwrap
+
+    lines = ["```", "wiremcp/"]
+    for name, _, holds in LAYERS:
+        wrapped = textwrap.wrap(holds, width=64)
+        lines.append(f"  {name + '/':<12} {wrapped[0]}")
+        lines.extend(f"  {'':<12} {rest}" for rest in wrapped[1:])
+    lines.append("```")
+    ranks = sorted(set(RANK.values()))
+    order = " → ".join(" | ".join(name for name, rank, _ in LAYERS if rank == r) for r in ranks)
+    lines += ["", f"The order, lowest first (`|` joins layers of one rank, which do not import each other): {order}."]
+    return "\n".join([_BEGIN, *lines, _END])
+
+
+def _with_layers(page: str) -> str:
+    start, end = page.index(_BEGIN), page.index(_END) + len(_END)
+    return page[:start] + render_layers() + page[end:]
+
+
+def test_the_architecture_page_draws_this_order():
+    page = ARCHITECTURE.read_text()
+    assert _BEGIN in page and _END in page, f"{ARCHITECTURE.name} lost its generated-layers markers"
+    assert page == _with_layers(page), (
+        "docs/architecture.md's Layers block differs from LAYERS in tests/test_layers.py; "
+        "regenerate it with: python tests/test_layers.py"
+    )
+
+
+def test_every_package_has_a_rank():
+    packages = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    unranked = packages - set(RANK) - {"_vendor", "examples"}
+    assert unranked == set(), f"give {sorted(unranked)} a rank in LAYERS"
+
+
+if __name__ == "__main__":
+    ARCHITECTURE.write_text(_with_layers(ARCHITECTURE.read_text()))
+    print(f"rewrote the Layers block of {ARCHITECTURE}")

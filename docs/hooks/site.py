@@ -227,7 +227,7 @@ def _errors() -> str:
     """Every error code wiremcp sends, with its name and the HTTP status it travels with."""
     from wiremcp import jsonrpc
     from wiremcp.protocol import errors
-    from wiremcp import server
+    from wiremcp.server import transport
     from wiremcp.transports.http import STATUS_BY_CODE
 
     codes = [
@@ -236,7 +236,7 @@ def _errors() -> str:
         (jsonrpc.METHOD_NOT_FOUND, "METHOD_NOT_FOUND", "`wiremcp.jsonrpc`", "no such method in this revision"),
         (jsonrpc.INVALID_PARAMS, "INVALID_PARAMS", "`wiremcp.jsonrpc`", "`params` or `_meta` malformed; unknown tool, prompt or resource; bad cursor; refused `requestState` or answer"),
         (jsonrpc.INTERNAL_ERROR, "INTERNAL_ERROR", "`wiremcp.jsonrpc`", "a resource, prompt or completer failed (tools answer `isError: true` instead)"),
-        (server.SERVER_BUSY, "SERVER_BUSY", "`wiremcp.server`", "a cap of the server is reached; try again later (HTTP 429 when this client holds its share)"),
+        (transport.SERVER_BUSY, "SERVER_BUSY", "`wiremcp.server.transport`", "a cap of the server is reached; try again later (HTTP 429 when this client holds its share)"),
         (errors.HEADER_MISMATCH, "HEADER_MISMATCH", "`wiremcp.protocol`", "an `Mcp-*` HTTP header disagrees with the body, or is missing"),
         (errors.MISSING_REQUIRED_CLIENT_CAPABILITY, "MISSING_REQUIRED_CLIENT_CAPABILITY", "`wiremcp.protocol`", "the request needs a client capability it did not declare; `data.requiredCapabilities`"),
         (errors.UNSUPPORTED_PROTOCOL_VERSION, "UNSUPPORTED_PROTOCOL_VERSION", "`wiremcp.protocol`", "the revision named is not served; `data.supported`, `data.requested`"),

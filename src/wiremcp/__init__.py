@@ -12,9 +12,9 @@
     if __name__ == "__main__":
         wiremcp.run(server)          # stdio
 
-Layers, each importing only those below it: `wiremcp.jsonrpc` (sans-I/O
-JSON-RPC 2.0) → `wiremcp.protocol` (MCP revisions, _meta, error codes) →
-`wiremcp.server` → `wiremcp.transports` → `wiremcp.cli`.
+The packages are layers, each importing only those below it, from the sans-I/O
+JSON-RPC core (`wiremcp.jsonrpc`) up to the command line (`wiremcp.cli`); the
+order and what each holds are in docs/architecture.md, "Layers".
 """
 
 from __future__ import annotations

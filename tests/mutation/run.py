@@ -1,9 +1,11 @@
 """Mutation testing of the core modules with mutmut (a documented run, not part of CI: it is long).
 
-    .venv/bin/pip install mutmut            # not a dependency of any extra
+    .venv/bin/pip install mutmut==3.8.1     # not a dependency of any extra (3.x: 2.x has no --max-children)
     .venv/bin/python tests/mutation/run.py jsonrpc [--workdir DIR] [--max-children N]
     .venv/bin/python tests/mutation/run.py protocol
     .venv/bin/python tests/mutation/run.py client
+    .venv/bin/python tests/mutation/run.py auth-client
+    .venv/bin/python tests/mutation/run.py auth-server
 
 Each target names the modules to mutate and the smallest set of in-process
 tests that covers them (`TARGETS`). The repository's ``src`` and ``tests``
@@ -12,6 +14,9 @@ pyproject.toml gets the ``[tool.mutmut]`` section for that target, so nothing
 in the checkout changes; mutmut then runs there and ``mutmut results`` lists
 the survivors. The script prints the score: killed / (killed + survived),
 with timeouts counted as killed and mutants no test reaches listed apart.
+``--names FILE`` runs only the mutants named in FILE (one a line): to re-run
+the survivors of a run with the tests added since, in a fresh ``--workdir``
+(the tests are copied when a work directory is prepared).
 docs/testing-hardening.md records the scores and what became of the
 survivors.
 """
@@ -34,8 +39,25 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "jsonrpc": (["src/wiremcp/jsonrpc/"], ["tests/jsonrpc/", "tests/mutation/"]),
     "protocol": (
         ["src/wiremcp/protocol/"],
-        ["tests/client/test_protocol.py", "tests/client/test_client_rules.py", "tests/test_mrtr.py",
-         "tests/test_schema.py", "tests/jsonrpc/", "tests/mutation/"],
+        ["tests/protocol/", "tests/client/test_protocol.py", "tests/client/test_client_rules.py",
+         "tests/server/test_mrtr.py", "tests/server/test_schema_headers.py", "tests/server/test_tools.py",
+         "tests/server/test_resources.py", "tests/server/test_prompts.py", "tests/server/test_completion.py",
+         "tests/server/test_server_connection.py", "tests/transports/test_header_verdicts.py",
+         "tests/server/tasks/test_tasks_extensions.py", "tests/mutation/"],
+    ),
+    # auth/ in two parts: the OAuth client (its tests run against in-process authorization
+    # servers, tests/auth/fakeas.py) and the resource server (auth/server/). The resource server's
+    # own tests (tests/auth/server/) start the real oidc-provider, a Node process per mutant run:
+    # too slow here, so its target runs the in-process suite that covers the same rules.
+    "auth-client": (
+        ["src/wiremcp/auth/_*.py"],
+        ["tests/auth/test_challenge.py", "tests/auth/test_discovery.py", "tests/auth/test_flow.py",
+         "tests/auth/test_jose.py", "tests/auth/test_pkce.py", "tests/auth/test_redirect.py",
+         "tests/auth/test_ssrf.py", "tests/auth/test_storage.py", "tests/auth/test_mutation_killers.py"],
+    ),
+    "auth-server": (
+        ["src/wiremcp/auth/server/"],
+        ["tests/auth/test_mutation_killers_server.py"],
     ),
     "client": (
         ["src/wiremcp/client/_protocol.py", "src/wiremcp/client/_eras.py", "src/wiremcp/client/_mrtr.py",
@@ -83,6 +105,8 @@ def main() -> int:
     parser.add_argument("target", choices=sorted(TARGETS))
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--max-children", type=int, default=2)
+    parser.add_argument("--names", type=Path, default=None,
+                        help="a file of mutant names, one a line: run only these (a re-run of survivors in a fresh --workdir)")
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix=f"wiremcp-mutmut-{args.target}-"))
     if not (workdir / "pyproject.toml").exists():
@@ -90,8 +114,9 @@ def main() -> int:
         prepare(args.target, workdir)
     env = {**os.environ, "PYTHONPATH": ""}
     print(f"mutmut in {workdir}", flush=True)
+    names = args.names.read_text(encoding="utf-8").split() if args.names is not None else []
     status = subprocess.call(
-        [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)], cwd=workdir, env=env
+        [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children), *names], cwd=workdir, env=env
     )
     counts = score(workdir)
     killed = counts.get("killed", 0) + counts.get("timeout", 0)

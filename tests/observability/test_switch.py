@@ -1,11 +1,11 @@
 """Telemetry is on only when asked, and off it costs nothing (docs/observability.md, "Switching it on").
 
-Off: no OpenTelemetry module is imported, ``Server.handle`` is the class's
-own method and the client's request path is its own (nothing is installed
-per instance), and so are the client's notification path and
-``Server.open_session``; the HTTP app records no client address, and the
-variable that would hold it is never made; checked in a fresh interpreter
-after real calls and a notification. On: by the
+Off: no OpenTelemetry module is imported and neither the server nor the
+client has an observer (``protocol/observers.py``: their paths are their
+own); the HTTP app records no client address, and the variable that would
+hold it is never made; checked in a fresh interpreter after real calls and
+a notification. On or off, nothing is replaced on a live object: no method
+of the server or the client is an instance attribute. On: by the
 argument, by ``WIREMCP_OTEL``, or by a standard ``OTEL_*`` variable that
 configures an exporter or a service (``OTEL_SDK_DISABLED=true`` wins).
 """
@@ -44,19 +44,20 @@ client = asyncio.run(main())
 from wiremcp.protocol import telemetry
 from wiremcp.transports.http import MCPApp
 
+patched = {"handle", "handle_in_session", "open_session"} & set(vars(server))
+patched |= {"_roundtrip", "_transmit", "_write", "connect", "aclose"} & set(vars(client))
 print(
     sorted(name for name in sys.modules if name.split(".")[0] == "opentelemetry"),
-    "handle" in vars(server),
-    "_roundtrip" in vars(client),
-    len(server.middlewares),
-    "_write" in vars(client),  # notifications sent: the client's own path
-    "open_session" in vars(server),  # what a legacy session answers itself: its own path
+    bool(patched),  # nothing replaced on the instances, on or off
+    len(server.observers),
+    len(server.middlewares),  # telemetry is an observer, not a middleware
+    len(client._observers),
     MCPApp(server)._peer is not None,  # the HTTP app sets no client address per request
     telemetry._peer is not None,  # and the variable is never made
 )
 """
 
-OFF = "[] False False 0 False False False False"
+OFF = "[] False 0 0 0 False False"
 
 
 def _probe(**env: str) -> str:
@@ -76,10 +77,10 @@ def test_off_by_the_variable_even_with_otel_variables_set() -> None:
 
 @pytest.mark.parametrize("env", [{"WIREMCP_OTEL": "1"}, {"OTEL_SERVICE_NAME": "svc"}, {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}])
 def test_on_by_the_environment(env: dict[str, str]) -> None:
-    modules, handle, roundtrip, middleware, write, open_session, app_peer, peer = _probe(**env).rsplit(" ", 7)
+    modules, patched, server_observers, middleware, client_observers, app_peer, peer = _probe(**env).rsplit(" ", 6)
     assert "'opentelemetry.trace'" in modules and "'opentelemetry.metrics'" in modules
-    assert (handle, roundtrip, middleware) == ("True", "True", "1")
-    assert (write, open_session, app_peer, peer) == ("True", "True", "True", "True")
+    assert (patched, server_observers, middleware, client_observers) == ("False", "1", "0", "1")
+    assert (app_peer, peer) == ("True", "True")
 
 
 @pytest.mark.parametrize("wanted", [server_wanted, client_wanted])

@@ -21,7 +21,7 @@ import wiremcp
 from wiremcp import Context
 from wiremcp.jsonrpc import INVALID_PARAMS, InvalidParams, Request
 from wiremcp.protocol.state import DEFAULT_MAX_STATE_SIZE, StateSealer, request_digest
-from wiremcp.server import current_auth
+from wiremcp.server.transport import current_auth
 
 KEY = "k" * 32
 DIGEST = request_digest("tools/call", ["greet", {}])
@@ -222,16 +222,20 @@ def _call(server: wiremcp.Server, token: Token | None, **extra: Any) -> Any:
 
 
 def test_the_server_binds_the_authenticated_subject() -> None:
-    """A state sealed while serving one authenticated subject opens only for that subject (same issuer)."""
+    """A state sealed while serving one authenticated caller opens only for that caller: issuer, subject and client (issue 23)."""
     server = _server()
     alice = Token("alice")
     first = _call(server, alice)
     assert first["resultType"] == "input_required"
     step1 = {"step1": {"action": "accept", "content": {"name": "Ada"}}}
-    second = _call(server, Token("alice", client_id="other-app"), inputResponses=step1, requestState=first["requestState"])
-    assert second["resultType"] == "input_required"  # the subject is bound, not the client it used
+    with pytest.raises(InvalidParams, match="different principal"):
+        # the same subject through another OAuth client is another caller
+        _call(server, Token("alice", client_id="other-app"), inputResponses=step1, requestState=first["requestState"])
+    second = _call(server, alice, inputResponses=step1, requestState=first["requestState"])
+    assert second["resultType"] == "input_required"
     step2 = {"step2": {"action": "accept", "content": {"color": "teal"}}}
-    thieves = [Token("mallory"), Token("alice", issuer="https://evil.example.com"), Token(None, client_id="app"), None]
+    thieves = [Token("mallory"), Token("alice", issuer="https://evil.example.com"), Token("alice", client_id="other-app"),
+               Token(None, client_id="app"), None]
     for thief in thieves:
         with pytest.raises(InvalidParams, match="different principal"):
             _call(server, thief, inputResponses=step2, requestState=second["requestState"])

@@ -3,7 +3,7 @@
 Two worker processes (tests/scale/capped_worker.py) share one real
 redis-server; raw HTTP to each worker's own port chooses which worker opens
 each session. The cap's refusal is the one a single process gives (503, a
-JSON-RPC error ``SERVER_BUSY``: `wiremcp.server.ServerBusy`); a deleted
+JSON-RPC error ``SERVER_BUSY``: `wiremcp.server.transport.ServerBusy`); a deleted
 session, an expired one and the sessions of a worker that died free their
 slots.
 
@@ -20,7 +20,7 @@ import orjson
 import pytest
 
 from wiremcp.client import Client
-from wiremcp.server import ServerBusy
+from wiremcp.server.transport import ServerBusy
 
 from .conftest import STATE_KEY, needs_services
 from .services import RedisServer, Script

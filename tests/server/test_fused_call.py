@@ -1,7 +1,7 @@
 """The fused ``tools/call`` path gives the general path's reply, byte for byte.
 
-`Server.plain_call` (a plain call decoded and checked in one msgspec pass,
-`server/_plain_call.py`) and `Server.answer_plain_call` answer a plain call
+`Server.fused_call` (a fused call decoded and checked in one msgspec pass,
+`server/_fused_call.py`) and `Server.answer_fused_call` answer a fused call
 in two functions; `Server.handle` through a
 `ServerConnection` is the general path every other request takes. For the
 same input both must write the same bytes (server/tools.mdx, basic/index.mdx
@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import wiremcp
 from wiremcp import Context, ToolError, ToolResult
 from wiremcp.jsonrpc import MCP, Decoder, InvalidParams, Request
-from wiremcp.server import ServerConnection
+from wiremcp.server.transport import ServerConnection
 from wiremcp.server._mrtr import InputRequired
 from wiremcp.transports.stdio._lines import LineServer
 
@@ -95,8 +95,8 @@ DECODER = Decoder(MCP)
 def fused(server: wiremcp.Server, id_: Any, params: Any) -> tuple[bytes, int | None] | None:
     """The fused path's reply to this request's line, or None when it declines."""
     line = orjson.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": params})
-    found = server.plain_call(line, DECODER)
-    return None if found is None else server.answer_plain_call(found)
+    found = server.fused_call(line, DECODER)
+    return None if found is None else server.answer_fused_call(found)
 
 
 def call(name: str, arguments: Any, meta: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -154,7 +154,7 @@ def test_any_arguments_get_the_general_reply(id_: Any, a: Any, flag: Any, label:
         assert through_lines(server, line) == [expected[0]]
 
 
-def test_plain_arguments_of_exact_types_take_the_fused_path() -> None:
+def test_scalar_arguments_of_exact_types_take_the_fused_path() -> None:
     assert fused(SERVER, 1, call("mix", {"a": 1, "flag": True})) is not None
     assert fused(SERVER, 1, call("mix", {"a": 1, "flag": False, "label": "x", "scale": 2.5})) is not None
     assert fused(SERVER, 1, call("nothing", {})) is not None
@@ -216,7 +216,7 @@ def test_anything_unusual_is_left_to_the_general_path(params: dict[str, Any]) ->
     assert through_lines(SERVER, line) == [general(SERVER, 5, params)[0]]
 
 
-def test_tools_that_need_more_than_a_plain_call_are_not_fused() -> None:
+def test_tools_that_need_more_than_a_fused_call_are_not_fused() -> None:
     server = wiremcp.Server("others")
 
     @server.tool()
@@ -244,9 +244,9 @@ def test_tools_that_need_more_than_a_plain_call_are_not_fused() -> None:
         return s
 
     for name in ("threaded", "later", "with_context", "scoped", "bounded"):
-        assert server.get_tool(name).plain is None, name  # type: ignore[union-attr]
+        assert server.get_tool(name).fused_arguments is None, name  # type: ignore[union-attr]
         assert fused(server, 1, call(name, {"text": "x"})) is None
-    assert server.get_tool("choice").plain is not None  # type: ignore[union-attr]
+    assert server.get_tool("choice").fused_arguments is not None  # type: ignore[union-attr]
 
 
 def test_middleware_turns_the_fused_path_off() -> None:
@@ -307,25 +307,25 @@ def test_a_duplicate_id_in_flight_is_refused_on_the_fused_path_too() -> None:
         max_size=6,
     )
 )
-def test_plain_request_accepts_only_what_decode_makes_a_request_of(obj: dict[str, Any]) -> None:
+def test_request_dict_accepts_only_what_decode_makes_a_request_of(obj: dict[str, Any]) -> None:
     decoder = Decoder(MCP)
     data = orjson.dumps(obj)
-    plain = decoder.plain_request(data)
-    if plain is None:
+    found = decoder.request_dict(data)
+    if found is None:
         return
     message = decoder.decode(data)
     assert type(message) is Request
-    assert (message.id, message.method, message.params) == (plain["id"], plain["method"], plain["params"])
+    assert (message.id, message.method, message.params) == (found["id"], found["method"], found["params"])
 
 
-def test_plain_request_keeps_the_depth_and_size_limits() -> None:
+def test_request_dict_keeps_the_depth_and_size_limits() -> None:
     deep = {"jsonrpc": "2.0", "id": 1, "method": "m", "params": {"a": [[[[[[]]]]]]}}
     data = orjson.dumps(deep)
-    assert Decoder(MCP, max_depth=4).plain_request(data) is None
-    assert Decoder(MCP, max_depth=8).plain_request(data) is not None
-    assert Decoder(MCP, max_size=len(data) - 1).plain_request(data) is None
+    assert Decoder(MCP, max_depth=4).request_dict(data) is None
+    assert Decoder(MCP, max_depth=8).request_dict(data) is not None
+    assert Decoder(MCP, max_size=len(data) - 1).request_dict(data) is None
     big = orjson.dumps({**deep, "params": {"a": [[[[[[]]]]]], "pad": "x" * 5000}})
-    assert Decoder(MCP, max_depth=4).plain_request(big) is None
-    assert Decoder(MCP, max_depth=8).plain_request(big) is not None
-    assert Decoder(MCP).plain_request(b"\xef\xbb\xbf" + data) is None
-    assert Decoder(MCP).plain_request(b"[" + data + b"]") is None
+    assert Decoder(MCP, max_depth=4).request_dict(big) is None
+    assert Decoder(MCP, max_depth=8).request_dict(big) is not None
+    assert Decoder(MCP).request_dict(b"\xef\xbb\xbf" + data) is None
+    assert Decoder(MCP).request_dict(b"[" + data + b"]") is None

@@ -22,6 +22,11 @@ import pytest
 
 import wiremcp
 import wiremcp.server
+import wiremcp.server.apps
+import wiremcp.server.forward
+import wiremcp.server.schema
+import wiremcp.server.tasks
+import wiremcp.server.transport
 from wiremcp.cli._target import Target, parse_target
 from wiremcp.server import Tool
 
@@ -114,7 +119,18 @@ def test_each_feature_loads_its_module_when_used():
     }
 
 
-@pytest.mark.parametrize("module", [wiremcp, wiremcp.server])
+NAMESPACES = [
+    wiremcp,
+    wiremcp.server,
+    wiremcp.server.transport,
+    wiremcp.server.tasks,
+    wiremcp.server.apps,
+    wiremcp.server.forward,
+    wiremcp.server.schema,
+]
+
+
+@pytest.mark.parametrize("module", NAMESPACES, ids=[m.__name__ for m in NAMESPACES])
 def test_every_public_name_resolves(module):
     for name in module.__all__:
         assert getattr(module, name) is not None, name

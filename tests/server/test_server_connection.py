@@ -19,10 +19,10 @@ import pytest
 import wiremcp
 from wiremcp import Context
 from wiremcp.jsonrpc import ErrorResponse, Notification, Request, Response
-from wiremcp.server import (
+from wiremcp.server import ClientRequestFailed
+from wiremcp.server.transport import (
     Call,
     CallState,
-    ClientRequestFailed,
     ConnectionState,
     Era,
     OutgoingRequests,

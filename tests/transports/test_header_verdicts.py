@@ -79,13 +79,13 @@ body_values = st.one_of(
 
 
 def ask(rules: HeaderRules, headers: dict[bytes, bytes], params: dict[str, Any]) -> bool:
-    """`check_call` as the fused path asks it: only for a plain call (`Server.plain_call`)."""
+    """`check_call` as the fused path asks it: only for a fused call (`Server.fused_call`)."""
     meta = params.get("_meta")
     version = meta.get("io.modelcontextprotocol/protocolVersion") if type(meta) is dict else None
     name = params.get("name")
     tool = server.get_tool(name) if type(name) is str else None
     if type(version) is not str or tool is None:
-        return False  # not a plain call of a tool: the fused path never asks
+        return False  # not a fused call of a tool: the fused path never asks
     return rules.check_call(headers, version, tool, params.get("arguments") or {})
 
 

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import SERVERS, wiremcp_cmd
-from wiremcp.server import current_auth
+from wiremcp.server.transport import current_auth
 from wiremcp.transports.http import HTTP_ENV, from_environment
 from wiremcp.transports.http._client_key import client_key
 

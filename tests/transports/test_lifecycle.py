@@ -269,15 +269,35 @@ def test_middleware_runs_in_order_and_short_circuits_in_both_eras(era: Any) -> N
     assert order.count("outer done") == 3  # the rate-limited call raised through `outer`
 
 
-def test_no_middleware_leaves_handle_alone_and_the_first_one_installs_it() -> None:
+def test_middleware_is_fixed_when_serving_starts_and_adding_one_later_raises() -> None:
+    """The chain is built once (Server.freeze); a late middleware raised nothing and never ran before."""
     server = Server("plain")
-    assert "handle" not in vars(server) and "handle_in_session" not in vars(server)
+    seen: list[str] = []
+
+    @server.tool
+    def echo(text: str) -> str:
+        return text
 
     async def passthrough(call: Invocation, call_next: Next) -> dict[str, Any]:
+        seen.append(call.method)
+        return await call_next(call)
+
+    async def late(call: Invocation, call_next: Next) -> dict[str, Any]:
+        seen.append("late")
         return await call_next(call)
 
     server.add_middleware(passthrough)
-    assert "handle" in vars(server) and server.middlewares == (passthrough,)
+
+    async def main() -> None:
+        async with connect(server) as mcp:
+            with pytest.raises(RuntimeError, match=r"add_middleware\(.*register middleware and observers before serving"):
+                server.add_middleware(late)
+            assert (await mcp.call_tool("echo", {"text": "x"})).text == "x"
+
+    asyncio.run(main())
+    assert seen == ["tools/call"] and server.middlewares == (passthrough,)
+    # nothing is replaced on the server: its methods are the class's
+    assert not {"handle", "handle_in_session", "open_session"} & set(vars(server))
 
 
 def test_middleware_returning_a_non_dict_is_an_internal_error() -> None:

@@ -1,6 +1,6 @@
-"""Cold start on stdio: the first plain calls are answered before the event loop, and nothing else changes.
+"""Cold start on stdio: the first fused calls are answered before the event loop, and nothing else changes.
 
-`wiremcp run` answers a plain ``tools/call`` of an inline tool before
+`wiremcp run` answers a fused ``tools/call`` of an inline tool before
 asyncio is imported (`wiremcp.transports.stdio.serve_before_loop`); the first
 message that needs more moves the stream to the event loop. These tests drive
 a real `wiremcp run` subprocess and check that the rules of
@@ -36,7 +36,7 @@ def text(reply: dict) -> str:
     return reply["result"]["content"][0]["text"]
 
 
-def test_plain_calls_are_answered_before_asyncio_is_imported(cold):
+def test_fused_calls_are_answered_before_asyncio_is_imported(cold):
     assert text(cold.ask(call(1, "loop_loaded"))) == "no"
     assert text(cold.ask(call(2, "echo", {"text": "a"}))) == "a"
     assert text(cold.ask(call(3, "loop_loaded"))) == "no"
@@ -56,7 +56,7 @@ def test_the_same_bytes_before_and_after_the_event_loop(cold):
     assert before is not None and before == after
 
 
-def test_concurrency_after_plain_calls(cold):
+def test_concurrency_after_fused_calls(cold):
     assert text(cold.ask(call(1, "echo", {"text": "first"}))) == "first"
     cold.send(call("slow", "slow", {"seconds": 1.0}))
     started = time.monotonic()
@@ -77,7 +77,7 @@ def test_lines_after_the_move_in_the_same_read_are_served_in_order(cold):
     assert [cold.recv()["id"] for _ in range(3)] == [1, 3, 2]
 
 
-def test_cancellation_after_plain_calls(cold):
+def test_cancellation_after_fused_calls(cold):
     assert text(cold.ask(call(1, "echo", {"text": "x"}))) == "x"
     cold.send(call("c", "slow", {"seconds": 1.0}))
     assert cold.ask(call("started", "echo", {"text": "x"}))["id"] == "started"
@@ -87,14 +87,14 @@ def test_cancellation_after_plain_calls(cold):
     assert cold.finish_quietly() == ""
 
 
-def test_a_cancellation_of_an_answered_plain_call_is_ignored(cold):
+def test_a_cancellation_of_an_answered_fused_call_is_ignored(cold):
     assert text(cold.ask(call("done", "echo", {"text": "x"}))) == "x"
     cold.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "done"}})
     assert text(cold.ask(call(2, "echo", {"text": "y"}))) == "y"
     cold.expect_nothing_more()
 
 
-def test_duplicate_id_of_a_running_request_is_refused_after_plain_calls(cold):
+def test_duplicate_id_of_a_running_request_is_refused_after_fused_calls(cold):
     assert text(cold.ask(call(1, "echo", {"text": "x"}))) == "x"
     cold.send(call(5, "slow", {"seconds": 0.5, "label": "first"}))
     reply = cold.ask(call(5, "echo", {"text": "second"}))
@@ -113,7 +113,7 @@ def test_a_malformed_line_moves_to_the_event_loop_and_gets_its_error(cold):
     assert text(cold.ask(call(4, "loop_loaded"))) == "yes"
 
 
-def test_end_of_input_with_only_plain_calls(cold):
+def test_end_of_input_with_only_fused_calls(cold):
     cold.send_raw(b"".join(orjson.dumps(call(i, "echo", {"text": str(i)})) + b"\n" for i in range(50)))
     code, rest, err = cold.finish()
     assert code == 0 and err == ""

@@ -25,7 +25,7 @@ Rules:
 * input the upstream needs is asked of the downstream client: a modern
   upstream's ``input_required`` rounds and a legacy upstream's elicitation,
   sampling and roots requests become real requests to a legacy client or
-  ``input_required`` (the upstream call held, resumed on the retry) for a
+  ``input_required`` (the upstream call suspended, resumed on the retry) for a
   modern one. A legacy upstream's request goes to the downstream call that
   started the upstream call it belongs to: the call whose HTTP stream it came
   on, else the one call in flight. A request that names no call while
@@ -61,7 +61,8 @@ from typing import Any, AsyncIterator
 from ..client import CallOptions, Client, RemoteError
 from ..jsonrpc import JSONRPCError, Notification
 from ..protocol import Era, methods
-from ..server import Ask, Context, Server, reporting_context
+from ..server import Context, Server
+from ..server.forward import Ask, reporting_context
 
 __all__ = ["proxy", "ClientUpstream", "upstream_client"]
 
@@ -108,7 +109,7 @@ def upstream_client(
 
 
 class ClientUpstream:
-    """The `wiremcp.server.Upstream` of a proxy: a `Client` to the upstream server."""
+    """The `wiremcp.server.forward.Upstream` of a proxy: a `Client` to the upstream server."""
 
     def __init__(self, server: Server, client_factory: Any) -> None:
         self.server = server
@@ -117,7 +118,7 @@ class ClientUpstream:
         self._active: list[_Forwarding] = []
         self._listener: asyncio.Task[None] | None = None
 
-    # -- wiremcp.server.Upstream ---------------------------------------------------
+    # -- wiremcp.server.forward.Upstream ---------------------------------------------------
 
     def capabilities(self) -> dict[str, Any]:
         """The upstream server's capabilities (``{}`` before the client connected)."""

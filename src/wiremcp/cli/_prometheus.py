@@ -2,10 +2,10 @@
 
 Rules:
 
-* `install_metrics` registers one middleware (`wiremcp.server.Invocation`)
-  and wraps ``Server.open_session`` on the instance; nothing else changes,
-  and a server without them keeps its plain ``handle``. ``prometheus_client``
-  (the ``[otel]`` extra) is imported only here;
+* `install_metrics` registers one `Metrics`, an observer
+  (`wiremcp.protocol.observers.Observer`, before serving starts); nothing
+  else changes. ``prometheus_client`` (the ``[otel]`` extra) is imported
+  only here;
 * per request only plain Python values change (`_Stats`: the event loop is
   their one writer); a prometheus_client collector reads them at scrape
   time. Its own ``Counter``/``Histogram`` objects cost about 5 µs per
@@ -14,7 +14,8 @@ Rules:
   one, so two servers in one process do not collide):
 
   ``wiremcp_requests_total{method, outcome}``
-      requests a handler served; ``outcome`` is ``ok``, ``tool_error``,
+      requests a handler served (not what a 2025-11-25 session answers
+      itself: ``initialize``, ``ping``...); ``outcome`` is ``ok``, ``tool_error``,
       ``error`` or ``cancelled``;
   ``wiremcp_request_duration_seconds{method}``
       their durations (the OpenTelemetry conventions' buckets);
@@ -47,14 +48,12 @@ import asyncio
 import bisect
 import socket
 import time
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any, Iterable
 
 from ..protocol import methods
+from ..protocol.observers import ObservedRequest, ObservedSession, Observer
 
-if TYPE_CHECKING:
-    from ..server import Invocation, Next
-
-__all__ = ["install_metrics", "serve_metrics"]
+__all__ = ["Metrics", "install_metrics", "serve_metrics"]
 
 #: The buckets of the duration histogram: those of the OpenTelemetry MCP conventions (seconds).
 BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
@@ -115,66 +114,63 @@ def _collector(stats: _Stats) -> Any:
 
 
 def install_metrics(server: Any) -> Any:
-    """The server's metrics: a new ``prometheus_client`` registry, fed by a middleware (see the module docs)."""
+    """The server's metrics: a new ``prometheus_client`` registry, fed by an observer (see the module docs)."""
     try:
         from prometheus_client import CollectorRegistry
     except ImportError:
         raise ImportError("the metrics endpoint needs prometheus_client: pip install 'wiremcp[otel]'") from None
-    stats = _Stats()
+    observer = Metrics()
     registry = CollectorRegistry(auto_describe=True)
-    registry.register(_collector(stats))
-    requests = stats.requests
-    durations = stats.durations
-    clock = time.perf_counter
-    where = bisect.bisect_left
-    bounds = BUCKETS
-
-    async def metrics(call: Invocation, call_next: Next) -> dict[str, Any]:
-        method = call.method if call.method in _KNOWN else "other"
-        listen = method == "subscriptions/listen"
-        outcome = "error"
-        stats.in_flight += 1
-        if listen:
-            stats.listening += 1
-        started = clock()
-        try:
-            result = await call_next(call)
-            outcome = "tool_error" if result.get("isError") is True and method == "tools/call" else "ok"
-            return result
-        except asyncio.CancelledError:
-            outcome = "cancelled"
-            raise
-        finally:
-            elapsed = clock() - started
-            stats.in_flight -= 1
-            if listen:
-                stats.listening -= 1
-            key = (method, outcome)
-            requests[key] = requests.get(key, 0) + 1
-            histogram = durations.get(method)
-            if histogram is None:
-                histogram = durations[method] = [[0] * (len(bounds) + 1), 0.0]
-            histogram[0][where(bounds, elapsed)] += 1
-            histogram[1] += elapsed
-
-    open_session = server.open_session
-    sessions = stats.sessions
-
-    def opening(send_request: Any, notify: Any, *, session_id: str | None = None) -> Any:
-        session = open_session(send_request, notify, session_id=session_id)
-        close = session.close
-        sessions.add(session)
-
-        def closing() -> None:
-            sessions.discard(session)
-            close()
-
-        session.close = closing
-        return session
-
-    server.open_session = opening
-    server.add_middleware(metrics)
+    registry.register(_collector(observer.stats))
+    server.add_observer(observer)
     return registry
+
+
+class Metrics(Observer):
+    """The observer of `install_metrics`: counts into `_Stats` (see the module docs)."""
+
+    def __init__(self) -> None:
+        self.stats = _Stats()
+        self.clock = time.perf_counter
+
+    def request_started(self, request: ObservedRequest) -> Any:
+        if request.internal:
+            return None  # answered by a 2025-11-25 session itself, not by a handler
+        method = request.method if request.method in _KNOWN else "other"
+        stats = self.stats
+        stats.in_flight += 1
+        if method == "subscriptions/listen":
+            stats.listening += 1
+        return method, self.clock()
+
+    def request_answered(
+        self, request: ObservedRequest, started: Any, result: dict[str, Any] | None, error: BaseException | None
+    ) -> None:
+        if started is None:
+            return
+        method, began = started
+        elapsed = self.clock() - began
+        if error is None:
+            outcome = "tool_error" if result is not None and result.get("isError") is True and method == "tools/call" else "ok"
+        else:
+            outcome = "cancelled" if isinstance(error, asyncio.CancelledError) else "error"
+        stats = self.stats
+        stats.in_flight -= 1
+        if method == "subscriptions/listen":
+            stats.listening -= 1
+        key = (method, outcome)
+        stats.requests[key] = stats.requests.get(key, 0) + 1
+        histogram = stats.durations.get(method)
+        if histogram is None:
+            histogram = stats.durations[method] = [[0] * (len(BUCKETS) + 1), 0.0]
+        histogram[0][bisect.bisect_left(BUCKETS, elapsed)] += 1
+        histogram[1] += elapsed
+
+    def session_opened(self, session: ObservedSession) -> None:
+        self.stats.sessions.add(session)
+
+    def session_closed(self, session: ObservedSession) -> None:
+        self.stats.sessions.discard(session)
 
 
 def serve_metrics(

@@ -2,8 +2,10 @@
 
 Rules:
 
-* `install_request_log` registers one middleware (`wiremcp.server.Invocation`)
-  that logs each request a handler serves on the ``wiremcp.requests`` logger
+* `install_request_log` registers one `RequestLog`, an observer
+  (`wiremcp.protocol.observers.Observer`), that logs each request a handler
+  serves (not what a 2025-11-25 session answers itself: ``initialize``,
+  ``ping``...) on the ``wiremcp.requests`` logger
   at INFO, when it ends, with its fields in ``record.mcp``: ``method``,
   ``target`` (the tool or prompt name, the resource URI), ``id``,
   ``duration_ms``, ``outcome`` (``ok``, ``tool_error``, ``error``,
@@ -17,8 +19,9 @@ Rules:
   ``message``, then the ``mcp`` fields, then ``exception`` (the traceback)
   if any. orjson encodes it; a value it cannot encode is written as its
   ``str``;
-* like all middleware, it is off unless installed: a server without it
-  keeps its plain ``handle``.
+* like every observer, it is off unless installed (before serving starts): a
+  server without observers calls its handlers directly. Installed after
+  telemetry's observer, a request's line carries the ids of its span.
 """
 
 from __future__ import annotations
@@ -28,16 +31,14 @@ import logging
 import sys
 import time
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from ..jsonrpc import INTERNAL_ERROR, JSONRPCError
+from ..protocol.observers import ObservedRequest, Observer
 
-if TYPE_CHECKING:
-    from ..server import Invocation, Middleware, Next
-
-__all__ = ["JSONFormatter", "install_request_log", "target_of"]
+__all__ = ["JSONFormatter", "RequestLog", "install_request_log", "target_of"]
 
 log = logging.getLogger("wiremcp.requests")
 
@@ -64,43 +65,54 @@ def _trace_ids() -> dict[str, str]:
     return {"trace_id": format(context.trace_id, "032x"), "span_id": format(context.span_id, "016x")}
 
 
-def install_request_log(server: Any, logger: logging.Logger = log) -> Middleware:
+def install_request_log(server: Any, logger: logging.Logger = log) -> RequestLog:
     """Log each request ``server`` serves as one structured record on ``logger`` (see the module docs)."""
-    clock = time.perf_counter
+    observer = RequestLog(logger)
+    server.add_observer(observer)
+    return observer
 
-    async def request_log(call: Invocation, call_next: Next) -> dict[str, Any]:
-        fields: dict[str, Any] = {"method": call.method}
-        target = target_of(call.method, call.params)
+
+class RequestLog(Observer):
+    """The observer of `install_request_log`: one record per request a handler served."""
+
+    def __init__(self, logger: logging.Logger = log) -> None:
+        self.logger = logger
+        self.clock = time.perf_counter
+
+    def request_started(self, request: ObservedRequest) -> Any:
+        if request.internal:
+            return None  # answered by a 2025-11-25 session itself, not by a handler
+        fields: dict[str, Any] = {"method": request.method}
+        target = target_of(request.method, request.params)
         if target is not None:
             fields["target"] = target
-        if call.id is not None:
-            fields["id"] = call.id
+        if request.id is not None:
+            fields["id"] = request.id
         fields.update(_trace_ids())
-        started = clock()
-        try:
-            result = await call_next(call)
-        except JSONRPCError as exc:
-            fields.update(outcome="error", code=exc.code, error=exc.message)
-            raise
-        except asyncio.CancelledError:
-            fields["outcome"] = "cancelled"
-            raise
-        except Exception as exc:
-            fields.update(outcome="error", code=INTERNAL_ERROR, error=f"{type(exc).__name__}: {exc}")
-            raise
-        else:
-            fields["outcome"] = "tool_error" if result.get("isError") is True and call.method == "tools/call" else "ok"
-            return result
-        finally:
-            fields["duration_ms"] = round((clock() - started) * 1000, 3)
-            headers = call.headers
-            session = headers.get("mcp-session-id") if headers is not None else None
-            if session is not None:
-                fields["session"] = session
-            logger.info("%s %s", call.method, fields["outcome"], extra={"mcp": fields})
+        return fields, self.clock()
 
-    server.add_middleware(request_log)
-    return request_log
+    def request_answered(
+        self, request: ObservedRequest, started: Any, result: dict[str, Any] | None, error: BaseException | None
+    ) -> None:
+        if started is None:
+            return
+        fields, began = started
+        if isinstance(error, JSONRPCError):
+            fields.update(outcome="error", code=error.code, error=error.message)
+        elif isinstance(error, asyncio.CancelledError):
+            fields["outcome"] = "cancelled"
+        elif error is not None:
+            fields.update(outcome="error", code=INTERNAL_ERROR, error=f"{type(error).__name__}: {error}")
+        elif result is not None and result.get("isError") is True and request.method == "tools/call":
+            fields["outcome"] = "tool_error"
+        else:
+            fields["outcome"] = "ok"
+        fields["duration_ms"] = round((self.clock() - began) * 1000, 3)
+        headers = request.headers
+        session = headers.get("mcp-session-id") if headers is not None else None
+        if session is not None:
+            fields["session"] = session
+        self.logger.info("%s %s", request.method, fields["outcome"], extra={"mcp": fields})
 
 
 class JSONFormatter(logging.Formatter):

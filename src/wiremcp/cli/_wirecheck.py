@@ -55,7 +55,7 @@ Rules (each problem has a short ``code`` and a message naming the rule):
 * Schema (``schema``): each message against the definition its method
   names in the revision's ``schema.json`` (copies ship in
   ``wiremcp/cli/_schemas/``), with the project's compiled validator
-  (`wiremcp.server.compile_validator`). A revision without a copy
+  (`wiremcp.server.schema.compile_validator`). A revision without a copy
   (2025-06-18 and older) is not schema-checked. A message that already has
   a problem is not schema-checked again (one cause, one report).
 """
@@ -74,7 +74,7 @@ import orjson
 from ..protocol import LEGACY_VERSIONS, MODERN_VERSIONS
 from ..protocol import meta as meta_keys
 from ..protocol import methods as mcp_methods
-from ..server import compile_validator
+from ..server.schema import compile_validator
 
 __all__ = ["Direction", "Problem", "Checked", "WireChecker", "SCHEMA_REVISIONS", "load_schema", "problem", "sent_by_server"]
 

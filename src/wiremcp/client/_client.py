@@ -62,6 +62,8 @@ from ._task_handle import TaskHandle
 from ._tasks import TASKS_LIST, TaskState, augment, legacy_task_support, parse_task
 from ._transport import ClientTransport
 from ._telemetry import wanted as telemetry_wanted
+from . import _observing as observing
+from ..protocol.observers import ObservedRequest, ObservedSession, Observer, check_observer
 
 __all__ = ["Client", "DEFAULT_TIMEOUT", "DEFAULT_PROBE_TIMEOUT", "DEFAULT_MAX_INPUT_ROUNDS", "DEFAULT_CONNECT_RETRY_DELAY"]
 
@@ -241,11 +243,19 @@ class Client:
         self._tasks: set[asyncio.Future[None]] = set()
         #: Task handles following each task id (they get its status notifications).
         self._followers: dict[str, set[TaskHandle]] = {}
-        # OpenTelemetry (see _telemetry): decided once, here; off, nothing is imported or wrapped.
+        #: Observers (protocol.observers; see _observing), and the 2025-11-25 session they were told of.
+        self._observers: list[Observer] = []
+        self._session: ObservedSession | None = None
+        # OpenTelemetry (see _telemetry): decided once, here; off, nothing is imported.
         if telemetry_wanted(telemetry):
-            from ._telemetry import instrument, providers
+            from ._telemetry import ClientTelemetry, providers
 
-            instrument(self, **providers(telemetry))
+            self.add_observer(ClientTelemetry(self, **providers(telemetry)))
+
+    def add_observer(self, observer: Observer) -> Observer:
+        """Tell ``observer`` about every request, notification and 2025-11-25 session from now on."""
+        self._observers.append(check_observer(observer))
+        return observer
 
     def _new_protocol(self, transport: ClientTransport, eras: EraCache | None) -> ClientProtocol[_Waiter]:
         return ClientProtocol(
@@ -392,12 +402,15 @@ class Client:
             self._renew()
         self._loop = asyncio.get_running_loop()
         self._opened = True
+        opened_at = observing.clock()
         await self.transport.open(self._receiver)
         try:
             await self._settle_era()
         except BaseException:
             await self.aclose()
             raise
+        if self._observers and self._proto.era is Era.LEGACY:  # a 2025-11-25 session is open
+            self._session = observing.session_opened(self, self._observers, opened_at)
 
     async def _settle_era(self) -> None:
         """stdio.mdx and streamable-http.mdx, Backward Compatibility: the I/O of `Negotiation` (`_settle`)."""
@@ -432,7 +445,12 @@ class Client:
     async def aclose(self) -> None:
         """Fail what is in flight with `ConnectionClosed` and close the transport."""
         self._lost(ConnectionClosed("the client was closed"))
-        await self.transport.aclose()
+        try:
+            await self.transport.aclose()
+        finally:
+            session, self._session = self._session, None
+            if session is not None:  # a 2025-11-25 session ends (once)
+                observing.session_closed(self._observers, session)
 
     def _lost(self, exc: BaseException | None) -> None:
         if self._deadline_timer is not None:
@@ -462,12 +480,15 @@ class Client:
         return out.id
 
     async def _roundtrip(
-        self, method: str, params: dict[str, Any] | None, options: CallOptions, *, cancel_on_timeout: bool = True
+        self, method: str, params: dict[str, Any] | None, options: CallOptions, *,
+        cancel_on_timeout: bool = True, event: ObservedRequest | None = None,
     ) -> dict[str, Any]:
         """One request and its reply; a request that was never sent (`NotSent`) is sent once more."""
+        if self._observers and event is None:  # observed: `observe_request` comes back here with its event
+            return await observing.observe_request(self, self._observers, method, params, options, cancel_on_timeout)
         deadline = options.deadline_after(self._connected().time(), self.timeout)
         try:
-            return await self._attempt(method, params, options, deadline, cancel_on_timeout)
+            return await self._attempt(method, params, options, deadline, cancel_on_timeout, event)
         except NotSent as exc:
             delay = self.connect_retry_delay
             if delay is None:
@@ -475,16 +496,19 @@ class Client:
             log.warning("%s was not sent (%s); retrying once in %g s", method, exc, delay)
             await asyncio.sleep(delay)
             try:
-                return await self._attempt(method, params, options, deadline, cancel_on_timeout)
+                return await self._attempt(method, params, options, deadline, cancel_on_timeout, event)
             except NotSent as again:
                 raise NotSent(f"{again} (tried twice, {delay:g} s apart)") from exc
 
     async def _attempt(
-        self, method: str, params: dict[str, Any] | None, options: CallOptions, deadline: float | None, cancel_on_timeout: bool
+        self, method: str, params: dict[str, Any] | None, options: CallOptions, deadline: float | None,
+        cancel_on_timeout: bool, event: ObservedRequest | None,
     ) -> dict[str, Any]:
         loop = self._connected()
         waiter = _Waiter(loop.create_future(), options)
         out = self._proto.request(method, params, waiter, options, deadline, cancel_on_timeout=cancel_on_timeout)
+        if event is not None:
+            event.id = out.id
         id = self._transmit(out, deadline)
         try:
             return await waiter.future
@@ -501,6 +525,12 @@ class Client:
         self._dispatch(self._proto.cancel(id, reason))
 
     def _write(self, data: bytes) -> None:
+        if self._observers:  # a notification is observed around its write (see _observing)
+            observing.observe_write(self, self._observers, data, self._send_bytes)
+        else:
+            self._send_bytes(data)
+
+    def _send_bytes(self, data: bytes) -> None:
         if self.on_wire is not None:
             self.on_wire("send", data)
         self.transport.send(data)

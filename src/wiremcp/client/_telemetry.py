@@ -10,11 +10,11 @@ Rules:
   ``telemetry`` argument, else ``WIREMCP_OTEL``, else the standard
   ``OTEL_*`` variables, as on the server; ``telemetry={"tracer_provider":
   ..., "meter_provider": ...}`` is on, with those providers instead of the
-  global ones). Only when it is on does
-  `instrument` import ``opentelemetry`` and replace the client's own
-  ``_roundtrip`` (every request the client sends, era probe, ``initialize``,
-  each MRTR round and each task poll included) and ``_transmit`` (which
-  learns the request id) with traced ones on the instance;
+  global ones). Only when it is on is a `ClientTelemetry` made, which
+  imports ``opentelemetry``; it is the client's first observer
+  (``protocol/observers.py``, called from ``client/_observing.py``): it sees
+  every request the client sends (era probe, ``initialize``, each MRTR
+  round and each task poll included);
 * one span per request sent (a retry of a request that was never sent is
   the same span; a -32022 retry in another version is a second one), of kind
   CLIENT, named ``{mcp.method.name} {target}`` as on the server, a child of
@@ -26,9 +26,8 @@ Rules:
   ``notifications/cancelled``, `Client.notify`), of kind CLIENT too (the
   conventions' client span covers "the request or notification"), named
   ``{mcp.method.name}``, without ``jsonrpc.request.id``, its context
-  injected into the notification's ``params._meta``: ``_write``, replaced
-  on the instance too, is where every notification leaves (an answer to a
-  server's request passes through it untouched);
+  injected into the notification's ``params._meta`` (an answer to a
+  server's request is not observed);
 * ``mcp.session.id`` and ``mcp.protocol.version`` that ``initialize``
   itself settles (the HTTP session id comes with its reply) are set on its
   span once the reply is in;
@@ -40,23 +39,20 @@ Rules:
 * ``mcp.client.operation.duration`` (seconds) is recorded for every
   request and notification, with the low-cardinality attributes only;
   ``mcp.client.session.duration`` once per legacy (2025-11-25) session, from
-  ``connect`` to ``aclose`` (both wrapped on the instance).
+  ``connect`` to ``aclose``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..protocol import Era
-from ..protocol.meta import PROTOCOL_VERSION
+from ..protocol.observers import ObservedNotification, ObservedRequest, ObservedSession, Observer
 from ..protocol.telemetry import BUCKETS, PROVIDERS, RESOURCE_METHODS, STANDARD_VARIABLES, instruments, providers, wanted
 
 if TYPE_CHECKING:
     from ._client import Client
-    from ._options import CallOptions
-    from ._protocol import Outgoing
 
-__all__ = ["BUCKETS", "PROVIDERS", "STANDARD_VARIABLES", "instrument", "providers", "wanted"]
+__all__ = ["BUCKETS", "PROVIDERS", "STANDARD_VARIABLES", "ClientTelemetry", "instrument", "providers", "wanted"]
 
 
 def _network(transport: Any) -> dict[str, Any]:
@@ -74,187 +70,126 @@ def _network(transport: Any) -> dict[str, Any]:
     return attrs
 
 
-def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any = None) -> None:
-    """Trace every request ``client`` sends; the providers default to the global ones."""
-    tracer, duration, session_duration = instruments("client", tracer_provider, meter_provider)
-    # Here, not at import: a client without telemetry loads nothing for it.
-    import asyncio
-    import time
-    from contextvars import ContextVar
-    from dataclasses import replace
+def instrument(client: Client, tracer_provider: Any = None, meter_provider: Any = None) -> ClientTelemetry:
+    """Trace every request ``client`` sends (a `ClientTelemetry` observer); the providers default to the global ones."""
+    observer = ClientTelemetry(client, tracer_provider, meter_provider)
+    client.add_observer(observer)
+    return observer
 
-    from opentelemetry import propagate, trace
-    from orjson import loads
 
-    from ..jsonrpc import encode_notification
-    from ._errors import RemoteError, RequestTimeout
+class ClientTelemetry(Observer):
+    """The client's CLIENT spans and duration metrics, by the MCP conventions (see the module docs)."""
 
-    #: The span of the request this task is sending (so `_transmit` can name its id).
-    sending: ContextVar[Any] = ContextVar("wiremcp.client.span", default=None)
+    def __init__(self, client: Client, tracer_provider: Any = None, meter_provider: Any = None) -> None:
+        self.client = client
+        self.tracer, self.duration, self.session_duration = instruments("client", tracer_provider, meter_provider)
+        # Here, not at import: a client without telemetry loads nothing for it.
+        import asyncio
+        import time
 
-    CLIENT = trace.SpanKind.CLIENT
-    ERROR = trace.StatusCode.ERROR
-    Status = trace.Status
-    inject = propagate.inject
-    set_span_in_context = trace.set_span_in_context
-    clock = time.perf_counter
+        from opentelemetry import propagate, trace
 
-    def connection(attrs: dict[str, Any]) -> dict[str, Any]:
-        """Add the protocol version and the network attributes; the metric's attributes (a copy)."""
-        proto = client._proto
-        meta = proto._meta
-        version = meta.get(PROTOCOL_VERSION) if meta is not None else proto.protocol_version
-        if type(version) is str:
+        from ._errors import RemoteError, RequestTimeout
+
+        self._trace = trace
+        self._inject = propagate.inject
+        self._clock = time.perf_counter
+        self._remote = RemoteError
+        self._timeout = RequestTimeout
+        self._cancelled = asyncio.CancelledError
+
+    def _attributes(self, attrs: dict[str, Any], version: str | None, session_id: str | None) -> dict[str, Any]:
+        """Add the version, the network and the session id; the metric's attributes (a copy, without the session id)."""
+        if version is not None:
             attrs["mcp.protocol.version"] = version
-        attrs.update(_network(client.transport))
-        return dict(attrs)
-
-    def session(attrs: dict[str, Any]) -> None:
-        """Add the HTTP session id, when there is one (spans only: it is not a metric attribute)."""
-        session_id = getattr(client.transport, "session_id", None)
-        if type(session_id) is str:
+        attrs.update(_network(self.client.transport))
+        measured = dict(attrs)
+        if session_id is not None:
             attrs["mcp.session.id"] = session_id
-    roundtrip = client._roundtrip
-    transmit = client._transmit
-    write = client._write
+        return measured
 
-    async def traced(
-        method: str, params: dict[str, Any] | None, options: CallOptions, *, cancel_on_timeout: bool = True
-    ) -> dict[str, Any]:
+    def _begin(self, name: str, attrs: dict[str, Any], meta: dict[str, Any] | None) -> Any:
+        """The CLIENT span, its context injected into ``meta`` (the ``_meta`` sent)."""
+        span = self.tracer.start_span(name, kind=self._trace.SpanKind.CLIENT, attributes=attrs)
+        if meta is not None:
+            self._inject(meta, context=self._trace.set_span_in_context(span))
+        return span
+
+    def request_started(self, request: ObservedRequest) -> Any:
+        method, params = request.method, request.params
         attrs: dict[str, Any] = {"mcp.method.name": method}
         name = method
-        if params is not None:
-            if method == "tools/call":
-                tool = params.get("name")
-                if type(tool) is str:
-                    attrs["gen_ai.tool.name"] = tool
-                    name = f"{method} {tool}"
-            elif method == "prompts/get":
-                prompt = params.get("name")
-                if type(prompt) is str:
-                    attrs["gen_ai.prompt.name"] = prompt
-                    name = f"{method} {prompt}"
+        if method == "tools/call" or method == "prompts/get":
+            target = params.get("name")
+            if type(target) is str:
+                attrs["gen_ai.tool.name" if method == "tools/call" else "gen_ai.prompt.name"] = target
+                name = f"{method} {target}"
         if method == "tools/call":
             attrs["gen_ai.operation.name"] = "execute_tool"
-        measured = connection(attrs)
-        if params is not None and method in RESOURCE_METHODS and type(params.get("uri")) is str:
+        if method in RESOURCE_METHODS and type(params.get("uri")) is str:
             attrs["mcp.resource.uri"] = params["uri"]
-        session(attrs)
-        span = tracer.start_span(name, kind=CLIENT, attributes=attrs)
-        carrier: dict[str, Any] = dict(options.meta) if options.meta else {}
-        inject(carrier, context=set_span_in_context(span))
-        traced_options = replace(options, meta=carrier)
-        error: str | None = None
-        token = sending.set(span)
-        started = clock()
-        try:
-            result = await roundtrip(method, params, traced_options, cancel_on_timeout=cancel_on_timeout)
-        except RemoteError as exc:
-            error = str(exc.code)
-            span.set_attribute("rpc.response.status_code", error)
-            span.set_status(Status(ERROR, exc.message if type(exc.message) is str else None))
-            raise
-        except RequestTimeout as exc:
-            error = "timeout"
-            span.set_status(Status(ERROR, str(exc)))
-            raise
-        except asyncio.CancelledError:
-            error = "cancelled"
-            span.set_status(Status(ERROR, "cancelled"))
-            raise
-        except Exception as exc:
-            error = type(exc).__qualname__
-            span.record_exception(exc)
-            span.set_status(Status(ERROR, str(exc)))
-            raise
-        else:
-            if method == "tools/call" and result.get("isError") is True:
-                error = "tool_error"
+        measured = self._attributes(attrs, request.version, request.session_id)
+        measured.pop("mcp.resource.uri", None)
+        return self._begin(name, attrs, request.meta), measured, attrs, self._clock()
+
+    def request_answered(
+        self, request: ObservedRequest, started: Any, result: dict[str, Any] | None, error: BaseException | None
+    ) -> None:
+        span, measured, attrs, began = started
+        elapsed = self._clock() - began
+        kind: str | None = None
+        Status, ERROR = self._trace.Status, self._trace.StatusCode.ERROR
+        if error is None:
+            if request.method == "tools/call" and result is not None and result.get("isError") is True:
+                kind = "tool_error"
                 span.set_status(Status(ERROR, "tool_error"))
-            return result
-        finally:
-            elapsed = clock() - started
-            sending.reset(token)
-            if "mcp.session.id" not in attrs:  # initialize over HTTP: the session id came with its reply
-                session_id = getattr(client.transport, "session_id", None)
-                if type(session_id) is str:
-                    span.set_attribute("mcp.session.id", session_id)
-            settled = client._proto.protocol_version
-            if "mcp.protocol.version" not in attrs and type(settled) is str:
-                span.set_attribute("mcp.protocol.version", settled)
-            if error is not None:
-                span.set_attribute("error.type", error)
-                measured["error.type"] = error
-                if error[:1] == "-" or error.isdigit():
-                    measured["rpc.response.status_code"] = error
-            span.end()
-            duration.record(elapsed, measured)
+        elif isinstance(error, self._remote):
+            kind = str(error.code)
+            span.set_attribute("rpc.response.status_code", kind)
+            span.set_status(Status(ERROR, error.message if type(error.message) is str else None))
+        elif isinstance(error, self._timeout):
+            kind = "timeout"
+            span.set_status(Status(ERROR, str(error)))
+        elif isinstance(error, self._cancelled):
+            kind = "cancelled"
+            span.set_status(Status(ERROR, "cancelled"))
+        else:
+            kind = type(error).__qualname__
+            span.record_exception(error)
+            span.set_status(Status(ERROR, str(error)))
+        if request.id is not None:
+            span.set_attribute("jsonrpc.request.id", str(request.id))
+        if "mcp.session.id" not in attrs and request.session_id is not None:  # initialize over HTTP
+            span.set_attribute("mcp.session.id", request.session_id)
+        if "mcp.protocol.version" not in attrs and request.version is not None:  # settled by initialize
+            span.set_attribute("mcp.protocol.version", request.version)
+        if kind is not None:
+            span.set_attribute("error.type", kind)
+            measured["error.type"] = kind
+            if kind[:1] == "-" or kind.isdigit():
+                measured["rpc.response.status_code"] = kind
+        span.end()
+        self.duration.record(elapsed, measured)
 
-    def notifying(data: bytes) -> None:
-        """``_write``, traced: a notification gets its CLIENT span, its context in ``params._meta``."""
-        message = loads(data)
-        method = message.get("method") if type(message) is dict and "id" not in message else None
-        if type(method) is not str:  # an answer to the server's request: not ours to trace
-            write(data)
-            return
-        given = message.get("params")
-        params = dict(given) if type(given) is dict else {}
-        attrs: dict[str, Any] = {"mcp.method.name": method}
-        measured = connection(attrs)
-        session(attrs)
-        span = tracer.start_span(method, kind=CLIENT, attributes=attrs)
-        carrier = params.get("_meta")
-        carrier = dict(carrier) if type(carrier) is dict else {}
-        inject(carrier, context=set_span_in_context(span))
-        if carrier:  # else (no propagator writes anything) the notification goes as it was
-            params["_meta"] = carrier
-            data = encode_notification(method, params)
-        error: str | None = None
-        started = clock()
-        try:
-            write(data)
-        except Exception as exc:
-            error = type(exc).__qualname__
-            span.record_exception(exc)
-            span.set_status(Status(ERROR, str(exc)))
-            raise
-        finally:
-            elapsed = clock() - started
-            if error is not None:
-                span.set_attribute("error.type", error)
-                measured["error.type"] = error
-            span.end()
-            duration.record(elapsed, measured)
+    def notification_started(self, note: ObservedNotification) -> Any:
+        attrs: dict[str, Any] = {"mcp.method.name": note.method}
+        measured = self._attributes(attrs, note.version, note.session_id)
+        return self._begin(note.method, attrs, note.meta), measured, self._clock()
 
-    def transmitting(out: Outgoing, deadline: float | None) -> Any:
-        span = sending.get()
-        if span is not None:
-            span.set_attribute("jsonrpc.request.id", str(out.id))
-        return transmit(out, deadline)
+    def notification_ended(self, note: ObservedNotification, started: Any, error: BaseException | None) -> None:
+        span, measured, began = started
+        elapsed = self._clock() - began
+        if error is not None:
+            kind = type(error).__qualname__
+            span.record_exception(error)
+            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, str(error)))
+            span.set_attribute("error.type", kind)
+            measured["error.type"] = kind
+        span.end()
+        self.duration.record(elapsed, measured)
 
-    connect = client.connect
-    aclose = client.aclose
-    opened: list[float] = []
-
-    async def connecting() -> None:
-        started = clock()
-        await connect()
-        if client._proto.era is Era.LEGACY:  # a 2025-11-25 session is open
-            opened[:] = [started]
-
-    async def closing() -> None:
-        try:
-            await aclose()
-        finally:
-            if opened:
-                attrs = _network(client.transport)
-                version = client._proto.protocol_version
-                if type(version) is str:
-                    attrs["mcp.protocol.version"] = version
-                session_duration.record(clock() - opened.pop(), attrs)
-
-    client._roundtrip = traced  # type: ignore[method-assign]  # the instance's own, traced
-    client._transmit = transmitting  # type: ignore[method-assign]  # likewise: it names the request id
-    client._write = notifying  # type: ignore[method-assign]  # likewise: every notification it sends
-    client.connect = connecting  # type: ignore[method-assign]  # notes when a legacy session opens
-    client.aclose = closing  # type: ignore[method-assign]  # and records its duration when it ends
+    def session_closed(self, session: ObservedSession) -> None:
+        attrs = _network(self.client.transport)
+        if session.version is not None:
+            attrs["mcp.protocol.version"] = session.version
+        self.session_duration.record(self._clock() - session.opened_at, attrs)

@@ -215,10 +215,10 @@ class Decoder:
             f"Invalid Request: a JSON-RPC message must be an object, not {_type_name(obj)}"
         )
 
-    def plain_request(self, data: bytes) -> dict[str, Any] | None:
-        """The decoded object of a plain request, or None: then `decode` decides.
+    def request_dict(self, data: bytes) -> dict[str, Any] | None:
+        """The request in ``data`` as a dict, when it has the four members and no other; else None: `decode` decides.
 
-        A plain request is what `decode` accepts as a `Request` with the
+        Such a request is what `decode` accepts as a `Request` with the
         members ``jsonrpc`` (``"2.0"``), ``id`` (a string or an integer),
         ``method`` (a string) and ``params`` (an object), and no other; within
         the size and depth limits. Every rule `decode` keeps holds for it, so

@@ -308,7 +308,7 @@ def is_app_only(definition: Mapping[str, Any]) -> bool:
 
 
 def supports_apps(server: Server, meta: RequestMeta) -> bool:
-    """Whether MCP Apps is in force for this request: negotiated, with ``text/html;profile=mcp-app`` among its MIME types.
+    """Whether MCP Apps applies to this request: negotiated, with ``text/html;profile=mcp-app`` among its MIME types.
 
     Negotiation is the shared one (`Server.negotiated`, `wiremcp.protocol.extensions`):
     per request, and settings that are not an object count as not declared.

@@ -24,8 +24,8 @@ answers, and hands back what to write. It keeps these rules:
   cancellation.mdx, Error Handling) and returns its `Call`, so that the
   transport drops what it still holds for it;
   ``notifications/initialized`` marks the legacy session initialized; others
-  are logged. With telemetry on, each is acted on under its span
-  (``server/_telemetry.py``).
+  are logged. With observers (e.g. telemetry), each is acted on between
+  their notification hooks (``server/_pipeline.py``).
 * **Responses from the peer** answer the server's own requests
   (`OutgoingRequests`); `response` returns False for one that answers nothing
   we sent, and the transport refuses or logs it.
@@ -53,6 +53,7 @@ from ..protocol.meta import PROTOCOL_VERSION
 from ._call import Call, CallState, Write
 from ._legacy import LegacySession
 from ._outgoing import OutgoingRequests
+from ._pipeline import observe_notification
 from ._reply import Reply, reply_failed
 
 if TYPE_CHECKING:
@@ -120,6 +121,7 @@ class ServerConnection:
         "route",
         "close_stream",
         "_handle",
+        "_observers",
     )
 
     def __init__(
@@ -135,7 +137,9 @@ class ServerConnection:
         first_request_id: int = 1,
     ) -> None:
         self.server = server
-        self._handle = server.handle  # bound once: the modern path looks up nothing per request
+        pipeline = server.freeze()  # serving starts: the middleware and observers are fixed now (_pipeline)
+        self._handle = pipeline.handle  # bound once: the modern path looks up nothing per request
+        self._observers = pipeline.observers
         self.write = write  # messages not tied to a request: session notifications, by default requests to the peer
         self.line = line
         self.legacy: bool = server.legacy if legacy is None else legacy
@@ -205,10 +209,8 @@ class ServerConnection:
 
     def notification(self, note: Notification) -> Call | None:
         """Act on a notification; returns the `Call` it cancelled, if any."""
-        if self.server.telemetry:  # OpenTelemetry on: a SERVER span around it (server/_telemetry.py)
-            from ._telemetry import notified
-
-            return notified(self, note, self._act_on)
+        if self._observers:  # e.g. OpenTelemetry: a SERVER span around it (server/_telemetry.py)
+            return observe_notification(self._observers, note, self.session, self.session_id, self._act_on)
         return self._act_on(note)
 
     def _act_on(self, note: Notification) -> Call | None:

@@ -18,8 +18,8 @@ What differs from the modern era, and lives here:
   the default open; ``debug``, the default, sends what the official SDK's
   servers send: everything);
 * no result carries ``resultType`` (2026-07-28 only; no legacy schema has
-  it): `handle` is the one door of a session's results, and strips it there
-  (`_legacy_result`, a copy: results may be cached and shared);
+  it): `handle` (its `_serve`) is the one door of a session's results, and strips it there
+  (`legacy_result`, a copy: results may be cached and shared);
 * ``ping``, ``logging/setLevel``, ``resources/subscribe`` and
   ``resources/unsubscribe`` exist (and answer ``{}``); ``server/discover`` and
   ``subscriptions/listen`` do not;
@@ -44,11 +44,14 @@ from ..protocol.meta import LOG_LEVELS, PROGRESS_TOKEN, RequestMeta
 from ._authorization import authorize
 from ._failures import ClientRequestFailed
 from ._legacy_2024 import OLDEST, initialize_result, legacy_result, reshape, reshape_emit
+from ._pipeline import closed, observe_answer, opened
 from ._reply import ServerBusy
 from ._settings import DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_MAX_SESSION_SUBSCRIPTIONS
 
 if TYPE_CHECKING:
     import asyncio
+
+    from ..protocol.observers import Observer, ObservedSession
     from ._context import Emit
     from ._server import Server
 
@@ -65,6 +68,8 @@ __all__ = [
 LEGACY_ONLY_METHODS = frozenset({"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"})
 #: Modern methods a legacy session does not have.
 _MODERN_ONLY = frozenset({methods.DISCOVER, methods.SUBSCRIPTIONS_LISTEN})
+#: What a session answers itself, without a handler (observers see these with ``internal`` true).
+ANSWERED_HERE = LEGACY_ONLY_METHODS | _MODERN_ONLY
 #: Characters of a URI a session may subscribe to.
 DEFAULT_MAX_SUBSCRIPTION_URI = 2048
 
@@ -89,6 +94,7 @@ class LegacySession:
         *,
         session_id: str | None = None,
         request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
+        observers: tuple[Observer, ...] = (),
     ) -> None:
         self.server = server
         self.send_request = send_request
@@ -110,6 +116,9 @@ class LegacySession:
         #: Set by a transport whose streams can be closed and resumed (HTTP, 2025-11-25
         #: resumability): ``close_stream(request_id, retry_ms) -> bool``.
         self.close_stream: Callable[[Any, int | None], bool] | None = None
+        #: The server's observers (`Server.freeze`), and what they were told when this session opened.
+        self._observers = observers
+        self._observed: ObservedSession | None = opened(observers, self) if observers else None
 
     # -- the handshake ----------------------------------------------------------
 
@@ -147,11 +156,20 @@ class LegacySession:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        observed = self._observed
+        if observed is not None:  # once: a session may be closed again
+            self._observed = None
+            closed(self._observers, self, observed)
 
     # -- requests inside the session ----------------------------------------------
 
     def handle(self, request: Request, emit: Emit | None) -> dict[str, Any] | Awaitable[dict[str, Any]]:
         """Serve a 2025-11-25 request of the session; its result (or an awaitable of it)."""
+        if self._observers and request.method in ANSWERED_HERE:  # what `_serve` answers itself, observed
+            return observe_answer(self._observers, self, request, emit, self._serve)
+        return self._serve(request, emit)
+
+    def _serve(self, request: Request, emit: Emit | None) -> dict[str, Any] | Awaitable[dict[str, Any]]:
         method = request.method
         if method == "initialize":
             return self.initialize(request)

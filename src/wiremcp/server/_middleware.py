@@ -13,8 +13,9 @@ Rules:
 
 * ``server.add_middleware(fn)`` (or ``@server.middleware``, or
   ``Server(middleware=[...])``) appends; the first registered is the
-  outermost. Register before serving: a connection binds the server's
-  ``handle`` when it opens;
+  outermost. The chain is built once, when serving starts
+  (``Server.freeze``, ``server/_pipeline.py``); ``add_middleware`` after
+  that raises a RuntimeError: nothing registered late is silently left out;
 * every request a handler serves passes through: the modern
   ``Server.handle`` and a legacy session's requests (``handle_in_session``);
   what a legacy session answers itself (``initialize``, ``ping``,
@@ -30,9 +31,8 @@ Rules:
   code, message and data; anything else is -32603 (``server/_reply.py``
   maps both, as for handlers). A result that is not a dict is a `TypeError`,
   answered -32603;
-* with no middleware nothing changes: ``Server.handle`` is the class's own
-  method. The first ``add_middleware`` installs a wrapped ``handle`` (and
-  ``handle_in_session``) on the instance; with middleware every request is
+* with no middleware (and no observers) nothing changes: ``Server.handle``
+  goes straight to the handlers. With middleware every request is
   asynchronous (one coroutine per request); a scope refusal raised under
   middleware is still a 403 on HTTP (``transports.http._auth.AuthGate.scoped``).
 """
@@ -48,7 +48,7 @@ from ._context import Context, Emit, current_auth, current_headers, header_mappi
 if TYPE_CHECKING:
     from ._server import Server
 
-__all__ = ["Invocation", "Middleware", "Next", "install"]
+__all__ = ["Invocation", "Middleware", "Next", "compose"]
 
 #: The rest of the chain: the next middleware, or the handler.
 Next = Callable[["Invocation"], Awaitable[dict[str, Any]]]
@@ -112,7 +112,8 @@ class Invocation:
         return current_auth.get()
 
 
-def _compose(middleware: list[Middleware], terminal: Next) -> Next:
+def compose(middleware: list[Middleware], terminal: Next) -> Next:
+    """``terminal`` behind ``middleware``, the first outermost (`_pipeline.build` calls it once)."""
     chain = terminal
     for each in reversed(middleware):
         chain = _link(each, chain)
@@ -131,36 +132,3 @@ def _link(middleware: Middleware, rest: Next) -> Next:
 
 def _name(fn: Any) -> str:
     return getattr(fn, "__qualname__", None) or repr(fn)
-
-
-def install(server: Server) -> None:
-    """Put the wrapped ``handle`` and ``handle_in_session`` on ``server`` (its middleware list is read now)."""
-    cls = type(server)
-    modern = cls.handle.__get__(server)
-    in_session = cls.handle_in_session.__get__(server)
-
-    async def terminal(call: Invocation) -> dict[str, Any]:
-        request = call.request
-        if call.method is not request.method or call.params is not request.params:
-            request = Request(request.id, call.method, call.params)
-        if call.legacy:
-            out = in_session(request, call.params, call.meta, call.emit)
-        else:
-            out = modern(request, call.emit)
-        if type(out) is dict:
-            return out
-        result: dict[str, Any] = await out  # not a dict: the awaitable of one
-        return result
-
-    chain = _compose(list(server.middlewares), terminal)
-
-    def handle(request: Request, emit: Emit | None = None) -> Awaitable[dict[str, Any]]:
-        return chain(Invocation(request, request.params, emit, server, None))
-
-    def handle_in_session(
-        request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
-    ) -> Awaitable[dict[str, Any]]:
-        return chain(Invocation(request, params, emit, server, meta))
-
-    server.handle = handle  # type: ignore[method-assign]  # the instance's own handle, with the chain
-    server.handle_in_session = handle_in_session  # type: ignore[method-assign]  # likewise, for legacy sessions

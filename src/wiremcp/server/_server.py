@@ -23,8 +23,6 @@ refuse misuse (a non-callable, a missing URI, a duplicate name) at once.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import os
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Literal, Mapping, TypeVar, overload
@@ -58,13 +56,16 @@ from ._apps import UI_EXTENSION, UI_MIME_TYPE, ModelTools, UiCsp, Visibility, ch
 from ._workers import Workers
 from ._reply import Reply, reply_failed, reply_ok
 from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
+from ._pagination import paginate
+from ._pipeline import Pipeline, Stages
 
 if TYPE_CHECKING:
-    from ._plain_call import PlainCall, PlainEnvelope
+    from ._fused_call import FusedCall, FusedEnvelope
     from ._tasks import TaskStore
     from ._tasks._modes import TaskMode
     from ._tasks._runtime import Tasks
     from ._legacy import LegacySession, Notify, SendRequest
+    from ..protocol.observers import Observer
     from ._middleware import Middleware
     from ._mount import Mount
     from ._forward import Forwarder, Upstream
@@ -180,10 +181,10 @@ class Server:
         # Shared by every result; never mutated after this point.
         self._result_meta: dict[str, Any] | None = {SERVER_INFO: info} if server_info_in_results else None
         self._tools: dict[str, Tool] = {}
-        # The plain-call decoder and its refusal (`_plain_call`), loaded on the first `plain_call`.
-        self._decode_plain: Callable[[bytes], PlainEnvelope] | None = None
-        self._plain_refused: type[Exception] = Exception
-        self._plain_depth = 0
+        # The fused-call decoder and its refusal (`_fused_call`), loaded on the first `fused_call`.
+        self._decode_fused: Callable[[bytes], FusedEnvelope] | None = None
+        self._fused_refused: type[Exception] = Exception
+        self._fused_depth = 0
         self._tool_defs: list[dict[str, Any]] | None = None
         #: tools/list for clients without MCP Apps: without app-only tools (see _apps).
         self._model_tools = ModelTools()
@@ -220,9 +221,9 @@ class Server:
         self.lifespan = Lifespan(self, with_backend(self.backend, lifespan))
         #: Seconds requests in flight get to finish on shutdown before they are cancelled.
         self.shutdown_grace = shutdown_grace
-        #: MCP-level middleware, outermost first (see _middleware); empty costs nothing.
-        self._middleware: list[Middleware] = []
-        # OpenTelemetry (see _telemetry): decided once, here; when on, the outermost middleware.
+        #: Middleware (_middleware) and observers (protocol.observers), fixed by `freeze` (_pipeline).
+        self._stages = Stages()
+        # OpenTelemetry (see _telemetry): decided once, here; when on, the first observer.
         #: Whether OpenTelemetry spans and metrics are made (the argument, else WIREMCP_OTEL / OTEL_*).
         self.telemetry = telemetry_wanted(telemetry)
         if self.telemetry:
@@ -448,7 +449,7 @@ class Server:
         """Declare the extension ``identifier`` (``vendor-prefix/name``) under ``capabilities.extensions``.
 
         ``settings`` is its settings object (default ``{}``: no settings). An
-        extension is in force for a request only when the request's client
+        extension applies to a request only when the request's client
         capabilities declare it too: ask `negotiated`.
         """
         check_identifier(identifier)
@@ -466,7 +467,7 @@ class Server:
         return {name: dict(settings) for name, settings in self._extensions.items()}
 
     def negotiated(self, meta: RequestMeta, identifier: str) -> bool:
-        """Whether ``identifier`` is in force for this request: declared here and in its client capabilities.
+        """Whether ``identifier`` applies to this request: declared here and in its client capabilities.
 
         Per request: a declaration on an earlier request counts for nothing.
         """
@@ -499,16 +500,21 @@ class Server:
     def add_middleware(self, middleware: Middleware) -> Middleware:
         """Append ``middleware`` (``async def mw(call, call_next) -> result``); the first added is outermost.
 
-        The first one installs the wrapped ``handle``; without middleware the
-        server's ``handle`` is untouched (see `wiremcp.server._middleware`).
+        Before serving starts: after `freeze`, a RuntimeError (see _middleware, _pipeline).
         """
         if not callable(middleware):
             raise TypeError(f"middleware is an async function (call, call_next) -> result, not {middleware!r}")
-        from ._middleware import install
+        return self._stages.add("add_middleware", self._stages.middleware, middleware)
 
-        self._middleware.append(middleware)
-        install(self)
-        return middleware
+    def add_observer(self, observer: Observer) -> Observer:
+        """Register an observer (`wiremcp.protocol.observers`), before serving starts as `add_middleware`."""
+        from ..protocol.observers import check_observer
+
+        return self._stages.add("add_observer", self._stages.observers, check_observer(observer))
+
+    def freeze(self) -> Pipeline:
+        """Build the pipeline (observers, middleware, handlers) once: serving starts it; see _pipeline."""
+        return self._stages.built or self._stages.build(self, self._dispatch, self._dispatch_in_session)
 
     def middleware(self, middleware: M) -> M:
         """Decorator: ``@server.middleware`` over an ``async def mw(call, call_next)``; see `add_middleware`."""
@@ -518,7 +524,12 @@ class Server:
     @property
     def middlewares(self) -> tuple[Middleware, ...]:
         """The registered middleware, outermost first."""
-        return tuple(self._middleware)
+        return tuple(self._stages.middleware)
+
+    @property
+    def observers(self) -> tuple[Observer, ...]:
+        """The registered observers, in registration order."""
+        return tuple(self._stages.observers)
 
     def mount(self, server: Server, namespace: str) -> Mount:
         """Serve ``server``'s tools, resources and prompts here, names prefixed ``namespace_``.
@@ -605,7 +616,11 @@ class Server:
     # -- handling -----------------------------------------------------------
 
     def handle(self, request: Request, emit: Emit | None = None) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-        """The result of one request, or an awaitable of it; raises `JSONRPCError`."""
+        """The result of one request, or an awaitable of it; raises `JSONRPCError`. Through the pipeline (`freeze`)."""
+        return (self._stages.built or self.freeze()).handle(request, emit)
+
+    def _dispatch(self, request: Request, emit: Emit | None = None) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        """`handle` after the middleware: the handler's result, or an awaitable of it."""
         method = request.method
         handler = self._handlers.get(method)
         if handler is None:
@@ -626,34 +641,35 @@ class Server:
             return out
         return self._rounds(out, method, params)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
 
-    def plain_call(self, data: bytes, decoder: Decoder) -> PlainCall | None:
-        """A plain ``tools/call`` in ``data``, decoded and checked, or None: then the general path decides.
+    def fused_call(self, data: bytes, decoder: Decoder) -> FusedCall | None:
+        """The fused call in ``data`` (a ``tools/call`` the fused path answers), checked; or None: the general path decides.
 
-        The fused path's first half (`answer_plain_call` is the second). A
-        plain call (`server._plain_call`: ``name``, scalar ``arguments`` and
+        The fused path's first half (`answer_fused_call` is the second). A
+        fused call (`server._fused_call`: ``name``, scalar ``arguments`` and
         the usual ``_meta``, and nothing else) is decoded and type-checked in
-        one msgspec pass; then the protocol version, the tool (an inline plain
-        function, `Tool.plain`), each argument's exact type, the required
-        names and ``decoder``'s size limit are checked here (a plain call cannot
-        nest deeper than `_plain_call.MAX_PLAIN_DEPTH`; under a lower limit, it
+        one msgspec pass; then the protocol version, the tool (an inline synchronous
+        function, `Tool.fused_arguments`), each argument's exact type, the required
+        names and ``decoder``'s size limit are checked here (a fused call cannot
+        nest deeper than `_fused_call.MAX_FUSED_DEPTH`; under a lower limit, it
         declines). Every
         rule `handle` keeps holds for what it returns; anything else, every
         problem included, is None, never an exception, so that the general
         path gives the exact error. Nothing has run yet: the transport may
         still check what is its own (an id in flight, the HTTP headers).
         """
-        if self._middleware or self.forwarder is not None:
+        stages = self._stages
+        if stages.middleware or stages.observers or self.forwarder is not None:
             return None
         if len(data) > decoder.max_size:
             return None
-        decode = self._decode_plain
+        decode = self._decode_fused
         if decode is None:
-            decode = self._plain_decoder()
-        if decoder.max_depth < self._plain_depth:
-            return None  # a plain call nests at most this deep (`_plain_call`): no walk or count needed
+            decode = self._fused_decoder()
+        if decoder.max_depth < self._fused_depth:
+            return None  # a fused call nests at most this deep (`_fused_call`): no walk or count needed
         try:
             envelope = decode(data)
-        except self._plain_refused:
+        except self._fused_refused:
             return None
         params = envelope.params
         meta = params.meta
@@ -663,13 +679,13 @@ class Server:
         tool = self._tools.get(params.name)
         if tool is None:
             return None
-        plain = tool.plain
-        if plain is None:
+        fused = tool.fused_arguments
+        if fused is None:
             return None
         arguments = params.arguments
         if arguments is None:
             arguments = {}
-        types, required, _ = plain
+        types, required, _ = fused
         for key, value in arguments.items():
             allowed = types.get(key)
             if allowed is None or type(value) not in allowed:
@@ -678,17 +694,17 @@ class Server:
             return None  # (every key is a property: holding them all, it holds the required ones)
         return envelope.id, tool, arguments, version, data
 
-    def _plain_decoder(self) -> Callable[[bytes], PlainEnvelope]:
-        """`_plain_call.decode_plain_call`, imported (with msgspec) on the first plain call."""
-        from ._plain_call import MAX_PLAIN_DEPTH, DecodeError, decode_plain_call
+    def _fused_decoder(self) -> Callable[[bytes], FusedEnvelope]:
+        """`_fused_call.decode_fused_call`, imported (with msgspec) on the first fused call."""
+        from ._fused_call import MAX_FUSED_DEPTH, DecodeError, decode_fused_call
 
-        self._decode_plain = decode_plain_call
-        self._plain_refused = DecodeError
-        self._plain_depth = MAX_PLAIN_DEPTH
-        return decode_plain_call
+        self._decode_fused = decode_fused_call
+        self._fused_refused = DecodeError
+        self._fused_depth = MAX_FUSED_DEPTH
+        return decode_fused_call
 
-    def answer_plain_call(self, call: PlainCall) -> Reply | None:
-        """The fused path's second half: run the tool of a `plain_call` and encode its reply.
+    def answer_fused_call(self, call: FusedCall) -> Reply | None:
+        """The fused path's second half: run the tool of a `fused_call` and encode its reply.
 
         The reply is byte for byte the one `handle` makes. None (and the
         tool has not run) when converting the arguments to the function's
@@ -709,8 +725,8 @@ class Server:
             except Exception as exc:
                 out = tool._failed(exc, self.mask_errors)
             else:
-                plain = tool.plain
-                if type(value) is str and plain is not None and plain[2]:  # `Tool._plain`, inline
+                fused = tool.fused_arguments
+                if type(value) is str and fused is not None and fused[2]:  # `Tool._unstructured`, inline
                     out = {"resultType": "complete", "content": [{"type": "text", "text": value}]}
                 else:
                     out = tool._result(value)
@@ -781,7 +797,7 @@ class Server:
         if shown is not defs and not supports_apps(self, meta):
             defs = shown  # app-only tools are for the views of an MCP Apps host (see _apps)
         visible = hide(defs, self._tools, "name")
-        page, next_cursor = self._page(visible, params.get("cursor"))
+        page, next_cursor = paginate(visible, params.get("cursor"), self.page_size)
         result: dict[str, Any] = {"resultType": "complete", "tools": page}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
@@ -1099,7 +1115,7 @@ class Server:
 
     def _listing(self, key: str, defs: list[dict[str, Any]], params: dict[str, Any], registry: Any, field: str) -> dict[str, Any]:
         visible = hide(defs, registry, field)
-        page, next_cursor = self._page(visible, params.get("cursor"))
+        page, next_cursor = paginate(visible, params.get("cursor"), self.page_size)
         result: dict[str, Any] = {"resultType": "complete", key: page}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
@@ -1178,7 +1194,8 @@ class Server:
         from ._legacy import LegacySession
 
         return LegacySession(
-            self, send_request, notify, session_id=session_id, request_timeout=self.client_request_timeout
+            self, send_request, notify, session_id=session_id, request_timeout=self.client_request_timeout,
+            observers=self.freeze().observers,
         )
 
     def legacy_capabilities(self) -> dict[str, Any]:
@@ -1194,44 +1211,17 @@ class Server:
     def handle_in_session(
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
     ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-        """A request of a legacy session: same handlers, fields from the session."""
+        """A request of a legacy session: same handlers, fields from the session; through the pipeline."""
+        return (self._stages.built or self.freeze()).handle_in_session(request, params, meta, emit)
+
+    def _dispatch_in_session(
+        self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
+    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
         handler = self._handlers.get(request.method) or self._legacy_handlers.get(request.method)
         if handler is None:
             raise MethodNotFound(f"Method not found: {request.method!r}")
         authorize(self, request.method, params)  # the one door (see _authorization)
         return handler(request, params, meta, emit)
-
-    # -- pagination ---------------------------------------------------------
-
-    def _page(self, items: list[Any], cursor: Any) -> tuple[list[Any], str | None]:
-        """One page and the next cursor (opaque: base64 of the offset; server/utilities/pagination.mdx)."""
-        start = 0
-        if cursor is not None:
-            start = _decode_cursor(cursor)
-            if start > len(items):
-                raise InvalidParams("Invalid params: the cursor is out of range; list again from the start")
-        size = self.page_size
-        if size is None:
-            return (items if start == 0 else items[start:]), None
-        end = start + size
-        return items[start:end], (_encode_cursor(end) if end < len(items) else None)
-
-
-def _encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: Any) -> int:
-    problem = InvalidParams("Invalid params: the cursor is not one this server issued")
-    if type(cursor) is not str:
-        raise problem
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise problem from None
-    if not raw.startswith("o:") or not raw[2:].isdigit():
-        raise problem
-    return int(raw[2:])
 
 
 def _drop(method: str, params: dict[str, Any]) -> None:

@@ -263,7 +263,7 @@ class Tool:
         "ui_uri",
         "app_only",
         "task",
-        "plain",
+        "fused_arguments",
     )
 
     def __init__(
@@ -359,16 +359,16 @@ class Tool:
                 raise SchemaError(f"{where}: output_schema: {exc}") from None
             self._result: Callable[[Any], dict[str, Any]] = self._structured
         else:
-            self._result = self._plain
+            self._result = self._unstructured
 
         #: ``(types by argument, required names, str returns are one text block)`` when a call may
-        #: take the fused ``tools/call`` path (`Server.plain_call`): an inline plain function
+        #: take the fused ``tools/call`` path (`Server.fused_call`): an inline synchronous function
         #: with no context, inputs or scopes, and a schema of scalar properties.
-        self.plain: PlainArguments | None = None
+        self.fused_arguments: FusedArguments | None = None
         if not self.is_async and not self.threaded and self.context_param is None and not self.inputs and not self.scopes:
-            arguments = plain_arguments(input_schema)
+            arguments = scalar_arguments(input_schema)
             if arguments is not None:
-                self.plain = (*arguments, self.output_schema is None)
+                self.fused_arguments = (*arguments, self.output_schema is None)
 
         # the definition, built once
         definition: dict[str, Any] = {"name": self.name}
@@ -399,7 +399,7 @@ class Tool:
         #: ``visibility`` leaves out the model: hidden from clients without MCP Apps (`_apps`).
         self.app_only = ui_block is not None and "model" not in ui_block.get("visibility", ("model",))
         if self.app_only or self.task is not None:
-            self.plain = None  # the general path decides: visibility per client (`_apps`), task creation (`_tasks`)
+            self.fused_arguments = None  # the general path decides: visibility per client (`_apps`), task creation (`_tasks`)
         if meta:
             definition["_meta"] = _check_meta(meta, where)
         try:
@@ -506,7 +506,7 @@ class Tool:
             return self._failed(exc, mask)
         return self._result(out)
 
-    def _plain(self, value: Any) -> dict[str, Any]:
+    def _unstructured(self, value: Any) -> dict[str, Any]:
         if type(value) is str:
             return {"resultType": "complete", "content": [{"type": "text", "text": value}]}
         return to_result(value, self.name)
@@ -534,12 +534,12 @@ class Tool:
         return error_result(failure_message("tool", self.name, exc, mask))
 
 
-#: A plain schema's argument types (exact Python types per name) and its required names.
+#: A scalar schema's argument types (exact Python types per name) and its required names.
 ArgumentTypes = tuple[dict[str, frozenset[type]], frozenset[str]]
-#: `Tool.plain`: the argument types, the required names, and whether a ``str`` return is one text block.
-PlainArguments = tuple[dict[str, frozenset[type]], frozenset[str], bool]
+#: `Tool.fused_arguments`: the argument types, the required names, and whether a ``str`` return is one text block.
+FusedArguments = tuple[dict[str, frozenset[type]], frozenset[str], bool]
 
-_PLAIN_TYPES: dict[str, frozenset[type]] = {
+_SCALAR_TYPES: dict[str, frozenset[type]] = {
     "string": frozenset({str}),
     "boolean": frozenset({bool}),
     "integer": frozenset({int}),
@@ -547,20 +547,20 @@ _PLAIN_TYPES: dict[str, frozenset[type]] = {
 }
 #: Keywords that do not constrain a value (annotations), besides ``type``.
 _ANNOTATION_KEYS = frozenset({"type", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"})
-_PLAIN_ROOT_KEYS = frozenset({"type", "properties", "required", "additionalProperties", "title", "description"})
+_SCALAR_ROOT_KEYS = frozenset({"type", "properties", "required", "additionalProperties", "title", "description"})
 
 
-def plain_arguments(schema: Any) -> ArgumentTypes | None:
+def scalar_arguments(schema: Any) -> ArgumentTypes | None:
     """What a fast argument check needs for ``schema``, or None when the compiled validator must decide.
 
-    A plain schema: an object of named properties, each with one scalar
+    A scalar schema: an object of named properties, each with one scalar
     ``type`` and annotations only; ``required`` names; ``additionalProperties``
     absent or false. The fast check accepts arguments whose every key is a
     property with a value of an exact type (``True`` is no integer, ``1.0`` is
     left to the validator) and that hold every required name; anything else
     goes through the general path, which gives the exact error.
     """
-    if type(schema) is not dict or schema.get("type") != "object" or not schema.keys() <= _PLAIN_ROOT_KEYS:
+    if type(schema) is not dict or schema.get("type") != "object" or not schema.keys() <= _SCALAR_ROOT_KEYS:
         return None
     if schema.get("additionalProperties", False) is not False:
         return None
@@ -576,7 +576,7 @@ def plain_arguments(schema: Any) -> ArgumentTypes | None:
         kinds = kind if type(kind) is list and kind else [kind]
         allowed: frozenset[type] = frozenset()
         for each in kinds:
-            more = _PLAIN_TYPES.get(each) if type(each) is str else None
+            more = _SCALAR_TYPES.get(each) if type(each) is str else None
             if more is None:
                 return None
             allowed |= more

@@ -8,7 +8,7 @@
 
 A transport does I/O and framing only. What each message means is decided by
 the public names of the layers below: the server side drives a
-`wiremcp.server.ServerConnection` (the era of a request, its one reply,
+`wiremcp.server.transport.ServerConnection` (the era of a request, its one reply,
 cancellation, legacy sessions, the server's requests to the client), the
 client side implements `wiremcp.client.ClientTransport`. No transport imports
 a private module of another layer (tests/test_layers.py).

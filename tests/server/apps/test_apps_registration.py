@@ -24,7 +24,7 @@ import pytest
 from conftest import META
 from wiremcp import Server
 from wiremcp.jsonrpc import JSONRPCError, Request
-from wiremcp.server import RESOURCE_URI_META_KEY, UI_EXTENSION, UI_MIME_TYPE
+from wiremcp.server.apps import RESOURCE_URI_META_KEY, UI_EXTENSION, UI_MIME_TYPE
 
 APPS_META = {**META, "io.modelcontextprotocol/clientCapabilities": {"extensions": {UI_EXTENSION: {"mimeTypes": [UI_MIME_TYPE]}}}}
 PAGE = "<!DOCTYPE html><html><body>hi</body></html>"

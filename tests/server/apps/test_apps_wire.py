@@ -22,7 +22,7 @@ from typing import Any, Iterator
 import pytest
 
 from conftest import META, ROOT, StdioPeer, call, request, wiremcp_cmd
-from wiremcp.server import RESOURCE_URI_META_KEY, UI_EXTENSION, UI_MIME_TYPE
+from wiremcp.server.apps import RESOURCE_URI_META_KEY, UI_EXTENSION, UI_MIME_TYPE
 
 APPS = str(ROOT / "examples" / "apps.py")
 BROKEN = str(Path(__file__).parent / "broken_link.py")

@@ -16,7 +16,7 @@ from typing import Any
 
 import wiremcp
 from wiremcp import Context
-from wiremcp.server import SQLiteTaskStore
+from wiremcp.server.tasks import SQLiteTaskStore
 
 CONFIRM = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import wiremcp
 from wiremcp import Context
-from wiremcp.server import SQLiteTaskStore, TaskStoreError
+from wiremcp.server.tasks import SQLiteTaskStore, TaskStoreError
 
 
 METHODS = ("create", "get", "set_status", "finish", "ask", "answer", "take_responses", "renew", "list_expired", "delete", "list")

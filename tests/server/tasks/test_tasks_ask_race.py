@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import wiremcp
-from wiremcp.server import MemoryTaskStore, SQLiteTaskStore
+from wiremcp.server.tasks import MemoryTaskStore, SQLiteTaskStore
 
 TASKS = "io.modelcontextprotocol/tasks"
 NAME = {"type": "object", "properties": {"name": {"type": "string"}}}
@@ -70,7 +70,7 @@ def test_an_answer_landing_between_two_asks_is_not_shown_again() -> None:
 def test_the_shipped_stores_ask_in_one_step(kind: str, tmp_path: Path) -> None:
     """Memory and SQLite implement ``ask`` themselves (no get-then-set fallback); on SQLite, an answer
     written through another connection to the same file (another process) is seen by the ask."""
-    from wiremcp.server import TaskRecord
+    from wiremcp.server.tasks import TaskRecord
 
     async def main() -> None:
         one: Any = MemoryTaskStore() if kind == "memory" else SQLiteTaskStore(tmp_path / "t.sqlite3")

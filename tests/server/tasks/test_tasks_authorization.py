@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 
 from wiremcp.jsonrpc import InvalidParams
-from wiremcp.server import InsufficientScope, MemoryTaskStore, TaskRecord, current_auth
+from wiremcp.server import InsufficientScope
+from wiremcp.server.tasks import MemoryTaskStore, TaskRecord
+from wiremcp.server.transport import current_auth
 from wiremcp.server._authorization import caller, check_task, task_visible
 
 T0 = 1_000_000.0
@@ -57,7 +59,7 @@ async def keeps_owner_and_scopes(store: Any) -> None:
 
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])
 def test_stores_keep_owner_and_scopes(kind: str, tmp_path: Path) -> None:
-    from wiremcp.server import SQLiteTaskStore
+    from wiremcp.server.tasks import SQLiteTaskStore
 
     async def main() -> None:
         store = MemoryTaskStore() if kind == "memory" else SQLiteTaskStore(tmp_path / "tasks.sqlite3")
@@ -106,7 +108,7 @@ def test_a_record_from_before_the_upgrade_is_shown_to_no_authenticated_caller(tm
     """An SQLite file written by the previous version: its row has no scopes and an owner without the client.
     The safe reading: no token sees it (not the owner's clients, not another's); unauthenticated records
     (a legacy session's) read as before."""
-    from wiremcp.server import SQLiteTaskStore
+    from wiremcp.server.tasks import SQLiteTaskStore
 
     path = tmp_path / "tasks.sqlite3"
     old_owner = "https://as.example|sub:alice"  # the previous `_mrtr.caller()`: no client id

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import wiremcp
-from wiremcp.server import SQLiteTaskStore
+from wiremcp.server.tasks import SQLiteTaskStore
 
 TASKS = "io.modelcontextprotocol/tasks"
 

@@ -243,7 +243,7 @@ class OldStore:
     """Only the first `TaskStore` methods, as a third party's store written before these rules."""
 
     def __init__(self) -> None:
-        from wiremcp.server import MemoryTaskStore
+        from wiremcp.server.tasks import MemoryTaskStore
 
         self._real = MemoryTaskStore()
         for name in ("create", "get", "set_status", "finish", "answer", "take_responses", "renew", "list_expired",

@@ -15,7 +15,7 @@ from typing import Any, Awaitable, Callable
 
 import pytest
 
-from wiremcp.server import MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError
+from wiremcp.server.tasks import MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError
 from wiremcp.server._tasks._store import add_input_requests
 
 T0 = 1_000_000.0
@@ -24,7 +24,7 @@ T0 = 1_000_000.0
 def make_store(kind: str, tmp_path: Path) -> Any:
     if kind == "memory":
         return MemoryTaskStore()
-    from wiremcp.server import SQLiteTaskStore
+    from wiremcp.server.tasks import SQLiteTaskStore
 
     return SQLiteTaskStore(tmp_path / "tasks.sqlite3")
 
@@ -235,7 +235,7 @@ def test_an_sqlite_file_from_before_the_caps_is_migrated(tmp_path):
     import json
     import sqlite3
 
-    from wiremcp.server import SQLiteTaskStore
+    from wiremcp.server.tasks import SQLiteTaskStore
 
     path = tmp_path / "old.sqlite3"
     db = sqlite3.connect(path)

@@ -16,7 +16,7 @@ import time
 from conftest import META
 from wiremcp import Server
 from wiremcp.jsonrpc import Request
-from wiremcp.server import MemoryTaskStore, TaskRecord
+from wiremcp.server.tasks import MemoryTaskStore, TaskRecord
 
 TASKS = "io.modelcontextprotocol/tasks"
 EXT = {**META, "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}}}

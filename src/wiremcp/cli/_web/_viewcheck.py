@@ -36,7 +36,7 @@ from typing import Any, Callable, Literal
 
 import orjson
 
-from ...server import compile_validator
+from ...server.schema import compile_validator
 from .._wirecheck import Checked, Problem, WireChecker, load_schema, problem
 
 __all__ = ["ViewChecker", "ViewDirection", "VIEW_REQUESTS", "HOST_REQUESTS", "VIEW_NOTIFICATIONS", "HOST_NOTIFICATIONS"]

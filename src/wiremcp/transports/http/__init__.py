@@ -19,7 +19,7 @@ Accept), ``_serve`` (uvicorn's settings and limits), ``_env`` (the caps'
 
 What a request means (its era, its one reply, cancellation, a legacy
 session's state and the server's requests to the client) is decided by the
-server's public transport contract (`wiremcp.server.ServerConnection`,
+server's public transport contract (`wiremcp.server.transport.ServerConnection`,
 `Call`, `request_era`); this package does the HTTP around it.
 """
 

@@ -107,13 +107,12 @@ from ...jsonrpc import (
 )
 from ...protocol.errors import HeaderMismatch
 from ...protocol import methods
-from ...server import (
+from ...server import InsufficientScope, Server
+from ...server.transport import (
     DEFAULT_MAX_SESSION_SUBSCRIPTIONS,
     DEFAULT_MAX_SUBSCRIPTION_URI,
     Call,
     Era,
-    InsufficientScope,
-    Server,
     carries_protocol_meta,
     current_headers,
     reply_failed,
@@ -400,9 +399,9 @@ class MCPApp:
         "_guard",
         "_rules",
         "_decoder",
-        "_plain",
-        "_plain_call",
-        "_answer_plain_call",
+        "_request_dict",
+        "_fused_call",
+        "_answer_fused_call",
         "_deadlines",
         "_sessions",
         "_auth",
@@ -458,9 +457,9 @@ class MCPApp:
         self._guard = HostGuard(allowed_hosts, allowed_origins)
         self._rules = HeaderRules(server)
         self._decoder = Decoder(MCP, max_size=max_body_size, max_depth=max_depth)
-        self._plain = self._decoder.plain_request
-        self._plain_call = server.plain_call
-        self._answer_plain_call = server.answer_plain_call
+        self._request_dict = self._decoder.request_dict
+        self._fused_call = server.fused_call
+        self._answer_fused_call = server.answer_fused_call
         self._deadlines = _ReadDeadlines(read_timeout) if read_timeout is not None else None
         # Telemetry (server/_telemetry.py): the client's address for the server's spans, set per request
         # on the general path only (telemetry declines the fused path); None when telemetry is off.
@@ -616,12 +615,12 @@ class MCPApp:
             await refuse(send, receive, refusal, http_error(refusal.message))
             return
         checked = False  # the header rules have passed (the fused path tried)
-        # The fused path: a plain call decoded and checked, the header rules, the tool's reply;
+        # The fused path: a fused call decoded and checked, the header rules, the tool's reply;
         # anything it declines takes the general path below.
-        call = self._plain_call(body, self._decoder) if self._auth is None else None
+        call = self._fused_call(body, self._decoder) if self._auth is None else None
         if call is not None:
             checked = self._rules.check_call(headers, call[3], call[1], call[2])  # if not, `_request` checks
-            reply = self._answer_plain_call(call) if checked else None
+            reply = self._answer_fused_call(call) if checked else None
             if reply is not None:
                 data, status = reply
                 await send(
@@ -635,7 +634,7 @@ class MCPApp:
                 return
         if self._peer is not None:  # telemetry on: client.address, client.port (not on the fused path)
             self._peer.set(scope.get("client"))
-        obj = self._plain(body)
+        obj = self._request_dict(body)
         if obj is None:
             try:
                 msg = self._decoder.decode(body)
@@ -644,7 +643,7 @@ class MCPApp:
                 data, code = reply_failed(getattr(exc, "id", None), exc)
                 await json_reply(send, STATUS_BY_CODE.get(code, 400), data)
                 return
-        else:  # a plain request: checked, no `Request` made unless it is needed
+        else:  # a request of the four members only: checked, no `Request` made unless it is needed
             params = obj["params"]
             msg = Request(obj["id"], obj["method"], params)
         kind = type(msg)

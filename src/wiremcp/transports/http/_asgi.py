@@ -22,7 +22,7 @@ from typing import Any, Awaitable, Callable, MutableMapping
 
 from ...jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, encode_error
 from ...protocol.errors import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION
-from ...server import CALLER_BUSY, SERVER_BUSY
+from ...server.transport import CALLER_BUSY, SERVER_BUSY
 
 __all__ = [
     "Scope",

@@ -10,7 +10,7 @@
    Refused: 401 (no or invalid token), 403 (``required_scopes`` missing),
    400 (malformed credentials) or 503 (the authorization server cannot be
    reached), each with ``WWW-Authenticate`` and a JSON-RPC error body without
-   an id; a 401 ``use_dpop_nonce`` also carries ``DPoP-Nonce``. Accepted: the token is put in ``wiremcp.server.current_auth`` for
+   an id; a 401 ``use_dpop_nonce`` also carries ``DPoP-Nonce``. Accepted: the token is put in ``wiremcp.server.transport.current_auth`` for
    the rest of the request (``ctx.auth``) and the app carries on;
 2. ``MCPApp._request``, where `Server.handle` raised (`AuthGate.scoped`): a
    ``wiremcp.server.InsufficientScope`` (a tool, resource, prompt or task
@@ -44,7 +44,8 @@ from typing import TYPE_CHECKING, Any, Awaitable
 import orjson
 
 from ...jsonrpc import Request
-from ...server import InsufficientScope, Server, current_auth, reply_failed
+from ...server import InsufficientScope, Server
+from ...server.transport import current_auth, reply_failed
 from ._asgi import Scope, Send, http_error, json_reply
 
 if TYPE_CHECKING:  # imported when an AuthGate is made: an endpoint without auth never loads them

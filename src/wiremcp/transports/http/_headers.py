@@ -248,7 +248,7 @@ class HeaderRules:
                 self._check_params(headers, annotated, params.get("arguments"))
 
     def check_call(self, headers: dict[bytes, bytes], version: str, tool: Tool, arguments: dict[str, Any]) -> bool:
-        """For the fused path: True when `check_fields` passes for a plain ``tools/call`` (`Server.plain_call`).
+        """For the fused path: True when `check_fields` passes for a fused ``tools/call`` (`Server.fused_call`).
 
         ``version`` is the body's ``_meta`` protocol version, ``tool`` the
         tool it names, ``arguments`` as sent. False when it might not pass:

@@ -16,7 +16,7 @@ import logging
 from typing import Awaitable, Callable
 
 from ...jsonrpc import Request
-from ...server import ServerBusy, reply_failed
+from ...server.transport import ServerBusy, reply_failed
 from ._asgi import Send, json_reply
 
 __all__ = ["ListenCaps", "DEFAULT_MAX_LISTENS_PER_CLIENT"]

@@ -32,7 +32,7 @@ import abc
 import time
 from typing import TYPE_CHECKING, Any
 
-from ...server import Call, ConnectionState, LegacySession, Reply, ServerConnection, Write
+from ...server.transport import Call, ConnectionState, LegacySession, Reply, ServerConnection, Write
 from ._asgi import STATUS_BY_CODE, Send, sse_start
 
 if TYPE_CHECKING:

@@ -104,12 +104,12 @@ from typing import Any
 from ...jsonrpc import ErrorResponse, InternalError, Notification, Request, Response
 from ...protocol import LEGACY_VERSIONS
 from ...protocol.errors import HEADER_MISMATCH, HeaderMismatch
-from ...server import (
+from ...server import Server
+from ...server.transport import (
     DEFAULT_MAX_SESSION_SUBSCRIPTIONS,
     DEFAULT_MAX_SUBSCRIPTION_URI,
     Call,
     Reply,
-    Server,
     ServerBusy,
     Write,
     reply_failed,

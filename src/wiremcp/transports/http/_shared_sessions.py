@@ -112,7 +112,8 @@ import orjson
 from ...backends import BackendUnavailable
 from ...jsonrpc import ErrorResponse, InternalError, Notification, Request, Response
 from ...protocol.telemetry import replaying
-from ...server import Call, Server, Write, reply_failed
+from ...server import Server
+from ...server.transport import Call, Write, reply_failed
 from ._asgi import KEEPALIVE_COMMENT, Receive, Send, empty_reply, http_error, json_reply
 from ._auth import principal
 from ._session_base import SessionBase, event, event_id, priming, unline, write_sse
@@ -731,7 +732,7 @@ class SharedSessions(Sessions):
         sid = secrets.token_urlsafe(32)
         taken, held = await self.redis.eval(_OPEN, 1, self._live_key, self.max_sessions, sid, self._ttl_ms)
         if not taken:  # every worker's sessions count: the same refusal as one process's
-            from ...server import ServerBusy
+            from ...server.transport import ServerBusy
 
             log.warning("refused initialize: %d legacy sessions are open on all workers, the limit", held)
             busy = ServerBusy(

@@ -33,7 +33,7 @@ import signal
 import threading
 from typing import TYPE_CHECKING, Any, Callable
 
-from ...server import drain
+from ...server.transport import drain
 from ._asgi import Receive, Send
 
 if TYPE_CHECKING:

@@ -1,16 +1,16 @@
-"""Before the event loop: stdin's first plain calls, answered synchronously.
+"""Before the event loop: stdin's first fused calls, answered synchronously.
 
 `serve_before_loop(server)` is what `wiremcp.run` does first on stdio. Until
 something needs the event loop it reads stdin with blocking reads and answers
-each line itself, so that a server whose first requests are plain calls
+each line itself, so that a server whose first requests are fused calls
 replies before asyncio (and ``ssl``, which asyncio loads) is imported. The
 rules it keeps:
 
-* a line is answered here only when it is a plain ``tools/call``
-  (`Server.plain_call`: every envelope rule holds, and every rule of the
-  call: an inline plain tool with a plain schema, on a server without
+* a line is answered here only when it is a fused ``tools/call``
+  (`Server.fused_call`: every envelope rule holds, and every rule of the
+  call: an inline synchronous tool with a scalar schema, on a server without
   middleware; no suspension, no worker thread, no `Context`) that the fused
-  path answers (`Server.answer_plain_call`). That is the reply the event loop's
+  path answers (`Server.answer_fused_call`). That is the reply the event loop's
   `LineServer` would write, byte for byte, and it is written before the next
   line is read: nothing is ever in flight here, so concurrency, cancellation
   (a ``notifications/cancelled`` could only name a finished request, which the
@@ -54,7 +54,7 @@ def serve_before_loop(
     max_depth: int = DEFAULT_MAX_DEPTH,
     **limits: object,
 ) -> bytes | None:
-    """Answer stdin's plain calls (see the module docs): the bytes the event loop must serve, or None when done.
+    """Answer stdin's fused calls (see the module docs): the bytes the event loop must serve, or None when done.
 
     ``limits`` are `serve_stdio`'s other options, which only the event loop uses.
     """
@@ -62,8 +62,8 @@ def serve_before_loop(
         return b""
     server.check_ready()  # what entering the lifespan checks first (a tool's ui:// resource exists)
     decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
-    plain_call = server.plain_call
-    answer = server.answer_plain_call
+    fused_call = server.fused_call
+    answer = server.answer_fused_call
     in_fd = sys.stdin.fileno()
     out_fd = sys.stdout.fileno()
     saved_stdout = sys.stdout
@@ -82,7 +82,7 @@ def serve_before_loop(
                 nl = data.find(b"\n", start)
                 if nl < 0:
                     return data[start:]  # a line in more than one read: the event loop's splitter joins it
-                call = plain_call(data[start:nl], decoder)
+                call = fused_call(data[start:nl], decoder)
                 reply = answer(call) if call is not None else None
                 if reply is None:
                     return data[start:]

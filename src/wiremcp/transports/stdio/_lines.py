@@ -65,7 +65,8 @@ from ...jsonrpc import (
     TooLong,
 )
 from ...protocol import methods
-from ...server import Call, LegacySession, Server, ServerBusy, ServerConnection, reply_failed
+from ...server import Server
+from ...server.transport import Call, LegacySession, ServerBusy, ServerConnection, reply_failed
 
 __all__ = ["LineServer", "DEFAULT_MAX_IN_FLIGHT", "DEFAULT_MAX_WAITING", "DEFAULT_MAX_LISTENS"]
 
@@ -111,10 +112,10 @@ class LineServer:
         self._decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
         # Bound once: looked up per line otherwise.
         self._decode = self._decoder.decode
-        self._plain = self._decoder.plain_request
+        self._request_dict = self._decoder.request_dict
         self._request = self.conn.request
-        self._plain_call = server.plain_call
-        self._answer_plain_call = server.answer_plain_call
+        self._fused_call = server.fused_call
+        self._answer_fused_call = server.answer_fused_call
         self._splitter = LineSplitter(max_message_size)
         self._max_in_flight = max_in_flight
         self._max_waiting = max_waiting
@@ -174,15 +175,15 @@ class LineServer:
 
     def _line(self, line: bytes | TooLong) -> None:
         if type(line) is bytes:
-            # The fused path: a plain call answered now, when a slot is free and its id is not in flight.
-            call = self._plain_call(line, self._decoder)
+            # The fused path: a fused call answered now, when a slot is free and its id is not in flight.
+            call = self._fused_call(line, self._decoder)
             if call is not None and not self._waiting and len(self._calls) < self._max_in_flight and call[0] not in self._calls:
-                reply = self._answer_plain_call(call)
+                reply = self._answer_fused_call(call)
                 if reply is not None:
                     self.write(reply[0])
                     return
-            obj = self._plain(line)
-            if obj is not None:  # a plain request: checked, no `Request` made unless it is needed
+            obj = self._request_dict(line)
+            if obj is not None:  # a request of the four members only: checked, no `Request` made unless it is needed
                 request = Request(obj["id"], obj["method"], obj["params"])
                 if self._waiting or len(self._calls) >= self._max_in_flight:
                     self._wait(request)

@@ -1,7 +1,7 @@
-"""`Server.plain_call` accepts only what the general path makes the same request of.
+"""`Server.fused_call` accepts only what the general path makes the same request of.
 
-The plain call is decoded by msgspec (`server/_plain_call.py`), the general
-path by orjson (`jsonrpc.Decoder.decode`). For any bytes, when `plain_call`
+The fused call is decoded by msgspec (`server/_fused_call.py`), the general
+path by orjson (`jsonrpc.Decoder.decode`). For any bytes, when `fused_call`
 accepts them, `Decoder.decode` must give a `Request` with the same id, of the
 same type, and the same ``params``, value for value and type for type; and
 the size and depth limits must hold (JSON-RPC 2.0 §4, §5.1; basic/index.mdx
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import wiremcp
 from wiremcp.jsonrpc import MCP, Decoder, JSONRPCError, Request
-from wiremcp.server._plain_call import MAX_PLAIN_DEPTH
+from wiremcp.server._fused_call import MAX_FUSED_DEPTH
 
 from conftest import META
 
@@ -62,8 +62,8 @@ def same(a: Any, b: Any) -> bool:
 
 
 def check(data: bytes, decoder: Decoder = DECODER, server: wiremcp.Server = SERVER) -> bool:
-    """Whether `plain_call` accepted ``data``; when it did, the general decoder agrees on everything."""
-    found = server.plain_call(data, decoder)
+    """Whether `fused_call` accepted ``data``; when it did, the general decoder agrees on everything."""
+    found = server.fused_call(data, decoder)
     if found is None:
         return False
     id_, tool, arguments, version, raw = found
@@ -110,7 +110,7 @@ values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=
     ),
     extra=st.dictionaries(st.sampled_from(["x", "result", "error"]), values, max_size=1),
 )
-def test_what_plain_call_accepts_the_general_decoder_reads_the_same(
+def test_what_fused_call_accepts_the_general_decoder_reads_the_same(
     id_: Any, name: Any, arguments: Any, meta: Any, extra: dict[str, Any]
 ) -> None:
     try:
@@ -122,7 +122,7 @@ def test_what_plain_call_accepts_the_general_decoder_reads_the_same(
 
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=40), st.integers(min_value=0, max_value=400))
-def test_bytes_spliced_into_a_plain_call_never_make_it_accepted_wrongly(junk: bytes, at: int) -> None:
+def test_bytes_spliced_into_a_fused_call_never_make_it_accepted_wrongly(junk: bytes, at: int) -> None:
     data = line(7, "mix", {"a": 3, "flag": True, "scale": 2.5})
     at = min(at, len(data))
     for variant in (data[:at] + junk + data[at:], data[:at] + junk, junk + data[at:]):
@@ -172,7 +172,7 @@ def test_repeated_members_keep_the_last_as_orjson_does() -> None:
     data = line().replace(b'"text":"hi"', b'"text":"first","text":"hi"')
     assert check(data)
     data = line().replace(b'"id":1', b'"id":"one","id":1')
-    found = SERVER.plain_call(data, DECODER)
+    found = SERVER.fused_call(data, DECODER)
     assert found is not None and found[0] == 1
 
 
@@ -195,11 +195,11 @@ def test_the_size_and_depth_limits_hold() -> None:
     extensions = {"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}}
     usual = line(meta={**META, CAPS: {"roots": {"listChanged": True}, "sampling": {}, **extensions}})
     assert check(usual)
-    # A plain call nests at most MAX_PLAIN_DEPTH levels, so the default limit (128) always holds;
-    # under a lower limit the general path decides, and deeper capabilities are no plain call.
-    assert MAX_PLAIN_DEPTH == 7
-    assert not check(usual, Decoder(MCP, max_depth=MAX_PLAIN_DEPTH - 1))
-    assert check(usual, Decoder(MCP, max_depth=MAX_PLAIN_DEPTH))
+    # A fused call nests at most MAX_FUSED_DEPTH levels, so the default limit (128) always holds;
+    # under a lower limit the general path decides, and deeper capabilities are no fused call.
+    assert MAX_FUSED_DEPTH == 7
+    assert not check(usual, Decoder(MCP, max_depth=MAX_FUSED_DEPTH - 1))
+    assert check(usual, Decoder(MCP, max_depth=MAX_FUSED_DEPTH))
     deep: Any = {}
     for _ in range(5):
         deep = {"x": deep}  # six levels of its own

@@ -1,11 +1,11 @@
-"""The plain ``tools/call``, decoded and type-checked in one pass in C.
+"""The fused ``tools/call``, decoded and type-checked in one pass in C.
 
-A plain call is the request a model makes over and over: a ``tools/call``
+A fused call is the request a model makes over and over: a ``tools/call``
 with ``name``, scalar ``arguments`` and the ``_meta`` every 2026-07-28
-request carries, and nothing else. `plain_call_decoder` gives a msgspec
-decoder that turns its bytes into a `PlainEnvelope` and checks, in the same
+request carries, and nothing else. `decode_fused_call` is a msgspec
+decoder that turns its bytes into a `FusedEnvelope` and checks, in the same
 pass, every envelope and ``params`` rule `Server.handle` would check for it.
-`Server.plain_call` uses it and `Server.answer_plain_call` answers; anything
+`Server.fused_call` uses it and `Server.answer_fused_call` answers; anything
 the decoder refuses goes to the general path (`jsonrpc.Decoder.decode`, then
 `Server.handle`), which gives the exact error. The rules it keeps:
 
@@ -17,7 +17,7 @@ the decoder refuses goes to the general path (`jsonrpc.Decoder.decode`, then
   string), the client capabilities (an object) and, optionally, the client
   info (an object), and no other member; each argument a string, an integer,
   a number or a boolean. Whatever the arguments' schema says is checked
-  afterwards against `Tool.plain`, in Python, as before.
+  afterwards against `Tool.fused_arguments`, in Python, as before.
 * It reads JSON as orjson does (orjson is the general path's parser): both
   refuse a byte-order mark, invalid UTF-8, a lone surrogate, NaN and
   Infinity, control characters in strings and trailing data; both keep the
@@ -27,15 +27,15 @@ the decoder refuses goes to the general path (`jsonrpc.Decoder.decode`, then
   the general path.
 * The size and nesting limits are the transport's (`jsonrpc.Decoder`). Every
   value has a bounded shape: the capabilities and the client info are
-  objects whose values nest at most three levels (`_V3`), so a plain call nests
-  at most `MAX_PLAIN_DEPTH` levels (the default limit is 128), and no walk or
-  count is needed; a call whose capabilities nest deeper is no plain call, and
-  `Server.plain_call` declines everything under a limit below that.
+  objects whose values nest at most three levels (`_V3`), so a fused call nests
+  at most `MAX_FUSED_DEPTH` levels (the default limit is 128), and no walk or
+  count is needed; a call whose capabilities nest deeper is no fused call, and
+  `Server.fused_call` declines everything under a limit below that.
 * A refusal is a `msgspec.DecodeError` (`msgspec.ValidationError` is one),
-  which `Server.plain_call` turns into None. Nothing here raises otherwise.
+  which `Server.fused_call` turns into None. Nothing here raises otherwise.
 
 `Server` imports this module (and msgspec with it) when it is first asked
-for a plain call, not with `wiremcp`: a client, or a server that never
+for a fused call, not with `wiremcp`: a client, or a server that never
 answers one, does not load it.
 """
 
@@ -50,11 +50,11 @@ from ..protocol.meta import CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION
 if TYPE_CHECKING:
     from ._tools import Tool
 
-__all__ = ["MAX_PLAIN_DEPTH", "DecodeError", "PlainCall", "PlainEnvelope", "decode_plain_call"]
+__all__ = ["MAX_FUSED_DEPTH", "DecodeError", "FusedCall", "FusedEnvelope", "decode_fused_call"]
 
-#: What `Server.plain_call` hands `Server.answer_plain_call` (and a transport's header check):
+#: What `Server.fused_call` hands `Server.answer_fused_call` (and a transport's header check):
 #: the request id, the tool, its arguments as sent, the protocol version, and the bytes.
-PlainCall = tuple[Any, "Tool", dict[str, Any], str, bytes]
+FusedCall = tuple[Any, "Tool", dict[str, Any], str, bytes]
 
 #: What a refusal raises (`msgspec.ValidationError` is one).
 DecodeError = msgspec.DecodeError
@@ -70,34 +70,34 @@ _V1 = Union[int, float, str, bool, None, list[_V0], dict[str, _V0]]
 _V2 = Union[int, float, str, bool, None, list[_V1], dict[str, _V1]]
 _V3 = Union[int, float, str, bool, None, list[_V2], dict[str, _V2]]
 _NESTED = 3
-#: The deepest a plain call nests: the message, ``params``, ``_meta``, the capabilities, their values.
-MAX_PLAIN_DEPTH = 4 + _NESTED
+#: The deepest a fused call nests: the message, ``params``, ``_meta``, the capabilities, their values.
+MAX_FUSED_DEPTH = 4 + _NESTED
 
 
-class PlainMeta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """``params._meta`` of a plain call: the version, the capabilities, the client info (or UNSET)."""
+class FusedMeta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """``params._meta`` of a fused call: the version, the capabilities, the client info (or UNSET)."""
 
     version: str = msgspec.field(name=PROTOCOL_VERSION)
     capabilities: dict[str, _V3] = msgspec.field(name=CLIENT_CAPABILITIES)
     info: Union[dict[str, _V3], msgspec.UnsetType] = msgspec.field(name=CLIENT_INFO, default=msgspec.UNSET)
 
 
-class PlainParams(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """``params`` of a plain call: the tool's name, ``_meta`` and scalar arguments (or None)."""
+class FusedParams(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """``params`` of a fused call: the tool's name, ``_meta`` and scalar arguments (or None)."""
 
     name: str
-    meta: PlainMeta = msgspec.field(name="_meta")
+    meta: FusedMeta = msgspec.field(name="_meta")
     arguments: Union[dict[str, Union[_Int64, float, str, bool]], None] = None
 
 
-class PlainEnvelope(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """A plain call, decoded: ``jsonrpc``, ``id``, ``method`` and ``params``."""
+class FusedEnvelope(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A fused call, decoded: ``jsonrpc``, ``id``, ``method`` and ``params``."""
 
     jsonrpc: Literal["2.0"]
     id: Union[_Int64, str]
     method: Literal["tools/call"]
-    params: PlainParams
+    params: FusedParams
 
 
-#: bytes -> `PlainEnvelope`, or `DecodeError` for anything the general path must decide.
-decode_plain_call = msgspec.json.Decoder(PlainEnvelope).decode
+#: bytes -> `FusedEnvelope`, or `DecodeError` for anything the general path must decide.
+decode_fused_call = msgspec.json.Decoder(FusedEnvelope).decode

@@ -64,11 +64,15 @@ def test_era_is_cached_per_server() -> None:
 
 
 def test_fallback_on_silence() -> None:
-    """stdio.mdx: no answer to the probe within a timeout means legacy."""
+    """stdio.mdx: no answer to the probe within a timeout means legacy.
+
+    This server writes nothing at all, so the probe clock starts once the start-up allowance (the
+    request ``timeout``) is spent (`wiremcp.client._settle`).
+    """
 
     async def main() -> None:
         command, args = legacy_cmd("silent")
-        async with Client.stdio(command, args, probe_timeout=0.3) as c:
+        async with Client.stdio(command, args, probe_timeout=0.3, timeout=1.5) as c:
             assert c.era is Era.LEGACY
             assert (await c.call_tool("echo", {"text": "late"})).text == "late"
 

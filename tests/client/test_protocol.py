@@ -683,3 +683,27 @@ def test_a_malformed_notification_from_the_server_is_logged_never_answered(caplo
         "ignored a malformed notification from the server (no method)",
     ]
     assert out.id in proto and proto.receive(result(out.id)) == [events.Settled("T", {})]
+
+
+def test_a_minus_32022_to_the_fallback_initialize_settles_the_modern_era() -> None:
+    """versioning.mdx: a recognized modern error identifies a modern server, whatever request it answers
+    (issue 24: a modern server that served the probe late refuses the fallback initialize with -32022)."""
+    eras = EraCache()
+    proto = make("auto", eras=eras)
+    proto.start()
+    assert proto.probe_silent(0.5) == Initialize() and proto.era is Era.LEGACY
+    refused = RemoteError({"code": -32022, "message": "serving 2026-07-28", "data": {"supported": ["2026-07-28"]}}, "initialize")
+    assert proto.initialize_refused(refused) == Ready(Era.MODERN, "2026-07-28")
+    assert proto.era is Era.MODERN and eras.get(KEY) == (Era.MODERN, "2026-07-28")
+    # Without data.supported: the version the probe offered. Naming only legacy versions, or another
+    # code, or a forced era: no answer about the era (the caller raises the error).
+    bare = make("auto")
+    bare.start()
+    bare.probe_silent()
+    assert bare.initialize_refused(RemoteError({"code": -32022, "message": "no"}, "initialize")) == Ready(Era.MODERN, "2026-07-28")
+    for error in ({"code": -32022, "message": "old", "data": {"supported": ["2025-06-18"]}}, {"code": -32602, "message": "bad"}):
+        other = make("auto")
+        other.start()
+        other.probe_silent()
+        assert other.initialize_refused(RemoteError(error, "initialize")) is None and other.era is Era.LEGACY
+    assert make("legacy").initialize_refused(refused) is None  # era="legacy" is an order: the error is raised

@@ -41,6 +41,9 @@ Rules (each problem has a short ``code`` and a message naming the rule):
   (``"public"``/``"private"``) on complete results of the cacheable methods
   (``missing-cache-hints``, ``bad-cache-hints``); the retired error code
   -32002 (``retired-error-code``).
+* Results (legacy sessions): no ``resultType``, a 2026-07-28 member no
+  earlier revision has (``legacy-result-type``; the legacy schemas allow
+  extra members, so the schema check alone would let it pass).
 * Multi round-trip requests (mrtr.mdx): ``input_required`` only on
   ``tools/call``, ``prompts/get``, ``resources/read``
   (``mrtr-not-allowed``); with ``inputRequests`` or ``requestState``
@@ -535,6 +538,14 @@ class WireChecker:
             return
         if pending.revision == _MODERN and direction == "s2c":
             self._modern_result(pending, result, problems)
+        elif pending.revision is not None and direction == "s2c" and "resultType" in result:
+            problems.append(
+                problem(
+                    "legacy-result-type",
+                    f"the {pending.method} result of a {pending.revision} session carries resultType, a 2026-07-28 member "
+                    "no earlier revision has (schema.mdx, Result): a legacy session's results must not carry it",
+                )
+            )
         if not problems and pending.revision in SCHEMA_REVISIONS:
             rev = _revision(pending.revision)
             self._schema(pending.revision, result, rev.result_definition(pending.method, result), problems, "the result ")

@@ -12,9 +12,10 @@ What is left here is what needs an event loop:
   ``on_progress``, ``on_log``, ``on_notification`` for notifications); an
   async callback for a notification becomes a task, and a failing one is
   logged, never raised into the reader;
-* the era probe's I/O: ``server/discover`` with ``probe_timeout``, then
-  ``initialize`` when the protocol says legacy (a probe timeout is legacy on
-  stdio and a `RequestTimeout` over HTTP: `ClientProtocol.probe_silent`);
+* the era probe's I/O (`_settle`): ``server/discover`` with ``probe_timeout``
+  (on stdio counted from the server's first output, and a late answer still
+  taken), then ``initialize`` when the protocol says legacy (a probe timeout
+  is legacy on stdio and a `RequestTimeout` over HTTP);
 * the transport's callbacks, which go to a private `_Receiver`, so that the
   object users hold has only the MCP surface.
 * faults: a request that never left this process (`NotSent`: the
@@ -49,11 +50,12 @@ from ..protocol import MODERN_VERSIONS, Era, methods
 from ..protocol.errors import HEADER_MISMATCH
 from . import events as ev
 from .events import Id
-from ._eras import EraCache, EraChoice, Initialize, Probe
-from ._errors import ClientError, ConnectionClosed, HTTPError, NotSent, ProtocolViolation, RemoteError, RequestTimeout
+from ._eras import EraCache, EraChoice
+from ._errors import ClientError, ConnectionClosed, NotSent, ProtocolViolation, RemoteError
 from ._mrtr import check_complete
 from ._options import CallKeywords, CallOptions
 from ._protocol import DEFAULT_MAX_INPUT_ROUNDS, ClientProtocol, Outgoing
+from ._settle import settle_era
 from ._results import CallToolResult, CompleteResult, DiscoverResult, GetPromptResult, Page, ReadResourceResult
 from ._subscription import Subscription
 from ._task_handle import TaskHandle
@@ -411,37 +413,8 @@ class Client:
             self._session = observing.session_opened(self, self._observers, opened_at)
 
     async def _settle_era(self) -> None:
-        """stdio.mdx and streamable-http.mdx, Backward Compatibility: the I/O of `Negotiation`."""
-        proto = self._proto
-        step = proto.start()
-        while type(step) is Probe:
-            try:
-                # Where silence means legacy (stdio), the probe is not cancelled on timeout: a legacy
-                # server was never initialized. Where it does not (HTTP), its stream is closed.
-                result = await self._roundtrip(
-                    methods.DISCOVER, {}, CallOptions(timeout=self.probe_timeout),
-                    cancel_on_timeout=not proto.silence_means_legacy,
-                )
-            except RequestTimeout as exc:
-                try:
-                    step = proto.probe_silent(self.probe_timeout)
-                except RequestTimeout as timeout:
-                    raise timeout from exc
-            except HTTPError as exc:
-                following = proto.probe_http_error(exc.status)
-                if following is None:
-                    raise
-                step = following
-            except RemoteError as exc:
-                step = proto.probe_refused(exc)
-            else:
-                step = proto.probe_answered(result, time.monotonic())
-        if type(step) is Initialize:
-            result = await self._roundtrip("initialize", proto.initialize_params(step), _NO_OPTIONS, cancel_on_timeout=False)
-            self._write(proto.initialized(result))
-            started = getattr(self.transport, "legacy_session_started", None)
-            if started is not None:  # e.g. HTTP: open the 2025-11-25 GET stream for server requests
-                started(proto.protocol_version)
+        """stdio.mdx and streamable-http.mdx, Backward Compatibility: the I/O of `Negotiation` (`_settle`)."""
+        await settle_era(self)
 
     async def restart(self) -> None:
         """Close this connection and open a new one made the same way (stdio: a new server process).

@@ -19,11 +19,18 @@ streamable-http.mdx, "Backward Compatibility"):
   as "legacy";
 * no reply within the probe timeout is read per transport binding: on
   stdio it means legacy (stdio.mdx: "does not respond within a reasonable
-  timeout: the server is legacy"); over Streamable HTTP it is not an answer
+  timeout: the server is legacy"; the I/O, `_settle`, starts that clock at
+  the server's first output and still takes a late answer); over Streamable HTTP it is not an answer
   (streamable-http.mdx falls back only on a 4xx without a recognized modern
   error body; every HTTP request gets a status), so a slow server is
   reported as a timeout, never switched to the legacy era
   (``silence_means_legacy=False``);
+* a -32022 in reply to the fallback ``initialize`` means modern, not a
+  failure (versioning.mdx: "a recognized modern JSON-RPC error (such as
+  UnsupportedProtocolVersionError) identifies a modern server: the client
+  retries with a supported version rather than falling back"): a modern
+  server that answered the probe too late serves the modern era on that
+  connection and refuses ``initialize`` (`initialize_refused`);
 * what was decided is kept in an `EraCache` under the transport's key
   (versioning.mdx: "for the lifetime of the server process (stdio) or
   origin (HTTP)"). A cache belongs to whoever passes it: by default each
@@ -218,6 +225,20 @@ class Negotiation:
         return Initialize() if 400 <= status < 500 else None
 
     # -- the legacy handshake -------------------------------------------------
+
+    def initialize_refused(self, code: int, data: Any) -> Ready | None:
+        """The fallback ``initialize`` got an error: -32022 means modern; ``None``: no answer about the era, raise it.
+
+        The version is the newest modern one ``data.supported`` names that this
+        client speaks, else the one the probe offered (a modern server refusing
+        ``initialize`` served that one on this connection).
+        """
+        if code != UNSUPPORTED_PROTOCOL_VERSION or self.choice != "auto":
+            return None
+        supported = data.get("supported") if type(data) is dict else None
+        if type(supported) is list and not any(v in MODERN_VERSIONS for v in supported):
+            return None
+        return Ready(Era.MODERN, pick_version(data) or self.version)
 
     def initialized(self, result: dict[str, Any]) -> Ready:
         """The ``initialize`` result: its version must be a legacy one this client knows."""

@@ -282,6 +282,14 @@ class ClientProtocol(Generic[T]):
         log.info("server/discover got HTTP %s without a modern error: treating the server as legacy", status)
         return self._apply(step)
 
+    def initialize_refused(self, error: RemoteError) -> Step | None:
+        """The fallback ``initialize`` got an error: a -32022 settles the modern era; ``None``: raise the error."""
+        step = self._negotiation.initialize_refused(error.code, error.data)
+        if step is None:
+            return None
+        log.info("initialize got %s: the server is modern; continuing with %s", error, step.version)
+        return self._apply(step)
+
     def initialize_params(self, step: Initialize) -> dict[str, Any]:
         return {"protocolVersion": step.version, "capabilities": self.client_capabilities, "clientInfo": self.client_info}
 

@@ -17,6 +17,9 @@ What differs from the modern era, and lives here:
   then from the server's ``legacy_log_level`` (2025-11-25 logging.mdx leaves
   the default open; ``debug``, the default, sends what the official SDK's
   servers send: everything);
+* no result carries ``resultType`` (2026-07-28 only; no legacy schema has
+  it): `handle` (its `_serve`) is the one door of a session's results, and strips it there
+  (`legacy_result`, a copy: results may be cached and shared);
 * ``ping``, ``logging/setLevel``, ``resources/subscribe`` and
   ``resources/unsubscribe`` exist (and answer ``{}``); ``server/discover`` and
   ``subscriptions/listen`` do not;
@@ -40,7 +43,7 @@ from ..protocol import LEGACY_VERSIONS, methods
 from ..protocol.meta import LOG_LEVELS, PROGRESS_TOKEN, RequestMeta
 from ._authorization import authorize
 from ._failures import ClientRequestFailed
-from ._legacy_2024 import OLDEST, initialize_result, reshape, reshape_emit
+from ._legacy_2024 import OLDEST, initialize_result, legacy_result, reshape, reshape_emit
 from ._pipeline import closed, observe_answer, opened
 from ._reply import ServerBusy
 from ._settings import DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_MAX_SESSION_SUBSCRIPTIONS
@@ -192,8 +195,8 @@ class LegacySession:
         if method in _MODERN_ONLY:
             raise MethodNotFound(f"Method not found: {method!r} belongs to MCP 2026-07-28, not to a {self.version} session")
         if self.version == OLDEST:  # what a 2024-11-05 client reads differently (_legacy_2024)
-            return reshape(method, self.server.handle_in_session(request, params, self.request_meta(params), reshape_emit(emit)))
-        return self.server.handle_in_session(request, params, self.request_meta(params), emit)
+            return legacy_result(reshape(method, self.server.handle_in_session(request, params, self.request_meta(params), reshape_emit(emit))))
+        return legacy_result(self.server.handle_in_session(request, params, self.request_meta(params), emit))
 
     def _subscribe(self, uri: str) -> None:
         if uri in self.subscriptions:

@@ -20,6 +20,9 @@ its own schema (mcp 1.7.1 checks content types one by one) accepts them. The rul
 * batching: never accepted by wiremcp in any era, nothing to do; authorization and transports
   are the transport's (HTTP+SSE: `wiremcp.transports.http._legacy_sse`).
 
+Every legacy session, not only 2024-11-05's, gets its results through `legacy_result`: no
+``resultType`` (a 2026-07-28 member; no legacy schema has it).
+
 Fields newer revisions added elsewhere (``title``, ``outputSchema``, ``structuredContent``,
 ``_meta``) are left: 2024-11-05's schema lets objects carry more properties, and its clients ignore
 them. Results are copied where changed, never edited in place (they may be cached and shared).
@@ -32,7 +35,7 @@ from typing import Any, Awaitable
 
 from ..protocol import methods
 
-__all__ = ["OLDEST", "initialize_result", "reshape", "reshape_emit"]
+__all__ = ["OLDEST", "initialize_result", "legacy_result", "reshape", "reshape_emit"]
 
 #: The revision handled here.
 OLDEST = "2024-11-05"
@@ -100,6 +103,23 @@ def reshape(method: str, result: dict[str, Any] | Awaitable[dict[str, Any]]) -> 
     if inspect.isawaitable(result):
         return _later(method, result)
     return _result(method, result)
+
+
+def _without_result_type(result: dict[str, Any]) -> dict[str, Any]:
+    if type(result) is dict and "resultType" in result:
+        return {k: v for k, v in result.items() if k != "resultType"}
+    return result
+
+
+async def _later_without(pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+    return _without_result_type(await pending)
+
+
+def legacy_result(result: dict[str, Any] | Awaitable[dict[str, Any]]) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+    """A result (or an awaitable of it) for any legacy session: without ``resultType`` (2026-07-28 only), copied."""
+    if inspect.isawaitable(result):
+        return _later_without(result)
+    return _without_result_type(result)
 
 
 def reshape_emit(emit: Any) -> Any:

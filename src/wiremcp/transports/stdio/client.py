@@ -9,6 +9,9 @@ Rules it keeps (basic/transports/stdio.mdx):
 * the child's stderr is captured, never parsed: the last
   ``stderr_limit`` bytes are kept (``stderr_text()``) and each chunk goes to
   ``on_stderr`` when given; stderr output is not taken as an error;
+* ``first_output`` is done at the child's first byte on stdout or stderr
+  (a server still starting up has written nothing: the client's era probe
+  waits for it before its clock starts);
 * writes never block the event loop: bytes are handed to the pipe transport,
   and a child that stops reading only grows the write buffer;
 * shutdown (stdio.mdx, "Shutdown"): close stdin, wait ``exit_timeout``
@@ -116,6 +119,8 @@ class StdioTransport:
         self._stderr_end: asyncio.Future[None] | None = None
         self._report: asyncio.Task[None] | None = None
         self._stdout_done = False
+        #: Done at the child's first byte on stdout or stderr: the client's era probe clock starts there.
+        self.first_output: asyncio.Future[None] | None = None
 
     @property
     def pid(self) -> int | None:
@@ -137,6 +142,7 @@ class StdioTransport:
         self._receiver = receiver
         self._exit = loop.create_future()
         self._stderr_end = loop.create_future()
+        self.first_output = loop.create_future()
         env = None if self.env is None else {**os.environ, **self.env}
         try:
             self._process, _ = await loop.subprocess_exec(
@@ -157,7 +163,12 @@ class StdioTransport:
 
     # -- output of the child --------------------------------------------------
 
+    def _output(self) -> None:
+        if self.first_output is not None and not self.first_output.done():
+            self.first_output.set_result(None)
+
     def _stdout(self, data: bytes) -> None:
+        self._output()
         receiver = self._receiver
         assert receiver is not None
         for line in self._splitter.feed(data):
@@ -167,6 +178,7 @@ class StdioTransport:
             receiver.message(line, None)  # type: ignore[arg-type]
 
     def _stderr(self, data: bytes) -> None:
+        self._output()
         self._stderr_chunks.append(data)
         self._stderr_size += len(data)
         while self._stderr_size > self.stderr_limit and len(self._stderr_chunks) > 1:

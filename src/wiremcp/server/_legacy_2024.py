@@ -105,9 +105,14 @@ def reshape(method: str, result: dict[str, Any] | Awaitable[dict[str, Any]]) -> 
     return _result(method, result)
 
 
+#: Members of a result that exist only in 2026-07-28 (its schema.json; none is in 2025-11-25's):
+#: the result's kind and the caching hints.
+MODERN_ONLY_RESULT_MEMBERS = frozenset({"resultType", "ttlMs", "cacheScope"})
+
+
 def _without_result_type(result: dict[str, Any]) -> dict[str, Any]:
-    if type(result) is dict and "resultType" in result:
-        return {k: v for k, v in result.items() if k != "resultType"}
+    if type(result) is dict and not MODERN_ONLY_RESULT_MEMBERS.isdisjoint(result):
+        return {k: v for k, v in result.items() if k not in MODERN_ONLY_RESULT_MEMBERS}
     return result
 
 
@@ -116,7 +121,8 @@ async def _later_without(pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
 
 
 def legacy_result(result: dict[str, Any] | Awaitable[dict[str, Any]]) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-    """A result (or an awaitable of it) for any legacy session: without ``resultType`` (2026-07-28 only), copied."""
+    """A result (or an awaitable of it) for any legacy session: without ``resultType``, ``ttlMs`` and
+    ``cacheScope`` (members of 2026-07-28 only), copied when one is there."""
     if inspect.isawaitable(result):
         return _later_without(result)
     return _without_result_type(result)

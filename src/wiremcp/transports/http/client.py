@@ -88,6 +88,7 @@ import orjson
 from ...client import ClientError, ConnectionClosed, HTTPError, NotSent, Receiver
 from ...jsonrpc import DEFAULT_MAX_MESSAGE_SIZE
 from ._endpoint import Endpoint, env_proxy
+from ._resend import resending
 
 if TYPE_CHECKING:
     import aiohttp
@@ -284,15 +285,21 @@ class HTTPTransport(Endpoint):
         del headers["Content-Type"]
         return headers
 
-    async def _request(self, method: str, headers: dict[str, str], body: bytes | None) -> _Reply:
+    async def _request(self, method: str, headers: dict[str, str], body: bytes | None, rpc: str | None = None) -> _Reply:
         """`_exchange`, with the ``auth`` hook around it: at most ``_AUTH_RETRIES`` retries when it
-        asks (a fresh token, then perhaps the DPoP nonce the server wants with it, RFC 9449 section 9)."""
+        asks (a fresh token, then perhaps the DPoP nonce the server wants with it, RFC 9449 section 9).
+        A connection lost before any response: sent again when `_resend` allows (``rpc``: the JSON-RPC method)."""
         auth = self.auth
         if auth is None:
-            return await self._exchange(method, headers, body)
+            return await resending(lambda: self._exchange(method, headers, body), method, rpc, self.url)
+
+        async def authorized() -> _Reply:
+            assert auth is not None
+            return await self._exchange(method, {**headers, **await auth.headers(method, self.url)}, body)
+
         attempt = 0
         while True:
-            reply = await self._exchange(method, {**headers, **await auth.headers(method, self.url)}, body)
+            reply = await resending(authorized, method, rpc, self.url)
             try:
                 retry = await auth.on_response(reply.status, reply.headers, self.url)
             except BaseException:
@@ -312,7 +319,7 @@ class HTTPTransport(Endpoint):
         answered = False
         had_session = self.session_id is not None  # a 404 in a session: the session is gone, not the endpoint
         try:
-            reply = await self._request("POST", self._request_headers(extra), data)
+            reply = await self._request("POST", self._request_headers(extra), data, method)
             try:
                 status = reply.status
                 session = reply.headers.get("Mcp-Session-Id")

@@ -428,7 +428,9 @@ class Client:
             self._write(proto.initialized(result))
             started = getattr(self.transport, "legacy_session_started", None)
             if started is not None:  # e.g. HTTP: open the 2025-11-25 GET stream for server requests
-                started(proto.protocol_version)
+                opening = started(proto.protocol_version)
+                if opening is not None:  # nothing more is sent before the stream is open (bounded)
+                    await opening
 
     async def restart(self) -> None:
         """Close this connection and open a new one made the same way (stdio: a new server process).

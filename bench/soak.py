@@ -21,11 +21,13 @@ Servers (tests/servers/soak.py: examples/everything.py plus ``soak_echo``,
   them), and raw httpx bad inputs.
 
 Every ``--interval`` seconds each server's RSS and open descriptors are read
-from /proc/PID, and its asyncio task count from ``soak_debug``. The run fails
-(exit status 1) when, over the second half of the run, the least-squares
-slope of RSS exceeds ``--rss-slope`` MiB per minute, or that of descriptors
-exceeds ``--fd-slope`` per minute, or that of tasks exceeds ``--task-slope``
-per minute; or when a request got no reply, two replies, a reply nobody
+from /proc/PID, and its asyncio task counts from ``soak_debug``: all tasks,
+and the held ones (seen for 120 s or more: what the process keeps, without
+the requests in flight, whose number follows the load and the machine's
+stalls). The run fails (exit status 1) when, over the second half of the
+run, the least-squares slope of RSS exceeds ``--rss-slope`` MiB per minute,
+or that of descriptors exceeds ``--fd-slope`` per minute, or that of held
+tasks exceeds ``--task-slope`` per minute; or when a request got no reply, two replies, a reply nobody
 asked for, or an HTTP status outside the documented set. Loopback only;
 every load loop is bounded by the deadline and by a window of requests in
 flight. Linux only (/proc). The servers run with glibc's mmap threshold fixed
@@ -110,6 +112,7 @@ class Sample:
     fds: int
     tasks: int
     blocks: int = -1  #: memory blocks Python's allocator hands out (`sys.getallocatedblocks`)
+    held: int = -1  #: tasks alive for 120 s or more (`soak_debug`'s held_tasks)
 
 
 def proc_rss_kib(pid: int) -> int:
@@ -466,13 +469,13 @@ async def sample_loop(
         for name, (pid, debug_client) in servers.items():
             try:
                 info = (await asyncio.wait_for(debug_client.call_tool("soak_debug"), 30)).structured_content or {}
-                tasks, blocks = int(info.get("tasks", -1)), int(info.get("blocks", -1))
+                tasks, blocks, held = (int(info.get(k, -1)) for k in ("tasks", "blocks", "held_tasks"))
             except Exception:  # noqa: BLE001 - a missed sample is not a failure of the server
-                tasks = blocks = -1
+                tasks = blocks = held = -1
             try:
-                samples.append(Sample(now - start, name, proc_rss_kib(pid), proc_fds(pid), tasks, blocks))
+                samples.append(Sample(now - start, name, proc_rss_kib(pid), proc_fds(pid), tasks, blocks, held))
             except (FileNotFoundError, ProcessLookupError):
-                samples.append(Sample(now - start, name, -1, -1, tasks, blocks))
+                samples.append(Sample(now - start, name, -1, -1, tasks, blocks, held))
         if now >= deadline:
             return
         await asyncio.sleep(min(interval, max(0.0, deadline - time.monotonic())))
@@ -521,6 +524,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     url = f"http://127.0.0.1:{port}/mcp"
     env = {**ALLOCATOR, **os.environ,
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))}
+    held_by: dict[str, Any] = {}
     http_proc = start_http_server(port, args.session_idle_timeout, env, HTTP_LOG)
     raw_proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "wiremcp", "run", str(SERVER_FILE),
@@ -558,6 +562,10 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 raw_sample_loop(raw, raw_proc.pid, samples, start, deadline, args.interval),
             ]
             await asyncio.gather(*load)
+            for name, (_, debug_client) in monitored.items():  # what the held tasks are, at the end
+                with contextlib.suppress(Exception):
+                    info = (await asyncio.wait_for(debug_client.call_tool("soak_debug"), 30)).structured_content or {}
+                    held_by[name] = info.get("held_by", {})
             # Everything sent must be answered before the verdict (cancelled requests excepted).
             settle = time.monotonic() + REPLY_TIMEOUT
             while raw.waiting and time.monotonic() < settle:
@@ -583,19 +591,19 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             http_proc.wait()
         with contextlib.suppress(OSError):
             HTTP_LOG.unlink()
-    return verdict(args, ledger, samples, elapsed)
+    return {**verdict(args, ledger, samples, elapsed), "held_by": held_by}
 
 
 async def raw_sample_loop(raw: RawStdio, pid: int, samples: list[Sample], start: float, deadline: float, interval: float) -> None:
     while True:
         now = time.monotonic()
         reply = await raw.request("tools/call", {"name": "soak_debug", "arguments": {}})
-        tasks = blocks = -1
+        tasks = blocks = held = -1
         if reply is not None and "result" in reply:
             info = reply["result"].get("structuredContent") or {}
-            tasks, blocks = int(info.get("tasks", -1)), int(info.get("blocks", -1))
+            tasks, blocks, held = (int(info.get(k, -1)) for k in ("tasks", "blocks", "held_tasks"))
         with contextlib.suppress(FileNotFoundError, ProcessLookupError):
-            samples.append(Sample(now - start, "stdio-raw", proc_rss_kib(pid), proc_fds(pid), tasks, blocks))
+            samples.append(Sample(now - start, "stdio-raw", proc_rss_kib(pid), proc_fds(pid), tasks, blocks, held))
         if now >= deadline:
             return
         await asyncio.sleep(min(interval, max(0.0, deadline - time.monotonic())))
@@ -617,7 +625,9 @@ def verdict(args: argparse.Namespace, ledger: Ledger, samples: list[Sample], ela
         rss = slope_per_minute([(s.t, s.rss_kib / 1024) for s in late])
         fds = slope_per_minute([(s.t, s.fds) for s in late])
         counted = [s for s in late if s.tasks >= 0]
-        tasks = slope_per_minute([(s.t, s.tasks) for s in counted])
+        all_tasks = slope_per_minute([(s.t, s.tasks) for s in counted])
+        kept = [s for s in late if s.held >= 0]
+        tasks = slope_per_minute([(s.t, s.held) for s in kept])
         servers[name] = {
             "samples": len(mine),
             "rss_mib": [round(mine[0].rss_kib / 1024, 1), round(max(s.rss_kib for s in mine) / 1024, 1), round(mine[-1].rss_kib / 1024, 1)] if mine else [],
@@ -625,7 +635,9 @@ def verdict(args: argparse.Namespace, ledger: Ledger, samples: list[Sample], ela
             "tasks": [counted[0].tasks, max(s.tasks for s in counted), counted[-1].tasks] if counted else [],
             "rss_slope_mib_per_min": round(rss, 3),
             "fd_slope_per_min": round(fds, 3),
-            "task_slope_per_min": round(tasks, 3),
+            "held_tasks": [kept[0].held, max(s.held for s in kept), kept[-1].held] if kept else [],
+            "task_slope_per_min": round(tasks, 3),  # held tasks
+            "all_task_slope_per_min": round(all_tasks, 3),  # requests in flight included (not judged)
         }
         if len(late) < 3:
             problems.append(f"{name}: only {len(late)} samples in the second half")
@@ -634,7 +646,7 @@ def verdict(args: argparse.Namespace, ledger: Ledger, samples: list[Sample], ela
         if fds > args.fd_slope:
             problems.append(f"{name}: open descriptors grow {fds:.2f}/min over the second half (limit {args.fd_slope})")
         if tasks > args.task_slope:
-            problems.append(f"{name}: asyncio tasks grow {tasks:.2f}/min over the second half (limit {args.task_slope})")
+            problems.append(f"{name}: held asyncio tasks grow {tasks:.2f}/min over the second half (limit {args.task_slope})")
     return {
         "duration_s": round(elapsed, 1),
         "allocator": {k: os.environ.get(k, v) for k, v in ALLOCATOR.items()},
@@ -647,8 +659,8 @@ def verdict(args: argparse.Namespace, ledger: Ledger, samples: list[Sample], ela
         "servers": servers,
         "problems": problems,
         "passed": not problems,
-        "curve_columns": ["seconds", "server", "rss_kib", "fds", "tasks", "blocks"],
-        "curve": [[round(s.t, 1), s.server, s.rss_kib, s.fds, s.tasks, s.blocks] for s in samples],
+        "curve_columns": ["seconds", "server", "rss_kib", "fds", "tasks", "blocks", "held_tasks"],
+        "curve": [[round(s.t, 1), s.server, s.rss_kib, s.fds, s.tasks, s.blocks, s.held] for s in samples],
     }
 
 
@@ -661,7 +673,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the HTTP server's legacy-session idle timeout (default: duration/6)")
     parser.add_argument("--rss-slope", type=float, default=None, help="MiB/min allowed over the second half (default: 0.5; under 10 minutes: 8)")
     parser.add_argument("--fd-slope", type=float, default=None, help="descriptors/min allowed over the second half (default: 0.5; under 10 minutes: 6)")
-    parser.add_argument("--task-slope", type=float, default=None, help="tasks/min allowed over the second half (default: 5; under 10 minutes: 30)")
+    parser.add_argument("--task-slope", type=float, default=None, help="held tasks/min allowed over the second half (default: 1; under 10 minutes: 30)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", default=None, help="write the summary and the curve here")
     args = parser.parse_args(argv)
@@ -678,7 +690,7 @@ def main(argv: list[str] | None = None) -> int:
     short = args.duration < 600
     args.rss_slope = args.rss_slope if args.rss_slope is not None else (8.0 if short else 0.5)
     args.fd_slope = args.fd_slope if args.fd_slope is not None else (6.0 if short else 0.5)
-    args.task_slope = args.task_slope if args.task_slope is not None else (30.0 if short else 5.0)
+    args.task_slope = args.task_slope if args.task_slope is not None else (30.0 if short else 1.0)
     result = asyncio.run(soak(args))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")

@@ -86,7 +86,7 @@ def record(client: bool) -> dict[str, Any]:
             for revision in CLIENT_REVISIONS:
                 done = subprocess.run(
                     ["bash", str(CONFORMANCE / "client.sh"), f"{sys.executable} {CONFORMANCE / 'client.py'}", revision],
-                    env={**env, "HOME": str(Path.home()), "CONFORMANCE_SOLO_RERUN": "1"}, capture_output=True, text=True, cwd=ROOT,
+                    env={**env, "HOME": str(Path.home())}, capture_output=True, text=True, cwd=ROOT,
                 )
                 print(done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-2000:])
                 legs.append(_leg("client", revision, results))

@@ -113,6 +113,11 @@ async def _until(predicate, what: str, timeout: float = 10.0) -> None:
             await asyncio.sleep(0.01)
 
 
+def _markers_in(seen: list, *servers: str) -> bool:
+    """Whether the marker change of each of ``servers`` has been delivered to the listener that saw ``seen``."""
+    return all(("updated", f"marker:{name}") in seen for name in servers)
+
+
 @sync
 async def test_a_change_on_one_server_reaches_the_listeners_of_another_once(redis_server: RedisServer):
     a = wiremcp.Server("a", backend=RedisBackend(redis_server.url), state_keys=[STATE_KEY])
@@ -124,9 +129,13 @@ async def test_a_change_on_one_server_reaches_the_listeners_of_another_once(redi
     async with a.lifespan, b.lifespan:
         a.notify_resource_updated("file:///one")
         b.notify_tools_changed()
-        await _until(lambda: len(seen_a) == 2 and len(seen_b) == 2, "both changes on both servers")
-        await asyncio.sleep(0.2)  # a duplicate would have arrived by now
-        assert sorted(seen_a, key=str) == sorted(seen_b, key=str) == sorted([("updated", "file:///one"), ("tools", None)], key=str)
+        # then a marker from each server: a server's changes arrive in the order it made them, so a
+        # second delivery of either change would arrive before its server's marker
+        a.notify_resource_updated("marker:a")
+        b.notify_resource_updated("marker:b")
+        await _until(lambda: all(_markers_in(seen, "a", "b") for seen in (seen_a, seen_b)), "both markers on both servers")
+        expected = sorted([("updated", "file:///one"), ("tools", None), ("updated", "marker:a"), ("updated", "marker:b")], key=str)
+        assert sorted(seen_a, key=str) == sorted(seen_b, key=str) == expected
         # close_subscriptions stays in its own process: b's listeners keep their streams
         a.close_subscriptions()
         assert seen_a[-1] is None and None not in seen_b
@@ -150,7 +159,7 @@ async def test_redis_lost_while_serving_degrades_to_this_worker_then_reconnects(
         redis_server.restart()
         await _until(lambda: a.backend.connected and b.backend.connected, "both reconnect by themselves", 20)
         a.notify_resource_updated("file:///after")
-        await _until(lambda: ("updated", "file:///after") in seen_b, "shared again")
-        await asyncio.sleep(0.2)
-        assert seen_a == [("updated", "file:///during"), ("updated", "file:///after")]
-        assert seen_b == [("updated", "file:///after")]
+        a.notify_resource_updated("marker:a")  # after it on the same server: the synchronisation point
+        await _until(lambda: _markers_in(seen_a, "a") and _markers_in(seen_b, "a"), "shared again")
+        assert seen_a == [("updated", "file:///during"), ("updated", "file:///after"), ("updated", "marker:a")]
+        assert seen_b == [("updated", "file:///after"), ("updated", "marker:a")]

@@ -61,42 +61,55 @@ def client(url: str, **options: Any) -> Client:
     return Client.http(url, era="modern", timeout=20, **options)
 
 
+async def _until_marker(sub: Any, marker: str) -> list[str]:
+    """The URIs ``sub`` got, in order, up to and including ``marker``'s (the synchronisation point)."""
+    got: list[str] = []
+    async with asyncio.timeout(10):
+        async for method, params in sub:
+            assert method == "notifications/resources/updated", (method, params)
+            got.append(params["uri"])
+            if params["uri"] == marker:
+                return got
+    raise AssertionError(f"the stream ended before the marker: {got}")
+
+
 @sync
 async def test_a_listener_on_one_worker_gets_a_change_made_on_the_other(deployment: Deployment):
     async with client(deployment.nginx.url) as listener, client(deployment.nginx.url) as caller:
-        async with listener.listen(resources=["file:///a", "file:///b"]) as sub:
-            assert sub.acknowledged == {"resourceSubscriptions": ["file:///a", "file:///b"]}
+        async with listener.listen(resources=["file:///a", "file:///b", "file:///marker"]) as sub:
+            assert sub.acknowledged == {"resourceSubscriptions": ["file:///a", "file:///b", "file:///marker"]}
             # two changes, on two consecutive requests: round robin sends them to the two workers,
             # so one of them is made on a worker that does not hold the listener's stream
             first = (await caller.call_tool("touch", {"uri": "file:///a"})).text
             second = (await caller.call_tool("touch", {"uri": "file:///b"})).text
             assert first != second and {first, second} == {str(w.proc.pid) for w in deployment.workers}
-            got = []
-            async with asyncio.timeout(10):
-                async for method, params in sub:
-                    got.append((method, params["uri"]))
-                    if len(got) == 2:
-                        break
-            assert sorted(got) == [("notifications/resources/updated", "file:///a"), ("notifications/resources/updated", "file:///b")]
+            # then a marker change on each worker: a second delivery of a change arrives before the
+            # marker of the worker that made it, so what came before both markers is everything
+            markers = [(await caller.call_tool("touch", {"uri": "file:///marker"})).text for _ in range(2)]
+            assert sorted(markers) == sorted([first, second])
+            got: list[str] = []
+            while got.count("file:///marker") < 2:
+                got += await _until_marker(sub, "file:///marker")
+            assert sorted(got) == ["file:///a", "file:///b", "file:///marker", "file:///marker"], got
 
 
 @sync
 async def test_each_worker_listener_gets_each_change_once(deployment: Deployment):
+    """Counted exactly: the changes, then a marker change made after them on the same worker.
+
+    One worker's changes reach every listener in the order that worker made them
+    (backends/redis.py), so a second delivery of any change would arrive before
+    the marker's: what came before the marker is everything that ever will.
+    """
     a, b = deployment.workers
+    uris = ["file:///once", "file:///marker"]
     async with client(a.url) as on_a, client(b.url) as on_b, client(b.url) as caller:
-        async with on_a.listen(resources=["file:///once"]) as sub_a, on_b.listen(resources=["file:///once"]) as sub_b:
-            assert (await caller.call_tool("touch", {"uri": "file:///once"})).text == str(b.proc.pid)
-            assert (await caller.call_tool("touch", {"uri": "file:///other"})).text == str(b.proc.pid)
-            assert (await caller.call_tool("touch", {"uri": "file:///once"})).text == str(b.proc.pid)
+        async with on_a.listen(resources=uris) as sub_a, on_b.listen(resources=uris) as sub_b:
+            for uri in ("file:///once", "file:///other", "file:///once", "file:///marker"):
+                assert (await caller.call_tool("touch", {"uri": uri})).text == str(b.proc.pid)
             for sub in (sub_a, sub_b):
-                got = []
-                async with asyncio.timeout(10):
-                    async for method, params in sub:
-                        got.append(params["uri"])
-                        if len(got) == 2:
-                            break
-                assert got == ["file:///once", "file:///once"]  # the filter applied where the listener is
-            await asyncio.sleep(0.3)
+                # the filter applied where the listener is; each change once, nothing else
+                assert await _until_marker(sub, "file:///marker") == ["file:///once", "file:///once", "file:///marker"]
             assert sub_a.dropped == sub_b.dropped == 0
 
 

@@ -52,13 +52,16 @@ def test_a_restored_session_does_not_trace_its_replayed_initialize_again(redis_s
         on_b = Peer(b.port, on_a.session)
         status, _, body = on_b.post(call(1, "whoami"))  # b restores the session, then serves the call
         assert status == 200 and orjson.loads(body)["result"]["content"][0]["text"] == str(b.proc.pid)
-        status, _, _ = on_b.post({"jsonrpc": "2.0", "id": 2, "method": "ping"})
-        assert status == 200
-        expected = sorted(["initialize", "notifications/initialized", "tools/call whoami", "ping"])
+        # the synchronisation point: a ping to each worker, the last message each handles. A
+        # worker's batch span processor exports spans in the order they end, so once both pings'
+        # spans are in, every span either worker made before them (a replayed one too) is in.
+        for id_, peer in ((2, on_b), (3, Peer(a.port, on_a.session))):
+            status, _, _ = peer.post({"jsonrpc": "2.0", "id": id_, "method": "ping"})
+            assert status == 200
+        expected = sorted(["initialize", "notifications/initialized", "tools/call whoami", "ping", "ping"])
         deadline = time.monotonic() + 20
-        while _names(receiver) != expected and time.monotonic() < deadline:
+        while _names(receiver).count("ping") < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(0.3)  # a second export of the replayed messages would have arrived by now
         got: list[Any] = _names(receiver)
         assert got == expected, got
     finally:

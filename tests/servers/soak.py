@@ -12,6 +12,13 @@ Each detailed call also runs a full collection and reports the garbage it
 found in reference cycles (types, and the bytes and strings it held); with
 ``WIREMCP_SOAK_GC=off`` the automatic collector is off, so that this count is
 all the cyclic garbage made since the previous detailed call.
+``soak_debug`` also counts the *held* tasks: those it has seen for at least
+`HELD_AFTER` seconds (its first sight of each task is kept in a weak
+mapping, so a task is counted up to one sampling interval late). No request
+of the soak lives that long (a reply later than 60 s is counted as lost), so
+the held tasks are what the process keeps (its own background tasks, live
+sessions', leaked ones), without the requests in flight, whose number
+follows the load; ``held_by`` names their coroutines.
 ``soak_debug(trim=True)`` reports RSS before and after glibc's
 ``malloc_trim``: what the allocator kept but the process no longer uses. Served with
 ``wiremcp run tests/servers/soak.py`` (stdio), or run directly for HTTP with
@@ -29,7 +36,9 @@ import gc
 import importlib.util
 import os
 import sys
+import time
 import tracemalloc
+import weakref
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -66,6 +75,20 @@ async def soak_sleep(seconds: float) -> str:
 
 _baseline: dict[str, Any] = {}
 
+#: Seconds after which a task soak_debug has seen is counted as held: twice the soak's reply timeout.
+HELD_AFTER = 120.0
+_first_seen: weakref.WeakKeyDictionary[asyncio.Task[Any], float] = weakref.WeakKeyDictionary()
+
+
+def _held_tasks() -> Counter[str]:
+    """The tasks first seen at least `HELD_AFTER` seconds ago, by coroutine name."""
+    now = time.monotonic()
+    held: Counter[str] = Counter()
+    for task in asyncio.all_tasks():
+        if now - _first_seen.setdefault(task, now) >= HELD_AFTER:
+            held[getattr(task.get_coro(), "__qualname__", "?")] += 1
+    return held
+
 
 def _rss_kib() -> int:
     try:
@@ -95,8 +118,11 @@ def soak_debug(detail: bool = False, trim: bool = False) -> dict[str, Any]:
     (glibc ``malloc_trim``): RSS before and after tells memory still in use
     from freed memory the allocator kept.
     """
+    held = _held_tasks()
     info: dict[str, Any] = {
         "tasks": len(asyncio.all_tasks()),
+        "held_tasks": sum(held.values()),
+        "held_by": dict(held.most_common(8)),
         "gc_objects": len(gc.get_objects()),
         "fds": len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else -1,
         "blocks": sys.getallocatedblocks(),

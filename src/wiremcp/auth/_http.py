@@ -7,6 +7,10 @@ Rules it keeps:
 * a response body is read up to ``max_body`` bytes (1 MiB by default);
   a larger one is an error, not a truncated document;
 * each request has a timeout (10 s by default; connect and read);
+* a request whose connection was lost before any response is sent once
+  more when the server cannot have acted on it (a reset: it never read the
+  request) or when it is idempotent (a GET), never after a timeout or once
+  a response has begun (`_may_resend`; RFC 9110 section 9.2.2);
 * JSON documents must be JSON objects; the caller names the step, so a
   failure says which step it was;
 * the httpx client is the caller's or our own (closed by `aclose`).
@@ -63,6 +67,23 @@ class Response:
         return error, text
 
 
+def _may_resend(exc: Exception, method: str) -> bool:
+    """A request that failed before any response may be sent once more (RFC 9110 section 9.2.2): one
+    reset by the server (it closed the connection with the request unread, or before it came: it cannot
+    have acted on it), whatever the method; one whose connection closed or broke otherwise only when
+    its method is idempotent (a metadata GET, never a token or registration POST)."""
+    import httpx
+
+    if not isinstance(exc, (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)):
+        return False  # a timeout may come after the server acted; failing to connect is reported
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, (ConnectionResetError, BrokenPipeError)):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return method in ("GET", "HEAD", "OPTIONS")
+
+
 class Fetcher:
     def __init__(
         self,
@@ -109,18 +130,24 @@ class Fetcher:
             if json is not None:
                 content = orjson.dumps(json)
                 send_headers["Content-Type"] = "application/json"
-            try:
-                async with client.stream(
-                    method, url, headers=send_headers, data=data, content=content, timeout=self.timeout
-                ) as resp:
-                    body = bytearray()
-                    async for chunk in resp.aiter_bytes():
-                        body += chunk
-                        if len(body) > self.max_body:
-                            raise AuthError(what, f"{url} sent more than {self.max_body} bytes: refused")
-                    result = Response(resp.status_code, resp.headers, bytes(body), url)
-            except httpx.HTTPError as exc:
-                raise AuthError(what, f"{method} {url} failed: {exc.__class__.__name__}: {exc}") from None
+            for resend in (False, True):
+                answered = False
+                try:
+                    async with client.stream(
+                        method, url, headers=send_headers, data=data, content=content, timeout=self.timeout
+                    ) as resp:
+                        answered = True
+                        body = bytearray()
+                        async for chunk in resp.aiter_bytes():
+                            body += chunk
+                            if len(body) > self.max_body:
+                                raise AuthError(what, f"{url} sent more than {self.max_body} bytes: refused")
+                        result = Response(resp.status_code, resp.headers, bytes(body), url)
+                    break
+                except httpx.HTTPError as exc:
+                    if not resend and not answered and _may_resend(exc, method):
+                        continue
+                    raise AuthError(what, f"{method} {url} failed: {exc.__class__.__name__}: {exc}") from None
             if follow_redirects and method == "GET" and result.status in (301, 302, 303, 307, 308):
                 location = result.headers.get("location")
                 if not location:

@@ -65,7 +65,7 @@ async def settle_era(client: Client) -> None:
             if proto.initialize_refused(exc) is None:
                 raise
         else:
-            _legacy_started(client, result)
+            await _legacy_started(client, result)
 
 
 async def _probe(client: Client) -> Step:
@@ -138,7 +138,7 @@ async def _probe_on_stdio(client: Client) -> Step:
     await asyncio.wait((init,))
     exc = init.exception()
     if exc is None:
-        _legacy_started(client, init.result())
+        await _legacy_started(client, init.result())
         probe.cancel()  # legacy: stop waiting; the server, initialized now, is told with notifications/cancelled
         return Ready(Era.LEGACY, proto.protocol_version or fallback.version)  # settled by `_legacy_started`
     probe.cancel()
@@ -149,10 +149,12 @@ async def _probe_on_stdio(client: Client) -> Step:
     raise exc
 
 
-def _legacy_started(client: Client, result: dict[str, Any]) -> None:
+async def _legacy_started(client: Client, result: dict[str, Any]) -> None:
     """The ``initialize`` result: settle the legacy era, send ``notifications/initialized``."""
     proto = client._proto
     client._write(proto.initialized(result))
     started = getattr(client.transport, "legacy_session_started", None)
     if started is not None:  # e.g. HTTP: open the 2025-11-25 GET stream for server requests
-        started(proto.protocol_version)
+        opening = started(proto.protocol_version)
+        if opening is not None:  # nothing more is sent before the stream is open (bounded)
+            await opening

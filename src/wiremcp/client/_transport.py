@@ -34,7 +34,10 @@ complete):
   as ``send(..., headers=)``, and drops tools whose ``x-mcp-header``
   annotations are invalid;
 * ``legacy_session_started(version)``: called once after a 2025-11-25
-  ``initialize`` handshake (HTTP opens its GET stream for server requests).
+  ``initialize`` handshake (HTTP opens its GET stream for server requests);
+  it may return an awaitable, which the client awaits before it sends
+  anything else (HTTP: until the GET stream is open, refused, or its
+  connect timeout has passed).
 * ``silence_means_legacy`` (default: ``cancel_by_notification``): whether
   an era probe that gets no reply in time means a legacy server. stdio.mdx
   says so for stdio; streamable-http.mdx falls back only on a 4xx, so over

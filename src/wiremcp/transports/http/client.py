@@ -91,6 +91,7 @@ import orjson
 from ...client import ClientError, ConnectionClosed, HTTPError, NotSent, Receiver
 from ...jsonrpc import DEFAULT_MAX_MESSAGE_SIZE
 from ._endpoint import Endpoint, env_proxy
+from ._resend import resending
 
 if TYPE_CHECKING:
     import aiohttp
@@ -232,14 +233,26 @@ class HTTPTransport(Endpoint):
         elif self.sse is not None:  # one shared stream: cancelling is a notification there
             self.sse.cancel(id)
 
-    def legacy_session_started(self, version: str) -> None:
-        """2025-11-25: open the GET stream on which the server may send requests and notifications."""
+    def legacy_session_started(self, version: str) -> asyncio.Future[None] | None:
+        """2025-11-25: open the GET stream on which the server may send requests and notifications.
+
+        Returns a future done once the stream is open (its response head is in), refused, or
+        ``connect_timeout`` has passed: the client sends nothing more before, so a server that
+        sends a request on the GET stream as soon as a tool call arrives finds the stream open
+        (under load the GET could otherwise reach it after the call, and the request be lost).
+        """
         self._legacy = version
         if self.sse is not None:
-            return
-        task = asyncio.get_running_loop().create_task(self._listen_legacy(version))
+            return None
+        loop = asyncio.get_running_loop()
+        opened: asyncio.Future[None] = loop.create_future()
+        task = loop.create_task(self._listen_legacy(version, opened))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        task.add_done_callback(lambda _: _settle(opened))
+        waited = loop.call_later(self.connect_timeout, _settle, opened)
+        opened.add_done_callback(lambda _: waited.cancel())
+        return opened
 
     async def aclose(self) -> None:
         """Cancel the requests and streams in flight, end a 2025-11-25 session (DELETE, best effort), close."""
@@ -287,15 +300,21 @@ class HTTPTransport(Endpoint):
         del headers["Content-Type"]
         return headers
 
-    async def _request(self, method: str, headers: dict[str, str], body: bytes | None) -> _Reply:
+    async def _request(self, method: str, headers: dict[str, str], body: bytes | None, rpc: str | None = None) -> _Reply:
         """`_exchange`, with the ``auth`` hook around it: at most ``_AUTH_RETRIES`` retries when it
-        asks (a fresh token, then perhaps the DPoP nonce the server wants with it, RFC 9449 section 9)."""
+        asks (a fresh token, then perhaps the DPoP nonce the server wants with it, RFC 9449 section 9).
+        A connection lost before any response: sent again when `_resend` allows (``rpc``: the JSON-RPC method)."""
         auth = self.auth
         if auth is None:
-            return await self._exchange(method, headers, body)
+            return await resending(lambda: self._exchange(method, headers, body), method, rpc, self.url)
+
+        async def authorized() -> _Reply:
+            assert auth is not None
+            return await self._exchange(method, {**headers, **await auth.headers(method, self.url)}, body)
+
         attempt = 0
         while True:
-            reply = await self._exchange(method, {**headers, **await auth.headers(method, self.url)}, body)
+            reply = await resending(authorized, method, rpc, self.url)
             try:
                 retry = await auth.on_response(reply.status, reply.headers, self.url)
             except BaseException:
@@ -315,7 +334,7 @@ class HTTPTransport(Endpoint):
         answered = False
         had_session = self.session_id is not None  # a 404 in a session: the session is gone, not the endpoint
         try:
-            reply = await self._request("POST", self._request_headers(extra), data)
+            reply = await self._request("POST", self._request_headers(extra), data, method)
             try:
                 status = reply.status
                 session = reply.headers.get("Mcp-Session-Id")
@@ -425,11 +444,12 @@ class HTTPTransport(Endpoint):
         self.sse = sse
         return sse
 
-    async def _listen_legacy(self, version: str) -> None:
+    async def _listen_legacy(self, version: str, opened: asyncio.Future[None]) -> None:
         receiver = self._receiver
         assert receiver is not None
         try:
             reply = await self._request("GET", self._get_headers({"MCP-Protocol-Version": version}), None)
+            _settle(opened)
             try:
                 if reply.status != 200 or reply.content_type() != "text/event-stream":
                     log.debug("no GET stream (HTTP %d); server requests come on POST streams only", reply.status)
@@ -481,6 +501,11 @@ _MAX_RESUMES = 3
 #: The largest response body, or SSE event, the client holds (what the server accepts:
 #: `wiremcp.jsonrpc.DEFAULT_MAX_MESSAGE_SIZE`); a server sending more fails the request.
 MAX_RESPONSE_SIZE = DEFAULT_MAX_MESSAGE_SIZE
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _too_big(url: str) -> ConnectionClosed:

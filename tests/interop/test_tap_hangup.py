@@ -46,12 +46,14 @@ def _final(log: Path, timeout: float = 30) -> list[dict[str, Any]]:
     raise AssertionError(f"tap wrote no final record: {log.read_text() if log.exists() else '(no log)'}")
 
 
-@pytest.mark.parametrize("how", ["exit", "kill"])
+@pytest.mark.parametrize("how", ["exit", "kill", "terminate"])
 def test_a_listen_stream_the_client_hung_up_on_is_not_a_violation(tmp_path: Path, how: str) -> None:
+    """``terminate``: the host ends the server with SIGTERM, stdin still open, so the server's stdout
+    ends first; seen with Claude Code 2.1.328 on every modern session. The host hung up all the same."""
     log = tmp_path / "wire.jsonl"
     tap = [sys.executable, "-m", "wiremcp", "tap", "--log", str(log), "--", sys.executable, "-m", "wiremcp", "run", SAMPLE]
     client = subprocess.Popen(
-        [sys.executable, LISTENER, "exit" if how == "exit" else "wait", *tap], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, LISTENER, "wait" if how == "kill" else how, *tap], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     try:
         assert client.stdout is not None
@@ -68,6 +70,7 @@ def test_a_listen_stream_the_client_hung_up_on_is_not_a_violation(tmp_path: Path
     assert final["closedFirst"] == "client" and final["dir"] == "s2c"
     assert final["note"]["code"] == "hung-up"
     assert "subscriptions/listen" in final["note"]["message"] and "the client hung up" in final["note"]["message"]
+    assert final.get("signal") == ("SIGTERM" if how == "terminate" else None)
     listens = [r for r in _records(log) if (r["msg"] or {}).get("method") == "subscriptions/listen"]
     assert len(listens) == 1 and listens[0]["problems"] == []
 

@@ -22,7 +22,11 @@ Put it between a host and a stdio server (the host's configuration names
   do when they exit (Claude Code on every session): no problem, a
   ``"note"`` with the code ``hung-up``. Any other request, and a stream
   the server left by closing first, is a ``never-answered`` problem whose
-  message says which side closed first.
+  message says which side closed first. A signal that reaches tap from
+  outside (the host ending the server, as the stdio transport's shutdown
+  lets it: close stdin, then SIGTERM, then SIGKILL) counts as the client
+  closing first, even when the server's stdout then ends before the host's
+  stdin does: the host hung up.
 * SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are passed to the
   server, which runs in its own process group (so a terminal's Ctrl-C reaches
   it once, through tap). tap exits with the server's status; a server killed
@@ -80,6 +84,8 @@ class Tap:
         self.problem_count = 0
         #: The directions whose stream ended, in wire order (who closed first: `finish`).
         self._closed: list[Direction] = []
+        #: The signal's name when the host ended the conversation with one (`host_signalled`).
+        self.signalled: str | None = None
 
     def ticket(self) -> tuple[int, float]:
         """A place in the wire order and the time, taken *before* a chunk is forwarded.
@@ -126,6 +132,15 @@ class Tap:
             record["problems"] = checked["problems"]
             self._write(record)
 
+    def host_signalled(self, signum: int) -> None:
+        """The host sent tap ``signum`` (passed on to the server): the host ended the conversation.
+
+        Called from a signal handler: no lock (a pump thread may hold it); appending is atomic.
+        """
+        if not self._closed:
+            self._closed.append("c2s")
+            self.signalled = signal.Signals(signum).name
+
     def end(self, direction: Direction) -> None:
         """``direction``'s stream ended: an unfinished line is reported, not dropped."""
         self._closed.append(direction)
@@ -154,12 +169,15 @@ class Tap:
             inflight = self.checker.inflight()
             for (sender, request_id, method), (direction, found) in zip(inflight, self.checker.finish()):
                 record: dict[str, Any] = {"t": self._now(), "dir": direction, "msg": None, "closedFirst": closer}
+                if self.signalled is not None:
+                    record["signal"] = self.signalled  # how the host closed its side: it ended the server
                 if method in _STREAMS and sender == first:
                     record["problems"] = []
                     record["note"] = {
                         "code": "hung-up",
                         "message": f"{method} {orjson.dumps(request_id).decode()} was still open when {_WHO[sender]} "
-                        f"closed its side first: {_WHO[sender]} hung up on the stream, which is not a violation",
+                        f"closed its side first{_by(self.signalled)}: {_WHO[sender]} hung up on the stream, "
+                        "which is not a violation",
                     }
                 else:
                     found = {**found, "message": f"{found['message']}; {_WHO[first]} closed its side first"}
@@ -176,6 +194,10 @@ class Tap:
             self.log.flush()
         except (OSError, ValueError):  # the log went away: forwarding goes on regardless
             pass
+
+
+def _by(signalled: str | None) -> str:
+    return f" (it sent {signalled})" if signalled is not None else ""
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -244,6 +266,7 @@ def tap_main(command: list[str], log_path: str | None) -> int:
     assert child.stdin is not None and child.stdout is not None
 
     def forward(signum: int, frame: FrameType | None) -> None:
+        tap.host_signalled(signum)
         try:
             child.send_signal(signum)
         except OSError:

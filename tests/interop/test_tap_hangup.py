@@ -71,6 +71,9 @@ def test_a_listen_stream_the_client_hung_up_on_is_not_a_violation(tmp_path: Path
     assert final["note"]["code"] == "hung-up"
     assert "subscriptions/listen" in final["note"]["message"] and "the client hung up" in final["note"]["message"]
     assert final.get("signal") == ("SIGTERM" if how == "terminate" else None)
+    # `wiremcp validate` judges the capture as tap did (the Claude Code test found it did not)
+    validated = subprocess.run([sys.executable, "-m", "wiremcp", "validate", str(log)], capture_output=True, text=True, timeout=60)
+    assert validated.returncode == 0, validated.stdout + validated.stderr
     listens = [r for r in _records(log) if (r["msg"] or {}).get("method") == "subscriptions/listen"]
     assert len(listens) == 1 and listens[0]["problems"] == []
 

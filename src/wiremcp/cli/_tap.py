@@ -55,7 +55,7 @@ from typing import IO, Any, Callable
 import orjson
 
 from ._safe_files import open_log
-from ._wirecheck import Direction, Problem, WireChecker
+from ._wirecheck import HUNG_UP_STREAMS, Direction, Problem, WireChecker
 
 __all__ = ["Tap", "tap_main", "FORWARDED_SIGNALS"]
 
@@ -64,7 +64,6 @@ FORWARDED_SIGNALS = tuple(
 )
 CHUNK = 65536
 #: Requests that are open streams, ended only by a cancellation or a hang-up (2026-07-28 subscriptions/listen).
-_STREAMS = frozenset({"subscriptions/listen"})
 _WHO: dict[Direction, str] = {"c2s": "the client", "s2c": "the server"}
 
 
@@ -171,7 +170,7 @@ class Tap:
                 record: dict[str, Any] = {"t": self._now(), "dir": direction, "msg": None, "closedFirst": closer}
                 if self.signalled is not None:
                     record["signal"] = self.signalled  # how the host closed its side: it ended the server
-                if method in _STREAMS and sender == first:
+                if method in HUNG_UP_STREAMS and sender == first:
                     record["problems"] = []
                     record["note"] = {
                         "code": "hung-up",

@@ -8,7 +8,10 @@ FILE is a capture written by ``wiremcp tap`` (one record per line: ``t``,
   problems recorded in a capture are not trusted, so a capture from an older
   wiremcp is judged by today's rules); records tap wrote at exit
   (``"msg": null`` without ``raw``) are skipped, since `finish` finds the
-  same requests again.
+  same requests again. What those records say of the end is kept: when
+  the client closed first (``"closedFirst": "client"``), a
+  ``subscriptions/listen`` it left open was hung up on, not left
+  unanswered, as ``tap`` judges it (a ``hung-up`` note, no problem).
 * In a plain JSONL file a message has no recorded direction: requests and
   notifications go the way their method goes (a server-side method is
   ``s2c``, anything else ``c2s``), a response the opposite way of the request
@@ -26,7 +29,7 @@ from typing import Any, Iterator, TextIO
 
 import orjson
 
-from ._wirecheck import Direction, Problem, WireChecker, problem, sent_by_server
+from ._wirecheck import HUNG_UP_STREAMS, Direction, Problem, WireChecker, problem, sent_by_server
 
 __all__ = ["validate_file", "validate_lines"]
 
@@ -35,6 +38,7 @@ def validate_lines(lines: Iterator[bytes]) -> Iterator[tuple[int, Problem]]:
     checker = WireChecker()
     requests_from: dict[tuple[Direction, bool, Any], int] = {}
     sent: dict[tuple[bool, Any], Direction] = {}
+    closed_first: Direction | None = None  # from the records tap wrote at exit
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -51,6 +55,8 @@ def validate_lines(lines: Iterator[bytes]) -> Iterator[tuple[int, Problem]]:
                 yield number, problem("bad-record", f'"dir" must be "c2s" or "s2c", not {orjson.dumps(direction).decode()[:40]}')
                 continue
             if value["msg"] is None:
+                if value.get("closedFirst") in ("client", "server"):
+                    closed_first = "c2s" if value["closedFirst"] == "client" else "s2c"
                 raw = value.get("raw")
                 if type(raw) is str:
                     for found in checker.check_line(direction, raw.encode()).get("problems", []):
@@ -67,7 +73,9 @@ def validate_lines(lines: Iterator[bytes]) -> Iterator[tuple[int, Problem]]:
         for found in checker.check_message(direction, msg):
             yield number, found
     inflight = checker.inflight()
-    for (sender, request_id, _method), (_direction, found) in zip(inflight, checker.finish()):
+    for (sender, request_id, method), (_direction, found) in zip(inflight, checker.finish()):
+        if method in HUNG_UP_STREAMS and sender == closed_first:
+            continue  # its sender hung up on the stream (tap's `hung-up` note): no violation
         yield requests_from.get((sender, type(request_id) is str, request_id), 0), found
 
 

@@ -76,7 +76,14 @@ from ..protocol import meta as meta_keys
 from ..protocol import methods as mcp_methods
 from ..server.schema import compile_validator
 
-__all__ = ["Direction", "Problem", "Checked", "WireChecker", "SCHEMA_REVISIONS", "load_schema", "problem", "sent_by_server"]
+__all__ = [
+    "Direction", "Problem", "Checked", "WireChecker", "SCHEMA_REVISIONS", "HUNG_UP_STREAMS", "load_schema", "problem",
+    "sent_by_server",
+]
+
+#: Requests that open a stream a client may hang up on (exit, close, be killed) without a violation:
+#: left open when the client closed its side first, they are hung up on, not unanswered (tap, validate).
+HUNG_UP_STREAMS = frozenset({"subscriptions/listen"})
 
 Direction = Literal["c2s", "s2c"]
 

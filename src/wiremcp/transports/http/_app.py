@@ -92,7 +92,7 @@ import enum
 import functools
 import logging
 import types
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Coroutine, Generator, Iterable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Coroutine, Generator, Iterable, cast
 
 from ...jsonrpc import (
     DEFAULT_MAX_DEPTH,
@@ -113,10 +113,13 @@ from ...server.transport import (
     DEFAULT_MAX_SUBSCRIPTION_URI,
     Call,
     Era,
+    Held,
+    Notified,
+    Reply,
+    ServerConnection,
     carries_protocol_meta,
     current_headers,
     reply_failed,
-    request_era,
 )
 from ._asgi import (
     JSON_CONTENT_TYPE,
@@ -398,10 +401,9 @@ class MCPApp:
         "max_stream_backlog",
         "_guard",
         "_rules",
-        "_decoder",
-        "_request_dict",
-        "_fused_call",
-        "_answer_fused_call",
+        "_receive",
+        "_serve",
+        "_check_call",
         "_deadlines",
         "_sessions",
         "_auth",
@@ -456,10 +458,14 @@ class MCPApp:
         self._listen_caps = ListenCaps(max_listens_per_client) if max_listens_per_client is not None else None
         self._guard = HostGuard(allowed_hosts, allowed_origins)
         self._rules = HeaderRules(server)
-        self._decoder = Decoder(MCP, max_size=max_body_size, max_depth=max_depth)
-        self._request_dict = self._decoder.request_dict
-        self._fused_call = server.fused_call
-        self._answer_fused_call = server.answer_fused_call
+        # The server's side of this endpoint: every POST body goes to its `receive`; modern requests
+        # start with `serve` (legacy ones in their session's own connection, `_sessions`).
+        conn = ServerConnection(
+            server, _no_write, line=False, legacy=legacy, decoder=Decoder(MCP, max_size=max_body_size, max_depth=max_depth)
+        )
+        self._receive = conn.receive
+        self._serve = conn.serve
+        self._check_call = self._rules.check_call
         self._deadlines = _ReadDeadlines(read_timeout) if read_timeout is not None else None
         # Telemetry (server/_telemetry.py): the client's address for the server's spans, set per request
         # on the general path only (telemetry declines the fused path); None when telemetry is off.
@@ -614,45 +620,34 @@ class MCPApp:
             refusal = self._refusal(ctype, accept, length)
             await refuse(send, receive, refusal, http_error(refusal.message))
             return
-        checked = False  # the header rules have passed (the fused path tried)
-        # The fused path: a fused call decoded and checked, the header rules, the tool's reply;
-        # anything it declines takes the general path below.
-        call = self._fused_call(body, self._decoder) if self._auth is None else None
-        if call is not None:
-            checked = self._rules.check_call(headers, call[3], call[1], call[2])  # if not, `_request` checks
-            reply = self._answer_fused_call(call) if checked else None
-            if reply is not None:
-                data, status = reply
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 200 if status is None else STATUS_BY_CODE.get(status, 200),
-                        "headers": [JSON_CONTENT_TYPE, (b"content-length", b"%d" % len(data))],
-                    }
-                )
-                await send({"type": "http.response.body", "body": data})
-                return
-        if self._peer is not None:  # telemetry on: client.address, client.port (not on the fused path)
-            self._peer.set(scope.get("client"))
-        obj = self._request_dict(body)
-        if obj is None:
-            try:
-                msg = self._decoder.decode(body)
-            except JSONRPCError as exc:
-                log.debug("refused a POST body: %s", exc.message)
-                data, code = reply_failed(getattr(exc, "id", None), exc)
-                await json_reply(send, STATUS_BY_CODE.get(code, 400), data)
-                return
-        else:  # a request of the four members only: checked, no `Request` made unless it is needed
-            params = obj["params"]
-            msg = Request(obj["id"], obj["method"], params)
-        kind = type(msg)
+        # The server's one entry point: the fused stage (vetted by the header rules; off behind the
+        # resource server, whose scope check is per request), else the body decoded once, the era decided.
         sessions = self._sessions
         session_id = headers.get(SESSION_HEADER) if sessions is not None else None
-        if kind is Request:
-            assert isinstance(msg, Request)
-            # The era, per request (versioning.mdx, "Backward Compatibility ..."), decided by the server.
-            if request_era(msg, session_id is not None, sessions is not None) is Era.LEGACY:
+        auth = self._auth
+        out = self._receive(
+            body,
+            auth is not None,
+            in_session=session_id is not None,
+            vet=functools.partial(self._check_call, headers) if auth is None else None,
+        )
+        kind = type(out)
+        if kind is tuple:  # a Reply: the fused call's, or the error of a body that does not decode
+            data, code = cast(Reply, out)
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200 if code is None else STATUS_BY_CODE.get(code, 200),
+                    "headers": [JSON_CONTENT_TYPE, (b"content-length", b"%d" % len(data))],
+                }
+            )
+            await send({"type": "http.response.body", "body": data})
+            return
+        if self._peer is not None:  # telemetry on: client.address, client.port (not on the fused path)
+            self._peer.set(scope.get("client"))
+        if kind is Held:
+            msg, era = cast(Held, out)
+            if era is Era.LEGACY:
                 assert sessions is not None
                 await self._legacy_request(sessions, session_id, msg, headers, receive, send, client_key(scope))
             elif sessions is not None and session_id is None and self._lost_legacy_client(msg, headers):
@@ -660,19 +655,20 @@ class MCPApp:
             elif msg.method == methods.SUBSCRIPTIONS_LISTEN and self.max_listens_per_client is not None:
                 await self._listen(msg, headers, receive, send, client_key(scope))
             else:
-                await self._request(msg, headers, receive, send, checked)
+                await self._request(msg, headers, receive, send)
             return
+        note = out.note if kind is Notified else None  # type: ignore[union-attr]  # kind is Notified
         if session_id is not None:
             assert sessions is not None
             session = await sessions.find(session_id)
             if session is None:
                 await self._no_session(send)
-            elif kind is Notification:
-                await sessions.notification(session, msg, headers, send)  # type: ignore[arg-type]  # kind is Notification
+            elif note is not None:
+                await sessions.notification(session, note, headers, send)
             else:  # the answer to one of the server's requests
-                await sessions.response(session, msg, headers, send)  # type: ignore[arg-type]  # Response or ErrorResponse
-        elif kind is Notification:
-            log.debug("notification %s accepted and dropped", msg.method)  # type: ignore[union-attr]  # a Notification
+                await sessions.response(session, out, headers, send)  # type: ignore[arg-type]  # Response or ErrorResponse
+        elif note is not None:
+            log.debug("notification %s accepted and dropped", note.method)
             await empty_reply(send, 202)
         else:  # Response or ErrorResponse
             not_allowed = InvalidRequest(
@@ -854,15 +850,11 @@ class MCPApp:
         refused.more_body = more_body  # then `refuse` lingers: the client reads the 413 (_linger)
         return refused
 
-    async def _request(
-        self, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send, checked: bool = False
-    ) -> None:
-        """Answer a modern request; ``checked``: its header rules have passed already (the fused path)."""
+    async def _request(self, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
+        """Answer a modern request: the header rules (their one place), the scopes, then the server's pipeline."""
         ex = _Exchange(self.max_stream_backlog)
-        call = ex.call = Call(req.id, req.method, ex, line=False)
         try:
-            if not checked:
-                self._rules.check(headers, req)
+            self._rules.check(headers, req)
         except HeaderMismatch as exc:
             if req.method == "initialize":
                 # versioning.mdx, Backward Compatibility: name our versions to a legacy client.
@@ -877,15 +869,17 @@ class MCPApp:
             return
         refused: list[InsufficientScope] = []
         if self._auth is None:
-            reply = call.start(self.server.handle, req)
+            out = self._serve(req, ex)
         else:  # hook 2 (see _auth): a token without the operation's scopes is a 403, not a JSON-RPC error
-            reply = call.start(functools.partial(self._auth.scoped, self.server.handle, refused), req)
+            out = self._serve(req, ex, functools.partial(self._auth.scoped, self.server.handle, refused))
             if refused:
                 await self._auth.forbidden(send, req.id, refused[0])
                 return
-        if reply is not None:
-            await self._final(send, ex, *reply)
+        if type(out) is tuple:
+            await self._final(send, ex, *out)
             return
+        call = cast(Call, out)  # not a Reply: the running Call
+        ex.call = call
         await self._stream(ex, call, receive, send, refused)
 
     @staticmethod
@@ -983,3 +977,8 @@ def asgi_app(server: Server, **options: Any) -> MCPApp:
 
 #: Request headers a handler never sees through ``ctx.headers``.
 _CREDENTIAL_HEADERS = frozenset({b"authorization", b"proxy-authorization", b"dpop", b"cookie"})
+
+
+def _no_write(data: bytes) -> None:
+    """The endpoint connection's own ``write``: each modern request writes to its exchange, never here."""
+    raise AssertionError("a modern HTTP request writes to its own exchange")

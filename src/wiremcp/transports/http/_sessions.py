@@ -102,76 +102,22 @@ from collections import deque
 from typing import Any
 
 from ...jsonrpc import ErrorResponse, InternalError, Notification, Request, Response
-from ...protocol import LEGACY_VERSIONS
-from ...protocol.errors import HEADER_MISMATCH, HeaderMismatch
 from ...server import Server
-from ...server.transport import (
-    DEFAULT_MAX_SESSION_SUBSCRIPTIONS,
-    DEFAULT_MAX_SUBSCRIPTION_URI,
-    Call,
-    Reply,
-    ServerBusy,
-    Write,
-    reply_failed,
-)
-from ._asgi import (
-    KEEPALIVE,
-    KEEPALIVE_COMMENT,
-    Receive,
-    Send,
-    empty_reply,
-    fire,
-    http_error,
-    json_reply,
-)
+from ...server.transport import Call, Reply, ServerBusy, Write, reply_failed
+from ._asgi import KEEPALIVE, KEEPALIVE_COMMENT, Receive, Send, empty_reply, fire, http_error, json_reply
 from ._auth import principal
-from ._security import _q_is_zero
 from ._session_base import SessionBase, event, event_id, priming, unline, write_sse
+from ._session_rules import ENTRY_COST, LAST_EVENT_ID_HEADER, SESSION_HEADER, SessionOptions, SessionRules
 
-__all__ = [
-    "Sessions",
-    "session_store",
-    "HTTPSession",
-    "SESSION_HEADER",
-    "LAST_EVENT_ID_HEADER",
-    "DEFAULT_SESSION_IDLE_TIMEOUT",
-    "DEFAULT_MAX_SESSIONS",
-    "DEFAULT_REPLAY_BUFFER",
-    "DEFAULT_RETRY_MS",
-    "DEFAULT_MAX_SESSIONS_PER_CLIENT",
-    "DEFAULT_PRESSURE_IDLE_TIMEOUT",
-    "PRESSURE",
-    "LEGACY_HEADER_VALUES",
-]
+__all__ = ["Sessions", "HTTPSession", "PRESSURE"]
 
 log = logging.getLogger("wiremcp.transport")
 
-#: Seconds a session may sit unused (nothing in flight, no stream open) before it ends.
-DEFAULT_SESSION_IDLE_TIMEOUT = 30 * 60.0
-#: Live legacy sessions one app holds; ``initialize`` past it gets 503. Bounds memory
-#: (with ``replay_buffer``) against clients that never DELETE their sessions.
-DEFAULT_MAX_SESSIONS = 10_000
-#: Live legacy sessions one client address may hold; one more gets 429. Keeps one client
-#: from taking every session (``None``: no per-client cap, e.g. behind a proxy that hides addresses).
-DEFAULT_MAX_SESSIONS_PER_CLIENT = 1000
 #: The share of ``max_sessions`` past which the server is under pressure: idle sessions then
 #: end after ``pressure_idle_timeout`` instead of ``idle_timeout``.
 PRESSURE = 0.9
-#: Seconds a session may sit unused while the server is under pressure.
-DEFAULT_PRESSURE_IDLE_TIMEOUT = 60.0
 #: Under pressure, ``initialize`` looks for expired sessions at most this often (seconds).
 _PRESSURE_SWEEP_EVERY = 0.25
-#: Bytes of written events one session keeps for replay after a reconnection.
-DEFAULT_REPLAY_BUFFER = 256 * 1024
-#: Milliseconds a client waits before reconnecting after the server closed a stream's
-#: connection (the SSE ``retry`` field), when the handler names none.
-DEFAULT_RETRY_MS = 1000
-
-SESSION_HEADER = b"mcp-session-id"
-LAST_EVENT_ID_HEADER = b"last-event-id"
-_VERSION_HEADER = b"mcp-protocol-version"
-#: ``MCP-Protocol-Version`` values of the legacy era, as they arrive in headers.
-LEGACY_HEADER_VALUES = frozenset(v.encode("ascii") for v in LEGACY_VERSIONS)
 
 #: The stream of the legacy request whose handler is running (set in its task).
 _CURRENT: contextvars.ContextVar[_Stream | None] = contextvars.ContextVar("wiremcp_http_stream", default=None)
@@ -182,12 +128,6 @@ _CURRENT: contextvars.ContextVar[_Stream | None] = contextvars.ContextVar("wirem
 #: its length, so a kept 60-byte notification would otherwise hold 4 KiB. Longer ones
 #: sit in buffers within a page or so of their length (measured: 10 KB in 14 KB, 70 KB in 78 KB).
 _COPY_BELOW = 64 * 1024
-#: What one kept message costs beyond its length: the ``bytes`` header (33), its list slot,
-#: its replay entry (a 3-tuple and an int) and the allocator's rounding. Limits count this
-#: too, so that a flood of tiny messages is bounded by what it really holds.
-ENTRY_COST = 128
-
-
 def _kept(data: bytes) -> bytes:
     """``data`` as it may be kept: a short message in an exact-size copy (see `_COPY_BELOW`)."""
     return bytes(memoryview(data)) if len(data) < _COPY_BELOW else data
@@ -296,7 +236,7 @@ class _Stream:
         self.pending.append(data)
         self.pending_bytes += len(data) + ENTRY_COST
         sessions = self.session.sessions
-        limit = sessions.max_stream_backlog if self.pump is not None else sessions.replay_buffer
+        limit = sessions.options.max_stream_backlog if self.pump is not None else sessions.options.replay_buffer
         if self.pending_bytes > limit:
             self._overflow(limit)
         self.wake()
@@ -438,6 +378,7 @@ class HTTPSession(SessionBase):
     """One legacy session: its `ServerConnection` (the `LegacySession`, calls, the server's requests) and its streams."""
 
     __slots__ = ("standalone", "streams", "replay", "replay_bytes", "client", "_sids")
+    sessions: Sessions
 
     def __init__(self, sessions: Sessions, id: str, client: str = "") -> None:
         self.client = client  # the address it was opened from (the per-client cap)
@@ -466,7 +407,7 @@ class HTTPSession(SessionBase):
         replay.append((stream, n, data))
         self.replay_bytes += len(data) + ENTRY_COST
         stream.retained += 1
-        limit = self.sessions.replay_buffer
+        limit = self.sessions.options.replay_buffer
         while self.replay_bytes > limit and replay:
             old, _, old_data = replay.popleft()
             self.replay_bytes -= len(old_data) + ENTRY_COST
@@ -512,7 +453,7 @@ class HTTPSession(SessionBase):
         call = self.conn.calls.get(request_id)
         if call is None:
             return False
-        return _stream_of(call).close_connection(self.sessions.retry_ms if retry_ms is None else retry_ms)
+        return _stream_of(call).close_connection(self.sessions.options.retry_ms if retry_ms is None else retry_ms)
 
     # -- the end -------------------------------------------------------------------------
 
@@ -540,44 +481,10 @@ class HTTPSession(SessionBase):
 class Sessions:
     """The legacy sessions of one `MCPApp` (see the module docs)."""
 
-    def __init__(
-        self,
-        server: Server,
-        *,
-        idle_timeout: float = DEFAULT_SESSION_IDLE_TIMEOUT,
-        max_sessions: int = DEFAULT_MAX_SESSIONS,
-        replay_buffer: int = DEFAULT_REPLAY_BUFFER,
-        keepalive_interval: float | None = None,
-        max_stream_backlog: int = 16 * 1024 * 1024,
-        retry_ms: int = DEFAULT_RETRY_MS,
-        max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT,
-        pressure_idle_timeout: float = DEFAULT_PRESSURE_IDLE_TIMEOUT,
-        max_session_subscriptions: int = DEFAULT_MAX_SESSION_SUBSCRIPTIONS,
-        max_subscription_uri: int = DEFAULT_MAX_SUBSCRIPTION_URI,
-    ) -> None:
-        if idle_timeout <= 0:
-            raise ValueError("session_idle_timeout must be positive")
-        if pressure_idle_timeout <= 0:
-            raise ValueError("pressure_idle_timeout must be positive")
-        if max_sessions_per_client is not None and max_sessions_per_client < 1:
-            raise ValueError("max_sessions_per_client must be at least 1 (or None for no per-client cap)")
-        if max_session_subscriptions < 0 or max_subscription_uri < 0:
-            raise ValueError("max_session_subscriptions and max_subscription_uri must not be negative")
-        if max_sessions < 0:
-            raise ValueError("max_sessions must not be negative")
-        if replay_buffer < 0:
-            raise ValueError("replay_buffer must not be negative")
+    def __init__(self, server: Server, options: SessionOptions) -> None:
+        self.options = options
+        self.rules = SessionRules(server, self.options)
         self.server = server
-        self.idle_timeout = idle_timeout
-        self.max_sessions = max_sessions
-        self.replay_buffer = replay_buffer
-        self.keepalive_interval = keepalive_interval
-        self.max_stream_backlog = max_stream_backlog
-        self.retry_ms = retry_ms
-        self.max_sessions_per_client = max_sessions_per_client
-        self.pressure_idle_timeout = pressure_idle_timeout
-        self.max_session_subscriptions = max_session_subscriptions
-        self.max_subscription_uri = max_subscription_uri
         self.by_key: dict[bytes, HTTPSession] = {}
         self.per_client: dict[str, int] = {}  # live sessions by client address
         self._swept = 0.0  # when the idle sweep last ran (monotonic)
@@ -636,13 +543,13 @@ class Sessions:
     @property
     def under_pressure(self) -> bool:
         """Whether more than `PRESSURE` of ``max_sessions`` are live: idle sessions then end sooner."""
-        return len(self.by_key) >= self.max_sessions * PRESSURE
+        return len(self.by_key) >= self.options.max_sessions * PRESSURE
 
     @property
     def _idle_limit(self) -> float:
         if self.under_pressure:
-            return min(self.idle_timeout, self.pressure_idle_timeout)
-        return self.idle_timeout
+            return min(self.options.idle_timeout, self.options.pressure_idle_timeout)
+        return self.options.idle_timeout
 
     @property
     def _tick(self) -> float:
@@ -668,55 +575,12 @@ class Sessions:
 
     # -- POST -------------------------------------------------------------------------------
 
-    def _version_problem(self, session: SessionBase, headers: dict[bytes, bytes]) -> HeaderMismatch | None:
-        raw = headers.get(_VERSION_HEADER)
-        if raw is None:
-            return None
-        sent = raw.strip(b" \t").decode("latin-1")
-        if sent == session.version:
-            return None
-        return HeaderMismatch(
-            f"Header mismatch: MCP-Protocol-Version header value {sent!r} is not this session's "
-            f"negotiated protocol version {session.version!r}"
-        )
-
-    async def _refuse_version(self, problem: HeaderMismatch, send: Send, id: Any = None, *, with_id: bool = False) -> None:
-        if with_id:
-            await json_reply(send, 400, reply_failed(id, problem)[0])
-        else:
-            await json_reply(send, 400, http_error(problem.message, HEADER_MISMATCH))
-
-    async def _wrong_version(
-        self, session: SessionBase, headers: dict[bytes, bytes], send: Send, id: Any = None, *, with_id: bool = False
-    ) -> bool:
-        """Whether ``MCP-Protocol-Version`` is not the session's version; if so, the message is refused (400)."""
-        problem = self._version_problem(session, headers)
-        if problem is None:
-            return False
-        await self._refuse_version(problem, send, id, with_id=with_id)
-        return True
-
-    async def _modern_initialize(self, req: Request, headers: dict[bytes, bytes], send: Send) -> bool:
-        """Whether ``initialize`` came with a modern ``MCP-Protocol-Version``; if so, it is refused (400)."""
-        raw = headers.get(_VERSION_HEADER)
-        if raw is None:
-            return False
-        sent = raw.strip(b" \t").decode("latin-1")
-        if sent not in self.server.supported_versions:
-            return False
-        problem = HeaderMismatch(
-            f"Header mismatch: MCP-Protocol-Version header value {sent!r} is a modern version, but "
-            "initialize without params._meta opens a legacy (2025-11-25) session"
-        )
-        await self._refuse_version(problem, send, req.id, with_id=True)
-        return True
-
     async def initialize(self, req: Request, headers: dict[bytes, bytes], send: Send, client: str = "") -> None:
         """``initialize`` without a session: a new session, its id in ``Mcp-Session-Id``."""
-        if await self._modern_initialize(req, headers, send):
+        if await self.rules.modern_initialize(req, headers, send):
             return
         held = self.per_client.get(client, 0)
-        if self.max_sessions_per_client is not None and held >= self.max_sessions_per_client:
+        if self.options.max_sessions_per_client is not None and held >= self.options.max_sessions_per_client:
             log.warning("refused initialize from %s: it holds %d legacy sessions, the limit", client or "?", held)
             busy = ServerBusy(
                 f"Server busy: this client holds {held} sessions, the most one client may; end one (DELETE) "
@@ -726,7 +590,7 @@ class Sessions:
             return
         if self.under_pressure and time.monotonic() - self._swept >= _PRESSURE_SWEEP_EVERY:
             self._sweep()  # idle sessions past the shorter timeout make room now, not at the next tick
-        if len(self.by_key) >= self.max_sessions:
+        if len(self.by_key) >= self.options.max_sessions:
             log.warning("refused initialize: %d legacy sessions are open, the limit", len(self.by_key))
             busy = ServerBusy(
                 f"Server busy: {len(self.by_key)} sessions are open, the most this server keeps; try again later "
@@ -749,7 +613,7 @@ class Sessions:
         self, session: HTTPSession, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send
     ) -> None:
         session.touch()
-        if await self._wrong_version(session, headers, send, req.id, with_id=True):
+        if await self.rules.wrong_version(session, headers, send, req.id, with_id=True):
             return
         stream = session.new_stream(req.id, req.method)
         out = session.conn.request(req, stream)
@@ -769,7 +633,7 @@ class Sessions:
 
     async def notification(self, session: HTTPSession, note: Notification, headers: dict[bytes, bytes], send: Send) -> None:
         session.touch()
-        if await self._wrong_version(session, headers, send):
+        if await self.rules.wrong_version(session, headers, send):
             return
         cancelled = session.conn.notification(note)
         if cancelled is not None:  # nothing more is sent for it, not even what is already queued
@@ -778,26 +642,19 @@ class Sessions:
 
     async def response(self, session: HTTPSession, msg: Response | ErrorResponse, headers: dict[bytes, bytes], send: Send) -> None:
         session.touch()
-        if await self._wrong_version(session, headers, send):
+        if await self.rules.wrong_version(session, headers, send):
             return
         if session.conn.response(msg):
             await empty_reply(send, 202)
             return
-        await self._unawaited(session, msg, send)
-
-    async def _unawaited(self, session: SessionBase, msg: Response | ErrorResponse, send: Send) -> None:
-        """A response no request of the server waits for: 400."""
-        log.warning("session %s: a response for id %r, which no request of the server waits for", session.id[:8], msg.id)
-        await json_reply(
-            send, 400, http_error(f"Bad Request: no request with id {msg.id!r} from the server is waiting for an answer")
-        )
+        await self.rules.unawaited(session, msg, send)
 
     # -- GET, DELETE ------------------------------------------------------------------------
 
     async def get(self, session: HTTPSession, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
         """The standalone stream, or the stream ``Last-Event-ID`` names (resumption)."""
         session.touch()
-        if await self._refused_get(session, headers, send):
+        if await self.rules.refused_get(session, headers, send):
             return
         stream, queued, prime = session.standalone, b"", True
         last = headers.get(LAST_EVENT_ID_HEADER)
@@ -812,17 +669,8 @@ class Sessions:
         pump = stream.pump = _Pump(receive, queued=queued, prime=prime)
         await self._carry(session, stream, pump, send, json_ok=False)
 
-    async def _refused_get(self, session: SessionBase, headers: dict[bytes, bytes], send: Send) -> bool:
-        """Whether a GET is refused: a wrong ``MCP-Protocol-Version`` (400), or no SSE in ``Accept`` (406)."""
-        if await self._wrong_version(session, headers, send):
-            return True
-        if not _accepts_sse(headers.get(b"accept")):
-            await json_reply(send, 406, http_error("Not Acceptable: a GET must accept text/event-stream"))
-            return True
-        return False
-
     async def delete(self, session: HTTPSession, headers: dict[bytes, bytes], send: Send) -> None:
-        if await self._wrong_version(session, headers, send):
+        if await self.rules.wrong_version(session, headers, send):
             return
         session.close("the client deleted it")
         await empty_reply(send, 204)
@@ -832,7 +680,7 @@ class Sessions:
     async def _carry(self, session: HTTPSession, stream: _Stream, pump: _Pump, send: Send, *, json_ok: bool) -> None:
         """Write a stream on one HTTP response until it ends, the client leaves, or the stream lets go."""
         loop = asyncio.get_running_loop()
-        keepalive = self.keepalive_interval
+        keepalive = self.options.keepalive_interval
         try:
             while True:
                 state = pump.state
@@ -891,19 +739,6 @@ class Sessions:
             stream.forget_if_done()
 
 
-def session_store(server: Server, **options: Any) -> Sessions:
-    """The legacy sessions of an app: in this process, or shared by every worker when the server's backend is.
-
-    A shared backend (``WIREMCP_REDIS_URL``; `wiremcp.backends`) gets
-    `_shared_sessions.SharedSessions`, with the same methods and wire rules.
-    """
-    if server.backend.shared:
-        from ._shared_sessions import SharedSessions
-
-        return SharedSessions(server, **options)
-    return Sessions(server, **options)
-
-
 async def _write(send: Send, pump: _Pump, chunk: bytes, *, more: bool) -> None:
     head = not pump.head_sent
     pump.head_sent = True
@@ -923,14 +758,3 @@ def _settled(stream: _Stream, call: Call, task: asyncio.Task[Reply | None]) -> N
     stream.call = None
     stream.finish(final)
     stream.forget_if_done()
-
-
-def _accepts_sse(value: bytes | None) -> bool:
-    """Whether an ``Accept`` header admits ``text/event-stream`` (a GET needs it)."""
-    if value is None:
-        return False
-    for item in value.lower().split(b","):
-        media, _, params = item.partition(b";")
-        if media.strip() in (b"text/event-stream", b"text/*", b"*/*") and not _q_is_zero(params):
-            return True
-    return False

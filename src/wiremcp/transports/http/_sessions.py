@@ -94,11 +94,9 @@ import asyncio
 import contextvars
 import enum
 import functools
-import itertools
 import logging
 import secrets
 import time
-from collections import deque
 from typing import Any
 
 from ...jsonrpc import ErrorResponse, InternalError, Notification, Request, Response
@@ -106,8 +104,9 @@ from ...server import Server
 from ...server.transport import Call, Reply, ServerBusy, Write, reply_failed
 from ._asgi import KEEPALIVE, KEEPALIVE_COMMENT, Receive, Send, empty_reply, fire, http_error, json_reply
 from ._auth import principal
-from ._session_base import SessionBase, event, event_id, priming, unline, write_sse
-from ._session_rules import ENTRY_COST, LAST_EVENT_ID_HEADER, SESSION_HEADER, SessionOptions, SessionRules
+from ._session_base import SessionBase, unline, write_sse
+from ._session_rules import LAST_EVENT_ID_HEADER, SESSION_HEADER, SessionOptions, SessionRules
+from ._stream_engine import SessionStreams, Stream, StreamState
 
 __all__ = ["Sessions", "HTTPSession", "PRESSURE"]
 
@@ -121,16 +120,6 @@ _PRESSURE_SWEEP_EVERY = 0.25
 
 #: The stream of the legacy request whose handler is running (set in its task).
 _CURRENT: contextvars.ContextVar[_Stream | None] = contextvars.ContextVar("wiremcp_http_stream", default=None)
-
-
-#: Messages shorter than this are copied into an exact-size ``bytes`` before they are kept:
-#: orjson hands each encoded message back in a buffer of at least about 4 KiB, whatever
-#: its length, so a kept 60-byte notification would otherwise hold 4 KiB. Longer ones
-#: sit in buffers within a page or so of their length (measured: 10 KB in 14 KB, 70 KB in 78 KB).
-_COPY_BELOW = 64 * 1024
-def _kept(data: bytes) -> bytes:
-    """``data`` as it may be kept: a short message in an exact-size copy (see `_COPY_BELOW`)."""
-    return bytes(memoryview(data)) if len(data) < _COPY_BELOW else data
 
 
 class _Carrying(enum.Enum):
@@ -179,88 +168,45 @@ async def _next(receive: Receive) -> Any:
     return await receive()
 
 
-class _StreamState(enum.Enum):
-    """Where one SSE stream of a session is."""
-
-    OPEN = "open"  #: messages may still be added
-    CLOSING = "closing"  #: nothing more is added; what is pending (the response last) is still to be written
-    CLOSED = "closed"  #: everything is written, or dropped
-
-
-class _Stream:
-    """One SSE stream of a session: a request's reply stream (number >= 1) or the standalone stream (0).
+class _Stream(Stream):
+    """A stream of the engine (`_stream_engine.Stream`) with what runs it here: its request's `Call`, its `_Pump`.
 
     A stream is the ``write`` of its request's `Call` (and of the server's
     requests made by that request's handler): calling it adds a message.
     """
 
-    __slots__ = (
-        "session",
-        "sid",
-        "request_id",
-        "method",
-        "call",
-        "seq",
-        "pending",
-        "pending_bytes",
-        "pump",
-        "state",
-        "final",
-        "named",
-        "retained",
-    )
+    __slots__ = ("session", "call")
 
-    def __init__(self, session: HTTPSession, sid: int, request_id: Any = None, method: str = "") -> None:
+    carrier: _Pump | None
+
+    def __init__(self, session: HTTPSession, streams: SessionStreams, sid: int, request_id: Any = None, method: str = "") -> None:
+        super().__init__(streams, sid, request_id, method)
         self.session = session
-        self.sid = sid
-        self.request_id = request_id
-        self.method = method
         self.call: Call | None = None  # the request in flight whose stream this is
-        self.seq = 0  # the number of the last event written
-        self.pending: list[bytes] = []  # messages not written yet
-        self.pending_bytes = 0
-        self.pump: _Pump | None = None  # the response carrying the stream now, if any
-        self.state = _StreamState.OPEN
-        self.final: bytes | None = None  # the response, once there is one
-        self.named = False  # an event id of this stream was given out: it can be resumed
-        self.retained = 0  # its events in the session's replay buffer
-
-    # -- adding ----------------------------------------------------------------
 
     def __call__(self, data: bytes) -> None:
         """Add one encoded message (a notification, a request to the client)."""
-        if self.state is not _StreamState.OPEN:
+        if self.state is not StreamState.OPEN:
             log.debug("dropped a message for request %r: it is finished or cancelled", self.request_id)
             return
-        data = _kept(data)
-        self.pending.append(data)
-        self.pending_bytes += len(data) + ENTRY_COST
-        sessions = self.session.sessions
-        limit = sessions.options.max_stream_backlog if self.pump is not None else sessions.options.replay_buffer
-        if self.pending_bytes > limit:
+        options = self.session.sessions.options
+        limit = options.max_stream_backlog if self.carrier is not None else options.replay_buffer
+        if self.add(data, limit):
             self._overflow(limit)
         self.wake()
 
     push = __call__
 
-    @property
-    def finished(self) -> bool:
-        """Nothing more will be added."""
-        return self.state is not _StreamState.OPEN
-
-    def finish(self, final: bytes | None) -> None:
+    def end(self, final: bytes | None) -> None:
         """No more messages: ``final`` is the response (None: cancelled, nothing more is sent)."""
-        if self.state is not _StreamState.OPEN:
-            return
-        self.final = final
-        self.state = _StreamState.CLOSING if (final is not None or self.pending) else _StreamState.CLOSED
-        self.wake()
+        if self.finish(final):
+            self.wake()
 
-    def drop(self) -> None:
+    def cancel(self) -> None:
         """Cancelled: what is still unsent is dropped, and nothing more is sent."""
         self.pending = []
         self.pending_bytes = 0
-        self.finish(None)
+        self.end(None)
 
     def _overflow(self, limit: int) -> None:
         call = self.call
@@ -268,79 +214,34 @@ class _Stream:
             log.warning(
                 "request %r (%s) stopped: %d bytes of messages for it were left unsent (limit %d)",
                 self.request_id, self.method, self.pending_bytes, limit,
-            )
+            )  # fmt: skip
             self.pending = []
             self.pending_bytes = 0
             stopped = InternalError(
                 f"Internal error: the request was stopped: its client left more than {limit} bytes "
                 "of messages unread"
             )
-            self.finish(unline(reply_failed(self.request_id, stopped)[0]))
+            self.end(unline(reply_failed(self.request_id, stopped)[0]))
             call.cancel()
             return
         # The standalone stream (session notifications): drop the oldest, keep the newest.
-        pending = self.pending
-        dropped = 0
-        while self.pending_bytes > limit and len(pending) - dropped > 1:
-            self.pending_bytes -= len(pending[dropped]) + ENTRY_COST
-            dropped += 1
-        del pending[:dropped]
+        dropped = self.trim(limit)
         log.warning(
             "session %s: dropped %d unsent messages of stream %d (limit %d bytes)",
             self.session.id[:8], dropped, self.sid, limit,
-        )
+        )  # fmt: skip
 
     def wake(self) -> None:
-        pump = self.pump
+        pump = self.carrier
         if pump is not None:
             pump.wake()
 
-    # -- writing ---------------------------------------------------------------
-
-    @property
-    def ready(self) -> bool:
-        """Whether something is waiting to be written."""
-        return bool(self.pending) or self.state is _StreamState.CLOSING
-
-    def prime(self) -> bytes:
-        """The priming event: an id to resume from, and empty data."""
-        if not self.session.primes:
-            return b""
-        self.seq += 1
-        self._name()
-        return priming(self.sid, self.seq)
-
-    def take(self) -> bytes:
-        """Number, retain and frame what waits to be written (the response last)."""
-        parts = []
-        if self.pending:
-            for data in self.pending:
-                parts.append(self._frame(data))
-            self.pending = []
-            self.pending_bytes = 0
-        if self.state is _StreamState.CLOSING:
-            if self.final is not None:
-                parts.append(self._frame(self.final))
-            self.state = _StreamState.CLOSED
-        return b"".join(parts)
-
-    def _frame(self, data: bytes) -> bytes:
-        self.seq += 1
-        self._name()
-        self.session.retain(self, self.seq, data)
-        return event(self.sid, self.seq, data)
-
-    def _name(self) -> None:
-        if not self.named:
-            self.named = True
-            self.session.streams[self.sid] = self
-
     def let_go(self, ending: bytes = b"", *, lost: bool = False) -> None:
         """End the response carrying the stream (if any) with ``ending``; the stream lives on."""
-        pump = self.pump
+        pump = self.carrier
         if pump is None:
             return
-        self.pump = None
+        self.carrier = None
         if pump.state is not _Carrying.GONE:
             pump.ending = ending
             pump.state = _Carrying.LOST if lost else _Carrying.RELEASED
@@ -348,10 +249,10 @@ class _Stream:
 
     def close_connection(self, retry_ms: int) -> bool:
         """`Context.close_sse_stream`: what is ready, a ``retry`` field, the end of the response."""
-        pump = self.pump
-        if pump is None or pump.state is _Carrying.GONE or self.state is _StreamState.CLOSED:
+        pump = self.carrier
+        if pump is None or pump.state is _Carrying.GONE or self.state is StreamState.CLOSED:
             return False
-        if not (self.named or self.session.primes):
+        if not (self.named or self.streams.primes):
             return False  # no event id to resume from would reach the client (a 2025-06-18 session)
         tail = pump.queued
         pump.queued = b""
@@ -361,10 +262,11 @@ class _Stream:
         log.debug("closed the connection of stream %d (request %r); the client may resume it", self.sid, self.request_id)
         return True
 
-    def forget_if_done(self) -> None:
-        """Drop a finished stream from the resumable ones once nothing of it is left to send again."""
-        if self.sid and self.state is _StreamState.CLOSED and self.retained == 0 and self.pump is None:
-            self.session.streams.pop(self.sid, None)
+
+def _mine(stream: Stream) -> _Stream:
+    """An engine stream of a session of this module (all of them are `_Stream`)."""
+    assert isinstance(stream, _Stream)
+    return stream
 
 
 def _stream_of(call: Call) -> _Stream:
@@ -377,75 +279,42 @@ def _stream_of(call: Call) -> _Stream:
 class HTTPSession(SessionBase):
     """One legacy session: its `ServerConnection` (the `LegacySession`, calls, the server's requests) and its streams."""
 
-    __slots__ = ("standalone", "streams", "replay", "replay_bytes", "client", "_sids")
+    __slots__ = ("standalone", "streams", "client")
+
     sessions: Sessions
 
     def __init__(self, sessions: Sessions, id: str, client: str = "") -> None:
         self.client = client  # the address it was opened from (the per-client cap)
-        self.standalone = _Stream(self, 0)
+        self.streams = SessionStreams(sessions.options.replay_buffer)
+        self.standalone = self.streams.standalone = _Stream(self, self.streams, 0)
         # session notifications go on the standalone stream
         super().__init__(sessions, id, principal(), self.standalone)
-        self.streams: dict[int, _Stream] = {}  # resumable streams, by number
-        self.replay: deque[tuple[_Stream, int, bytes]] = deque()
-        self.replay_bytes = 0
-        self._sids = itertools.count(1)
 
     @property
     def busy(self) -> bool:
         """Something in flight or a stream connected: not idle, whatever the clock says."""
-        if self.conn.calls or self.standalone.pump is not None:
+        if self.conn.calls or self.standalone.carrier is not None:
             return True
-        return any(s.pump is not None for s in self.streams.values())
+        return any(s.carrier is not None for s in self.streams.resumable.values())
 
     def new_stream(self, request_id: Any, method: str) -> _Stream:
-        return _Stream(self, next(self._sids), request_id, method)
-
-    # -- replay ------------------------------------------------------------------
-
-    def retain(self, stream: _Stream, n: int, data: bytes) -> None:
-        replay = self.replay
-        replay.append((stream, n, data))
-        self.replay_bytes += len(data) + ENTRY_COST
-        stream.retained += 1
-        limit = self.sessions.options.replay_buffer
-        while self.replay_bytes > limit and replay:
-            old, _, old_data = replay.popleft()
-            self.replay_bytes -= len(old_data) + ENTRY_COST
-            old.retained -= 1
-            if old.retained == 0:
-                old.forget_if_done()
-
-    def resume_point(self, last_event_id: bytes) -> tuple[_Stream, bytes] | None:
-        """The stream a ``Last-Event-ID`` names, and its events after it still retained."""
-        named = event_id(last_event_id)
-        if named is None:
-            return None  # not an id we gave out
-        sid, n = named
-        stream = self.standalone if sid == b"0" else self.streams.get(int(sid))
-        if stream is None:
-            return None
-        after = int(n)
-        again = b"".join(event(stream.sid, m, d) for s, m, d in self.replay if s is stream and m > after)
-        return stream, again
+        return _Stream(self, self.streams, self.streams.next_sid(), request_id, method)
 
     # -- the transport side of the ServerConnection ------------------------------------
 
     def route(self) -> Write:
-        """Where a request to the client goes now: the asking request's stream, else the standalone stream.
+        """Where a request to the client goes now (`SessionStreams.route`): the asking request's stream, else the standalone stream.
 
-        The standalone stream also takes it when the asking request's stream
-        has no connection and the standalone stream has one; the request's
-        ``notifications/cancelled`` follows it, or goes to the standalone
-        stream once the request's stream is finished.
+        The request's ``notifications/cancelled`` follows it, or goes to the
+        standalone stream once the request's stream is finished.
         """
-        standalone = self.standalone
-        stream = _CURRENT.get()
-        if stream is None or stream.session is not self or stream.finished or (stream.pump is None and standalone.pump is not None):
-            return standalone
-        chosen = stream
+        streams = self.streams
+        chosen = streams.route(_CURRENT.get())
+        if chosen is streams.standalone:
+            return self.standalone
 
         def write(data: bytes) -> None:
-            (standalone if chosen.finished else chosen).push(data)
+            _mine(streams.deliver(chosen)).push(data)
 
         return write
 
@@ -466,16 +335,14 @@ class HTTPSession(SessionBase):
             if call.task is not None:
                 call.task.cancel()  # now, not on the next step: the app may be shutting down
             stream = _stream_of(call)
-            stream.drop()
+            stream.cancel()
             stream.let_go(lost=True)
         self.conn.calls.clear()
         self.conn.close("the session has ended")  # the server's requests fail; the LegacySession closes
         self.standalone.let_go(lost=True)
-        for stream in list(self.streams.values()):
-            stream.let_go(lost=True)
+        for resumable in list(self.streams.resumable.values()):
+            _mine(resumable).let_go(lost=True)
         self.streams.clear()
-        self.replay.clear()
-        self.replay_bytes = 0
 
 
 class Sessions:
@@ -603,6 +470,7 @@ class Sessions:
         if status != 200:
             await json_reply(send, status, data)
             return
+        session.streams.primes = session.primes
         self.by_key[session.key] = session
         self.per_client[client] = held + 1
         self._watch()
@@ -618,17 +486,17 @@ class Sessions:
         stream = session.new_stream(req.id, req.method)
         out = session.conn.request(req, stream)
         if type(out) is tuple:
-            stream.finish(unline(out[0]))
+            stream.end(unline(out[0]))
         else:
             assert isinstance(out, Call)
             stream.call = out
             task = out.task = asyncio.get_running_loop().create_task(_run(stream, out))
             task.add_done_callback(functools.partial(_settled, stream, out))
-        if stream.state is _StreamState.CLOSING and not stream.pending:  # answered at once, nothing sent before: JSON
-            stream.state = _StreamState.CLOSED
+        if stream.state is StreamState.CLOSING and not stream.pending:  # answered at once, nothing sent before: JSON
+            stream.state = StreamState.CLOSED
             await json_reply(send, 200, stream.final or b"")
             return
-        pump = stream.pump = _Pump(receive)
+        pump = stream.carrier = _Pump(receive)
         await self._carry(session, stream, pump, send, json_ok=True)
 
     async def notification(self, session: HTTPSession, note: Notification, headers: dict[bytes, bytes], send: Send) -> None:
@@ -637,7 +505,7 @@ class Sessions:
             return
         cancelled = session.conn.notification(note)
         if cancelled is not None:  # nothing more is sent for it, not even what is already queued
-            _stream_of(cancelled).drop()
+            _stream_of(cancelled).cancel()
         await empty_reply(send, 202)
 
     async def response(self, session: HTTPSession, msg: Response | ErrorResponse, headers: dict[bytes, bytes], send: Send) -> None:
@@ -659,14 +527,14 @@ class Sessions:
         stream, queued, prime = session.standalone, b"", True
         last = headers.get(LAST_EVENT_ID_HEADER)
         if last is not None:
-            found = session.resume_point(last)
+            found = session.streams.resume_point(last)
             if found is not None:
-                (stream, queued), prime = found, False
+                stream, queued, prime = _mine(found[0]), found[1], False
                 log.debug("session %s: stream %d resumed after %r", session.id[:8], stream.sid, last)
             else:
                 log.debug("session %s: Last-Event-ID %r names no stream; the standalone stream opens", session.id[:8], last)
         stream.let_go()  # one connection per stream: the newer one wins
-        pump = stream.pump = _Pump(receive, queued=queued, prime=prime)
+        pump = stream.carrier = _Pump(receive, queued=queued, prime=prime)
         await self._carry(session, stream, pump, send, json_ok=False)
 
     async def delete(self, session: HTTPSession, headers: dict[bytes, bytes], send: Send) -> None:
@@ -694,8 +562,8 @@ class Sessions:
                     return
                 if pump.queued or stream.ready or (state is _Carrying.NEW and not json_ok):
                     if state is _Carrying.NEW:
-                        if json_ok and not stream.pending and stream.state is _StreamState.CLOSING and stream.final is not None:
-                            stream.state = _StreamState.CLOSED  # answered before anything else: one JSON body
+                        if json_ok and not stream.pending and stream.state is StreamState.CLOSING and stream.final is not None:
+                            stream.state = StreamState.CLOSED  # answered before anything else: one JSON body
                             await json_reply(send, 200, stream.final)
                             return
                         pump.state = _Carrying.STREAMING
@@ -704,12 +572,12 @@ class Sessions:
                     else:
                         chunk = pump.queued + stream.take()
                     pump.queued = b""
-                    if stream.state is _StreamState.CLOSED:  # the response is in this chunk: the end
+                    if stream.state is StreamState.CLOSED:  # the response is in this chunk: the end
                         await _write(send, pump, chunk, more=False)
                         return
                     await _write(send, pump, chunk, more=True)
                     continue
-                if stream.state is not _StreamState.OPEN:  # finished, nothing left to write
+                if stream.state is not StreamState.OPEN:  # finished, nothing left to write
                     await _write(send, pump, b"", more=False)
                     return
                 if pump.watch is None:
@@ -730,8 +598,8 @@ class Sessions:
                         chunk = (stream.prime() if pump.prime else b"") + chunk
                     await _write(send, pump, chunk, more=True)
         finally:
-            if stream.pump is pump:
-                stream.pump = None
+            if stream.carrier is pump:
+                stream.carrier = None
             watching = pump.watch
             if watching is not None and not watching.done():
                 watching.cancel()
@@ -756,5 +624,5 @@ def _settled(stream: _Stream, call: Call, task: asyncio.Task[Reply | None]) -> N
     # task's context holds the stream (`_CURRENT`): a cycle through the task's result (the
     # reply, up to megabytes) that only the cyclic collector would free, long after the fact.
     stream.call = None
-    stream.finish(final)
+    stream.end(final)
     stream.forget_if_done()

@@ -102,9 +102,10 @@ from typing import Any
 from ...jsonrpc import ErrorResponse, InternalError, Notification, Request, Response
 from ...server import Server
 from ...server.transport import Call, Reply, ServerBusy, Write, reply_failed
-from ._asgi import KEEPALIVE, KEEPALIVE_COMMENT, Receive, Send, empty_reply, fire, http_error, json_reply
+from ._asgi import KEEPALIVE, Receive, Send, empty_reply, fire, json_reply
+from ._carrier import Signal, carry
 from ._auth import principal
-from ._session_base import SessionBase, unline, write_sse
+from ._session_base import SessionBase, unline
 from ._session_rules import LAST_EVENT_ID_HEADER, SESSION_HEADER, SessionOptions, SessionRules
 from ._stream_engine import SessionStreams, Stream, StreamState
 
@@ -133,19 +134,19 @@ class _Carrying(enum.Enum):
 
 
 class _Pump:
-    """One HTTP response carrying a stream: a POST's reply, or a GET."""
+    """One HTTP response carrying a stream (a POST's reply, or a GET): the stream as `_carrier.carry` sees it."""
 
-    __slots__ = ("receive", "queued", "prime", "waiter", "watch", "state", "head_sent", "ending")
+    __slots__ = ("receive", "stream", "session", "queued", "opens_primed", "waiter", "watch", "state", "last_bytes")
 
-    def __init__(self, receive: Receive, *, queued: bytes = b"", prime: bool = True) -> None:
+    def __init__(self, receive: Receive, stream: _Stream, *, queued: bytes = b"", prime: bool = True) -> None:
         self.receive = receive
+        self.stream = stream
         self.queued = queued  # events to write first (a replay), already framed
-        self.prime = prime  # open with a priming event (not when resuming)
+        self.opens_primed = prime  # open with a priming event (not when resuming)
         self.waiter: asyncio.Future[Any] | None = None
         self.watch: asyncio.Task[Any] | None = None
         self.state = _Carrying.NEW
-        self.head_sent = False  # the response's head is written (I/O record, not a state)
-        self.ending = b""  # the last bytes, once RELEASED
+        self.last_bytes = b""  # the last bytes, once RELEASED
 
     def wake(self, _: Any = None) -> None:
         waiter = self.waiter
@@ -162,6 +163,73 @@ class _Pump:
             return
         self.state = _Carrying.GONE
         self.wake()
+
+    # -- the `_carrier.Feed` ----------------------------------------------------------------
+
+    async def open(self) -> None:
+        return None
+
+    def poll(self) -> Signal | None:
+        state = self.state
+        if state is _Carrying.GONE:
+            return Signal.GONE
+        if state is _Carrying.LOST:
+            return Signal.LOST
+        if state is _Carrying.RELEASED:
+            return Signal.RELEASED
+        stream = self.stream
+        if self.queued or stream.ready:
+            return Signal.READY
+        if stream.state is not StreamState.OPEN:
+            return Signal.ENDED
+        return None
+
+    async def wait(self, keepalive: float | None) -> Signal | None:
+        loop = asyncio.get_running_loop()
+        if self.watch is None:
+            watch = self.watch = loop.create_task(_next(self.receive))
+            watch.add_done_callback(self.received)
+        waiter = self.waiter = loop.create_future()
+        timer = loop.call_later(keepalive, fire, waiter) if keepalive is not None else None
+        try:
+            woken_by = await waiter
+        finally:
+            self.waiter = None
+            if timer is not None:
+                timer.cancel()
+        if woken_by is KEEPALIVE and (self.state is _Carrying.NEW or self.state is _Carrying.STREAMING):
+            return Signal.QUIET
+        return None
+
+    def alone(self) -> bytes | None:
+        stream = self.stream
+        if not stream.answered_alone:
+            return None
+        stream.state = StreamState.CLOSED
+        return stream.final
+
+    def prime(self) -> bytes:
+        self.state = _Carrying.STREAMING
+        return self.stream.prime() if self.opens_primed else b""
+
+    def take(self) -> tuple[bytes, bool]:
+        stream = self.stream
+        chunk = self.queued + stream.take()
+        self.queued = b""
+        return chunk, stream.state is StreamState.CLOSED
+
+    def ending(self) -> bytes:
+        return self.last_bytes
+
+    async def close(self) -> None:
+        stream = self.stream
+        if stream.carrier is self:
+            stream.carrier = None
+        watching = self.watch
+        if watching is not None and not watching.done():
+            watching.cancel()
+        stream.session.touch()
+        stream.forget_if_done()
 
 
 async def _next(receive: Receive) -> Any:
@@ -243,7 +311,7 @@ class _Stream(Stream):
             return
         self.carrier = None
         if pump.state is not _Carrying.GONE:
-            pump.ending = ending
+            pump.last_bytes = ending
             pump.state = _Carrying.LOST if lost else _Carrying.RELEASED
         pump.wake()
 
@@ -496,8 +564,8 @@ class Sessions:
             stream.state = StreamState.CLOSED
             await json_reply(send, 200, stream.final or b"")
             return
-        pump = stream.carrier = _Pump(receive)
-        await self._carry(session, stream, pump, send, json_ok=True)
+        stream.carrier = _Pump(receive, stream)
+        await carry(stream.carrier, send, json_ok=True, keepalive=self.options.keepalive_interval)
 
     async def notification(self, session: HTTPSession, note: Notification, headers: dict[bytes, bytes], send: Send) -> None:
         session.touch()
@@ -534,83 +602,14 @@ class Sessions:
             else:
                 log.debug("session %s: Last-Event-ID %r names no stream; the standalone stream opens", session.id[:8], last)
         stream.let_go()  # one connection per stream: the newer one wins
-        pump = stream.carrier = _Pump(receive, queued=queued, prime=prime)
-        await self._carry(session, stream, pump, send, json_ok=False)
+        stream.carrier = _Pump(receive, stream, queued=queued, prime=prime)
+        await carry(stream.carrier, send, json_ok=False, keepalive=self.options.keepalive_interval)
 
     async def delete(self, session: HTTPSession, headers: dict[bytes, bytes], send: Send) -> None:
         if await self.rules.wrong_version(session, headers, send):
             return
         session.close("the client deleted it")
         await empty_reply(send, 204)
-
-    # -- carrying a stream on one response ---------------------------------------------------------
-
-    async def _carry(self, session: HTTPSession, stream: _Stream, pump: _Pump, send: Send, *, json_ok: bool) -> None:
-        """Write a stream on one HTTP response until it ends, the client leaves, or the stream lets go."""
-        loop = asyncio.get_running_loop()
-        keepalive = self.options.keepalive_interval
-        try:
-            while True:
-                state = pump.state
-                if state is _Carrying.GONE:
-                    return  # the client left; the stream waits for it to resume
-                if state is _Carrying.LOST and not pump.head_sent:
-                    await json_reply(send, 404, http_error("Not Found: the session has ended"))
-                    return
-                if state is _Carrying.RELEASED or state is _Carrying.LOST:
-                    await _write(send, pump, pump.ending, more=False)
-                    return
-                if pump.queued or stream.ready or (state is _Carrying.NEW and not json_ok):
-                    if state is _Carrying.NEW:
-                        if json_ok and not stream.pending and stream.state is StreamState.CLOSING and stream.final is not None:
-                            stream.state = StreamState.CLOSED  # answered before anything else: one JSON body
-                            await json_reply(send, 200, stream.final)
-                            return
-                        pump.state = _Carrying.STREAMING
-                        chunk = (stream.prime() if pump.prime else b"") + pump.queued + stream.take()
-                        chunk = chunk or KEEPALIVE_COMMENT  # something to send the head with
-                    else:
-                        chunk = pump.queued + stream.take()
-                    pump.queued = b""
-                    if stream.state is StreamState.CLOSED:  # the response is in this chunk: the end
-                        await _write(send, pump, chunk, more=False)
-                        return
-                    await _write(send, pump, chunk, more=True)
-                    continue
-                if stream.state is not StreamState.OPEN:  # finished, nothing left to write
-                    await _write(send, pump, b"", more=False)
-                    return
-                if pump.watch is None:
-                    watch = pump.watch = loop.create_task(_next(pump.receive))
-                    watch.add_done_callback(pump.received)
-                waiter = pump.waiter = loop.create_future()
-                timer = loop.call_later(keepalive, fire, waiter) if keepalive is not None else None
-                try:
-                    woken_by = await waiter
-                finally:
-                    pump.waiter = None
-                    if timer is not None:
-                        timer.cancel()
-                if woken_by is KEEPALIVE and (pump.state is _Carrying.NEW or pump.state is _Carrying.STREAMING):
-                    chunk = KEEPALIVE_COMMENT
-                    if pump.state is _Carrying.NEW:
-                        pump.state = _Carrying.STREAMING
-                        chunk = (stream.prime() if pump.prime else b"") + chunk
-                    await _write(send, pump, chunk, more=True)
-        finally:
-            if stream.carrier is pump:
-                stream.carrier = None
-            watching = pump.watch
-            if watching is not None and not watching.done():
-                watching.cancel()
-            session.touch()
-            stream.forget_if_done()
-
-
-async def _write(send: Send, pump: _Pump, chunk: bytes, *, more: bool) -> None:
-    head = not pump.head_sent
-    pump.head_sent = True
-    await write_sse(send, chunk, more=more, head=head)
 
 
 async def _run(stream: _Stream, call: Call) -> Reply | None:

@@ -99,31 +99,28 @@ record, the stream number, each event); 2026-07-28 requests make none.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 import os
 import secrets
 import socket
 import time
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 import orjson
 
 from ...backends import BackendUnavailable
+from ...backends.redis import RedisBackend
+from ...backends.redis.sessions import MAX_UNSENT, REDIS_ERRORS, RedisSessionStore
 from ...jsonrpc import ErrorResponse, InternalError, Notification, Request, Response
 from ...protocol.telemetry import replaying
 from ...server import Server
 from ...server.transport import Call, ServerBusy, Write, reply_failed
-from ._asgi import KEEPALIVE_COMMENT, Receive, Send, empty_reply, http_error, json_reply
+from ._asgi import Receive, Send, empty_reply, http_error, json_reply
 from ._auth import principal
-from ._session_base import SessionBase, event, event_id, priming, unline, write_sse
+from ._carrier import carry
+from ._session_base import SessionBase, event_id, unline
 from ._session_rules import ENTRY_COST, LAST_EVENT_ID_HEADER, SESSION_HEADER, SessionOptions, SessionRules
-
-from ...backends.redis import RedisBackend
-from ...backends.redis.sessions import MAX_UNSENT, REDIS_ERRORS, RedisSessionStore
-
-if TYPE_CHECKING:
-    import redis.asyncio
+from ._shared_streams import CURRENT, RedisFeed, StreamWriter
 
 __all__ = ["SharedSessions", "SharedSession", "UNAVAILABLE", "HEARTBEAT", "WORKER_TTL"]
 
@@ -136,97 +133,15 @@ log = logging.getLogger("wiremcp.transport")
 #: Seconds between two renewals of a worker's heartbeat, and seconds it lasts.
 HEARTBEAT = 1.0
 WORKER_TTL = 3.0
-#: The stream of the legacy request whose handler is running (set in its task).
-_CURRENT: contextvars.ContextVar[_Writer | None] = contextvars.ContextVar("wiremcp_shared_stream", default=None)
-
-
-class _Writer:
-    """Writes one stream's events to Redis, in order (the ``write`` of a request's `Call`)."""
-
-    __slots__ = ("sessions", "session", "stream", "finished", "_queue", "_task")
-
-    def __init__(self, sessions: SharedSessions, session: SharedSession, stream: int) -> None:
-        self.sessions = sessions
-        self.session = session
-        self.stream = stream
-        self.finished = False
-        self._queue: asyncio.Queue[tuple[bytes, bool, tuple[str, int] | None]] = asyncio.Queue()
-        self._task = asyncio.get_running_loop().create_task(self._drain())
-
-    def __call__(self, data: bytes) -> None:
-        if self.finished:
-            log.debug("dropped a message for stream %d of session %s: it is finished", self.stream, self.session.id[:8])
-            return
-        self._queue.put_nowait((unline(bytes(data)), False, None))
-
-    def notify(self, data: bytes, change: tuple[str, int] | None) -> None:
-        """A session notification (standalone stream): kept for a later GET; written once, by whichever worker comes first."""
-        if self.finished:
-            log.debug("dropped a notification for session %s: its copy here has ended", self.session.id[:8])
-            return
-        self._queue.put_nowait((unline(bytes(data)), False, change or ("", 0)))
-
-    def abandon(self) -> None:
-        """Stop writing here without ending the stream (another worker may still write to it)."""
-        if not self.finished:
-            self.finished = True
-            self._queue.put_nowait((b"", False, None))  # what is queued is written first, then the task ends
-
-    @property
-    def idle(self) -> bool:
-        return self._queue.empty()
-
-    def finish(self, final: bytes | None) -> None:
-        """The last event: the response (None: cancelled, the stream ends with nothing more)."""
-        if self.finished:
-            return
-        self.finished = True
-        self._queue.put_nowait((b"" if final is None else unline(final), True, None))
-
-    async def _drain(self) -> None:
-        sessions = self.sessions
-        while True:
-            data, final, change = await self._queue.get()
-            if not data and not final:
-                if self.finished and self._queue.empty():
-                    return  # abandoned
-                continue
-            try:
-                if change is not None:
-                    await sessions.append_notification(self.session.id, data, change)
-                    continue
-                if not final:
-                    await sessions.note_outgoing(self.session.id, data)  # before the client can see it
-                await sessions.store.append(self.session.id, self.stream, data, final)
-            except Exception as exc:  # noqa: BLE001 - Redis lost: say so; the client's resume will end it
-                log.warning("session %s: an event of stream %d was not written: %s", self.session.id[:8], self.stream, exc)
-            if final:
-                return
-
-
-class _Carrier:
-    """One HTTP response carrying a stream from Redis; `stop` lets it go (a newer GET, the session's end)."""
-
-    __slots__ = ("stop", "lost")
-
-    def __init__(self) -> None:
-        self.stop = asyncio.Event()
-        self.lost = False  # the session ended (404 when nothing was sent yet)
-
-    def let_go(self, *, lost: bool = False) -> None:
-        self.lost = self.lost or lost
-        self.stop.set()
-
-
 class SharedSession(SessionBase):
     """This worker's copy of one shared legacy session: its `ServerConnection` and its streams here."""
 
     sessions: SharedSessions
 
     def __init__(self, sessions: SharedSessions, id: str, owner: Any) -> None:
-        self.standalone_carrier: _Carrier | None = None  # the GET stream carried here, if any
-        self.carriers: set[_Carrier] = set()
-        self.writers: dict[Any, _Writer] = {}  # requests running here, by id
+        self.standalone_carrier: RedisFeed | None = None  # the GET stream carried here, if any
+        self.carriers: set[RedisFeed] = set()
+        self.writers: dict[Any, StreamWriter] = {}  # requests running here, by id
         super().__init__(
             sessions,
             id,
@@ -236,7 +151,7 @@ class SharedSession(SessionBase):
             # workers asking the same client at once never use the same id (below 2**53, for JSON)
             first_request_id=1 + secrets.randbelow(2**32) * 2**20,
         )
-        self._standalone = _Writer(sessions, self, 0)
+        self._standalone = StreamWriter(sessions, self, 0)
 
     def state(self) -> tuple[str | None, list[str]]:
         legacy = self.conn.session
@@ -259,7 +174,7 @@ class SharedSession(SessionBase):
 
     def route(self) -> Write:
         """Where a request to the client goes: the asking request's stream, else the standalone stream."""
-        writer = _CURRENT.get()
+        writer = CURRENT.get()
         if writer is None or writer.session is not self or writer.finished:
             return self._standalone
         return writer
@@ -620,7 +535,7 @@ class SharedSessions:
             await json_reply(send, 200, refused)
             return
         before = session.state()
-        writer = _Writer(self, session, stream)
+        writer = StreamWriter(self, session, stream)
         out = session.conn.request(req, writer)
         if type(out) is tuple:
             await self.store.release_call(session.id, field)
@@ -630,7 +545,7 @@ class SharedSessions:
                 await json_reply(send, 200, out[0])
                 return
             writer.finish(out[0])
-            await self._carry_shared(session, stream, 0, receive, send, json_ok=True, prime=session.primes)
+            await self._carry(session, stream, 0, receive, send, json_ok=True, prime=session.primes)
             return
         assert isinstance(out, Call)
         call = out
@@ -638,7 +553,7 @@ class SharedSessions:
         await self.store.runs_here(session.id, stream)
 
         async def run() -> None:
-            _CURRENT.set(writer)
+            CURRENT.set(writer)
             reply = None
             try:
                 reply = await call.finish()
@@ -654,7 +569,7 @@ class SharedSessions:
 
         task = call.task = asyncio.get_running_loop().create_task(run())
         del task
-        await self._carry_shared(session, stream, 0, receive, send, json_ok=True, prime=session.primes)
+        await self._carry(session, stream, 0, receive, send, json_ok=True, prime=session.primes)
 
     async def _notification(self, session: Any, note: Notification, headers: dict[bytes, bytes], send: Send) -> None:
         assert isinstance(session, SharedSession)
@@ -716,7 +631,7 @@ class SharedSessions:
             if session.standalone_carrier is not None:  # one connection per stream: the newer one wins
                 session.standalone_carrier.let_go()
             await self._announce({"s": session.id, "k": "taken", "w": self.worker})
-        await self._carry_shared(session, stream, after, receive, send, json_ok=False, prime=prime)
+        await self._carry(session, stream, after, receive, send, json_ok=False, prime=prime)
 
     async def _delete(self, session: Any, headers: dict[bytes, bytes], send: Send) -> None:
         assert isinstance(session, SharedSession)
@@ -729,100 +644,14 @@ class SharedSessions:
 
     # -- carrying a stream from Redis on one response -------------------------------------------------
 
-    async def _carry_shared(
+    async def _carry(
         self, session: SharedSession, stream: int, after: int, receive: Receive, send: Send, *, json_ok: bool, prime: bool
     ) -> None:
-        """Write one stream's events from Redis on this response until its final event, the client leaves, or it is let go."""
-        carrier = _Carrier()
-        session.carriers.add(carrier)
-        if stream == 0:
-            session.standalone_carrier = carrier
-        key = self.store.stream_key(session.id, stream)
-        head_sent = False
-        last_id = "0-0"
-        keepalive = self.options.keepalive_interval
-        quiet_since = time.monotonic()
-        loop = asyncio.get_running_loop()
-        gone = loop.create_task(_disconnected(receive))
-        stopped = loop.create_task(carrier.stop.wait())
-        reader = self.backend.blocking_client()
+        """Write one stream's events from Redis on this response (`_carrier.carry`, the wire rules)."""
+        feed = RedisFeed(self, session, stream, after, receive, prime=prime)
+        await carry(feed, send, json_ok=json_ok, keepalive=self.options.keepalive_interval)
 
-        async def start(chunk: bytes, more: bool = True, primed_at: int | None = None) -> None:
-            """Write ``chunk``; the first one after the head and the priming event (numbered ``primed_at``, else ``after``)."""
-            nonlocal head_sent
-            head = not head_sent
-            head_sent = True
-            if head and prime and session.primes:
-                chunk = priming(stream, after if primed_at is None else primed_at) + chunk
-            await write_sse(send, chunk, more=more, head=head)
-
-        try:
-            if stream == 0 and prime:
-                # A new GET stream: what no GET has carried yet (kept meanwhile, bounded), then
-                # what comes; what an earlier GET carried is for a client that resumes it with
-                # Last-Event-ID.
-                after = await self.store.last_delivered(session.id)
-            if not json_ok:  # a GET: the head at once
-                await start(b"" if prime and session.primes else KEEPALIVE_COMMENT)
-            while True:
-                read: asyncio.Task[Any] = loop.create_task(self.store.read(reader, key, last_id))
-                done, _ = await asyncio.wait({read, gone, stopped}, return_when=asyncio.FIRST_COMPLETED)
-                if read not in done:
-                    read.cancel()
-                    try:
-                        await read
-                    except BaseException:  # noqa: BLE001 - cancelled, or the connection it used
-                        pass
-                if gone in done:
-                    return  # the client left; the events stay in Redis for it to resume
-                if stopped in done:
-                    if carrier.lost and not head_sent:
-                        await json_reply(send, 404, http_error("Not Found: the session has ended"))
-                        return
-                    await write_sse(send, b"", more=False, head=not head_sent)
-                    return
-                entries = read.result()
-                if not entries:
-                    if stream and await self._worker_gone(session, stream):
-                        continue  # the stream now holds its final (error) event: read it
-                    if keepalive is not None and time.monotonic() - quiet_since >= keepalive:
-                        quiet_since = time.monotonic()
-                        await start(KEEPALIVE_COMMENT)
-                    continue
-                chunk = b""
-                carried = 0
-                for entry_id, fields in entries[0][1]:
-                    last_id = entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)
-                    number = int(fields[b"n"])
-                    data = fields[b"d"]
-                    final = fields[b"f"] == b"1"
-                    if number <= after and not final:
-                        continue
-                    if number <= after:
-                        data = b""  # the final event, already seen: only the end of the response
-                    if final and json_ok and not head_sent and not chunk and data:
-                        await json_reply(send, 200, data)  # answered before anything else: one JSON body
-                        return
-                    if data:
-                        chunk += event(stream, number, data)
-                        carried = number
-                    if final:
-                        await start(chunk, more=False, primed_at=0)
-                        return
-                if chunk:
-                    quiet_since = time.monotonic()
-                    if stream == 0:  # handed to this response now (as one process counts it)
-                        await self.store.delivered(session.id, carried)
-                    await start(chunk)
-        finally:
-            for task in (gone, stopped):
-                task.cancel()
-            session.carriers.discard(carrier)
-            if session.standalone_carrier is carrier:
-                session.standalone_carrier = None
-            await reader.aclose()
-
-    async def _worker_gone(self, session: SharedSession, stream: int) -> bool:
+    async def worker_gone(self, session: SharedSession, stream: int) -> bool:
         """Whether the worker running this stream's request died; if so, end the stream with an error (once)."""
         worker = await self.store.runner(session.id, stream)
         if worker is None or worker == self.worker or await self.store.alive(worker):
@@ -839,10 +668,3 @@ def _in_flight(request_id: Any) -> Exception:
     from ...jsonrpc import InvalidRequest
 
     return InvalidRequest(f"Invalid Request: request id {request_id!r} is already in flight", id=request_id)
-
-
-async def _disconnected(receive: Receive) -> None:
-    while True:
-        message = await receive()
-        if message.get("type") == "http.disconnect":
-            return

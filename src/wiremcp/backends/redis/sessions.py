@@ -146,6 +146,7 @@ class RedisSessionStore:
 
     @property
     def conn(self) -> redis.asyncio.Redis:
+        """The shared client (the backend's, while it is started)."""
         return self.client()
 
     @property
@@ -154,6 +155,7 @@ class RedisSessionStore:
         return f"{self.prefix}:sessions"
 
     def key(self, sid: str, *parts: object) -> str:
+        """The key of session ``sid``'s ``parts`` (``{prefix}:ls:{sid}:...``)."""
         return ":".join((f"{self.prefix}:ls:{sid}", *map(str, parts)))
 
     def inbox(self, worker: str) -> str:
@@ -167,6 +169,7 @@ class RedisSessionStore:
         await self.conn.set(f"{self.prefix}:worker:{self.worker}", b"1", px=ttl_ms)
 
     async def alive(self, worker: str) -> bool:
+        """Whether ``worker``'s heartbeat is in Redis."""
         return bool(await self.conn.exists(f"{self.prefix}:worker:{worker}"))
 
     async def publish(self, worker: str, message: dict[str, Any]) -> None:
@@ -181,9 +184,11 @@ class RedisSessionStore:
         return bool(taken), int(held)
 
     async def release_slot(self, sid: str) -> None:
+        """Free the live-session slot of ``sid``."""
         await self.conn.zrem(self.live_key, sid)
 
     async def create(self, sid: str, record: dict[str, Any]) -> None:
+        """Write a new session's record (unless one exists), expiring after the idle timeout."""
         await self.conn.set(self.key(sid), orjson.dumps(record), px=self.ttl_ms, nx=True)
 
     async def renew(self, sid: str) -> dict[str, Any] | None:
@@ -231,6 +236,7 @@ class RedisSessionStore:
         return int(stream) if fresh else None
 
     async def release_call(self, sid: str, field: bytes) -> None:
+        """The request with this id (JSON) is no longer in flight."""
         await self.conn.hdel(self.key(sid, "calls"), field)
 
     async def runs_here(self, sid: str, stream: int) -> None:
@@ -264,6 +270,7 @@ class RedisSessionStore:
             await pipe.execute()
 
     async def answered(self, sid: str, field: bytes) -> None:
+        """Our request with this id (JSON) got its answer: nobody waits for it any more."""
         await self.conn.hdel(self.key(sid, "out"), field)
 
     async def waiting_worker(self, sid: str, field: bytes) -> str | None:
@@ -274,9 +281,11 @@ class RedisSessionStore:
     # -- streams ---------------------------------------------------------------------------------
 
     def stream_key(self, sid: str, stream: int) -> str:
+        """The key of the Redis stream holding stream ``stream`` of session ``sid``."""
         return self.key(sid, "s", stream)
 
     async def has_stream(self, sid: str, stream: int) -> bool:
+        """Whether stream ``stream`` of session ``sid`` has events in Redis."""
         return bool(await self.conn.exists(self.stream_key(sid, stream)))
 
     async def append(self, sid: str, stream: int, data: bytes, final: bool) -> int:

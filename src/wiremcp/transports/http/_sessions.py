@@ -73,11 +73,16 @@ Replies and streams ("Sending Messages", "Listening", "Resumability and Redelive
 The server decides what each message means: every session holds a
 `ServerConnection` (its `LegacySession`, its requests in flight, the
 server's requests awaiting answers); each request's `Call` writes to the
-request's stream (`_Stream`: open, closing, closed), which is carried by at
-most one HTTP response at a time (`_Pump`, whose state is `_Carrying`: new,
-streaming, released, lost, gone). What a session shares with a session kept
-in Redis (`_shared_sessions`): its connection, answering ``initialize``,
-settling a request, the event framing, is `_session_base.SessionBase`'s.
+request's stream (`_Stream`, a stream of the sans-I/O engine
+`_stream_engine`: numbering, replay, resumption, routing), which is carried
+by at most one HTTP response at a time (`_Pump`, whose state is `_Carrying`:
+new, streaming, released, lost, gone), written by the one carrier loop
+(`_carrier.carry`, which keeps the wire rules above for both stores). This
+is the memory adapter of the `_session_store.SessionStore` port; the Redis
+adapter is `_shared_sessions`. What a session shares with a session kept in
+Redis: its connection, answering ``initialize``, settling a request, the
+event framing, is `_session_base.SessionBase`'s; the options and header
+rules are `_session_rules`'s.
 
 Memory: at most ``max_sessions`` sessions; each keeps the written events of
 its streams for replay up to ``replay_buffer`` bytes (oldest dropped first),

@@ -1,13 +1,16 @@
 """Legacy (2025-11-25) sessions shared by every worker through Redis (docs/deploy.md, "Legacy sessions").
 
-`SharedSessions` replaces `_sessions.Sessions` when the server's backend is
-shared (``WIREMCP_REDIS_URL``): any worker serves any message of any
-session, so a load balancer needs no stickiness. It keeps the wire rules of
-`_sessions` (status codes, ``Mcp-Session-Id``, ``MCP-Protocol-Version``,
-event ids ``{stream}-{n}``, ``Last-Event-ID`` resumption, the priming event,
-one JSON body for a request answered before it sends anything; what a
-session is, `SharedSession` shares with the local one: `_session_base`),
-and these rules of its own:
+`SharedSessions` fills the `_session_store.SessionStore` port in place of
+`_sessions.Sessions` (neither derives from the other) when the server's
+backend is shared (``WIREMCP_REDIS_URL``): any worker serves any message of
+any session, so a load balancer needs no stickiness. It keeps the wire rules
+of `_sessions` (status codes, ``Mcp-Session-Id``, ``MCP-Protocol-Version``:
+`_session_rules`; event ids ``{stream}-{n}``, ``Last-Event-ID`` resumption,
+the priming event, one JSON body for a request answered before it sends
+anything: the one carrier loop, `_carrier.carry`, fed from Redis by
+`_shared_streams.RedisFeed`; what a session is, `SharedSession` shares with
+the local one: `_session_base`). What is kept in Redis, and the Lua scripts
+that write it, is `wiremcp.backends.redis.sessions`. Its rules of its own:
 
 The session record
 
@@ -111,7 +114,7 @@ import orjson
 from ...backends import BackendUnavailable
 from ...backends.redis import RedisBackend
 from ...backends.redis.sessions import MAX_UNSENT, REDIS_ERRORS, RedisSessionStore
-from ...jsonrpc import ErrorResponse, InternalError, Notification, Request, Response
+from ...jsonrpc import ErrorResponse, InternalError, InvalidRequest, Notification, Request, Response
 from ...protocol.telemetry import replaying
 from ...server import Server
 from ...server.transport import Call, ServerBusy, Write, reply_failed
@@ -665,6 +668,4 @@ class SharedSessions:
 
 
 def _in_flight(request_id: Any) -> Exception:
-    from ...jsonrpc import InvalidRequest
-
     return InvalidRequest(f"Invalid Request: request id {request_id!r} is already in flight", id=request_id)

@@ -31,6 +31,7 @@ Rules kept here:
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Union
 
 from ...jsonrpc import InvalidParams, Request
@@ -87,6 +88,7 @@ class Tasks:
         max_tasks_per_owner: int | None = None,
         max_ttl_ms: int | None = None,
         spawn: Callable[[Awaitable[Any]], Any] | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         if ttl_ms is not None and (type(ttl_ms) is not int or ttl_ms <= 0):
             raise ValueError("task ttl_ms is a positive integer of milliseconds, or None for unlimited")
@@ -98,7 +100,7 @@ class Tasks:
         self.ttl_ms = ttl_ms
         self.poll_interval_ms = poll_interval_ms
         #: The era-neutral engine (create, run, lease, finish, sweep).
-        self.engine = TaskEngine(self.ready, TaskLimits.of(max_tasks, max_tasks_per_owner, max_ttl_ms), spawn=spawn)
+        self.engine = TaskEngine(self.ready, TaskLimits.of(max_tasks, max_tasks_per_owner, max_ttl_ms), spawn=spawn, clock=clock)
         self.modern = ModernTaskWire(self.engine, host.negotiated)
         self.legacy = LegacyTaskWire(self.engine)
 

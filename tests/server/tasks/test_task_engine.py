@@ -32,6 +32,8 @@ VERSION = "2026-07-28"
 
 def drive(coro: Coroutine[Any, Any, Any]) -> Any:
     """Run ``coro`` to its end without an event loop (it must never suspend)."""
+    with pytest.raises(RuntimeError):  # no event loop runs: nothing here may need one
+        asyncio.get_running_loop()
     try:
         coro.send(None)
     except StopIteration as done:

@@ -48,8 +48,22 @@ from typing import Any, AsyncIterator, Callable, Literal, Mapping, Unpack, overl
 
 from ..protocol import MODERN_VERSIONS, Era, methods
 from ..protocol.errors import HEADER_MISMATCH
-from . import events as ev
-from .events import Id
+from .events import (
+    Abandon,
+    Acknowledged,
+    Event,
+    Failed,
+    Id,
+    LogMessage,
+    Notified,
+    Progress,
+    Send,
+    ServerRequest,
+    Settled,
+    SubscriptionEnded,
+    SubscriptionNote,
+    TaskUpdate,
+)
 from ._eras import EraCache, EraChoice
 from ._errors import ClientError, ConnectionClosed, NotSent, ProtocolViolation, RemoteError
 from ._mrtr import check_complete
@@ -62,7 +76,7 @@ from ._task_handle import TaskHandle
 from ._tasks import TASKS_LIST, TaskState, augment, legacy_task_support, parse_task
 from ._transport import ClientTransport
 from ._telemetry import wanted as telemetry_wanted
-from . import _observing as observing
+from ._observing import clock, observe_request, observe_write, session_closed, session_opened
 from ..protocol.observers import ObservedRequest, ObservedSession, Observer, check_observer
 
 __all__ = ["Client", "DEFAULT_TIMEOUT", "DEFAULT_PROBE_TIMEOUT", "DEFAULT_MAX_INPUT_ROUNDS", "DEFAULT_CONNECT_RETRY_DELAY"]
@@ -402,7 +416,7 @@ class Client:
             self._renew()
         self._loop = asyncio.get_running_loop()
         self._opened = True
-        opened_at = observing.clock()
+        opened_at = clock()
         await self.transport.open(self._receiver)
         try:
             await self._settle_era()
@@ -410,7 +424,7 @@ class Client:
             await self.aclose()
             raise
         if self._observers and self._proto.era is Era.LEGACY:  # a 2025-11-25 session is open
-            self._session = observing.session_opened(self, self._observers, opened_at)
+            self._session = session_opened(self, self._observers, opened_at)
 
     async def _settle_era(self) -> None:
         """stdio.mdx and streamable-http.mdx, Backward Compatibility: the I/O of `Negotiation` (`_settle`)."""
@@ -450,7 +464,7 @@ class Client:
         finally:
             session, self._session = self._session, None
             if session is not None:  # a 2025-11-25 session ends (once)
-                observing.session_closed(self._observers, session)
+                session_closed(self._observers, session)
 
     def _lost(self, exc: BaseException | None) -> None:
         if self._deadline_timer is not None:
@@ -485,7 +499,7 @@ class Client:
     ) -> dict[str, Any]:
         """One request and its reply; a request that was never sent (`NotSent`) is sent once more."""
         if self._observers and event is None:  # observed: `observe_request` comes back here with its event
-            return await observing.observe_request(self, self._observers, method, params, options, cancel_on_timeout)
+            return await observe_request(self, self._observers, method, params, options, cancel_on_timeout)
         deadline = options.deadline_after(self._connected().time(), self.timeout)
         try:
             return await self._attempt(method, params, options, deadline, cancel_on_timeout, event)
@@ -526,7 +540,7 @@ class Client:
 
     def _write(self, data: bytes) -> None:
         if self._observers:  # a notification is observed around its write (see _observing)
-            observing.observe_write(self, self._observers, data, self._send_bytes)
+            observe_write(self, self._observers, data, self._send_bytes)
         else:
             self._send_bytes(data)
 
@@ -562,28 +576,28 @@ class Client:
 
     # -- acting on the protocol's events ----------------------------------------------
 
-    def _dispatch(self, events: list[ev.Event[_Waiter]]) -> None:
+    def _dispatch(self, events: list[Event[_Waiter]]) -> None:
         for event in events:
-            if type(event) is ev.Settled:
+            if type(event) is Settled:
                 future = event.tag.future
                 if not future.done():
                     future.set_result(event.result)
-            elif type(event) is ev.Failed:
+            elif type(event) is Failed:
                 future = event.tag.future
                 if not future.done():
                     future.set_exception(event.error)
-            elif type(event) is ev.Send:
+            elif type(event) is Send:
                 try:
                     self._write(event.data)
                 except ClientError as exc:
                     log.debug("could not send %r: %s", event.data[:80], exc)
-            elif type(event) is ev.Abandon:
+            elif type(event) is Abandon:
                 self.transport.abandon(event.id)
-            elif type(event) is ev.Progress:
+            elif type(event) is Progress:
                 on_progress = event.tag.options.on_progress
                 if on_progress is not None:
                     _call_back(on_progress, event.progress, event.total, event.message)
-            elif type(event) is ev.LogMessage:
+            elif type(event) is LogMessage:
                 target = event.tag.options.on_log if event.tag is not None else None
                 if target is None:
                     target = self.on_log
@@ -591,29 +605,29 @@ class Client:
                     _call_back(target, event.params)
                 else:
                     log.debug("server log message: %r", event.params)
-            elif type(event) is ev.Notified:
+            elif type(event) is Notified:
                 if self.on_notification is not None:
                     _call_back(self.on_notification, event.notification)
                 else:
                     log.debug("notification %s received", event.notification.method)
-            elif type(event) is ev.Acknowledged:
+            elif type(event) is Acknowledged:
                 if event.tag.subscription is not None:
                     event.tag.subscription._acknowledge(event.notifications)
-            elif type(event) is ev.SubscriptionNote:
+            elif type(event) is SubscriptionNote:
                 if event.tag.subscription is not None:
                     event.tag.subscription._deliver(event.method, event.params)
-            elif type(event) is ev.SubscriptionEnded:
+            elif type(event) is SubscriptionEnded:
                 if event.tag.subscription is not None:
                     event.tag.subscription._end(event.error)
-            elif type(event) is ev.TaskUpdate:
+            elif type(event) is TaskUpdate:
                 for handle in tuple(self._followers.get(event.task.id, ())):
                     handle._notified(event.task)
-            elif type(event) is ev.ServerRequest:
+            elif type(event) is ServerRequest:
                 task = asyncio.ensure_future(self._answer_server(event))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
 
-    async def _answer_server(self, request: ev.ServerRequest) -> None:
+    async def _answer_server(self, request: ServerRequest) -> None:
         """Legacy era: answer a server-initiated request with the configured callback."""
         try:
             data = self._proto.answer(request.id, await self._answer_input(request.kind, request.params))
@@ -621,7 +635,7 @@ class Client:
             log.exception("answering the server's %s failed", request.method)
             data = self._proto.answer_error(request.id, exc)
         if data is not None:
-            self._dispatch([ev.Send(data)])
+            self._dispatch([Send(data)])
 
     async def _answer_input(self, kind: str, params: dict[str, Any]) -> Any:
         return await _maybe_await(self._inputs[kind](params))

@@ -29,7 +29,7 @@ from orjson import loads
 
 from ..jsonrpc import encode_notification
 from ..protocol.meta import PROTOCOL_VERSION
-from ..protocol.observers import ObservedNotification, ObservedRequest, ObservedSession, Observer
+from ..protocol.observers import ObservedNotification, ObservedRequest, ObservedSession, Observer, around_notification
 
 if TYPE_CHECKING:
     from ._client import Client
@@ -107,19 +107,15 @@ def observe_write(client: Client, observers: Sequence[Observer], data: bytes, wr
         method, params, version=_version(client), session_id=_session_id(client),
         meta=dict(meta) if type(meta) is dict else {},
     )
-    states = [observer.notification_started(event) for observer in observers]
-    if event.meta:  # else the notification goes as it was
-        params["_meta"] = event.meta
-        data = encode_notification(method, params)
-    error: BaseException | None = None
-    try:
-        write(data)
-    except BaseException as exc:
-        error = exc
-        raise
-    finally:
-        for observer, state in zip(reversed(observers), reversed(states)):
-            observer.notification_ended(event, state, error)
+
+    def send() -> None:
+        if event.meta:  # what the observers added; else the notification goes as it was
+            params["_meta"] = event.meta
+            write(encode_notification(method, params))
+        else:
+            write(data)
+
+    around_notification(observers, event, send)
 
 
 def session_opened(client: Client, observers: Sequence[Observer], opened_at: float) -> ObservedSession:

@@ -100,7 +100,22 @@ from ..jsonrpc import (
 from ..protocol import MODERN_VERSIONS, Era, methods
 from ..protocol.errors import UNSUPPORTED_PROTOCOL_VERSION
 from ..protocol.meta import CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PROTOCOL_VERSION, SUBSCRIPTION_ID
-from . import events as ev
+from .events import (
+    Abandon,
+    Acknowledged,
+    Event,
+    Failed,
+    Id,
+    LogMessage,
+    Notified,
+    Progress,
+    Send,
+    ServerRequest,
+    Settled,
+    SubscriptionEnded,
+    SubscriptionNote,
+    TaskUpdate,
+)
 from ._cache import ResultCache
 from ._eras import EraCache, EraChoice, Initialize, Negotiation, Probe, Ready, Step, pick_version
 from ._errors import ConnectionClosed, ProtocolViolation, RemoteError, RequestTimeout
@@ -131,8 +146,7 @@ _ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 _NO_OPTIONS = CallOptions()
 
 T = TypeVar("T")
-Id = ev.Id
-Events = list[ev.Event[T]]
+Events = list[Event[T]]
 
 
 def _as_id(value: Any) -> Id | None:
@@ -433,8 +447,8 @@ class ClientProtocol(Generic[T]):
         if self.closed is not None:
             return []
         if self.cancel_by_notification:
-            return [ev.Send(encode_notification(methods.CANCELLED, {"requestId": id, "reason": reason}))]
-        return [ev.Abandon(id)]
+            return [Send(encode_notification(methods.CANCELLED, {"requestId": id, "reason": reason}))]
+        return [Abandon(id)]
 
     def next_deadline(self) -> float | None:
         return self._pending.next_deadline()
@@ -446,7 +460,7 @@ class ClientProtocol(Generic[T]):
             id = entry.id
             self._log_calls.discard(id)
             self._subscriptions.pop(id, None)
-            out.append(ev.Failed(entry.context.tag, RequestTimeout(
+            out.append(Failed(entry.context.tag, RequestTimeout(
                 f"no reply to {entry.method} (id {id}) in time; the request was cancelled"
             )))
             if entry.context.cancel_on_timeout:
@@ -483,12 +497,12 @@ class ClientProtocol(Generic[T]):
         assert id is not None  # the MCP profile decodes only string and integer ids
         if req.method == "ping":
             data = self.answer(id, {})
-            return [ev.Send(data)] if data is not None else []
+            return [Send(data)] if data is not None else []
         kind = INPUT_METHODS.get(req.method)
         if kind is None or kind not in self.answers:
             data = self.answer_error(id, undeclared(req.method, kind))
-            return [ev.Send(data)] if data is not None else []
-        return [ev.ServerRequest(id, req.method, kind, params)]
+            return [Send(data)] if data is not None else []
+        return [ServerRequest(id, req.method, kind, params)]
 
     # -- receiving --------------------------------------------------------------------
 
@@ -500,7 +514,7 @@ class ClientProtocol(Generic[T]):
             entry = self._pending.abandon(exc.response_id) if exc.response_id is not None else None
             if entry is not None:
                 self._settled(entry.id)
-                return [ev.Failed(entry.context.tag, ProtocolViolation(f"the reply to {entry.method} is malformed: {exc.message}"))]
+                return [Failed(entry.context.tag, ProtocolViolation(f"the reply to {entry.method} is malformed: {exc.message}"))]
             log.warning("ignored a malformed message from the server: %s", exc.message)
             return []
         except InvalidNotification as exc:
@@ -546,8 +560,8 @@ class ClientProtocol(Generic[T]):
         if type(msg) is Response:
             if context.progress and self.era is Era.LEGACY and entry.method == methods.TOOLS_CALL:
                 self._keep_task_progress(entry.id, context, msg.result)
-            return [ev.Settled(context.tag, msg.result)]
-        return [ev.Failed(context.tag, RemoteError(msg.error, entry.method, http_status=status))]  # type: ignore[union-attr]  # an ErrorResponse here
+            return [Settled(context.tag, msg.result)]
+        return [Failed(context.tag, RemoteError(msg.error, entry.method, http_status=status))]  # type: ignore[union-attr]  # an ErrorResponse here
 
     def _keep_task_progress(self, token: Id, context: _Entry[T], result: Any) -> None:
         """A 2025-11-25 ``CreateTaskResult``: its call's progressToken stays valid for the task's life (tasks.mdx)."""
@@ -578,14 +592,14 @@ class ClientProtocol(Generic[T]):
             token = _as_id(params.get("progressToken"))
             entry = self._pending.get(token) if token is not None else None
             if entry is not None and entry.context.progress:
-                return [ev.Progress(entry.context.tag, params.get("progress"), params.get("total"), params.get("message"))]
+                return [Progress(entry.context.tag, params.get("progress"), params.get("total"), params.get("message"))]
             kept = self._task_progress.get(token) if token is not None else None
             if kept is not None:  # the progress of a 2025-11-25 task, to the call that made it
-                return [ev.Progress(kept[1].tag, params.get("progress"), params.get("total"), params.get("message"))]
+                return [Progress(kept[1].tag, params.get("progress"), params.get("total"), params.get("message"))]
             log.debug("progress for unknown token %r dropped", token)
             return []
         if method == methods.MESSAGE:
-            return [ev.LogMessage(self._log_target(origin), params)]
+            return [LogMessage(self._log_target(origin), params)]
         if method == TASK_NOTIFICATION or method == LEGACY_TASK_NOTIFICATION:
             return self._task_notification(note, params, origin)
         self.cache.notified(method, params)
@@ -597,7 +611,7 @@ class ClientProtocol(Generic[T]):
                     # The server tore the subscription down (cancellation.mdx): nothing to cancel on our side.
                     ended = subscriptions.pop(target)
                     self._pending.abandon(target, "cancelled by the server")
-                    return [ev.SubscriptionEnded(ended.tag, None)]
+                    return [SubscriptionEnded(ended.tag, None)]
             meta = params.get("_meta")
             sub_id = _as_id(meta.get(SUBSCRIPTION_ID)) if type(meta) is dict else None
             if sub_id is None and origin is not None and origin in subscriptions:
@@ -605,7 +619,7 @@ class ClientProtocol(Generic[T]):
             sub = subscriptions.get(sub_id) if sub_id is not None else None
             if sub is not None:
                 return self._deliver(sub, sub_id, method, params)
-        return [ev.Notified(note)]
+        return [Notified(note)]
 
     def _task_notification(self, note: Notification, params: dict[str, Any], origin: Id | None) -> Events[T]:
         """tasks.md, "Task Status Notifications"; tasks.mdx, "Task Status Notification"."""
@@ -616,7 +630,7 @@ class ClientProtocol(Generic[T]):
             return []
         if task.terminal:
             self.task_ended(task.id)
-        out: Events[T] = [ev.TaskUpdate(task)]
+        out: Events[T] = [TaskUpdate(task)]
         if self._subscriptions:
             meta = params.get("_meta")
             sub_id = _as_id(meta.get(SUBSCRIPTION_ID)) if type(meta) is dict else None
@@ -626,7 +640,7 @@ class ClientProtocol(Generic[T]):
             if sub is not None:
                 out.extend(self._deliver(sub, sub_id, note.method, params))
                 return out
-        out.append(ev.Notified(note))
+        out.append(Notified(note))
         return out
 
     @staticmethod
@@ -634,11 +648,11 @@ class ClientProtocol(Generic[T]):
         if method == _ACKNOWLEDGED:
             sub.acked = True
             notes = params.get("notifications")
-            return [ev.Acknowledged(sub.tag, notes if type(notes) is dict else {})]
+            return [Acknowledged(sub.tag, notes if type(notes) is dict else {})]
         if not sub.acked:
             log.warning("subscription %r: %s arrived before the acknowledgment; dropped", id, method)
             return []
-        return [ev.SubscriptionNote(sub.tag, method, params)]
+        return [SubscriptionNote(sub.tag, method, params)]
 
     def _log_target(self, origin: Id | None) -> T | None:
         if origin is not None:
@@ -656,14 +670,14 @@ class ClientProtocol(Generic[T]):
         if entry is None:
             return []
         self._settled(id)
-        return [ev.Failed(entry.context.tag, exc)]
+        return [Failed(entry.context.tag, exc)]
 
     def connection_lost(self, exc: BaseException | None = None) -> Events[T]:
         """The connection is gone: fail everything in flight with `ConnectionClosed`."""
         if self.closed is None:
             self.closed = exc if exc is not None else ConnectionClosed("the server closed the connection")
         reason = self.closed if isinstance(self.closed, ConnectionClosed) else ConnectionClosed(str(self.closed))
-        out: Events[T] = [ev.Failed(entry.context.tag, reason) for entry in self._pending.drain()]
+        out: Events[T] = [Failed(entry.context.tag, reason) for entry in self._pending.drain()]
         self._log_calls.clear()
         self._subscriptions.clear()
         self._task_progress.clear()

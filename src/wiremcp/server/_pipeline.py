@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, TypeVar
 
 from ..jsonrpc import Notification, Request
 from ..protocol.meta import PROTOCOL_VERSION, RequestMeta
-from ..protocol.observers import ObservedNotification, ObservedRequest, ObservedSession, Observer
+from ..protocol.observers import ObservedNotification, ObservedRequest, ObservedSession, Observer, around_notification
 from ._context import Emit, current_headers, header_mapping
 
 if TYPE_CHECKING:
@@ -215,16 +215,7 @@ def observe_notification(
         session_id=session.id if session is not None else session_id, headers=headers,
         meta=meta if type(meta) is dict else None,
     )
-    states = [observer.notification_started(event) for observer in observers]
-    error: BaseException | None = None
-    try:
-        return act(note)
-    except BaseException as exc:
-        error = exc
-        raise
-    finally:
-        for observer, state in zip(reversed(observers), reversed(states)):
-            observer.notification_ended(event, state, error)
+    return around_notification(observers, event, lambda: act(note))
 
 
 def opened(observers: tuple[Observer, ...], session: LegacySession) -> ObservedSession:

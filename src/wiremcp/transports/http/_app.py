@@ -42,9 +42,11 @@ Versions"), the request being in a session when it carries
 whatever session id it also carries; legacy (2025-11-25) clients open a
 session with ``initialize`` and are served in it by `_sessions.Sessions`
 (``Mcp-Session-Id``, the GET stream, resumable streams, DELETE), each session
-around its own `ServerConnection`. A modern request is one `Call` whose
-``write`` is the exchange (`_Exchange`); the states of the exchange are
-`_Reply` (pending, streaming, done, gone). ``legacy`` follows ``server.legacy``; with it off the
+around its own `ServerConnection`. Every POST body goes to the endpoint's
+own `ServerConnection.receive` (the server's one entry point: decoded once,
+the era decided once); a modern request is one `Call` whose ``write`` is
+the exchange (`_exchange.Exchange`; its states, `ReplyState`: pending,
+streaming, done, gone), and the body is read by `_body.BodyReader`. ``legacy`` follows ``server.legacy``; with it off the
 endpoint is modern only: GET and DELETE are 405, ``initialize`` is refused
 (its message names the supported versions) and no session id is issued.
 

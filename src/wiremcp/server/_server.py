@@ -379,10 +379,14 @@ class Server:
         ``"never"``; the store and its settings are the ``task_*`` arguments.
         """
         if self.tasks is None:
-            from ._tasks._runtime import Tasks  # the runtime (and asyncio) only for a server with tasks
+            from ._tasks._runtime import TaskHost, Tasks  # the runtime (and asyncio) only for a server with tasks
 
+            host = TaskHost(
+                self._complete, self.negotiated, lambda id, method, meta, emit: Context(id, method, meta, self, emit),
+                lambda tool, arguments, ctx: tool.run_body(arguments, ctx, self.workers, self.mask_errors),
+            )
             # An option left None takes the runtime's default (_tasks._modes, _tasks._limits).
-            tasks = self.tasks = Tasks(self, **{k: v for k, v in self._task_options.items() if v is not None})
+            tasks = self.tasks = Tasks(host, **{k: v for k, v in self._task_options.items() if v is not None})
             self.declare_extension(TASKS)
             self._handlers.update({"tasks/get": tasks.get, "tasks/update": tasks.update, "tasks/cancel": tasks.cancel})
             self._legacy_handlers.update({"tasks/result": tasks.result, "tasks/list": tasks.list_tasks})
@@ -785,7 +789,7 @@ class Server:
         return self._cacheable(result)
 
     def _tools_list(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
-        if meta.session is not None and self.tasks is not None:  # 2025-11-25: execution.taskSupport
+        if meta.era == "legacy" and self.tasks is not None:  # 2025-11-25: execution.taskSupport
             defs = self._legacy_tool_defs
             if defs is None:
                 defs = self._legacy_tool_defs = [_legacy_definition(t) for t in self._tools.values()]

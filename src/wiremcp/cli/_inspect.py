@@ -53,15 +53,23 @@ from ..client import Client, ClientError, HTTPError, RemoteError
 from ..protocol import Era
 from ._answers import AnswerError, Answers
 from ._client import add_connection_options, client_for, close_auth, run_client, split_target
-from ._output import OK, USAGE, Style, UsageError, WirePrinter, fail, log_warnings, print_content, print_remote_error
-from ._output import print_tool_result
+from ._output import (
+    OK,
+    USAGE,
+    Style,
+    UsageError,
+    WirePrinter,
+    fail,
+    log_warnings,
+    print_content,
+    print_remote_error,
+    print_tool_result,
+)
 from ._probe_stderr import ProbeStderr
 from ._task import add_call_options, call_tool_live
 from ._words import ArgumentError, did_you_mean, parse_arguments
 
-__all__ = ["COMMANDS", "add_arguments", "handle"]
-
-COMMANDS = ("inspect", "call", "read", "prompt")
+__all__ = ["add_arguments", "handle"]
 
 
 def add_arguments(p: argparse.ArgumentParser, command: str) -> None:

@@ -32,8 +32,18 @@ from typing import Any, Callable, TextIO
 
 from ..client import CallToolResult, Client, ClientError, RemoteError, TaskCancelled, TaskHandle, TaskState
 from ._client import add_connection_options, client_for, close_auth, run_client, split_target
-from ._output import FAILED, OK, Style, UsageError, WirePrinter, fail, log_warnings, pretty, print_remote_error
-from ._output import print_tool_result
+from ._output import (
+    FAILED,
+    OK,
+    Style,
+    UsageError,
+    WirePrinter,
+    fail,
+    log_warnings,
+    pretty,
+    print_remote_error,
+    print_tool_result,
+)
 
 __all__ = ["add_arguments", "handle", "add_call_options", "call_tool_live", "ACTIONS"]
 

@@ -66,7 +66,7 @@ class ToolHandlers:
     def tools_list(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
         server = self.server
         tools = server._tools
-        if meta.session is not None and server.tasks is not None:  # 2025-11-25: execution.taskSupport
+        if meta.era == "legacy" and server.tasks is not None:  # 2025-11-25: execution.taskSupport
             defs = self._legacy_defs
             if defs is None:
                 defs = self._legacy_defs = [_legacy_definition(t) for t in tools.values()]

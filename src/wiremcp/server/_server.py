@@ -35,7 +35,7 @@ from ..protocol.extensions import TASKS, check_identifier, client_declares
 from ..protocol.meta import SERVER_INFO, RequestMeta
 from ..protocol.state import StateSealer
 from ..protocol.telemetry import wanted as telemetry_wanted
-from ._context import Emit
+from ._context import Context, Emit
 from ._engine import Engine
 from ._options import DEFAULT_LIST_TTL_MS, CacheScope, ServerSettings, ToolOptions, task_options
 from ._registry_content import ContentRegistry, check_decorated, check_name
@@ -284,10 +284,14 @@ class Server(ContentRegistry):
         ``"never"``; the store and its settings are the ``task_*`` arguments.
         """
         if self.tasks is None:
-            from ._tasks._runtime import Tasks  # the runtime (and asyncio) only for a server with tasks
+            from ._tasks._runtime import TaskHost, Tasks  # the runtime (and asyncio) only for a server with tasks
 
+            host = TaskHost(
+                self._complete, self.negotiated, lambda id, method, meta, emit: Context(id, method, meta, self, emit),
+                lambda tool, arguments, ctx: tool.run_body(arguments, ctx, self.workers, self.mask_errors),
+            )
             # An option left None takes the runtime's default (_tasks._modes, _tasks._limits).
-            tasks = self.tasks = Tasks(self, **{k: v for k, v in self._task_options.items() if v is not None})
+            tasks = self.tasks = Tasks(host, **{k: v for k, v in self._task_options.items() if v is not None})
             self.declare_extension(TASKS)
             self._engine.add_tasks(tasks)
         return self.tasks

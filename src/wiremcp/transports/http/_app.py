@@ -140,7 +140,7 @@ from ._client_key import client_key
 from ._listen_caps import DEFAULT_MAX_LISTENS_PER_CLIENT, ListenCaps
 from ._security import HostGuard, accepts_json_and_sse, is_json_content_type
 from ._shutdown import Shutdown, run_lifespan
-from ._sessions import (
+from ._session_rules import (
     DEFAULT_MAX_SESSIONS,
     DEFAULT_MAX_SESSIONS_PER_CLIENT,
     DEFAULT_PRESSURE_IDLE_TIMEOUT,
@@ -149,9 +149,8 @@ from ._sessions import (
     ENTRY_COST,
     LEGACY_HEADER_VALUES,
     SESSION_HEADER,
-    Sessions,
-    session_store,
 )
+from ._session_store import SessionStore, session_store
 
 if TYPE_CHECKING:
     from contextvars import ContextVar
@@ -711,7 +710,7 @@ class MCPApp:
 
     async def _legacy_request(
         self,
-        sessions: Sessions,
+        sessions: SessionStore,
         session_id: bytes | None,
         req: Request,
         headers: dict[bytes, bytes],

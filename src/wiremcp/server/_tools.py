@@ -298,7 +298,7 @@ class Tool:
         input_schema, doc, return_hint = self._input(options.input_schema, where)
         self._output(options, return_hint, where)
         #: ``(types by argument, required names, str returns are one text block)`` when a call may
-        #: take the fused ``tools/call`` path (`Server.fused_call`): an inline synchronous function
+        #: take the fused ``tools/call`` path (`_intake.FastPath`): an inline synchronous function
         #: with no context, inputs or scopes, and a schema of scalar properties.
         self.fused_arguments: FusedArguments | None = None
         if not self.is_async and not self.threaded and self.context_param is None and not self.inputs and not self.scopes:

@@ -401,15 +401,17 @@ class MCPApp:
         sessions = self._sessions
         session_id = headers.get(SESSION_HEADER) if sessions is not None else None
         auth = self._auth
-        out = self._receive(
+        out = self._receive(  # (positional: hold, defer, in_session, vet)
             body,
             auth is not None,
-            in_session=session_id is not None,
-            vet=functools.partial(self._check_call, headers) if auth is None else None,
+            False,
+            session_id is not None,
+            functools.partial(self._check_call, headers) if auth is None else None,
         )
         kind = type(out)
         if kind is tuple:  # a Reply: the fused call's, or the error of a body that does not decode
-            data, code = cast(Reply, out)
+            reply: Reply = out  # type: ignore[assignment]  # kind is tuple: a Reply
+            data, code = reply
             await send(
                 {
                     "type": "http.response.start",

@@ -171,3 +171,37 @@ def test_http_private_list_is_never_shared_between_anonymous_callers() -> None:
         assert all(result["cacheScope"] == "private" and result["ttlMs"] == 60_000 for result in lists)
         _, _, counts = _post(url, call(9, "reached_counts"), "127.0.0.6")
         assert _counts(counts)["reached"]["tools/list"] == 4  # every one reached the handler
+
+
+@pytest.mark.slow
+def test_http_legacy_session_is_limited_in_the_reply() -> None:
+    """A 2025-11-25 session's replies are 200 whatever they carry (the session's own reply path, as for the
+    task caps): the refusal is the -32000 error with ``retryAfterMs`` in the body, not a 429."""
+    with wiremcp_http(SERVER) as url:
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+        base = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Host": f"127.0.0.1:{port}"}
+        try:
+            conn.request("POST", "/mcp", orjson.dumps(init), base)
+            resp = conn.getresponse()
+            resp.read()
+            session = resp.getheader("Mcp-Session-Id")
+            assert resp.status == 200 and session
+            headers = {**base, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"}
+            conn.request("POST", "/mcp", orjson.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), headers)
+            resp = conn.getresponse()
+            resp.read()
+            statuses = []
+            for i in range(1, 5):
+                message = {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}}
+                conn.request("POST", "/mcp", orjson.dumps(message), headers)
+                resp = conn.getresponse()
+                body = resp.read()
+                statuses.append(resp.status)
+            assert statuses == [200, 200, 200, 200]
+            error = orjson.loads(body)["error"]
+            assert error["code"] == -32000 and error["data"]["retryAfterMs"] > 0
+        finally:
+            conn.close()

@@ -9,13 +9,18 @@ and ``data.retryAfterMs`` (HTTP: 429 with ``Retry-After``), each client
 address has its own share, a ``public`` list is answered from the cache and a
 ``private`` one is never shared between anonymous HTTP callers, a resource's
 KeyError is mapped to -32602, an unexpected failure is masked with a
-reference, and every request is logged as a JSON line.
+reference, and every request is logged as a JSON line. Behind a real
+resource server (bearer tokens) each principal is a caller of its own, and a
+private result is cached for its principal only.
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -115,7 +120,7 @@ def test_stdio_legacy_session_is_limited_and_cached_too() -> None:
 
 uvicorn = pytest.importorskip("uvicorn", reason="the HTTP transport needs the [http] extra")
 
-from _servers import wiremcp_http  # noqa: E402
+from _servers import free_port, stop, wait_listening, wiremcp_http  # noqa: E402
 from test_http import mcp_headers  # noqa: E402
 
 
@@ -205,3 +210,40 @@ def test_http_legacy_session_is_limited_in_the_reply() -> None:
             assert error["code"] == -32000 and error["data"]["retryAfterMs"] > 0
         finally:
             conn.close()
+
+
+@pytest.mark.slow
+def test_http_authenticated_callers_each_have_their_share_and_their_private_results(tmp_path: Path) -> None:
+    """Behind a real resource server: two principals from one address are two callers."""
+    port = free_port()
+    resource = f"http://127.0.0.1:{port}/mcp"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "middleware_kit_auth:app", "--app-dir", str(SERVERS), "--host", "127.0.0.1",
+         "--port", str(port), "--no-access-log"],
+        env={**os.environ, "KIT_RESOURCE": resource, "KIT_SCOPE": "private"},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        wait_listening(port, proc)
+
+        def as_(token: str, message: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+            try:
+                headers = {**mcp_headers(message), "Host": f"127.0.0.1:{port}", "Authorization": f"Bearer {token}"}
+                conn.request("POST", "/mcp", orjson.dumps(message), headers)
+                resp = conn.getresponse()
+                return resp.status, orjson.loads(resp.read())
+            finally:
+                conn.close()
+
+        assert [as_("t-ann", call(i, "echo", {"text": "a"}))[0] for i in range(4)] == [200, 200, 200, 429]
+        assert as_("t-bob", call(9, "echo", {"text": "b"}))[0] == 200  # same address, another principal
+        ann_first, ann_again = (as_("t-ann", request(10 + i, "tools/list"))[1]["result"] for i in range(2))
+        bob_list = as_("t-bob", request(20, "tools/list"))[1]["result"]
+        assert ann_first["cacheScope"] == "private" and ann_first["ttlMs"] == 60_000
+        assert ann_again["ttlMs"] < 60_000  # ann's own result, from the cache
+        assert bob_list["ttlMs"] == 60_000  # never ann's: bob's request reached the handler
+        status, counts = as_("t-bob", call(21, "reached_counts"))
+        assert _counts(counts)["reached"]["tools/list"] == 2
+    finally:
+        stop(proc)

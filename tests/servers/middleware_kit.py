@@ -1,4 +1,4 @@
-"""A server with every ready-made middleware (tests/server/middleware/, tests/scale/test_rate_limit_workers.py).
+"""A server with every ready-made middleware (tests/server/test_ready_middleware.py, tests/transports/test_middleware_kit.py, tests/scale/test_rate_limit_workers.py).
 
 Environment: ``KIT_RATE`` (tools/call per minute per caller, default 3),
 ``KIT_REDIS_URL`` (the rate limiter's buckets in that Redis, else in memory),

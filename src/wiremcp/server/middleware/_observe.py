@@ -9,7 +9,8 @@ Rules kept here:
 * a cancelled request (``CancelledError``: the client cancelled or left) is
   reported as ``cancelled`` and propagates;
 * `RequestLog` writes one record per request to the ``wiremcp.requests``
-  logger, its fields both in the message (``key=value``) and in the record's
+  logger, its fields both in the message (``key=value``, each value in JSON:
+  what the client chose, a tool name, a URI, an id, cannot forge a line) and in the record's
   ``mcp`` attribute (a dict, for JSON log formatters): method, id, era, the
   tool/prompt name or resource URI, the outcome, the error code, the
   duration in ms. Params are not logged unless asked (``include_params``),
@@ -121,5 +122,6 @@ class RequestLog:
         }
         if self.include_params:
             fields["params"] = orjson.dumps(call.params, default=repr).decode()[: self.max_params_chars]
-        text = " ".join(f"{name}={value}" for name, value in fields.items() if value is not None)
+        # values as JSON: a name, URI or id the client chose cannot forge a line of the log (quotes, newlines)
+        text = " ".join(f"{name}={orjson.dumps(value).decode()}" for name, value in fields.items() if value is not None)
         self.logger.log(level, "mcp request %s", text, extra={"mcp": fields})

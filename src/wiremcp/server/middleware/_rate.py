@@ -5,7 +5,9 @@ Rules kept here:
 * the caller is `caller_key` (its principal when the request is
   authenticated, else its client address, else its session; or a ``key=``
   function of your own); keys are hashed before they reach a store, so a
-  store holds no identity and every key has the same small size;
+  store holds no identity and every key has the same small size; two
+  limits sharing a store keep separate buckets (``name=``, by default the
+  limit's own settings);
 * the algorithm is GCRA (a token bucket held as one number per caller, the
   "theoretical arrival time"): ``burst`` requests may arrive at once, then one
   every ``per / rate`` seconds. The store decides atomically, so the limit
@@ -114,7 +116,7 @@ class RateLimit:
         store: RateStore | None = None,
         key: Callable[[Invocation], str] = caller_key,
         methods: Collection[str] | None = None,
-        name: str = "default",
+        name: str | None = None,
     ) -> None:
         if type(rate) is not int or rate < 1:
             raise ValueError(f"RateLimit: rate is a positive integer of requests, not {rate!r}")
@@ -129,6 +131,9 @@ class RateLimit:
         self.key = key
         #: The methods limited (None: every request through the middleware).
         self.methods = frozenset(methods) if methods is not None else None
+        if name is None:  # two limits on one store never share buckets unless they are the same limit
+            scope = ",".join(sorted(self.methods)) if self.methods is not None else "*"
+            name = f"{rate}/{self.per:g}/{burst}/{scope}"
         self._prefix = f"rate:{name}:".encode()
 
     def __repr__(self) -> str:

@@ -296,3 +296,13 @@ def test_a_stdio_server_without_it_loads_none_of_it() -> None:
     )
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_two_limits_on_one_store_keep_separate_buckets_and_the_log_cannot_be_forged(caplog: pytest.LogCaptureFixture) -> None:
+    store = MemoryRateStore()
+    server = make(RequestLog(), RateLimit(1, per=60, store=store), RateLimit(5, per=60, store=store))
+    with caplog.at_level(logging.INFO, "wiremcp.requests"):
+        assert "error" not in asyncio.run(ask(server, tool_call(1)))
+        asyncio.run(ask(server, request(2, "resources/read", {"uri": "x://a\nmcp request method=forged"})))
+    assert len(store) == 2
+    assert all("\n" not in record.getMessage() for record in caplog.records)

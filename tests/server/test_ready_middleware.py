@@ -34,7 +34,7 @@ from wiremcp.server.middleware import (
     caller_key,
     private_key,
 )
-from wiremcp.server.transport import CALLER_BUSY, CallerBusy, current_auth, reply_failed
+from wiremcp.server.transport import CALLER_BUSY, CallerBusy, current_auth, current_headers, reply_failed
 
 
 def token(subject: str) -> AccessToken:
@@ -163,6 +163,19 @@ def test_keys_principal_else_local_on_stdio() -> None:
         assert caller_key(call) == private_key(call) == "principal https://as.example\x00ada\x00app"
     finally:
         current_auth.reset(reset)
+
+
+def test_http_without_an_address_is_one_anonymous_caller_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
+    server = make()
+    call = Invocation(Request(1, "tools/list", {}), {}, None, server, None)
+    reset = current_headers.set({b"host": b"127.0.0.1"})
+    try:
+        with caplog.at_level(logging.WARNING, "wiremcp.middleware"):
+            assert caller_key(call) == "address "
+        assert private_key(call) is None  # never a private cache entry for it
+    finally:
+        current_headers.reset(reset)
+    assert any("without its client's address" in record.getMessage() for record in caplog.records)
 
 
 # -- ResponseCache --------------------------------------------------------------------------

@@ -10,7 +10,10 @@ Rules kept here:
   address the proxy names: ``wiremcp run --trusted-proxy``); then a
   2025-11-25 session; a stdio server serves one client per process
   (``"local"``);
-* `caller_key` always names someone (rate limiting needs a bucket);
+* `caller_key` always names someone (rate limiting needs a bucket); an HTTP
+  request whose address the transport did not name (middleware registered
+  after the app was made) is one shared anonymous caller, and that is
+  logged once;
   `private_key` names only a caller that no other caller can share a key
   with (a principal, a legacy session, the stdio client), and is None for an
   anonymous HTTP request: a ``private`` result is never cached for it;
@@ -20,12 +23,15 @@ Rules kept here:
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from ...protocol.telemetry import client_peer
 from .._middleware import Invocation
 
 __all__ = ["caller_key", "private_key"]
+
+log = logging.getLogger("wiremcp.middleware")
 
 
 def _principal(token: Any) -> str:
@@ -56,8 +62,22 @@ def caller_key(call: Invocation) -> str:
     if session is not None:
         return session
     if call.headers is not None:  # HTTP, yet the transport named no address
+        _warn_no_address()
         return "address "
     return "local"
+
+
+_warned: list[bool] = []
+
+
+def _warn_no_address() -> None:
+    if not _warned:
+        _warned.append(True)
+        log.warning(
+            "an HTTP request reached the middleware without its client's address: every anonymous caller "
+            "shares one rate-limit bucket. Register middleware before making the app (MCPApp(server)), "
+            "or pass RateLimit(key=...)"
+        )
 
 
 def private_key(call: Invocation) -> str | None:

@@ -275,10 +275,10 @@ class MCPApp:
         self._serve = conn.serve
         self._check_call = self._rules.check_call
         self._reader = BodyReader(max_body_size, read_timeout)
-        # Telemetry (server/_telemetry.py): the client's address for the server's spans, set per request
-        # on the general path only (telemetry declines the fused path); None when telemetry is off.
+        # The client's address, set per request on the general path only, for telemetry's spans
+        # (server/_telemetry.py) and middleware's callers (server/middleware/_keys.py); None without either.
         self._peer: ContextVar[Any] | None = None
-        if server.telemetry:
+        if server.telemetry or server.middlewares:
             from ...protocol.telemetry import client_peer
 
             self._peer = client_peer()
@@ -435,7 +435,7 @@ class MCPApp:
         """Where a message the server did not answer at once goes: its session, the modern path, or a refusal."""
         sessions = self._sessions
         kind = type(out)
-        if self._peer is not None:  # telemetry on: client.address, client.port (not on the fused path)
+        if self._peer is not None:  # telemetry or middleware: client.address, client.port (not on the fused path)
             self._peer.set(scope.get("client"))
         if kind is Held:
             msg, era = cast(Held, out)

@@ -201,6 +201,9 @@ def _main(argv: list[str] | None) -> int:
         _add_wire_parsers(commands)
         add_proxy_parser(commands)
         add_task_parser(commands)
+        from ._auth_dev import add_arguments as add_auth_arguments  # moves to the table of commands (cli-table)
+
+        add_auth_arguments(commands.add_parser("auth", help="a local authorization server for development: auth dev, auth token"), "auth")
 
     args = parser.parse_args(argv)
     if args.command == "run":
@@ -265,6 +268,10 @@ def _main(argv: list[str] | None) -> int:
 
         logging.basicConfig(stream=sys.stderr, level="WARNING", format="%(levelname)s %(name)s: %(message)s")
         return run_task(args, tail)
+    if args.command == "auth":
+        from ._auth_dev import handle as run_auth
+
+        return run_auth(args, None)
     if args.command in _CLIENT_COMMANDS:
         from ._inspect import run_command
 

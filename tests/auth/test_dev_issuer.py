@@ -1,0 +1,204 @@
+"""The local issuer (`wiremcp auth dev`, `wiremcp auth token`, `wiremcp.testing.issuer`), docs/auth.md.
+
+The two commands docs/auth.md gives for running examples/protected.py
+against it are read from the page and run as a user would, in a shell
+(only the ports are swapped for free ones): the issuer, the protected
+server over HTTP, then the page's `wiremcp call` lines with minted tokens,
+and a wiremcp client whose token lacks ``admin`` gets 403
+``insufficient_scope``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import re
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from _servers import free_port, wait_listening
+
+pytest.importorskip("jwt")
+pytest.importorskip("uvicorn")
+httpx = pytest.importorskip("httpx")
+
+import wiremcp  # noqa: E402
+from wiremcp.client import RemoteError  # noqa: E402
+from wiremcp.auth.dev import NotLoopback, bind  # noqa: E402
+from wiremcp.auth.server import AuthError, JWTVerifier  # noqa: E402
+from wiremcp.testing.issuer import local_issuer  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+AUTH_MD = ROOT / "docs" / "auth.md"
+
+
+def _doc_lines(marker: str) -> list[str]:
+    """The lines of the ```bash block that follows ``<!-- local-issuer: MARKER`` in docs/auth.md."""
+    match = re.search(rf"<!-- local-issuer: {marker}\b[^>]*-->\n```bash\n(.*?)```", AUTH_MD.read_text(), re.S)
+    assert match, f"docs/auth.md has no local-issuer {marker} block"
+    return [line for line in match.group(1).splitlines() if line.strip()]
+
+
+@pytest.fixture
+def shell_env(tmp_path: Path) -> dict[str, str]:
+    """A user's shell: ``wiremcp`` on PATH (this interpreter's), state kept under tmp_path."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "wiremcp"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m wiremcp "$@"\n')
+    wrapper.chmod(0o755)
+    return {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+    }
+
+
+def _start(line: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        ["bash", "-c", line], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(10)
+    except ProcessLookupError:
+        pass
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+@pytest.mark.slow
+def test_the_two_commands_of_the_docs_run_examples_protected(shell_env: dict[str, str], tmp_path: Path) -> None:
+    issuer_port, server_port = free_port(), free_port()
+
+    def ports(line: str) -> str:
+        return line.replace("127.0.0.1:9400", f"127.0.0.1:{issuer_port}").replace("127.0.0.1:8000", f"127.0.0.1:{server_port}").replace(
+            "--port 8000", f"--port {server_port}"
+        )
+
+    dev_line, serve_line = _doc_lines("serve")
+    assert dev_line == "wiremcp auth dev"
+    # the issuer's own port and default resource follow its options, as a user with busy ports would pass them
+    dev = _start(f"{dev_line} --port {issuer_port} --resource http://127.0.0.1:{server_port}/mcp", shell_env)
+    server = None
+    try:
+        wait_listening(issuer_port, dev)
+        state = tmp_path / "state" / "wiremcp" / "dev-issuer"
+        assert stat.S_IMODE(state.stat().st_mode) == 0o700
+        assert stat.S_IMODE((state / "issuer.json").stat().st_mode) == 0o600
+        server = _start(ports(serve_line), shell_env)
+        wait_listening(server_port, server)
+
+        whoami_line, admin_line = (ports(line) for line in _doc_lines("call"))
+        done = subprocess.run(["bash", "-c", whoami_line], cwd=ROOT, env=shell_env, capture_output=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert b'"subject":"dev-user"' in done.stdout.replace(b" ", b""), done.stdout
+        assert b'"client_id":"dev-client"' in done.stdout.replace(b" ", b"")
+        done = subprocess.run(["bash", "-c", admin_line], cwd=ROOT, env=shell_env, capture_output=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == b"hi"
+
+        # a token without `admin`: the wiremcp client gets 403 insufficient_scope from admin_echo
+        minted = subprocess.run(["wiremcp", "auth", "token"], env=shell_env, capture_output=True, timeout=60)
+        assert minted.returncode == 0 and minted.stderr == b"", minted.stderr  # from the running issuer, no note
+        token = minted.stdout.decode().strip()
+
+        async def call() -> None:
+            url = f"http://127.0.0.1:{server_port}/mcp"
+            async with wiremcp.Client.http(url, headers={"Authorization": f"Bearer {token}"}) as client:
+                assert (await client.call_tool("whoami", {})).structured_content["scopes"] == ["mcp"]
+                with pytest.raises(RemoteError) as refused:
+                    await client.call_tool("admin_echo", {"text": "hi"})
+            assert refused.value.http_status == 403
+            assert "insufficient scope" in str(refused.value)
+
+        asyncio.run(call())
+    finally:
+        if server is not None:
+            _stop(server)
+        _stop(dev)
+
+    # the issuer stopped: `auth token` signs with the kept key, and says so
+    offline = subprocess.run(["wiremcp", "auth", "token", "--scope", "mcp"], env=shell_env, capture_output=True, timeout=60)
+    assert offline.returncode == 0
+    assert b"signed with its kept key" in offline.stderr
+    header = offline.stdout.split(b".")[0]
+    assert b"at+jwt" in base64.urlsafe_b64decode(header + b"=" * (-len(header) % 4))
+
+
+def test_a_non_loopback_address_is_refused_unless_forced(shell_env: dict[str, str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "wiremcp", "auth", "dev", "--host", "0.0.0.0", "--port", "0"],
+        env=shell_env, capture_output=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert b"loopback only" in done.stderr and b"--force-non-loopback" in done.stderr
+    with pytest.raises(NotLoopback):
+        bind("0.0.0.0", 0)
+    bind("0.0.0.0", 0, force=True).close()
+
+
+def test_auth_token_without_an_issuer_says_how_to_start_one(shell_env: dict[str, str]) -> None:
+    done = subprocess.run([sys.executable, "-m", "wiremcp", "auth", "token"], env=shell_env, capture_output=True, timeout=60)
+    assert done.returncode == 1
+    assert b"start one with: wiremcp auth dev" in done.stderr
+
+
+def test_local_issuer_tokens_verify_through_discovery() -> None:
+    asyncio.run(_verify_through_discovery())
+
+
+async def _verify_through_discovery() -> None:
+    resource = "http://127.0.0.1:8000/mcp"
+    with local_issuer(resource=resource) as issuer:
+        verifier = JWTVerifier(issuer=issuer.url, resource=resource)
+        try:
+            verified = await verifier.verify(issuer.token("mcp admin", subject="alice", client_id="c1"), url=resource)
+            assert (verified.subject, verified.client_id, verified.scopes) == ("alice", "c1", {"mcp", "admin"})
+            assert verified.claims["development_only"] is True
+            with pytest.raises(AuthError) as wrong:
+                await verifier.verify(issuer.token(resource="http://127.0.0.1:9/other"), url=resource)
+            assert wrong.value.reason == "wrong_audience"
+        finally:
+            await verifier.aclose()
+        assert issuer.env() == {"WIREMCP_AUTH_ISSUER": issuer.url, "WIREMCP_AUTH_RESOURCE": resource}
+
+
+def test_the_token_endpoint() -> None:
+    with local_issuer(resource="http://127.0.0.1:8000/mcp") as issuer, httpx.Client(base_url=issuer.url) as http:
+        metadata = http.get("/.well-known/oauth-authorization-server").json()
+        assert metadata["issuer"] == issuer.url and metadata["development_only"] is True
+        assert metadata["token_endpoint"] == issuer.url + "/token"
+        keys = http.get("/jwks").json()["keys"]
+        assert len(keys) == 1 and "d" not in keys[0] and keys[0]["alg"] == "ES256"
+
+        form = {"grant_type": "client_credentials", "scope": "mcp admin", "subject": "bob"}
+        good = http.post("/token", data=form, auth=("my-client", issuer.secret))
+        assert good.status_code == 200 and good.headers["cache-control"] == "no-store"
+        assert good.json()["scope"] == "mcp admin" and good.json()["token_type"] == "Bearer"
+        posted = http.post("/token", data={**form, "client_id": "c", "client_secret": issuer.secret})
+        assert posted.status_code == 200
+
+        wrong = http.post("/token", data=form, auth=("my-client", "not-the-secret"))
+        assert wrong.status_code == 401 and wrong.json()["error"] == "invalid_client"
+        assert wrong.headers["www-authenticate"].startswith("Basic")
+        assert http.post("/token", data=form).status_code == 401  # no credentials at all
+        grant = http.post("/token", data={**form, "grant_type": "password"}, auth=("c", issuer.secret))
+        assert grant.status_code == 400 and grant.json()["error"] == "unsupported_grant_type"
+        twice = http.post("/token", content=b"grant_type=client_credentials&scope=a&scope=b", auth=("c", issuer.secret),
+                          headers={"content-type": "application/x-www-form-urlencoded"})
+        assert twice.status_code == 400 and twice.json()["error"] == "invalid_request"
+        assert http.post("/token", data={**form, "scope": 'bad"scope'}, auth=("c", issuer.secret)).status_code == 400
+        assert http.post("/token", content=b"x" * 70000, headers={"content-type": "application/x-www-form-urlencoded"}).status_code == 413
+        assert http.get("/token").status_code == 405
+        assert http.get("/authorize").status_code == 404

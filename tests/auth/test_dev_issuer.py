@@ -32,7 +32,8 @@ import wiremcp  # noqa: E402
 from wiremcp.client import RemoteError  # noqa: E402
 from wiremcp.auth.dev import NotLoopback, bind  # noqa: E402
 from wiremcp.auth.server import AuthError, JWTVerifier  # noqa: E402
-from wiremcp.testing.issuer import local_issuer  # noqa: E402
+from wiremcp.testing.issuer import LocalIssuer, local_issuer  # noqa: E402
+from wiremcp.testing.plugin import local_issuer as local_issuer_fixture  # noqa: E402, F401  # the plugin's fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 AUTH_MD = ROOT / "docs" / "auth.md"
@@ -202,3 +203,12 @@ def test_the_token_endpoint() -> None:
         assert http.post("/token", content=b"x" * 70000, headers={"content-type": "application/x-www-form-urlencoded"}).status_code == 413
         assert http.get("/token").status_code == 405
         assert http.get("/authorize").status_code == 404
+
+
+def test_the_plugin_fixture_serves_a_real_issuer(local_issuer_fixture: LocalIssuer) -> None:
+    issuer = local_issuer_fixture
+    metadata = httpx.get(issuer.url + "/.well-known/oauth-authorization-server").json()
+    assert metadata["issuer"] == issuer.url
+    token = issuer.token(["mcp", "admin"], resource="http://127.0.0.1:1/mcp")
+    assert issuer.env("http://127.0.0.1:1/mcp")["WIREMCP_AUTH_ISSUER"] == issuer.url
+    assert token.count(".") == 2

@@ -38,10 +38,10 @@ def mcp_wire() -> Wire:
     return Wire()
 
 
-@pytest.fixture(name="local_issuer")
-def local_issuer_fixture() -> Iterator[LocalIssuer]:
+@pytest.fixture
+def local_issuer() -> Iterator[LocalIssuer]:
     """A local issuer (`wiremcp.testing.issuer`) running for the test."""
-    from .issuer import local_issuer
+    from .issuer import local_issuer as run_issuer
 
-    with local_issuer() as issuer:
+    with run_issuer() as issuer:
         yield issuer

@@ -32,6 +32,7 @@ class NotLoopback(ValueError):
 
 
 def is_loopback(host: str) -> bool:
+    """``localhost`` or a loopback IP address (``127.0.0.0/8``, ``::1``)."""
     if host == "localhost":
         return True
     try:

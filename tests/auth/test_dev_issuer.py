@@ -149,10 +149,19 @@ def test_a_non_loopback_address_is_refused_unless_forced(shell_env: dict[str, st
     bind("0.0.0.0", 0, force=True).close()
 
 
-def test_auth_token_without_an_issuer_says_how_to_start_one(shell_env: dict[str, str]) -> None:
+def test_auth_token_without_an_issuer_says_how_to_start_one(shell_env: dict[str, str], tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "wiremcp", "auth", "token"], env=shell_env, capture_output=True, timeout=60)
     assert done.returncode == 1
     assert b"start one with: wiremcp auth dev" in done.stderr
+    # a kept issuer: its secret never goes to a plain-http issuer off loopback
+    from wiremcp.auth.dev import DevIssuer, save
+
+    save(DevIssuer("http://127.0.0.1:9"), tmp_path / "state" / "wiremcp" / "dev-issuer")
+    remote = subprocess.run(
+        [sys.executable, "-m", "wiremcp", "auth", "token", "--issuer", "http://192.0.2.1:9400"],
+        env=shell_env, capture_output=True, timeout=60,
+    )
+    assert remote.returncode == 1 and b"the secret is not sent there" in remote.stderr
 
 
 def test_local_issuer_tokens_verify_through_discovery() -> None:

@@ -11,7 +11,7 @@ Rules it keeps:
   (``$XDG_STATE_HOME/wiremcp/dev-issuer``, 0700; the file 0600), so tokens
   stay valid across restarts; ``--new-key`` replaces them;
 * ``token`` asks the running issuer's token endpoint (client credentials with
-  the kept secret); when nothing listens there it signs with the kept key,
+  the kept secret, sent only over https or to loopback); when nothing listens there it signs with the kept key,
   which the issuer publishes again when it runs. It prints the token alone
   on stdout, for ``$(wiremcp auth token)``; notes go to stderr;
 * exit status 0 on success, 1 when the issuer refuses or nothing is kept,
@@ -97,11 +97,15 @@ def _dev(args: argparse.Namespace) -> int:
 
 
 def _token(args: argparse.Namespace) -> int:
-    from ..auth.dev import load
+    from ..auth.dev import is_loopback, load
 
     issuer = load(issuer=args.issuer)
     if issuer is None:
         print("wiremcp auth token: no local issuer has run for this user; start one with: wiremcp auth dev", file=sys.stderr)
+        return 1
+    target = urlsplit(issuer.issuer)
+    if target.scheme != "https" and not is_loopback(target.hostname or ""):
+        print(f"wiremcp auth token: {issuer.issuer} is plain http off loopback; the secret is not sent there", file=sys.stderr)
         return 1
     form = {"grant_type": "client_credentials", "scope": args.scope, "subject": args.subject, "lifetime": str(args.lifetime)}
     if args.resource:

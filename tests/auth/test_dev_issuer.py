@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import os
 import re
 import signal
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from _servers import free_port, wait_listening
@@ -39,11 +41,12 @@ ROOT = Path(__file__).resolve().parents[2]
 AUTH_MD = ROOT / "docs" / "auth.md"
 
 
-def _doc_lines(marker: str) -> list[str]:
-    """The lines of the ```bash block that follows ``<!-- local-issuer: MARKER`` in docs/auth.md."""
-    match = re.search(rf"<!-- local-issuer: {marker}\b[^>]*-->\n```bash\n(.*?)```", AUTH_MD.read_text(), re.S)
-    assert match, f"docs/auth.md has no local-issuer {marker} block"
-    return [line for line in match.group(1).splitlines() if line.strip()]
+def _doc_lines(marker: str, page: Path = AUTH_MD) -> list[str]:
+    """The commands of the ```bash block after ``<!-- local-issuer: MARKER`` on ``page`` (``\\`` lines joined)."""
+    match = re.search(rf"<!-- local-issuer: {marker}\b[^>]*-->\n```bash\n(.*?)```", page.read_text(), re.S)
+    assert match, f"{page.name} has no local-issuer {marker} block"
+    text = re.sub(r"\\\n\s*", "", match.group(1))
+    return [line for line in text.splitlines() if line.strip()]
 
 
 @pytest.fixture
@@ -78,34 +81,55 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
+class _Local:
+    """The doc's two commands running: the dev issuer and the server, on free ports."""
+
+    def __init__(self, page: Path, marker: str, env: dict[str, str]) -> None:
+        self.page, self.env = page, env
+        self.issuer_port, self.server_port = free_port(), free_port()
+        dev_line, self.serve_line = _doc_lines(marker, page)
+        assert dev_line == "wiremcp auth dev"
+        # the issuer's own port and default resource follow its options, as a user with busy ports would pass them
+        self.dev_line = f"{dev_line} --port {self.issuer_port} --resource http://127.0.0.1:{self.server_port}/mcp"
+
+    def ports(self, line: str) -> str:
+        """``line`` with the doc's ports (9400, 8000) swapped for the free ones."""
+        line = line.replace("127.0.0.1:9400", f"127.0.0.1:{self.issuer_port}")
+        return line.replace("127.0.0.1:8000", f"127.0.0.1:{self.server_port}").replace("--port 8000", f"--port {self.server_port}")
+
+    def run(self, line: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(["bash", "-c", self.ports(line)], cwd=ROOT, env=self.env, capture_output=True, timeout=60)
+
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[None]:
+        dev = _start(self.dev_line, self.env)
+        server = None
+        try:
+            wait_listening(self.issuer_port, dev)
+            server = _start(self.ports(self.serve_line), self.env)
+            wait_listening(self.server_port, server)
+            yield
+        finally:
+            if server is not None:
+                _stop(server)
+            _stop(dev)
+
+
 @pytest.mark.slow
 def test_the_two_commands_of_the_docs_run_examples_protected(shell_env: dict[str, str], tmp_path: Path) -> None:
-    issuer_port, server_port = free_port(), free_port()
-
-    def ports(line: str) -> str:
-        return line.replace("127.0.0.1:9400", f"127.0.0.1:{issuer_port}").replace("127.0.0.1:8000", f"127.0.0.1:{server_port}").replace(
-            "--port 8000", f"--port {server_port}"
-        )
-
-    dev_line, serve_line = _doc_lines("serve")
-    assert dev_line == "wiremcp auth dev"
-    # the issuer's own port and default resource follow its options, as a user with busy ports would pass them
-    dev = _start(f"{dev_line} --port {issuer_port} --resource http://127.0.0.1:{server_port}/mcp", shell_env)
-    server = None
-    try:
-        wait_listening(issuer_port, dev)
+    local = _Local(AUTH_MD, "serve", shell_env)
+    assert "examples/protected.py" in local.serve_line
+    with local.serving():
         state = tmp_path / "state" / "wiremcp" / "dev-issuer"
         assert stat.S_IMODE(state.stat().st_mode) == 0o700
         assert stat.S_IMODE((state / "issuer.json").stat().st_mode) == 0o600
-        server = _start(ports(serve_line), shell_env)
-        wait_listening(server_port, server)
 
-        whoami_line, admin_line = (ports(line) for line in _doc_lines("call"))
-        done = subprocess.run(["bash", "-c", whoami_line], cwd=ROOT, env=shell_env, capture_output=True, timeout=60)
+        whoami_line, admin_line = _doc_lines("call")
+        done = local.run(whoami_line)
         assert done.returncode == 0, done.stderr
         assert b'"subject":"dev-user"' in done.stdout.replace(b" ", b""), done.stdout
         assert b'"client_id":"dev-client"' in done.stdout.replace(b" ", b"")
-        done = subprocess.run(["bash", "-c", admin_line], cwd=ROOT, env=shell_env, capture_output=True, timeout=60)
+        done = local.run(admin_line)
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == b"hi"
 
@@ -115,7 +139,7 @@ def test_the_two_commands_of_the_docs_run_examples_protected(shell_env: dict[str
         token = minted.stdout.decode().strip()
 
         async def call() -> None:
-            url = f"http://127.0.0.1:{server_port}/mcp"
+            url = f"http://127.0.0.1:{local.server_port}/mcp"
             async with wiremcp.Client.http(url, headers={"Authorization": f"Bearer {token}"}) as client:
                 assert (await client.call_tool("whoami", {})).structured_content["scopes"] == ["mcp"]
                 with pytest.raises(RemoteError) as refused:
@@ -124,10 +148,6 @@ def test_the_two_commands_of_the_docs_run_examples_protected(shell_env: dict[str
             assert "insufficient scope" in str(refused.value)
 
         asyncio.run(call())
-    finally:
-        if server is not None:
-            _stop(server)
-        _stop(dev)
 
     # the issuer stopped: `auth token` signs with the kept key, and says so
     offline = subprocess.run(["wiremcp", "auth", "token", "--scope", "mcp"], env=shell_env, capture_output=True, timeout=60)
@@ -135,6 +155,19 @@ def test_the_two_commands_of_the_docs_run_examples_protected(shell_env: dict[str
     assert b"signed with its kept key" in offline.stderr
     header = offline.stdout.split(b".")[0]
     assert b"at+jwt" in base64.urlsafe_b64decode(header + b"=" * (-len(header) % 4))
+
+
+@pytest.mark.slow
+def test_the_tutorial_runs_locally_as_it_says(shell_env: dict[str, str]) -> None:
+    tutorial = ROOT / "docs" / "tutorials" / "remote-auth.md"
+    local = _Local(tutorial, "tutorial-serve", shell_env)
+    assert "examples/tutorials/remote_auth.py" in local.serve_line
+    with local.serving():
+        reader, writer = _doc_lines("tutorial-call", tutorial)
+        done = local.run(reader)
+        assert (done.returncode, done.stdout.strip()) == (0, b"dev-user"), done.stderr
+        done = local.run(writer)
+        assert (done.returncode, done.stdout.strip()) == (0, b"added"), done.stderr
 
 
 def test_a_non_loopback_address_is_refused_unless_forced(shell_env: dict[str, str]) -> None:

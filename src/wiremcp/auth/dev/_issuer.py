@@ -75,7 +75,6 @@ class DevIssuer:
             "grant_types_supported": ["client_credentials"],
             "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
             "response_types_supported": [],
-            "scopes_supported": list(DEFAULT_SCOPES),
             "development_only": True,
         }
 

@@ -137,6 +137,9 @@ def test_the_two_commands_of_the_docs_run_examples_protected(shell_env: dict[str
         minted = subprocess.run(["wiremcp", "auth", "token"], env=shell_env, capture_output=True, timeout=60)
         assert minted.returncode == 0 and minted.stderr == b"", minted.stderr  # from the running issuer, no note
         token = minted.stdout.decode().strip()
+        refused = subprocess.run(["wiremcp", "auth", "token", "--lifetime", "999999"], env=shell_env, capture_output=True, timeout=60)
+        assert refused.returncode == 1 and refused.stdout == b""
+        assert b"the issuer refused (400): invalid_request: lifetime is 1..86400 seconds" in refused.stderr
 
         async def call() -> None:
             url = f"http://127.0.0.1:{local.server_port}/mcp"

@@ -11,7 +11,8 @@ Rules it keeps:
   (``$XDG_STATE_HOME/wiremcp/dev-issuer``, 0700; the file 0600), so tokens
   stay valid across restarts; ``--new-key`` replaces them;
 * ``token`` asks the running issuer's token endpoint (client credentials with
-  the kept secret, sent only over https or to loopback); when nothing listens there it signs with the kept key,
+  the kept secret, sent only over https or to loopback, never through a proxy
+  or a redirect); when nothing listens there it signs with the kept key,
   which the issuer publishes again when it runs. It prints the token alone
   on stdout, for ``$(wiremcp auth token)``; notes go to stderr;
 * exit status 0 on success, 1 when the issuer refuses or nothing is kept,
@@ -22,11 +23,11 @@ from __future__ import annotations
 
 import argparse
 import base64
+import http.client
 import json
 import sys
-import urllib.error
-import urllib.request
-from urllib.parse import quote_plus, urlencode, urlsplit
+from typing import Any
+from urllib.parse import SplitResult, quote_plus, urlencode, urlsplit
 
 __all__ = ["add_arguments", "handle", "DEFAULT_PORT", "DEFAULT_RESOURCE"]
 
@@ -111,23 +112,36 @@ def _token(args: argparse.Namespace) -> int:
     if args.resource:
         form["resource"] = args.resource
     basic = base64.b64encode(f"{quote_plus(args.client)}:{quote_plus(issuer.secret)}".encode()).decode("ascii")
-    request = urllib.request.Request(
-        issuer.issuer + "/token",
-        data=urlencode(form).encode(),
-        headers={"Content-Type": "application/x-www-form-urlencoded", "Authorization": f"Basic {basic}"},
-    )
     try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            answer = json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        detail = json.loads(exc.read() or b"{}")
-        print(f"wiremcp auth token: the issuer refused: {detail.get('error')}: {detail.get('error_description')}", file=sys.stderr)
-        return 1
-    except urllib.error.URLError as exc:
-        if not isinstance(exc.reason, ConnectionRefusedError):
-            raise OSError(f"cannot reach the issuer at {issuer.issuer}: {exc.reason}") from exc
+        status, answer = _post_form(target, form, basic)
+    except ConnectionRefusedError:
         print(f"wiremcp auth token: nothing listens at {issuer.issuer}; signed with its kept key", file=sys.stderr)
         print(issuer.mint(scopes=[args.scope], subject=args.subject, client_id=args.client, resource=args.resource, lifetime=args.lifetime))
         return 0
-    print(answer["access_token"])
+    token = answer.get("access_token")
+    if status != 200 or not isinstance(token, str):
+        print(f"wiremcp auth token: the issuer refused ({status}): {answer.get('error')}: {answer.get('error_description')}", file=sys.stderr)
+        return 1
+    print(token)
     return 0
+
+
+def _post_form(url: SplitResult, form: dict[str, str], basic: str) -> tuple[int, dict[str, Any]]:
+    """POST the token request straight to the issuer: no proxy from the environment, no redirect followed."""
+    connection_type = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+    connection = connection_type(url.hostname or "", url.port, timeout=10)
+    try:
+        body = urlencode(form)
+        headers = {"Content-Type": "application/x-www-form-urlencoded", "Authorization": f"Basic {basic}"}
+        connection.request("POST", url.path.rstrip("/") + "/token", body=body, headers=headers)
+        response = connection.getresponse()
+        data = response.read(1 << 20)
+    finally:
+        connection.close()
+    try:
+        answer = json.loads(data)
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict):
+        raise ValueError(f"the issuer answered {response.status} without a JSON object")
+    return response.status, answer

@@ -257,3 +257,22 @@ def test_the_plugin_fixture_serves_a_real_issuer(local_issuer_fixture: LocalIssu
     token = issuer.token(["mcp", "admin"], resource="http://127.0.0.1:1/mcp")
     assert issuer.env("http://127.0.0.1:1/mcp")["WIREMCP_AUTH_ISSUER"] == issuer.url
     assert token.count(".") == 2
+
+
+def test_the_kept_issuer_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    from wiremcp.auth.dev import DevIssuer, load, save
+
+    folder = tmp_path / "dev-issuer"
+    assert load(folder) is None
+    issuer = DevIssuer("http://127.0.0.1:9400", resource="http://127.0.0.1:8000/mcp")
+    path = save(issuer, folder)
+    kept = load(folder)
+    assert kept is not None
+    assert (kept.issuer, kept.kid, kept.secret, kept.resource) == (issuer.issuer, issuer.kid, issuer.secret, issuer.resource)
+    assert load(folder, issuer="http://127.0.0.1:9500").issuer == "http://127.0.0.1:9500"  # same key, another URL
+    folder.chmod(0o755)
+    save(issuer, folder)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700  # set again on every save
+    path.chmod(0o644)
+    with pytest.raises(PermissionError, match="readable by others"):
+        load(folder)

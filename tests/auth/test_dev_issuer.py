@@ -32,6 +32,7 @@ httpx = pytest.importorskip("httpx")
 
 import wiremcp  # noqa: E402
 from wiremcp.client import RemoteError  # noqa: E402
+from wiremcp.auth import ClientCredentialsGrant, OAuthClient  # noqa: E402
 from wiremcp.auth.dev import NotLoopback, bind  # noqa: E402
 from wiremcp.auth.server import AuthError, JWTVerifier  # noqa: E402
 from wiremcp.testing.issuer import LocalIssuer, local_issuer  # noqa: E402
@@ -276,3 +277,30 @@ def test_the_kept_issuer_is_readable_by_its_owner_only(tmp_path: Path) -> None:
     path.chmod(0o644)
     with pytest.raises(PermissionError, match="readable by others"):
         load(folder)
+
+
+@pytest.mark.slow
+def test_oauth_client_credentials_find_the_local_issuer_by_themselves() -> None:
+    """No token handed over: OAuthClient follows the 401 to the server's metadata, discovers the local
+    issuer and asks its token endpoint (client credentials), as it would ask any authorization server."""
+    port = free_port()
+    resource = f"http://127.0.0.1:{port}/mcp"
+    with local_issuer(resource=resource) as issuer:
+        args = [sys.executable, "-m", "wiremcp", "run", "examples/protected.py", "--http", "--port", str(port)]
+        proc = subprocess.Popen(args, cwd=ROOT, env={**os.environ, **issuer.env()}, stderr=subprocess.PIPE)
+        try:
+            wait_listening(port, proc)
+
+            async def main() -> None:
+                auth = OAuthClient(grant=ClientCredentialsGrant("reporting-service", client_secret=issuer.secret))
+                try:
+                    async with wiremcp.Client.http(resource, auth=auth) as client:
+                        who = (await client.call_tool("whoami", {})).structured_content
+                finally:
+                    await auth.aclose()
+                assert who == {"subject": "reporting-service", "client_id": "reporting-service", "scopes": ["mcp"]}
+
+            asyncio.run(main())
+        finally:
+            proc.terminate()
+            proc.wait(10)

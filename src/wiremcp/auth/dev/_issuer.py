@@ -16,7 +16,8 @@ Rules it keeps:
   the client's credentials and returns a status and a JSON body. It grants
   ``client_credentials`` only, to a client presenting the issuer's secret
   (compared in constant time) under any client id; ``subject`` (an extension
-  parameter) names the user the token is for.
+  parameter) names the user the token is for, and without it ``sub`` is the
+  client id, as RFC 9068 section 2.2 has it for the client credentials grant.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ class DevIssuer:
         try:
             lifetime = int(form.get("lifetime", DEFAULT_LIFETIME))
             token = self.mint(
-                scopes=scopes, subject=form.get("subject") or DEFAULT_SUBJECT, client_id=client_id, resource=resource, lifetime=lifetime
+                scopes=scopes, subject=form.get("subject") or client_id, client_id=client_id, resource=resource, lifetime=lifetime
             )
         except ValueError as exc:
             return 400, _error("invalid_request", str(exc))

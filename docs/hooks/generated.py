@@ -19,6 +19,9 @@ Rules this module keeps:
     repository root with this Python's ``wiremcp`` first on ``PATH``: the
     real envelopes. A command that fails is an error, never a section.
 
+- To add a section, write its opening and closing comments with nothing
+  between them (for a capture: the ``bash`` block, then ``<!-- wire -->`` and
+  ``<!-- /wire -->``) and run ``python tests/test_docs_generated.py``.
 - What differs from run to run in a capture (a task id, a time stamp, a
   sealed ``requestState``, a timing in ms) is masked by `normalize` before
   two versions are compared; everything else must be equal.

@@ -460,10 +460,10 @@ class MCPApp:
         self._fused_call = server.fused_call
         self._answer_fused_call = server.answer_fused_call
         self._deadlines = _ReadDeadlines(read_timeout) if read_timeout is not None else None
-        # Telemetry (server/_telemetry.py): the client's address for the server's spans, set per request
-        # on the general path only (telemetry declines the fused path); None when telemetry is off.
+        # The client's address, set per request on the general path only, for telemetry's spans
+        # (server/_telemetry.py) and middleware's callers (server/middleware/_keys.py); None without either.
         self._peer: ContextVar[Any] | None = None
-        if server.telemetry:
+        if server.telemetry or server.middlewares:
             from ...protocol.telemetry import client_peer
 
             self._peer = client_peer()
@@ -631,7 +631,7 @@ class MCPApp:
                 )
                 await send({"type": "http.response.body", "body": data})
                 return
-        if self._peer is not None:  # telemetry on: client.address, client.port (not on the fused path)
+        if self._peer is not None:  # telemetry or middleware: client.address, client.port (not on the fused path)
             self._peer.set(scope.get("client"))
         obj = self._request_dict(body)
         if obj is None:

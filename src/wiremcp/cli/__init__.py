@@ -9,6 +9,7 @@
     wiremcp login https://mcp.example.com/mcp   # OAuth 2.1 in the browser; tokens kept on disk
     wiremcp call --auth https://mcp.example.com/mcp whoami
     wiremcp logout https://mcp.example.com/mcp
+    wiremcp auth dev                        # a local authorization server for development (docs/auth.md)
     wiremcp install claude-desktop examples/echo.py   # put a server into a host (docs/hosts.md)
     wiremcp dev examples/echo.py            # serve, reload on change, show every envelope
     wiremcp tap --log wire.jsonl -- python server.py  # a checking stdio proxy (docs/tap.md)
@@ -19,7 +20,7 @@
 Layout: `_commands` holds the table of commands and builds the one parser
 from it; each command is a module with ``add_arguments`` and ``handle``
 (``_run``, ``_demo``, ``_inspect`` for inspect/call/read/prompt, ``_login``,
-``_install``, ``_dev``, ``_tap``, ``_validate``, ``_proxy``, ``_task``);
+``_auth_dev`` for auth dev/token, ``_install``, ``_dev``, ``_tap``, ``_validate``, ``_proxy``, ``_task``);
 `_output` is what they all print and the exit statuses; `_client` is how
 the client commands reach a server. No module of cli/ imports this one.
 """

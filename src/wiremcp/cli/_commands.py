@@ -58,6 +58,7 @@ COMMANDS = (
     Command("prompt", "_inspect", "get a prompt: TARGET NAME [key=value ...]", tail=True),
     Command("login", "_login", "log in to an OAuth-protected MCP server in the browser; keep the tokens"),
     Command("logout", "_login", "forget the tokens kept for an MCP server"),
+    Command("auth", "_auth_dev", "a local authorization server for development: auth dev, auth token"),
     Command(
         "install", "_install",
         "add a server to a host's configuration (claude-desktop, claude-code, cursor, vscode, windsurf, mcp-json)",
@@ -75,7 +76,7 @@ COMMANDS = (
 if TYPE_CHECKING:  # for type checkers only: none of it runs at a server's start
     from typing import Protocol
 
-    from . import _demo, _dev, _inspect, _install, _login, _proxy, _run, _tap, _task, _validate
+    from . import _auth_dev, _demo, _dev, _inspect, _install, _login, _proxy, _run, _tap, _task, _validate
 
     class CommandModule(Protocol):
         """What a command's module provides."""
@@ -85,7 +86,7 @@ if TYPE_CHECKING:  # for type checkers only: none of it runs at a server's start
         def handle(self, args: argparse.Namespace, tail: list[str] | None) -> int: ...
 
     # every module of the table has the two functions, with these signatures
-    _CHECKED: tuple[CommandModule, ...] = (_run, _demo, _inspect, _login, _install, _dev, _tap, _validate, _proxy, _task)
+    _CHECKED: tuple[CommandModule, ...] = (_run, _demo, _inspect, _login, _auth_dev, _install, _dev, _tap, _validate, _proxy, _task)
 
 
 class _Formatter(argparse.HelpFormatter):

@@ -125,6 +125,7 @@ from ._asgi import (
     json_reply,
 )
 from ._auth import principal
+from ._coalesce import redundant
 from ._security import _q_is_zero
 from ._session_base import SessionBase, event, event_id, priming, unline, write_sse
 
@@ -291,6 +292,8 @@ class _Stream:
         """Add one encoded message (a notification, a request to the client)."""
         if self.state is not _StreamState.OPEN:
             log.debug("dropped a message for request %r: it is finished or cancelled", self.request_id)
+            return
+        if redundant(data, self.pending):  # a list change still unsent (_coalesce)
             return
         data = _kept(data)
         self.pending.append(data)

@@ -21,7 +21,9 @@ Servers (tests/servers/soak.py: examples/everything.py plus ``soak_echo``,
   them), and raw httpx bad inputs.
 
 Every ``--interval`` seconds each server's RSS and open descriptors are read
-from /proc/PID, and its asyncio task counts from ``soak_debug``: all tasks,
+from /proc/PID, where its memory lies from ``soak_debug(memory=True)`` (glibc's
+heaps, Python's allocator's arenas, the live legacy sessions and what they
+keep: reported with their slopes, not judged), and its asyncio task counts: all tasks,
 and the held ones (seen for 120 s or more: what the process keeps, without
 the requests in flight, whose number follows the load and the machine's
 stalls). The run fails (exit status 1) when, over the second half of the

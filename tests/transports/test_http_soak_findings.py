@@ -21,7 +21,7 @@ process holds.
   stream of it ends.
 * List changes a session holds unsent: a legacy session with no ``GET``
   stream open kept a copy of every ``list_changed`` up to its replay buffer
-  (256 KiB of accounting, about 1,100 copies); the sessions the soak abandons
+  (256 KiB of accounting, about 1,300 copies); the sessions the soak abandons
   held theirs full until the idle timeout ended them, and those copies were
   most of the HTTP server's memory. A stream now holds one unsent copy of each
   (transports/http/_coalesce.py).

@@ -102,7 +102,7 @@ async def server_round(kind: str, directory: Path, creates: int, polls: int) -> 
 
     try:
         creating = await timed(creates, create)
-        while server.tasks is not None and server.tasks._running:  # every job finished before polling
+        while server.tasks is not None and server.tasks.engine.running:  # every job finished before polling
             await asyncio.sleep(0.01)
         return creating, await timed(polls, poll)
     finally:

@@ -17,11 +17,17 @@ Rules kept here:
 * waiting for a port is a synchronisation point that also notices the
   server exiting, never a fixed sleep (`wait_listening`);
 * a server process is stopped with SIGTERM (coverage writes its data), and
-  killed when it has not exited 10 s later (`stop`).
+  killed when it has not exited 10 s later (`stop`);
+* an ASGI app of a test folder is served by a real ``uvicorn`` process on a
+  free loopback port, the app reading its own URL from the environment when
+  it needs it before it starts (an OAuth resource: `uvicorn_app`);
+* a request meant to break the rules is written with `raw_request`, which
+  sends exactly the headers given (no ``Host`` at all when told so).
 """
 
 from __future__ import annotations
 
+import http.client
 import os
 import shutil
 import socket
@@ -118,6 +124,43 @@ def serving_http(args: list[str], port: int, env: dict[str, str] | None = None) 
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         stop(proc)
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
+@contextmanager
+def uvicorn_app(app: str, app_dir: Path, env: dict[str, str] | None = None, *, url_env: str | None = None) -> Iterator[str]:
+    """``uvicorn MODULE:APP`` from ``app_dir`` on a free loopback port until the block ends; its ``/mcp`` URL.
+
+    ``url_env``: the variable in which the app finds that URL (an app that is
+    its own OAuth resource needs it before it starts)."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    args = [sys.executable, "-m", "uvicorn", app, "--app-dir", str(app_dir), "--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
+    with serving_http(args, port, {**(env or {}), **({url_env: url} if url_env else {})}) as served:
+        yield served
+
+
+def raw_request(
+    port: int, method: str, path: str, host: str | None, headers: dict[str, str] | None = None, body: bytes | None = None
+) -> tuple[int, dict[str, str], bytes]:
+    """One request to ``127.0.0.1:port`` with exactly these headers (``host`` None: no Host header at all).
+
+    Returns the status, the response headers (names in lower case) and the body."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        if host is not None:
+            connection.putheader("Host", host)
+        for name, value in (headers or {}).items():
+            connection.putheader(name, value)
+        if body is not None:
+            connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders(body)
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        connection.close()
 
 
 @contextmanager

@@ -181,7 +181,7 @@ def test_stdio_server_imports_no_http_or_client_code():
     code = (
         "import sys, wiremcp, wiremcp.transports.stdio, wiremcp.cli._run;"
         "bad = [m for m in sys.modules if m.startswith(('wiremcp.client', 'wiremcp.transports.http', 'uvicorn', 'httpx', 'pydantic',"
-        " 'wiremcp.auth', 'jwt', 'cryptography', 'redis', 'wiremcp.backends.redis'))];"
+        " 'wiremcp.auth', 'jwt', 'cryptography', 'redis', 'wiremcp.backends.redis', 'wiremcp.server.middleware'))];"
         "print(bad); sys.exit(1 if bad else 0)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

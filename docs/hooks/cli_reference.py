@@ -1,37 +1,29 @@
-"""The ``wiremcp`` subcommands, read from the argument parsers themselves.
+"""The ``wiremcp`` subcommands, read from the argument parser itself.
 
-`commands` builds the parser of ``wiremcp --help`` (every subcommand is added
-to it) and records each subcommand as it is added, so the CLI reference
-(docs/reference/cli.md, filled in by docs/hooks/site.py) lists exactly the
-commands the parsers know, each with the ``--help`` they print.
+`commands` walks the parser built from the CLI's table of commands
+(`wiremcp.cli._commands.full_parser`, every command with its arguments), so
+the CLI reference (docs/reference/cli.md, filled in by docs/hooks/site.py)
+lists exactly the commands the parser knows, nested ones (``task get``)
+included, each with the ``--help`` it prints.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
-from typing import Any
 
 
 def commands() -> list[list[str]]:
     """``[[]]`` for ``wiremcp`` itself, then ``[name]`` for each subcommand, in the order of ``--help``."""
-    from wiremcp.cli import main
+    from wiremcp.cli._commands import full_parser
 
     found: list[list[str]] = [[]]
-    original = argparse._SubParsersAction.add_parser
 
-    def recording(self: Any, name: str, **kwargs: Any) -> argparse.ArgumentParser:
-        parser = original(self, name, **kwargs)
-        words = parser.prog.split()[1:]
-        if words not in found and kwargs.get("help") is not argparse.SUPPRESS:
-            found.append(words)
-        return parser
+    def walk(parser: argparse.ArgumentParser, words: list[str]) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for listed in action._choices_actions:  # the subcommands --help lists, in its order
+                    found.append([*words, listed.dest])
+                    walk(action.choices[listed.dest], [*words, listed.dest])
 
-    argparse._SubParsersAction.add_parser = recording  # type: ignore[method-assign]  # restored below
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
-            main(["--help"])
-    finally:
-        argparse._SubParsersAction.add_parser = original  # type: ignore[method-assign]
+    walk(full_parser(), [])
     return found

@@ -10,7 +10,7 @@ import httpx
 import jwt
 import pytest
 
-from wiremcp.auth import AuthError, JWTBearerGrant, OAuthClient, PreRegisteredClient
+from wiremcp.auth import AuthError, JWTBearerGrant, MemoryTokenStore, OAuthClient, PreRegisteredClient
 
 from .fakeas import SERVER_URL, FakeAS, challenge
 
@@ -246,6 +246,27 @@ def test_refresh_when_expired():
     assert run(go()) == {"Authorization": "Bearer token-2"}
     assert [f["grant_type"] for f in fake.token_forms] == ["authorization_code", "refresh_token"]
     assert fake.token_forms[1]["refresh_token"] == "r-1" and fake.token_forms[1]["resource"] == SERVER_URL
+
+
+def test_a_new_client_uses_the_stored_client_and_refresh_token():
+    """What a second process does: the first one saved its client and tokens (issuer, resource); the
+    second refreshes with them on its first 401, with no registration and no login."""
+    fake = FakeAS(refresh_token="r-1", expires_in=1)
+    store = MemoryTokenStore()
+
+    async def go():
+        first = client_for(fake, store=store)
+        await authorize(first)
+        saved = await store.load(fake.issuer, SERVER_URL)
+        second = client_for(fake, store=store)
+        assert await authorize(second) is True
+        return saved, second.authorized
+
+    saved, authorized = run(go())
+    assert saved is not None and saved["tokens"]["refresh_token"] == "r-1" and saved["client"]["client_id"] == "client-1"
+    assert authorized
+    assert len(fake.registrations) == 1 and len(fake.authorizations) == 1
+    assert [f["grant_type"] for f in fake.token_forms] == ["authorization_code", "refresh_token"]
 
 
 def test_jwt_bearer_failure_is_final():

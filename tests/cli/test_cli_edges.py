@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from _servers import stop as stop_process
 
 pytestmark = pytest.mark.slow
 
@@ -392,12 +393,7 @@ class HttpServer:
         self.base = found.group(1)
 
     def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_process(self.proc)
 
 
 @pytest.fixture

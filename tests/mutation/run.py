@@ -60,8 +60,8 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
         ["tests/auth/test_mutation_killers_server.py"],
     ),
     "client": (
-        ["src/wiremcp/client/_protocol.py", "src/wiremcp/client/_eras.py", "src/wiremcp/client/_mrtr.py",
-         "src/wiremcp/client/_cache.py"],
+        ["src/wiremcp/client/_protocol.py", "src/wiremcp/client/_inbox.py", "src/wiremcp/client/_eras.py",
+         "src/wiremcp/client/_mrtr.py", "src/wiremcp/client/_cache.py"],
         ["tests/client/test_protocol.py", "tests/client/test_client_rules.py", "tests/client/test_client_memory.py",
          "tests/mutation/"],
     ),

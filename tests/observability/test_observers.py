@@ -27,7 +27,7 @@ import pytest
 
 from wiremcp import Client
 from wiremcp.client import RemoteError
-from wiremcp.protocol.observers import ObservedNotification, ObservedRequest, ObservedSession, Observer
+from wiremcp.protocol.observers import ObservedNotification, ObservedRequest, ObservedSession, Observer, around_notification
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SERVER = str(ROOT / "tests" / "servers" / "observed.py")
@@ -198,3 +198,38 @@ def test_a_legacy_session_over_http_opens_and_closes_once() -> None:
         ["opened", session_id, True], ["closed", session_id, "2025-11-25"]
     ]
     assert [event[4] for event in events if event[0] == "started" and event[1] == "tools/call"] == [session_id]
+
+
+class Nesting(Observer):
+    """Records the order of the notification hooks of several observers, and the error each end gets."""
+
+    def __init__(self, name: str, log: list[Any]) -> None:
+        self.name, self.log = name, log
+
+    def notification_started(self, note: ObservedNotification) -> Any:
+        self.log.append(("started", self.name))
+        return self.name
+
+    def notification_ended(self, note: ObservedNotification, started: Any, error: BaseException | None) -> None:
+        self.log.append(("ended", started, type(error).__name__ if error is not None else None))
+
+
+def test_around_notification_nests_the_hooks_as_with_blocks() -> None:
+    """The one helper both sides call (server/_pipeline.py, client/_observing.py): started in order,
+    ended in reverse with the value each started returned, the act's result handed back, and an
+    exception from the act given to every end, then raised; no event loop needed."""
+    log: list[Any] = []
+    observers = [Nesting("a", log), Nesting("b", log)]
+    note = ObservedNotification("notifications/roots/list_changed", {})
+    assert around_notification(observers, note, lambda: log.append(("act",)) or 42) == 42
+    assert log == [("started", "a"), ("started", "b"), ("act",), ("ended", "b", None), ("ended", "a", None)]
+
+    log.clear()
+
+    def fail() -> None:
+        raise ConnectionResetError("gone")
+
+    with pytest.raises(ConnectionResetError):
+        around_notification(observers, note, fail)
+    assert log == [("started", "a"), ("started", "b"), ("ended", "b", "ConnectionResetError"), ("ended", "a", "ConnectionResetError")]
+    assert around_notification([], note, lambda: "alone") == "alone"

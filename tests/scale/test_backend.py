@@ -3,7 +3,7 @@
 Spec: basic/patterns/subscriptions.mdx (every listener gets the changes it
 asked for), basic/patterns/mrtr.mdx (Server Requirements: the state is
 verified by whichever instance gets the retry). The rules tested are those of
-wiremcp/backends/__init__.py, backends/redis.py and server/_backend.py.
+wiremcp/backends/__init__.py, backends/redis/__init__.py and server/_backend.py.
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ async def test_each_worker_listener_gets_each_change_once(deployment: Deployment
     """Counted exactly: the changes, then a marker change made after them on the same worker.
 
     One worker's changes reach every listener in the order that worker made them
-    (backends/redis.py), so a second delivery of any change would arrive before
+    (backends/redis/__init__.py), so a second delivery of any change would arrive before
     the marker's: what came before the marker is everything that ever will.
     """
     a, b = deployment.workers

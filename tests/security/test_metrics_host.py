@@ -12,7 +12,6 @@ endpoint side by side.
 
 from __future__ import annotations
 
-import http.client
 import json
 import re
 import subprocess
@@ -23,6 +22,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from _servers import raw_request
+from _servers import stop as stop_process
 
 pytest.importorskip("prometheus_client", reason="the metrics endpoint needs the [otel] extra")
 
@@ -63,41 +64,24 @@ class Running:
         raise AssertionError(f"the server did not start:\n{text}")
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
         self.log.unlink(missing_ok=True)
 
 
-def send(port: int, method: str, path: str, host: str, headers: dict[str, str] | None = None, body: bytes | None = None) -> tuple[int, bytes]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
-        connection.putheader("Host", host)
-        for name, value in (headers or {}).items():
-            connection.putheader(name, value)
-        if body is not None:
-            connection.putheader("Content-Length", str(len(body)))
-        connection.endheaders(body)
-        response = connection.getresponse()
-        return response.status, response.read()
-    finally:
-        connection.close()
-
-
 def mcp_post(server: Running, host: str, origin: str | None = None) -> int:
+    """An ``initialize`` POST to the MCP endpoint with this ``Host`` (and ``Origin``); the status."""
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-    if origin is not None:
-        headers["Origin"] = origin
-    return send(server.mcp_port, "POST", "/mcp", host, headers, INITIALIZE)[0]
+    return raw_request(server.mcp_port, "POST", "/mcp", host, _with_origin(headers, origin), INITIALIZE)[0]
 
 
-def metrics_get(server: Running, host: str, origin: str | None = None) -> tuple[int, bytes]:
-    return send(server.metrics_port, "GET", "/metrics", host, {"Origin": origin} if origin else None)
+def metrics_get(server: Running, host: str | None, origin: str | None = None) -> tuple[int, bytes]:
+    """A GET of ``/metrics`` with this ``Host`` (None: none at all) and ``Origin``; the status and the body."""
+    status, _, body = raw_request(server.metrics_port, "GET", "/metrics", host, _with_origin({}, origin))
+    return status, body
+
+
+def _with_origin(headers: dict[str, str], origin: str | None) -> dict[str, str]:
+    return headers if origin is None else {**headers, "Origin": origin}
 
 
 @pytest.fixture(scope="module")
@@ -133,13 +117,7 @@ def test_a_foreign_origin_is_refused_as_by_the_mcp_endpoint(server: Running) -> 
 
 
 def test_a_missing_host_is_refused(server: Running) -> None:
-    connection = http.client.HTTPConnection("127.0.0.1", server.metrics_port, timeout=30)
-    try:
-        connection.putrequest("GET", "/metrics", skip_host=True, skip_accept_encoding=True)
-        connection.endheaders()
-        assert connection.getresponse().status in (400, 403)
-    finally:
-        connection.close()
+    assert metrics_get(server, None)[0] in (400, 403)
 
 
 def test_allow_host_and_allow_origin_open_both_endpoints() -> None:

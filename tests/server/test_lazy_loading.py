@@ -39,6 +39,7 @@ LAZY = (
     "wiremcp.server._mount",
     "wiremcp.server._forward",
     "wiremcp.server._middleware",
+    "wiremcp.server.middleware",  # the ready-made middleware (issue 27): only when imported
     "wiremcp.server._telemetry",
     "wiremcp.server._legacy",
     "wiremcp.server._subscriptions",

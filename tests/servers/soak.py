@@ -178,9 +178,11 @@ def _sessions() -> dict[str, int]:
         if type(obj).__name__ == "Sessions" and hasattr(obj, "by_key"):
             for session in list(obj.by_key.values()):
                 live += 1
-                replay += getattr(session, "replay_bytes", 0)
-                streams = [getattr(session, "standalone", None), *getattr(session, "streams", {}).values()]
-                pending += sum(getattr(stream, "pending_bytes", 0) for stream in streams)
+                # the session's streams: a `SessionStreams` (its replay buffer, the resumable streams)
+                streams = session.streams
+                replay += streams.replay_bytes
+                held = [session.standalone, *streams.resumable.values()]
+                pending += sum(stream.pending_bytes for stream in held)
     return {"live": live, "replay_kib": replay // 1024, "pending_kib": pending // 1024}
 
 

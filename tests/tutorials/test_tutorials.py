@@ -161,7 +161,7 @@ def test_remote_server_with_authorization(issuer):
     base, jwks_uri, sign = issuer
     port = free_port()
     resource = f"http://127.0.0.1:{port}/mcp"
-    env = {**os.environ, "WIREMCP_ISSUER": base, "WIREMCP_RESOURCE": resource, "WIREMCP_JWKS_URI": jwks_uri}
+    env = {**os.environ, "WIREMCP_AUTH_ISSUER": base, "WIREMCP_AUTH_RESOURCE": resource, "WIREMCP_AUTH_JWKS_URI": jwks_uri}
     proc = subprocess.Popen(
         [sys.executable, "-m", "wiremcp", "run", str(TUTORIALS / "remote_auth.py"), "--http", "--port", str(port)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,

@@ -17,6 +17,7 @@ drop them as matching no request of its own.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
 from typing import Any, TextIO
@@ -24,9 +25,9 @@ from typing import Any, TextIO
 from ..client import Client, Receiver
 from ..jsonrpc import MCP, Decoder, ErrorResponse, JSONRPCError, Response
 from ..transports.stdio.client import StdioTransport
-from ._inspect import Style, WirePrinter
+from ._output import FAILED, OK, Style, WirePrinter
 
-__all__ = ["demo"]
+__all__ = ["add_arguments", "handle", "demo"]
 
 #: Seconds to wait for the reply a notification must not get.
 SILENCE = 0.3
@@ -135,7 +136,17 @@ async def _run(out: TextIO, style: Style) -> int:
             failures += 1
     code = transport.returncode
     print("\n" + style("2", f"stdin closed; the server drained and exited with status {code}"), file=out)
-    return 1 if failures or code else 0
+    return FAILED if failures or code else OK
+
+
+def add_arguments(p: argparse.ArgumentParser, command: str) -> None:
+    """The option of ``wiremcp demo``."""
+    p.add_argument("--no-color", action="store_true", help="never colour the output")
+
+
+def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
+    """``wiremcp demo``."""
+    return demo(color=False if args.no_color else None)
 
 
 def demo(color: bool | None = None) -> int:

@@ -52,19 +52,20 @@ from typing import IO, Any, Callable, Iterator, cast
 
 import orjson
 
-from ._inspect import Style, WirePrinter
+from ._output import OK, Style, WirePrinter, fail, install_hint
+from ._run import TargetError, address_problem, load_server
 from ._target import parse_target
 from ._wirecheck import WireChecker
 
-__all__ = ["add_parser", "run_dev", "watched_paths", "child_main"]
+__all__ = ["add_arguments", "handle", "watched_paths", "child_main"]
 
 #: How long a stopping server gets between SIGTERM and SIGKILL, in seconds.
 STOP_GRACE = 3.0
 RESTART_ERROR = -32603
 
 
-def add_parser(commands: Any) -> None:
-    p = commands.add_parser("dev", help="serve a server, restart it when its files change, show every envelope")
+def add_arguments(p: argparse.ArgumentParser, command: str) -> None:
+    """The arguments of ``wiremcp dev``."""
     p.add_argument("target", help="path/to/server.py or package.module, optionally :attribute")
     p.add_argument("--http", action="store_true", help="serve Streamable HTTP instead of stdio")
     p.add_argument("--host", default="127.0.0.1", help="--http: address to bind (default: 127.0.0.1)")
@@ -113,29 +114,22 @@ def _changes(paths: list[Path], stop: threading.Event) -> Iterator[set[tuple[Any
         yield changes
 
 
-def run_dev(args: argparse.Namespace) -> int:
-    from . import install_hint
-
+def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
+    """``wiremcp dev``: serve, watch, restart until Ctrl-C (or the host closes stdin); the exit status."""
     if importlib.util.find_spec("watchfiles") is None:
-        print(f"wiremcp dev: needs watchfiles: {install_hint('dev')}", file=sys.stderr)
-        return 2
+        return fail("dev", f"needs watchfiles: {install_hint('dev')}")
     if args.http and importlib.util.find_spec("uvicorn") is None:
-        print(f"wiremcp dev: --http needs uvicorn: {install_hint('http')}", file=sys.stderr)
-        return 2
+        return fail("dev", f"--http needs uvicorn: {install_hint('http')}")
     if args.http:
-        from ._run import address_problem
-
         problem = address_problem(args.host, args.port)
         if problem is not None:
-            print(f"wiremcp dev: {problem}", file=sys.stderr)
-            return 2
+            return fail("dev", problem)
     paths = watched_paths(args.target, args.watch)
     style = Style.for_stream(sys.stderr, args.no_color)
     if getattr(args, "web", False):
         if args.http or importlib.util.find_spec("uvicorn") is None:
-            print("wiremcp dev: --web needs uvicorn ([http] extra) and serves the server over stdio (no --http)", file=sys.stderr)
-            return 2
-        from ._web import WebRunner
+            return fail("dev", "--web needs uvicorn ([http] extra) and serves the server over stdio (no --http)")
+        from ._web import WebRunner  # on first use: the web inspector is for --web only
 
         # WebRunner has _Runner's methods; _web does not import _dev, so it is not a subclass
         runner: _Runner = cast(_Runner, WebRunner(args.target, args.web_port, _child_env(), _say))
@@ -169,7 +163,7 @@ def run_dev(args: argparse.Namespace) -> int:
         finally:
             signal.signal(signal.SIGTERM, previous)
     _say("stopped")
-    return 0
+    return OK
 
 
 def _on_sigterm() -> Any:
@@ -487,20 +481,17 @@ class _HttpRunner(_Runner):
             _stop_process(self.process)
 
 
-
 def child_main(argv: list[str]) -> int:
     """The ``--http`` server process: the target's app behind `_Tee`, on uvicorn."""
     target, host, port, path = argv[0], argv[1], int(argv[2]), argv[3]
-    from ..transports.http import asgi_app, uvicorn_config
-    from ._run import TargetError, load_server
+    from ..transports.http import asgi_app, uvicorn_config  # on first use: only --http's server process serves HTTP
 
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
         server = load_server(target)
     except TargetError as exc:
-        print(f"wiremcp dev: {exc}", file=sys.stderr)
-        return 2
+        return fail("dev", str(exc))
     fd = int(os.environ.get("WIREMCP_DEV_FD", "-1"))
     sink = os.fdopen(fd, "wb", buffering=0) if fd >= 0 else None
     app = asgi_app(server, path=path)
@@ -510,7 +501,7 @@ def child_main(argv: list[str]) -> int:
     sock = config.bind_socket()  # bound before it is announced: a client may connect at once
     print(f"wiremcp dev: serving {server.name!r} at http://{host}:{port}{path}", file=sys.stderr, flush=True)
     uvicorn.Server(config).run(sockets=[sock])
-    return 0
+    return OK
 
 
 class _Tee:

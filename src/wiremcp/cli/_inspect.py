@@ -18,10 +18,10 @@
 TARGET is an ``http(s)://`` URL, a Python file or module as ``wiremcp run``
 takes it (``path.py[:attr]``, ``package.module[:attr]``; `_target`), served
 with ``wiremcp run`` over stdio, or, after ``--``, any command that speaks
-MCP on stdio. ``--wire`` prints each raw envelope the client sends (→) and
+MCP on stdio (`_client`). ``--wire`` prints each raw envelope the client sends (→) and
 receives (←) with the time since start, coloured on a terminal and plain when
-piped. Exit status: 0 on success, 1 when the tool reported an error
-(``isError``) or the server answered with an error, 2 for a usage or
+piped. Exit status (`_output`): 0 on success, 1 when the tool reported an
+error (``isError``) or the server answered with an error, 2 for a usage or
 connection problem.
 
 Rules:
@@ -44,260 +44,124 @@ Rules:
 from __future__ import annotations
 
 import argparse
-import asyncio
-import os
 import sys
-import time
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 import orjson
 
-from ._target import is_server_target
+from ..client import Client, ClientError, HTTPError, RemoteError
+from ..protocol import Era
+from ._answers import AnswerError, Answers
+from ._client import add_connection_options, client_for, close_auth, run_client, split_target
+from ._output import (
+    OK,
+    USAGE,
+    Style,
+    UsageError,
+    WirePrinter,
+    fail,
+    log_warnings,
+    print_content,
+    print_remote_error,
+    print_tool_result,
+)
+from ._probe_stderr import ProbeStderr
+from ._task import add_call_options, call_tool_live
+from ._words import ArgumentError, did_you_mean, parse_arguments
 
-if TYPE_CHECKING:
-    from ._probe_stderr import ProbeStderr
-
-__all__ = ["COMMANDS", "add_parsers", "run_command", "WirePrinter", "Style"]
-
-COMMANDS = ("inspect", "call", "read", "prompt")
-
-
-class Style:
-    """ANSI colour when ``enabled``, plain text otherwise."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-
-    def __call__(self, code: str, text: str) -> str:
-        return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
-
-    @classmethod
-    def for_stream(cls, out: TextIO, no_color: bool = False) -> Style:
-        return cls(not no_color and out.isatty() and "NO_COLOR" not in os.environ)
-
-
-def pretty(data: bytes | Any) -> str:
-    """Indented JSON for display; bytes that are not JSON are shown as they are."""
-    if isinstance(data, (bytes, bytearray)):
-        try:
-            data = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            return bytes(data).decode("utf-8", errors="replace")
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+__all__ = ["add_arguments", "handle"]
 
 
-class WirePrinter:
-    """A ``Client(on_wire=...)`` callback printing each envelope with direction and timing."""
-
-    def __init__(self, out: TextIO, style: Style) -> None:
-        self.out = out
-        self.style = style
-        self.start = time.perf_counter()
-        self.last_sent_id: Any = None
-        self.broken = False
-
-    def __call__(self, direction: str, data: bytes) -> None:
-        ms = (time.perf_counter() - self.start) * 1000
-        if direction == "send":
-            head = self.style("33", f"→ sent     +{ms:8.1f} ms")
-            try:
-                obj = orjson.loads(data)
-                if type(obj) is dict and "id" in obj and "method" in obj:
-                    self.last_sent_id = obj["id"]
-            except orjson.JSONDecodeError:
-                pass
-        else:
-            colour = "31" if b'"error"' in data[:200] and b'"result"' not in data[:40] else "32"
-            head = self.style(colour, f"← received +{ms:8.1f} ms")
-        try:
-            print(head + "\n" + pretty(data), file=self.out, flush=True)
-        except BrokenPipeError:
-            # Never raised into the client (its request would be left half sent); the
-            # command's next write raises it again and `wiremcp.cli.main` ends quietly.
-            self.broken = True
-
-
-def add_parsers(commands: Any) -> None:
-    def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--wire", action="store_true", help="print every envelope sent and received, with timing")
-        p.add_argument("--no-color", action="store_true", help="never colour the output")
-        p.add_argument("--era", choices=["auto", "modern", "legacy"], default="auto", help="protocol era (default: probe)")
-        p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per-request timeout (default: 30)")
-        p.add_argument("-H", "--header", action="append", default=[], metavar="NAME:VALUE", help="extra HTTP header, repeatable")
+def add_arguments(p: argparse.ArgumentParser, command: str) -> None:
+    """The arguments of ``inspect``, ``call``, ``read`` or ``prompt``."""
+    if command == "inspect":
+        p.add_argument("target", nargs="*", help="URL, server.py[:attr] or package.module[:attr] (or a stdio command after --)")
+    elif command == "call":
         p.add_argument(
-            "--auth", action="store_true",
-            help="URL targets: OAuth 2.1 when the server asks: the tokens of `wiremcp login`, else a login in the "
-            "browser (docs/auth.md); tokens are kept in $XDG_STATE_HOME/wiremcp/oauth",
+            "words", nargs="*", metavar="ARG", help="TARGET TOOL [key=value ... | JSON] (TARGET may follow as -- command...)"
         )
-        p.add_argument("--oauth", dest="auth", action="store_true", help=argparse.SUPPRESS)  # the first name of --auth
-        p.add_argument("-q", "--quiet", action="store_true", help="do not show what a stdio server wrote to stderr")
-        p.add_argument(
-            "--answer", action="append", default=[], metavar="JSON",
-            help="the answer to a question the server asks (elicitation): a JSON object, decline or cancel; "
-            "repeatable, one per question in order (default: a form on the terminal)",
-        )
-
-    p = commands.add_parser("inspect", help="connect to a server and show what it offers")
-    p.add_argument("target", nargs="*", help="URL, server.py[:attr] or package.module[:attr] (or a stdio command after --)")
-    common(p)
-    web = p.add_argument_group("web inspector (docs/inspector.md; needs the [http] extra)")
-    web.add_argument("--web", action="store_true", help="serve the inspector page on 127.0.0.1 (URL with a token on stdout)")
-    web.add_argument("--web-port", type=int, default=0, metavar="PORT", help="--web: port (default: a free one)")
-    web.add_argument("--open", action="store_true", help="--web: open the page in the default browser")
-    p = commands.add_parser("call", help="call a tool: TARGET TOOL [key=value ... | '{json arguments}']")
+    else:
+        p.add_argument("words", nargs="*", metavar="ARG", help="TARGET URI" if command == "read" else "TARGET NAME [key=value ...]")
+    add_connection_options(p)
     p.add_argument(
-        "words", nargs="*", metavar="ARG", help="TARGET TOOL [key=value ... | JSON] (TARGET may follow as -- command...)"
+        "--auth", action="store_true",
+        help="URL targets: OAuth 2.1 when the server asks: the tokens of `wiremcp login`, else a login in the "
+        "browser (docs/auth.md); tokens are kept in $XDG_STATE_HOME/wiremcp/oauth",
     )
-    common(p)
-    from ._task import add_call_options  # tasks: --detach (cli/_task.py)
-
-    add_call_options(p)
-    p = commands.add_parser("read", help="read a resource: TARGET URI")
-    p.add_argument("words", nargs="*", metavar="ARG", help="TARGET URI")
-    common(p)
-    p = commands.add_parser("prompt", help="get a prompt: TARGET NAME [key=value ...]")
-    p.add_argument("words", nargs="*", metavar="ARG", help="TARGET NAME [key=value ...]")
-    common(p)
-
-
-class UsageError(Exception):
-    pass
-
-
-def _client_for(
-    target: list[str], args: argparse.Namespace, on_wire: Any, answers: Any = None, command: bool = False,
-    on_stderr: Any = None, **extra: Any
-) -> Any:
-    """The client for TARGET; ``command``: it came after ``--`` (a command line, unless a lone ``.py``).
-
-    ``on_stderr`` is given to a stdio client (see `_probe_stderr`)."""
-    from ..client import Client
-
-    options: dict[str, Any] = {"era": args.era, "timeout": args.timeout, "name": "wiremcp-inspect", "on_wire": on_wire, **extra}
-    if answers is not None:
-        options["elicitation"] = answers
-    if getattr(args, "tasks", False):  # call and task: take part in tasks (cli/_task.py)
-        options["tasks"] = True
-    if not target:
-        raise UsageError("no TARGET: give a URL, a server .py file, or -- followed by a command")
-    first = target[0]
-    if first.startswith(("http://", "https://")):
-        if len(target) > 1:
-            raise UsageError("a URL target takes no further words")
-        headers = {}
-        for item in args.header:
-            name, sep, value = item.partition(":")
-            if not sep:
-                raise UsageError(f"--header wants NAME:VALUE, not {item!r}")
-            headers[name.strip()] = value.strip()
-        auth = None
-        if args.auth:
-            from ..auth import FileTokenStore, LoopbackRedirect, OAuthClient
-
-            from ._login import announcing_browser
-
-            handler = LoopbackRedirect(open_browser=announcing_browser(sys.stderr))
-            auth = OAuthClient(client_name="wiremcp", redirect_handler=handler, store=FileTokenStore())
-            options["timeout"] = max(args.timeout, 300.0)  # the first request waits for the login
-        return Client.http(first, headers=headers, auth=auth, **options)
-    if on_stderr is not None:
-        options["on_stderr"] = on_stderr
-    if len(target) == 1 and (first.endswith(".py") if command else is_server_target(first)):
-        return Client.stdio(sys.executable, ["-m", "wiremcp", "run", first], **options)
-    return Client.stdio(first, target[1:], **options)
+    p.add_argument("--oauth", dest="auth", action="store_true", help=argparse.SUPPRESS)  # the first name of --auth
+    p.add_argument("-q", "--quiet", action="store_true", help="do not show what a stdio server wrote to stderr")
+    p.add_argument(
+        "--answer", action="append", default=[], metavar="JSON",
+        help="the answer to a question the server asks (elicitation): a JSON object, decline or cancel; "
+        "repeatable, one per question in order (default: a form on the terminal)",
+    )
+    if command == "inspect":
+        web = p.add_argument_group("web inspector (docs/inspector.md; needs the [http] extra)")
+        web.add_argument("--web", action="store_true", help="serve the inspector page on 127.0.0.1 (URL with a token on stdout)")
+        web.add_argument("--web-port", type=int, default=0, metavar="PORT", help="--web: port (default: a free one)")
+        web.add_argument("--open", action="store_true", help="--web: open the page in the default browser")
+    elif command == "call":
+        add_call_options(p)  # tasks: --detach (cli/_task.py)
 
 
-def _split(words: list[str], tail: list[str] | None) -> tuple[list[str], list[str]]:
-    """``(target, rest)``: the target is the stdio command after ``--``, else the first word."""
-    if tail is not None:
-        return tail, words
-    if not words:
-        raise UsageError("no TARGET given")
-    return [words[0]], words[1:]
+def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
+    """Run ``inspect``, ``call``, ``read`` or ``prompt``; the exit status."""
+    log_warnings()
+    if getattr(args, "web", False):
+        if tail is None and not args.target:
+            return fail(args.command, "no TARGET: give a URL, a server .py file, or -- followed by a command")
+        from ._web import run_inspect  # on first use: the web inspector's modules are for --web only
 
-
-def run_command(args: argparse.Namespace, tail: list[str] | None, out: TextIO | None = None) -> int:
-    import contextlib
-
-    from ._terminal import for_terminal
-
-    out = for_terminal(out or sys.stdout)  # a server's text never acts on the terminal (_terminal)
-    style = Style.for_stream(out, args.no_color)
-    try:
-        if getattr(args, "web", False):
-            from ._web import run_inspect
-
-            if tail is None and not args.target:
-                raise UsageError("no TARGET: give a URL, a server .py file, or -- followed by a command")
-            return run_inspect(args, tail, _client_for)
-        with contextlib.redirect_stderr(for_terminal(sys.stderr)):
-            return asyncio.run(_run(args, tail, out, style))
-    except UsageError as exc:
-        print(f"wiremcp {args.command}: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+        return run_inspect(args, tail)
+    return run_client(args.command, args, lambda out, style: _run(args, tail, out, style), None)
 
 
 async def _run(args: argparse.Namespace, tail: list[str] | None, out: TextIO, style: Style) -> int:
-    from ..client import ClientError, RemoteError
-    from ..protocol import Era
-
-    from ._answers import AnswerError, Answers
-    from ._probe_stderr import ProbeStderr
-
     wire = WirePrinter(out, style) if args.wire else None
     if args.command == "inspect":
         target = tail if tail is not None else list(args.target)
         rest: list[str] = []
     else:
-        target, rest = _split(list(args.words), tail)
+        target, rest = split_target(list(args.words), tail)
     err_style = Style.for_stream(sys.stderr, args.no_color)
     try:
         answers = Answers(args.answer, args.command, dim=lambda text: err_style("2", text))
     except AnswerError as exc:
         raise UsageError(str(exc)) from None
     held = ProbeStderr(wire=args.wire)
-    client = _client_for(target, args, wire, answers, command=tail is not None, on_stderr=held.feed)
+    client = client_for(target, args, wire, answers, command=tail is not None, on_stderr=held.feed)
     failed = False
     try:
         async with client:
             held.settled(probe_fell_back=args.era == "auto" and client.era is Era.LEGACY)
             try:
-                if args.command == "inspect":
-                    return await _inspect(client, out, style)
-                if args.command == "call":
-                    return await _call(client, rest, out, style, detach=args.detach)
-                if args.command == "read":
-                    return await _read(client, rest, out, style)
-                return await _prompt(client, rest, out, style)
+                return await _command(args.command, client, rest, out, style, detach=getattr(args, "detach", False))
             except RemoteError as exc:
-                hint = await _name_hint(client, args.command, rest, exc)
-                print(style("31", f"error {exc.code}: {exc.message}{hint}"), file=out)
-                if exc.has_data:
-                    print(pretty(exc.data), file=out)
-                return 1
+                return print_remote_error(exc, out, style, await _name_hint(client, args.command, rest, exc))
     except RemoteError as exc:  # while connecting
-        print(style("31", f"error {exc.code}: {exc.message}"), file=out)
-        if exc.has_data:
-            print(pretty(exc.data), file=out)
-        return 1
+        return print_remote_error(exc, out, style)
     except ClientError as exc:
         failed = True
         _report_failure(args, client, exc)
-        return 2
+        return USAGE
     finally:
-        auth = getattr(client.transport, "auth", None)
-        if auth is not None:
-            await auth.aclose()
+        await close_auth(client)
         if not failed and not args.quiet:
             _show_stderr(held, err_style)
 
 
-def _report_failure(args: argparse.Namespace, client: Any, exc: Exception) -> None:
-    """A connection problem, said once: with the server's stderr unless the message quotes it already."""
-    from ..client import HTTPError
+async def _command(command: str, client: Client, rest: list[str], out: TextIO, style: Style, *, detach: bool) -> int:
+    if command == "inspect":
+        return await _inspect(client, out, style)
+    if command == "call":
+        return await _call(client, rest, out, style, detach=detach)
+    if command == "read":
+        return await _read(client, rest, out, style)
+    return await _prompt(client, rest, out, style)
 
+
+def _report_failure(args: argparse.Namespace, client: Client, exc: Exception) -> None:
+    """A connection problem, said once: with the server's stderr unless the message quotes it already."""
     message = str(exc)
     url = getattr(client.transport, "url", "URL")
     if isinstance(exc, HTTPError) and exc.status in (401, 403):
@@ -331,12 +195,8 @@ def _show_stderr(held: ProbeStderr, style: Style) -> None:
 _NOT_FOUND_CODES = (-32602, -32002)
 
 
-async def _name_hint(client: Any, command: str, rest: list[str], exc: Exception) -> str:
+async def _name_hint(client: Client, command: str, rest: list[str], exc: Exception) -> str:
     """"; did you mean ..." when the name asked for is not one the server lists (else "")."""
-    from ..client import ClientError
-
-    from ._words import did_you_mean
-
     if not rest or getattr(exc, "code", None) not in _NOT_FOUND_CODES:
         return ""
     name = rest[0]
@@ -361,9 +221,7 @@ def _heading(out: TextIO, style: Style, text: str) -> None:
     print("\n" + style("1;36", text), file=out)
 
 
-async def _inspect(client: Any, out: TextIO, style: Style) -> int:
-    from ..protocol import Era
-
+async def _inspect(client: Client, out: TextIO, style: Style) -> int:
     info = client.server_info or {}
     print(style("1", f"{info.get('name', '?')} {info.get('version', '')}".rstrip()), file=out)
     era = "modern" if client.era is Era.MODERN else "legacy"
@@ -403,7 +261,7 @@ async def _inspect(client: Any, out: TextIO, style: Style) -> int:
             print(f"  {style('1', prompt['name'])}({args})", file=out)
             if prompt.get("description"):
                 print(f"      {prompt['description']}", file=out)
-    return 0
+    return OK
 
 
 def _type(schema: Any) -> str:
@@ -417,9 +275,7 @@ def _type(schema: Any) -> str:
     return kind or "any"
 
 
-async def _call(client: Any, rest: list[str], out: TextIO, style: Style, *, detach: bool = False) -> int:
-    from ._words import ArgumentError, did_you_mean, parse_arguments
-
+async def _call(client: Client, rest: list[str], out: TextIO, style: Style, *, detach: bool = False) -> int:
     if not rest:
         raise UsageError("call wants TOOL and optionally key=value arguments or a JSON object")
     name, words = rest[0], rest[1:]
@@ -433,37 +289,16 @@ async def _call(client: Any, rest: list[str], out: TextIO, style: Style, *, deta
         arguments = parse_arguments(words, schema)
     except ArgumentError as exc:
         raise UsageError(str(exc)) from None
-    from ._task import call_tool_live  # the task hook: status changes live, --detach (cli/_task.py)
-
-    result = await call_tool_live(
+    result = await call_tool_live(  # the task hook: status changes live, --detach (cli/_task.py)
         client, name, arguments, detach=detach, out=out, style=style,
         on_progress=lambda p, t, m: print(style("2", f"progress {p}/{t or '?'} {m or ''}"), file=sys.stderr),
     )
     if isinstance(result, int):
         return result
-    _print_content(result.content, out, style)
-    if result.structured_content is not None and not result.text:  # shown when no text block carries it
-        print(style("2", "structuredContent:") + "\n" + pretty(result.structured_content), file=out)
-    if result.is_error:
-        print(style("31", "(the tool reported an error)"), file=out)
-        return 1
-    return 0
+    return print_tool_result(result, out, style)
 
 
-def _print_content(blocks: list[dict[str, Any]], out: TextIO, style: Style) -> None:
-    for block in blocks:
-        kind = block.get("type")
-        if kind == "text":
-            print(block.get("text", ""), file=out)
-        elif kind in ("image", "audio"):
-            print(style("2", f"[{kind} {block.get('mimeType', '')}, {len(block.get('data', ''))} base64 chars]"), file=out)
-        elif kind == "resource_link":
-            print(style("2", f"[link {block.get('uri')}]"), file=out)
-        else:
-            print(pretty(block), file=out)
-
-
-async def _read(client: Any, rest: list[str], out: TextIO, style: Style) -> int:
+async def _read(client: Client, rest: list[str], out: TextIO, style: Style) -> int:
     if len(rest) != 1:
         raise UsageError("read wants exactly one URI")
     result = await client.read_resource(rest[0])
@@ -472,10 +307,10 @@ async def _read(client: Any, rest: list[str], out: TextIO, style: Style) -> int:
             print(item["text"], file=out)
         else:
             print(style("2", f"[{item.get('uri')} {item.get('mimeType', '')}, {len(item.get('blob', ''))} base64 chars]"), file=out)
-    return 0
+    return OK
 
 
-async def _prompt(client: Any, rest: list[str], out: TextIO, style: Style) -> int:
+async def _prompt(client: Client, rest: list[str], out: TextIO, style: Style) -> int:
     if not rest:
         raise UsageError("prompt wants NAME and optionally key=value arguments")
     arguments = {}
@@ -489,6 +324,6 @@ async def _prompt(client: Any, rest: list[str], out: TextIO, style: Style) -> in
         print(style("2", result.description), file=out)
     for message in result.messages:
         print(style("1", f"[{message.get('role')}]"), file=out)
-        content = message.get("content")
-        _print_content(content if type(content) is list else [content], out, style)
-    return 0
+        content: Any = message.get("content")
+        print_content(content if type(content) is list else [content], out, style)
+    return OK

@@ -53,10 +53,11 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
+from ._output import INTERRUPTED, OK, fail
 from ._safe_files import links_to_confirm, read_no_follow, replace_file
 from ._target import parse_target
 
-__all__ = ["HOSTS", "Host", "InstallError", "add_parsers", "config_path", "run_command", "server_entry"]
+__all__ = ["HOSTS", "Host", "InstallError", "add_arguments", "handle", "config_path", "server_entry"]
 
 
 class InstallError(Exception):
@@ -366,9 +367,15 @@ def _indent_of(text: bytes) -> int | str:
 # -- the commands ---------------------------------------------------------------------------------
 
 
-def add_parsers(commands: Any) -> None:
+def add_arguments(p: argparse.ArgumentParser, command: str) -> None:
+    """The arguments of ``wiremcp install`` and ``wiremcp uninstall``."""
     hosts = ", ".join(HOSTS)
-    p = commands.add_parser("install", help=f"add a server to a host's configuration ({hosts})")
+    if command == "uninstall":
+        p.add_argument("host", choices=[h for h in HOSTS if h != "mcp-json"], metavar="HOST", help=hosts)
+        p.add_argument("name", help="the server's name in the host")
+        p.add_argument("--scope", choices=["user", "project"], help="user or project configuration, where the host has both")
+        _confirm_options(p)
+        return
     p.add_argument("host", choices=list(HOSTS), metavar="HOST", help=hosts)
     p.add_argument("target", help="a server file (path.py[:attr]), a module:attr, or an http(s) URL")
     p.add_argument("--name", help="the server's name in the host (default: from the target)")
@@ -380,11 +387,6 @@ def add_parsers(commands: Any) -> None:
     p.add_argument("--scope", choices=["user", "project"], help="user or project configuration, where the host has both")
     _confirm_options(p)
     p.add_argument("--force", action="store_true", help="replace a different server of the same name")
-    p = commands.add_parser("uninstall", help="remove a server from a host's configuration")
-    p.add_argument("host", choices=[h for h in HOSTS if h != "mcp-json"], metavar="HOST", help=hosts)
-    p.add_argument("name", help="the server's name in the host")
-    p.add_argument("--scope", choices=["user", "project"], help="user or project configuration, where the host has both")
-    _confirm_options(p)
 
 
 def _confirm_options(p: argparse.ArgumentParser) -> None:
@@ -395,17 +397,17 @@ def _confirm_options(p: argparse.ArgumentParser) -> None:
                    "refused with --yes alone)")
 
 
-def run_command(args: argparse.Namespace) -> int:
+def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
+    """``wiremcp install`` or ``wiremcp uninstall``; the exit status (1 for a conflict, 2 for a problem)."""
     try:
         if args.command == "install":
             return _install(args)
         return _uninstall(args)
     except InstallError as exc:
-        print(f"wiremcp {args.command}: {exc}", file=sys.stderr)
-        return exc.status
+        return fail(args.command, str(exc), exc.status)
     except KeyboardInterrupt:
         print(file=sys.stderr)
-        return 130
+        return INTERRUPTED
 
 
 def _confirm(question: str, args: argparse.Namespace) -> None:
@@ -461,7 +463,7 @@ def _install(args: argparse.Namespace) -> int:
         raise InstallError("give the server a name with --name")
     if host.name == "mcp-json":
         print(json.dumps({host.key: {name: entry}}, indent=2, ensure_ascii=False))
-        return 0
+        return OK
     scope = args.scope or host.scopes[0]
     path = _through_links(config_path(host.name, scope), args)
     config = ConfigFile(path)
@@ -469,7 +471,7 @@ def _install(args: argparse.Namespace) -> int:
     current = servers.get(name)
     if current == entry:
         print(f"{host.title}: {name!r} is already installed in {path} as shown; nothing to change", file=sys.stderr)
-        return 0
+        return OK
     if current is not None and not args.force:
         raise InstallError(
             f"{path} already has a different server named {name!r}:\n  {json.dumps(current)}\n"
@@ -485,11 +487,11 @@ def _install(args: argparse.Namespace) -> int:
     if args.dry_run:
         sys.stdout.write(content.decode("utf-8"))
         print("(dry run: nothing written)", file=sys.stderr)
-        return 0
+        return OK
     _confirm("Add this server?", args)
     config.write(content)
     print(f"written; restart {host.title} to load it", file=sys.stderr)
-    return 0
+    return OK
 
 
 def _uninstall(args: argparse.Namespace) -> int:
@@ -513,11 +515,11 @@ def _uninstall(args: argparse.Namespace) -> int:
     if args.dry_run:
         sys.stdout.write(content.decode("utf-8") if content is not None else "(the file would be removed)\n")
         print("(dry run: nothing written)", file=sys.stderr)
-        return 0
+        return OK
     _confirm("Remove this server?", args)
     config.write(content)
     print("removed", file=sys.stderr)
-    return 0
+    return OK
 
 
 def _backup_bytes(path: Path) -> bytes | None:

@@ -28,25 +28,33 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import webbrowser
 from typing import Any, TextIO
 
-__all__ = ["add_parsers", "run_login", "run_logout", "forget", "announcing_browser"]
+from ..client import Client, ClientError
+from ._client import announcing_browser
+from ._output import FAILED, INTERRUPTED, OK, USAGE, log_warnings
+
+__all__ = ["add_arguments", "handle", "run_login", "run_logout", "forget"]
 
 
-def add_parsers(commands: Any) -> None:
-    p = commands.add_parser("login", help="log in to an OAuth-protected MCP server in the browser; keep the tokens")
+def add_arguments(p: argparse.ArgumentParser, command: str) -> None:
+    """The arguments of ``wiremcp login`` and ``wiremcp logout``."""
     p.add_argument("url", help="the MCP endpoint, http(s)://...")
-    p.add_argument(
-        "--timeout", type=float, default=300.0, metavar="SECONDS", help="how long to wait for the login (default: 300)"
-    )
-    p = commands.add_parser("logout", help="forget the tokens kept for an MCP server")
-    p.add_argument("url", help="the MCP endpoint, http(s)://...")
+    if command == "login":
+        p.add_argument(
+            "--timeout", type=float, default=300.0, metavar="SECONDS", help="how long to wait for the login (default: 300)"
+        )
+
+
+def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
+    """``wiremcp login URL`` or ``wiremcp logout URL``; the exit status."""
+    log_warnings()
+    return run_login(args) if args.command == "login" else run_logout(args)
 
 
 async def forget(store: Any, url: str) -> list[tuple[str, str]]:
     """Delete the entries of ``store`` for the server at ``url``; return their (issuer, resource)."""
-    from ..auth import resource_matches
+    from ..auth import resource_matches  # the [auth] extra: loaded when used, so --help works without it
 
     gone = [(issuer, resource) for issuer, resource in await store.keys() if resource_matches(resource, url)]
     for issuer, resource in gone:
@@ -60,17 +68,8 @@ def _check_url(url: str) -> str | None:
     return None
 
 
-def announcing_browser(err: TextIO) -> Any:
-    def open_browser(url: str) -> object:
-        print(f"Opening the browser to log in. If it does not open, visit:\n  {url}", file=err, flush=True)
-        return webbrowser.open(url)
-
-    return open_browser
-
-
 async def _login(url: str, timeout: float, out: TextIO, err: TextIO) -> int:
-    from ..auth import AuthError, FileTokenStore, LoopbackRedirect, OAuthClient
-    from ..client import Client, ClientError
+    from ..auth import AuthError, FileTokenStore, LoopbackRedirect, OAuthClient  # the [auth] extra, as above
 
     store = FileTokenStore()
     await forget(store, url)
@@ -85,31 +84,31 @@ async def _login(url: str, timeout: float, out: TextIO, err: TextIO) -> int:
             pass
     except (AuthError, ClientError) as exc:
         print(f"wiremcp login: {exc}", file=err)
-        return 2
+        return USAGE
     finally:
         await auth.aclose()
     if not auth.authorized:
         print(f"{url} did not ask for authorization: nothing to log in to", file=out)
-        return 1
+        return FAILED
     print(f"logged in to {url}", file=out)
     print(f"  authorization server: {auth.issuer}", file=out)
     print(f"  resource: {auth.resource}", file=out)
     print(f"  scopes: {' '.join(auth.granted_scopes) or '(none)'}", file=out)
     print(f"  tokens kept in {store.directory}", file=out)
-    return 0
+    return OK
 
 
 async def _logout(url: str, out: TextIO) -> int:
-    from ..auth import FileTokenStore
+    from ..auth import FileTokenStore  # the [auth] extra, as above
 
     store = FileTokenStore()
     gone = await forget(store, url)
     if not gone:
         print(f"no tokens kept for {url}", file=out)
-        return 1
+        return FAILED
     for issuer, resource in gone:
         print(f"logged out of {resource} (authorization server {issuer})", file=out)
-    return 0
+    return OK
 
 
 def run_login(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -117,11 +116,11 @@ def run_login(args: argparse.Namespace, out: TextIO | None = None, err: TextIO |
     problem = _check_url(args.url)
     if problem is not None:
         print(f"wiremcp login: {problem}", file=err)
-        return 2
+        return USAGE
     try:
         return asyncio.run(_login(args.url, args.timeout, out, err))
     except KeyboardInterrupt:
-        return 130
+        return INTERRUPTED
 
 
 def run_logout(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -129,5 +128,5 @@ def run_logout(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
     problem = _check_url(args.url)
     if problem is not None:
         print(f"wiremcp logout: {problem}", file=err)
-        return 2
+        return USAGE
     return asyncio.run(_logout(args.url, out))

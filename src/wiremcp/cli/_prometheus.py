@@ -52,6 +52,7 @@ from typing import Any, Iterable
 
 from ..protocol import methods
 from ..protocol.observers import ObservedRequest, ObservedSession, Observer
+from ..transports.http import DEFAULT_ALLOWED_HOSTS, HostGuard  # loaded with --metrics, which needs --http
 
 __all__ = ["Metrics", "install_metrics", "serve_metrics"]
 
@@ -190,8 +191,6 @@ def serve_metrics(
     from wsgiref.simple_server import make_server
 
     from prometheus_client.exposition import ThreadingWSGIServer, _SilentHandler, make_wsgi_app
-
-    from ..transports.http import DEFAULT_ALLOWED_HOSTS, HostGuard
 
     named = f"[{host}]" if ":" in host and not host.startswith("[") else host
     if allowed_hosts is None and host not in ("", "0.0.0.0", "::") and named.lower() not in DEFAULT_ALLOWED_HOSTS:

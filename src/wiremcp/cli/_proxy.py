@@ -12,73 +12,67 @@ The proxy's own credentials for an HTTP upstream come from ``--header``
 from __future__ import annotations
 
 import argparse
+import logging
 import shlex
 import sys
-from typing import Any
 
-__all__ = ["add_parser", "run_proxy"]
+from .. import run
+from ..bridge import proxy
+from ._output import INTERRUPTED, OK, fail
+
+__all__ = ["add_arguments", "handle"]
 
 
-def add_parser(commands: Any) -> None:
-    proxy = commands.add_parser(
-        "proxy", help="serve another MCP server (URL, file or command; either era) to clients of either era"
-    )
-    proxy.add_argument("target", nargs="?", help="the upstream: a URL, path/to/server.py, or a command (or -- COMMAND...)")
-    proxy.add_argument(
+def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
+    """The arguments of ``wiremcp proxy``."""
+    parser.add_argument("target", nargs="?", help="the upstream: a URL, path/to/server.py, or a command (or -- COMMAND...)")
+    parser.add_argument(
         "--header",
         action="append",
         metavar="NAME:VALUE",
         help="a header the proxy sends to an HTTP upstream (its own credentials), repeatable",
     )
-    proxy.add_argument("--name", default="wiremcp-proxy", help="the proxy's server name (default: wiremcp-proxy)")
-    proxy.add_argument(
+    parser.add_argument("--name", default="wiremcp-proxy", help="the proxy's server name (default: wiremcp-proxy)")
+    parser.add_argument(
         "--log-level",
         default="WARNING",
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="level of the proxy's own log, written to stderr (default: WARNING)",
     )
-    where = proxy.add_mutually_exclusive_group()
+    where = parser.add_mutually_exclusive_group()
     where.add_argument("--stdio", action="store_true", help="serve on stdin/stdout (the default)")
     where.add_argument("--http", action="store_true", help="serve Streamable HTTP (needs the [http] extra)")
-    proxy.add_argument("--host", default="127.0.0.1", help="address to bind with --http (default: 127.0.0.1)")
-    proxy.add_argument("--port", type=int, default=8000, help="port with --http; 0 picks a free one (default: 8000)")
-    proxy.add_argument("--path", default="/mcp", help="path of the MCP endpoint with --http (default: /mcp)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind with --http (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port with --http; 0 picks a free one (default: 8000)")
+    parser.add_argument("--path", default="/mcp", help="path of the MCP endpoint with --http (default: /mcp)")
 
 
-def run_proxy(args: argparse.Namespace, tail: list[str] | None) -> int:
-    import logging
-
+def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
+    """``wiremcp proxy``: the upstream is TARGET or the command after ``--``; the exit status."""
     logging.basicConfig(stream=sys.stderr, level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if tail:
         if args.target:
-            print("wiremcp proxy: give the upstream either as TARGET or after --, not both", file=sys.stderr)
-            return 2
+            return fail("proxy", "give the upstream either as TARGET or after --, not both")
         target = shlex.join(tail)
     elif args.target:
         target = args.target
     else:
-        print("wiremcp proxy: name the upstream server: a URL, a .py file, or -- COMMAND", file=sys.stderr)
-        return 2
+        return fail("proxy", "name the upstream server: a URL, a .py file, or -- COMMAND")
     headers: dict[str, str] = {}
     for header in args.header or ():
         name, sep, value = header.partition(":")
         if not sep or not name.strip():
-            print(f"wiremcp proxy: --header {header!r} is not NAME:VALUE", file=sys.stderr)
-            return 2
+            return fail("proxy", f"--header {header!r} is not NAME:VALUE")
         headers[name.strip()] = value.strip()
-    from .. import run
-    from ..bridge import proxy
-
     try:
         server = proxy(target, headers=headers or None, name=args.name)
     except ValueError as exc:
-        print(f"wiremcp proxy: {exc}", file=sys.stderr)
-        return 2
+        return fail("proxy", str(exc))
     try:
         if args.http:
             run(server, "http", host=args.host, port=args.port, path=args.path, log_level=args.log_level.lower())
         else:
             run(server)
     except KeyboardInterrupt:
-        return 130
-    return 0
+        return INTERRUPTED
+    return OK

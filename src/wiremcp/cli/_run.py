@@ -44,17 +44,24 @@ share one listening socket (docs/deploy.md). Rules:
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
 import logging
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Literal
 
+from .. import run as serve
+from ._output import INTERRUPTED, OK, OptionsError, fail, install_hint
+from ._run_caps import CAP_OPTIONS, add_cap_options, cap_options
 from ._target import CONVENTIONAL_NAMES, TargetError, load_server
 
 if TYPE_CHECKING:
     from ..server import Server
 
 __all__ = [
+    "add_arguments",
+    "handle",
     "CONVENTIONAL_NAMES",
     "TargetError",
     "load_server",
@@ -75,6 +82,121 @@ WORKERS_LOG_LEVEL_ENV = "WIREMCP_RUN_LOG_LEVEL"
 LOG_LINE_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 log = logging.getLogger("wiremcp.cli")
+
+
+#: ``wiremcp run`` flags of the task caps (docs/limits.md); each becomes its ``WIREMCP_*`` setting (`TASK_LIMIT_ENV`).
+TASK_LIMIT_FLAGS = (
+    ("--max-tasks", "N", "live tasks the task store keeps; past it a new task gets -32000 (HTTP 503) (default: 10000)"),
+    ("--max-tasks-per-owner", "N", "live tasks one caller may hold; past it -32000 (HTTP 429) (default: 1000)"),
+    ("--task-max-ttl", "MS", "longest TTL a task is kept, in ms; a longer requested TTL is clamped (default: 86400000)"),
+)
+#: ``run`` options that mean something only with ``--http``.
+_HTTP_ONLY = ("host", "port", "path", "allow_host", "allow_origin", "metrics", "legacy_sse", *CAP_OPTIONS)
+
+
+def add_arguments(run: argparse.ArgumentParser, command: str) -> None:
+    """The arguments of ``wiremcp run``."""
+    run.add_argument("target", help="path/to/server.py or package.module, optionally :attribute")
+    run.add_argument(
+        "--log-level",
+        default="WARNING",
+        type=str.upper,  # --log-level info, as uvicorn spells it, or INFO
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="level of the server's own log, written to stderr (default: WARNING)",
+    )
+    run.add_argument(
+        "--log-format",
+        default="text",
+        choices=["text", "json"],
+        help="json: every stderr log line is a JSON object, plus one line per request (docs/observability.md)",
+    )
+    run.add_argument(
+        "--max-message-size",
+        type=int,
+        default=None,
+        metavar="BYTES",
+        help="largest message accepted (default: 16 MiB); longer lines get a -32600 reply (HTTP: 413)",
+    )
+    for flag, metavar, what in TASK_LIMIT_FLAGS:
+        run.add_argument(flag, type=int, default=None, metavar=metavar, help=what)
+    http = run.add_argument_group("Streamable HTTP (needs the [http] extra)")
+    http.add_argument("--http", action="store_true", help="serve Streamable HTTP instead of stdio")
+    http.add_argument("--host", help="address to bind (default: 127.0.0.1)")
+    http.add_argument("--port", type=int, help="port to bind; 0 picks a free one (default: 8000)")
+    http.add_argument("--path", help="path of the MCP endpoint (default: /mcp)")
+    http.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes sharing the port (needs WIREMCP_STATE_KEY; share state with WIREMCP_REDIS_URL)",
+    )
+    http.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="HOST[:PORT]",
+        help="a Host header to accept, repeatable; replaces the local defaults ('*' accepts any)",
+    )
+    http.add_argument(
+        "--allow-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="an Origin to accept, e.g. https://app.example.com, repeatable; replaces the local defaults",
+    )
+    http.add_argument(
+        "--legacy-sse",
+        action="store_true",
+        default=None,
+        help="also serve the deprecated 2024-11-05 HTTP+SSE transport (GET /sse, POST /messages) for old hosts",
+    )
+    http.add_argument(
+        "--metrics",
+        type=int,
+        metavar="PORT",
+        help="serve Prometheus metrics at http://HOST:PORT/metrics (needs the [otel] extra; 0 picks a free port)",
+    )
+    add_cap_options(http)  # the endpoint's caps (_run_caps)
+
+
+def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
+    """``wiremcp run``: check the options, set up the log, serve (`run_target`)."""
+    export_task_limits(args)
+    if not args.http:
+        given = [f"--{name.replace('_', '-')}" for name in _HTTP_ONLY if getattr(args, name) is not None]
+        if given:
+            verb = "applies" if len(given) == 1 else "apply"
+            raise OptionsError(f"{', '.join(given)} {verb} only with --http (stdio has no address)")
+    logging.basicConfig(stream=sys.stderr, level=args.log_level, format=LOG_LINE_FORMAT)
+    if not args.http:
+        limits = {} if args.max_message_size is None else {"max_message_size": args.max_message_size}
+        return run_target(args.target, workers=args.workers, log_format=args.log_format, **limits)
+    if importlib.util.find_spec("uvicorn") is None:
+        return fail("run", f"--http needs uvicorn: {install_hint('http')}")
+    return run_target(
+        args.target, "http", workers=args.workers, log_format=args.log_format, metrics_port=args.metrics, **_http_options(args)
+    )
+
+
+def _http_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The `serve_http` options of ``wiremcp run --http`` (with the defaults of the help)."""
+    options: dict[str, Any] = {
+        "host": "127.0.0.1" if args.host is None else args.host,
+        "port": 8000 if args.port is None else args.port,
+        "path": "/mcp" if args.path is None else args.path,
+        "log_level": args.log_level.lower(),
+    }
+    if args.max_message_size is not None:
+        options["max_body_size"] = args.max_message_size
+    if args.allow_host:
+        options["allowed_hosts"] = args.allow_host
+    if args.allow_origin:
+        options["allowed_origins"] = args.allow_origin
+    options.update(cap_options(args))
+    if args.legacy_sse:
+        if args.workers > 1:  # its sessions live in one process: a POST must reach the worker holding the stream
+            raise OptionsError("--legacy-sse serves its sessions from one process; it does not combine with --workers")
+        options["legacy_sse"] = True
+    return options
 
 
 def address_problem(host: str, port: int) -> str | None:
@@ -121,33 +243,17 @@ def run_target(
     metrics_port: int | None = None,
     **limits: Any,
 ) -> int:
+    """Serve the `Server` ``target`` names (see the module's rules); the exit status."""
     if log_format == "json":
         json_records()  # before the first line, so that every line is JSON
     try:
         server = load_server(target)
     except TargetError as exc:
-        print(f"wiremcp run: {exc}", file=sys.stderr)
-        return 2
-    if workers < 1:
-        print("wiremcp run: --workers must be at least 1", file=sys.stderr)
-        return 2
-    if metrics_port is not None and workers > 1:
-        print("wiremcp run: --metrics serves one process's counts; it does not combine with --workers", file=sys.stderr)
-        return 2
-    if transport == "http":
-        host = limits.get("host", "127.0.0.1")
-        problem = address_problem(host, limits.get("port", 8000))
-        if problem is None and metrics_port is not None:
-            problem = address_problem(host, metrics_port)
-            if problem is not None:
-                problem = problem.replace("--port", "--metrics")
-        if problem is not None:
-            print(f"wiremcp run: {problem}", file=sys.stderr)
-            return 2
-    elif workers > 1:
-        print("wiremcp run: --workers needs --http (stdio serves one client)", file=sys.stderr)
-        return 2
-    else:
+        return fail("run", str(exc))
+    problem = _start_problem(transport, workers, metrics_port, limits)
+    if problem is not None:
+        return fail("run", problem)
+    if transport == "stdio":
         log.info(
             "serving %r version %s over stdio, %d tool(s)", server.name, server.version or "?", len(server.tools)
         )
@@ -160,15 +266,29 @@ def run_target(
     if problem is None and metrics_port is not None:
         problem = _serve_metrics(server, metrics_port, **limits)
     if problem is not None:
-        print(f"wiremcp run: {problem}", file=sys.stderr)
-        return 2
-    from .. import run
-
+        return fail("run", problem)
     try:
-        run(server, transport, **limits)
+        serve(server, transport, **limits)
     except KeyboardInterrupt:
-        return 130
-    return 0
+        return INTERRUPTED
+    return OK
+
+
+def _start_problem(transport: str, workers: int, metrics_port: int | None, limits: dict[str, Any]) -> str | None:
+    """Why the server cannot start as asked (the workers, the address), or None."""
+    if workers < 1:
+        return "--workers must be at least 1"
+    if metrics_port is not None and workers > 1:
+        return "--metrics serves one process's counts; it does not combine with --workers"
+    if transport != "http":
+        return "--workers needs --http (stdio serves one client)" if workers > 1 else None
+    host = limits.get("host", "127.0.0.1")
+    problem = address_problem(host, limits.get("port", 8000))
+    if problem is None and metrics_port is not None:
+        problem = address_problem(host, metrics_port)
+        if problem is not None:
+            problem = problem.replace("--port", "--metrics")
+    return problem
 
 
 def _run_workers(
@@ -186,12 +306,11 @@ def _run_workers(
     import json
 
     if not server.state_sealer.configured:
-        print(
-            f"wiremcp run: --workers {workers} needs a requestState key shared by the workers: set "
+        return fail(
+            "run",
+            f"--workers {workers} needs a requestState key shared by the workers: set "
             "WIREMCP_STATE_KEY (16+ bytes; several, comma-separated, to rotate) or Server(state_keys=...)",
-            file=sys.stderr,
         )
-        return 2
     if not server.backend.shared:
         print(
             f"wiremcp run: warning: {workers} workers without WIREMCP_REDIS_URL share no state: change "
@@ -200,7 +319,7 @@ def _run_workers(
             file=sys.stderr,
             flush=True,
         )
-    from ..transports.http import from_environment, uvicorn_config
+    from ..transports.http import from_environment, uvicorn_config  # HTTP only: a stdio server never loads it
 
     options = from_environment(options)  # WIREMCP_* caps; the uvicorn ones are the supervisor's to apply
     engine = {name: options.pop(name) for name in ("limit_concurrency", "max_head_size", "trusted_proxies") if name in options}
@@ -227,10 +346,10 @@ def _run_workers(
     try:
         Multiprocess(config, sockets=[sock]).run()
     except KeyboardInterrupt:
-        return 130
+        return INTERRUPTED
     finally:
         sock.close()
-    return 0
+    return OK
 
 
 def worker_app() -> Any:
@@ -241,7 +360,7 @@ def worker_app() -> Any:
     """
     import json
 
-    from ..transports.http import MCPApp
+    from ..transports.http import MCPApp  # HTTP only, as above
 
     server = load_server(os.environ[WORKERS_TARGET_ENV])
     server.prefer_durable_tasks()  # as with one process: SQLite unless a store (or Redis) was chosen
@@ -263,14 +382,14 @@ def worker_app() -> Any:
 def observe(server: Any, log_format: Literal["text", "json"]) -> str | None:
     """The OpenTelemetry SDK (when the server's telemetry is on) and the JSON log; what went wrong, or None."""
     if getattr(server, "telemetry", False):
-        from ._otel import configure_sdk
+        from ._otel import configure_sdk  # telemetry on only: the OpenTelemetry SDK is the [otel] extra
 
         try:
             configure_sdk(server.name)
         except (ValueError, ImportError) as exc:
             return str(exc)
     if log_format == "json":
-        from ._request_log import install_request_log
+        from ._request_log import install_request_log  # --log-format json only: not in a plain start
 
         json_records()
         requests = logging.getLogger("wiremcp.requests")
@@ -281,14 +400,14 @@ def observe(server: Any, log_format: Literal["text", "json"]) -> str | None:
 
 def json_records() -> None:
     """Every handler of the root logger writes JSON lines from now on."""
-    from ._request_log import JSONFormatter
+    from ._request_log import JSONFormatter  # --log-format json only, as above
 
     for handler in logging.getLogger().handlers:
         handler.setFormatter(JSONFormatter())
 
 
 def _serve_metrics(server: Any, metrics_port: int, host: str = "127.0.0.1", **limits: Any) -> str | None:
-    from ._prometheus import install_metrics, serve_metrics
+    from ._prometheus import install_metrics, serve_metrics  # --metrics only (HTTP)
 
     try:
         registry = install_metrics(server)

@@ -43,6 +43,7 @@ Put it between a host and a stdio server (the host's configuration names
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import subprocess
@@ -54,10 +55,11 @@ from typing import IO, Any, Callable
 
 import orjson
 
+from ._output import fail
 from ._safe_files import open_log
 from ._wirecheck import HUNG_UP_STREAMS, Direction, Problem, WireChecker
 
-__all__ = ["Tap", "tap_main", "FORWARDED_SIGNALS"]
+__all__ = ["add_arguments", "handle", "Tap", "tap_main", "FORWARDED_SIGNALS"]
 
 FORWARDED_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2") if hasattr(signal, name)
@@ -241,11 +243,21 @@ def _private_log(path: str) -> IO[bytes]:
         raise
 
 
+def add_arguments(p: argparse.ArgumentParser, command: str) -> None:
+    """The arguments of ``wiremcp tap``."""
+    p.add_argument("--log", metavar="FILE", help="write the records here (default: stderr); truncated at start")
+    p.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND ARGS", help="the stdio server to run")
+
+
+def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
+    """``wiremcp tap``: the server command is what follows ``--``."""
+    return tap_main(tail or [word for word in args.server_command if word != "--"], args.log)
+
+
 def tap_main(command: list[str], log_path: str | None) -> int:
     """Run ``command`` behind the proxy; returns (or dies with) its exit status."""
     if not command:
-        print("wiremcp tap: give the server command after --, e.g. wiremcp tap -- python server.py", file=sys.stderr)
-        return 2
+        return fail("tap", "give the server command after --, e.g. wiremcp tap -- python server.py")
     log: IO[bytes]
     if log_path is None or log_path == "-":
         log = sys.stderr.buffer
@@ -253,8 +265,7 @@ def tap_main(command: list[str], log_path: str | None) -> int:
         try:
             log = _private_log(log_path)
         except OSError as exc:
-            print(f"wiremcp tap: cannot write the log {log_path}: {exc.strerror}", file=sys.stderr)
-            return 2
+            return fail("tap", f"cannot write the log {log_path}: {exc.strerror}")
     tap = Tap(log)
     try:
         group = 0 if os.name == "posix" else None  # its own process group: a terminal's Ctrl-C reaches it through tap only

@@ -227,7 +227,7 @@ def _servers_hint(module: ModuleType, spec: str) -> str:
 
 def _unwrap(obj: object) -> Server | None:
     """``obj`` if it is a Server, the Server of an ``MCPApp``, else None."""
-    from ..server import Server
+    from ..server import Server  # on first use: parsing a target (install, inspect) loads no server
 
     if isinstance(obj, Server):
         return obj

@@ -19,7 +19,7 @@ at once just prints its result). ``task get`` prints the task object as
 JSON; ``task cancel`` asks the server to cancel (cancellation is
 cooperative: the task may still complete) and prints what the server then
 reports; ``task watch`` follows the task like ``call``, answering its
-input requests, then prints its result. Exit status: 0 on success; 1 when
+input requests, then prints its result. Exit status (`_output`): 0 on success; 1 when
 the tool reported an error, the task failed or was cancelled, or the server
 answered with an error; 2 for a usage or connection problem.
 """
@@ -27,15 +27,25 @@ answered with an error; 2 for a usage or connection problem.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
-from typing import TYPE_CHECKING, Any, Callable, TextIO
+from typing import Any, Callable, TextIO
 
-if TYPE_CHECKING:
-    from ..client import CallToolResult, Client, TaskHandle, TaskState
-    from ._inspect import Style
+from ..client import CallToolResult, Client, ClientError, RemoteError, TaskCancelled, TaskHandle, TaskState
+from ._client import add_connection_options, client_for, close_auth, run_client, split_target
+from ._output import (
+    FAILED,
+    OK,
+    Style,
+    UsageError,
+    WirePrinter,
+    fail,
+    log_warnings,
+    pretty,
+    print_remote_error,
+    print_tool_result,
+)
 
-__all__ = ["add_parser", "add_call_options", "call_tool_live", "run_task", "ACTIONS"]
+__all__ = ["add_arguments", "handle", "add_call_options", "call_tool_live", "ACTIONS"]
 
 ACTIONS = ("get", "cancel", "watch")
 
@@ -49,8 +59,8 @@ def add_call_options(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(tasks=True)
 
 
-def add_parser(commands: Any) -> None:
-    p = commands.add_parser("task", help="follow a task a server runs: task get|cancel|watch TARGET ID")
+def add_arguments(p: argparse.ArgumentParser, command: str) -> None:
+    """The actions of ``wiremcp task``, each with its arguments."""
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     helps = {
         "get": "show the task as JSON",
@@ -60,15 +70,17 @@ def add_parser(commands: Any) -> None:
     for action in ACTIONS:
         a = actions.add_parser(action, help=helps[action])
         a.add_argument("words", nargs="*", metavar="ARG", help="TARGET ID (TARGET may follow as -- command...)")
-        a.add_argument("--wire", action="store_true", help="print every envelope sent and received, with timing")
-        a.add_argument("--no-color", action="store_true", help="never colour the output")
-        a.add_argument("--era", choices=["auto", "modern", "legacy"], default="auto", help="protocol era (default: probe)")
-        a.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per-request timeout (default: 30)")
-        a.add_argument("-H", "--header", action="append", default=[], metavar="NAME:VALUE", help="extra HTTP header, repeatable")
+        add_connection_options(a)
         a.add_argument("--auth", action="store_true", help="URL targets: OAuth 2.1, as for `wiremcp call --auth`")
         if action == "watch":
             a.add_argument("--listen", action="store_true", help="wait for status notifications instead of polling (2026-07-28)")
         a.set_defaults(tasks=True, listen=False)
+
+
+def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
+    """Run ``wiremcp task ACTION``; the exit status."""
+    log_warnings()
+    return run_client("task", args, lambda out, style: _run(args, tail, out, style), None)
 
 
 def _describe(state: TaskState) -> str:
@@ -101,8 +113,6 @@ async def call_tool_live(
 
     0 when detached (the task id is printed on ``out``), 1 when the task was cancelled.
     """
-    from ..client import TaskCancelled, TaskHandle
-
     err = err if err is not None else sys.stderr
     outcome = await client.call_tool(name, arguments, task=True, on_progress=on_progress)
     if not isinstance(outcome, TaskHandle):
@@ -111,75 +121,44 @@ async def call_tool_live(
         if outcome.state is not None:
             print(style("2", _describe(outcome.state)), file=err, flush=True)
         print(outcome.id, file=out, flush=True)
-        return 0
+        return OK
     try:
         return await follow(outcome, err, style)
     except TaskCancelled as exc:
         print(style("33", str(exc)), file=out)
-        return 1
-
-
-def run_task(args: argparse.Namespace, tail: list[str] | None, out: TextIO | None = None) -> int:
-    import contextlib
-
-    from ._inspect import Style, UsageError
-    from ._terminal import for_terminal
-
-    out = for_terminal(out or sys.stdout)  # a server's text never acts on the terminal (_terminal)
-    style = Style.for_stream(out, args.no_color)
-    try:
-        with contextlib.redirect_stderr(for_terminal(sys.stderr)):
-            return asyncio.run(_run(args, tail, out, style))
-    except UsageError as exc:
-        print(f"wiremcp task: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+        return FAILED
 
 
 async def _run(args: argparse.Namespace, tail: list[str] | None, out: TextIO, style: Style) -> int:
-    from ..client import ClientError, RemoteError, TaskCancelled
-    from ._inspect import Style, UsageError, WirePrinter, _client_for, _print_content, _split, pretty
-
     action = args.action
-    target, rest = _split(list(args.words), tail)
+    target, rest = split_target(list(args.words), tail)
     if len(rest) != 1:
         raise UsageError(f"task {action} wants TARGET and one task ID")
-    task_id = rest[0]
-    client = _client_for(target, args, WirePrinter(out, style) if args.wire else None, command=tail is not None)
+    client = client_for(target, args, WirePrinter(out, style) if args.wire else None, command=tail is not None)
     try:
         async with client:
-            handle = client.task(task_id)
-            if action == "get":
-                state = await handle.refresh()
-                print(pretty(dict(state.raw)), file=out)
-                return 0
-            if action == "cancel":
-                await handle.cancel()
-                state = handle.state if handle.state is not None else await handle.refresh()
-                print(_describe(state), file=out)
-                return 0
-            try:
-                result = await follow(handle, sys.stderr, Style.for_stream(sys.stderr, args.no_color), listen=args.listen)
-            except TaskCancelled as exc:
-                print(style("33", str(exc)), file=out)
-                return 1
-            _print_content(result.content, out, style)
-            if result.structured_content is not None and not result.text:
-                print(style("2", "structuredContent:") + "\n" + pretty(result.structured_content), file=out)
-            if result.is_error:
-                print(style("31", "(the tool reported an error)"), file=out)
-                return 1
-            return 0
+            return await _act(action, client.task(rest[0]), args, out, style)
     except RemoteError as exc:
-        print(style("31", f"error {exc.code}: {exc.message}"), file=out)
-        if exc.has_data:
-            print(pretty(exc.data), file=out)
-        return 1
+        return print_remote_error(exc, out, style)
     except ClientError as exc:
-        print(f"wiremcp task: {exc}", file=sys.stderr)
-        return 2
+        return fail("task", str(exc))
     finally:
-        auth = getattr(client.transport, "auth", None)
-        if auth is not None:
-            await auth.aclose()
+        await close_auth(client)
+
+
+async def _act(action: str, task: TaskHandle, args: argparse.Namespace, out: TextIO, style: Style) -> int:
+    if action == "get":
+        state = await task.refresh()
+        print(pretty(dict(state.raw)), file=out)
+        return OK
+    if action == "cancel":
+        await task.cancel()
+        state = task.state if task.state is not None else await task.refresh()
+        print(_describe(state), file=out)
+        return OK
+    try:
+        result = await follow(task, sys.stderr, Style.for_stream(sys.stderr, args.no_color), listen=args.listen)
+    except TaskCancelled as exc:
+        print(style("33", str(exc)), file=out)
+        return FAILED
+    return print_tool_result(result, out, style)

@@ -24,14 +24,27 @@ FILE is a capture written by ``wiremcp tap`` (one record per line: ``t``,
 
 from __future__ import annotations
 
+import argparse
 import sys
 from typing import Any, Iterator, TextIO
 
 import orjson
 
+from ._output import FAILED, OK, fail
 from ._wirecheck import HUNG_UP_STREAMS, Direction, Problem, WireChecker, problem, sent_by_server
 
-__all__ = ["validate_file", "validate_lines"]
+__all__ = ["add_arguments", "handle", "validate_file", "validate_lines"]
+
+
+def add_arguments(p: argparse.ArgumentParser, command: str) -> None:
+    """The argument of ``wiremcp validate``."""
+    p.add_argument("file", help="the capture; - reads stdin")
+
+
+def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
+    """``wiremcp validate FILE``."""
+    return validate_file(args.file)
+
 
 def validate_lines(lines: Iterator[bytes]) -> Iterator[tuple[int, Problem]]:
     """``(line number, problem)`` for each problem of the capture, in order."""
@@ -97,13 +110,12 @@ def validate_file(path: str, out: TextIO | None = None) -> int:
             with open(path, "rb") as handle:
                 data = handle.read()
     except OSError as exc:
-        print(f"wiremcp validate: cannot read {path}: {exc.strerror}", file=sys.stderr)
-        return 2
+        return fail("validate", f"cannot read {path}: {exc.strerror}")
     count = 0
     for number, found in validate_lines(iter(data.split(b"\n"))):
         count += 1
         print(f"{path}:{number}: {found['code']}: {found['message']}", file=out)
     if count:
         print(f"{count} problem{'s' if count != 1 else ''} found", file=sys.stderr)
-        return 1
-    return 0
+        return FAILED
+    return OK

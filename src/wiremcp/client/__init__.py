@@ -15,9 +15,10 @@ requests): bytes in, bytes and `events` out, testable with no event loop.
 (`wiremcp.transports`) implementing the small `ClientTransport` contract.
 Per-call options travel as one `CallOptions`; era decisions are kept in an
 `EraCache` that belongs to the client (or to whoever shares one). The rules
-live in the docstrings of `_protocol`, `_eras`, `_mrtr`, `_cache`,
-`_tasks` (tasks: `TaskHandle`, `TaskState`); the
-exception tree in `_errors`.
+live in the docstrings of `_protocol`, `_inbox`, `_eras`, `_mrtr`, `_cache`,
+`_tasks` (tasks: `TaskHandle`, `TaskState`) and, on the asyncio side,
+`_calls`, `_driver`, `_receiver`, `_settle`; the exception tree in
+`_errors`.
 """
 
 from . import events

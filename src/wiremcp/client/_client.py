@@ -2,28 +2,23 @@
 
 Everything MCP decides is the protocol object's (`_protocol`: correlation,
 ``_meta``, the era, MRTR steps, caching, routing, replies to the server).
-What is left here is what needs an event loop:
+The asyncio side is split by what it holds:
 
-* a future per request, settled from the protocol's events; cancelling the
-  awaiting task cancels the request on the wire;
-* one timer per connection, at the earliest deadline in flight (not a timer
-  per call), which feeds `ClientProtocol.expire`;
-* calling user callbacks (``elicitation``, ``sampling``, ``roots`` for input;
-  ``on_progress``, ``on_log``, ``on_notification`` for notifications); an
-  async callback for a notification becomes a task, and a failing one is
-  logged, never raised into the reader;
-* the era probe's I/O (`_settle`): ``server/discover`` with ``probe_timeout``
-  (on stdio counted from the server's first output, and a late answer still
-  taken), then ``initialize`` when the protocol says legacy (a probe timeout
-  is legacy on stdio and a `RequestTimeout` over HTTP);
-* the transport's callbacks, which go to a private `_Receiver`, so that the
-  object users hold has only the MCP surface.
-* faults: a request that never left this process (`NotSent`: the
-  connection could not be made) is sent once more after
-  ``connect_retry_delay``, with the same deadline; nothing else is ever
-  sent again (it may have run). `restart` (or `connect` after close) opens
-  a fresh transport from ``transport_factory`` with a fresh protocol
-  object, keeping the `EraCache`.
+* `Client` (here): the public surface: the constructors, the state the
+  protocol settled, the lifecycle, and one method per MCP request; nothing
+  else is public, and the transport never sees this object;
+* `_calls`: the rules of a call (version retry, MRTR rounds, the cache,
+  pages, tools/call and tasks);
+* `_driver`: the machinery (a future per request, one deadline timer per
+  connection, the one retry of a request never sent, the protocol's events
+  acted on, the answers to a legacy server's requests, observers);
+* `_receiver`: what the transport calls, and the tag each request carries;
+* `_settle`: the I/O of the era probe (``server/discover`` with
+  ``probe_timeout``, then ``initialize`` when the protocol says legacy);
+* `_settings`: what the constructor's callbacks declare.
+
+`restart` (or `connect` after close) opens a fresh transport from
+``transport_factory`` with a fresh protocol object, keeping the `EraCache`.
 
 Tasks (`_tasks`, `_task_handle`): with ``tasks=True`` (default ``False``:
 nothing on the wire changes) the client declares the tasks extension to
@@ -40,34 +35,29 @@ its fields as keywords (``timeout=``, ``on_progress=``, ``on_log=``,
 from __future__ import annotations
 
 import asyncio
-import inspect
-import logging
-import sys
 import time
 from typing import Any, AsyncIterator, Callable, Literal, Mapping, Unpack, overload
 
 from ..protocol import MODERN_VERSIONS, Era, methods
-from ..protocol.errors import HEADER_MISMATCH
-from . import events as ev
-from .events import Id
+from ..protocol.observers import Observer, check_observer
+from ._calls import Calls
 from ._eras import EraCache, EraChoice
-from ._errors import ClientError, ConnectionClosed, NotSent, ProtocolViolation, RemoteError
+from ._errors import ConnectionClosed
 from ._mrtr import check_complete
+from ._observing import clock, session_closed, session_opened
 from ._options import CallKeywords, CallOptions
-from ._protocol import DEFAULT_MAX_INPUT_ROUNDS, ClientProtocol, Outgoing
-from ._settle import settle_era
+from ._protocol import DEFAULT_MAX_INPUT_ROUNDS, ClientProtocol
+from ._receiver import Callback
 from ._results import CallToolResult, CompleteResult, DiscoverResult, GetPromptResult, Page, ReadResourceResult
+from ._settings import client_settings
+from ._settle import settle_era
 from ._subscription import Subscription
 from ._task_handle import TaskHandle
-from ._tasks import TASKS_LIST, TaskState, augment, legacy_task_support, parse_task
-from ._transport import ClientTransport
+from ._tasks import TaskState
 from ._telemetry import wanted as telemetry_wanted
-from . import _observing as observing
-from ..protocol.observers import ObservedRequest, ObservedSession, Observer, check_observer
+from ._transport import ClientTransport
 
 __all__ = ["Client", "DEFAULT_TIMEOUT", "DEFAULT_PROBE_TIMEOUT", "DEFAULT_MAX_INPUT_ROUNDS", "DEFAULT_CONNECT_RETRY_DELAY"]
-
-log = logging.getLogger("wiremcp.client")
 
 #: Seconds a request may take before it is cancelled, unless the call says otherwise.
 DEFAULT_TIMEOUT = 60.0
@@ -81,72 +71,8 @@ DEFAULT_PROBE_TIMEOUT = 10.0
 #: could be made) is sent once more: a server restarting has a moment to listen.
 DEFAULT_CONNECT_RETRY_DELAY = 0.5
 
-Callback = Callable[..., Any]
 
-_NO_OPTIONS = CallOptions()
-_PAGE_KEYS = {
-    methods.TOOLS_LIST: "tools",
-    methods.PROMPTS_LIST: "prompts",
-    methods.RESOURCES_LIST: "resources",
-    methods.RESOURCES_TEMPLATES_LIST: "resourceTemplates",
-}
-
-
-async def _maybe_await(value: Any) -> Any:
-    if inspect.isawaitable(value):
-        return await value
-    return value
-
-
-def _call_back(fn: Callback, *args: Any) -> None:
-    """Run a notification callback; an async one becomes a task. Its errors are logged, never raised here."""
-    try:
-        out = fn(*args)
-        if inspect.isawaitable(out):
-            asyncio.ensure_future(out).add_done_callback(_log_task_error)
-    except Exception:  # noqa: BLE001 - a user callback must not break the reader
-        log.exception("a notification callback failed")
-
-
-def _log_task_error(task: asyncio.Future[Any]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        log.error("a notification callback failed", exc_info=task.exception())
-
-
-class _Waiter:
-    """The tag of one request: its future, its options, and its subscription if it is a listen."""
-
-    __slots__ = ("future", "options", "subscription")
-
-    def __init__(self, future: asyncio.Future[dict[str, Any]], options: CallOptions, subscription: Subscription | None = None) -> None:
-        self.future = future
-        self.options = options
-        self.subscription = subscription
-
-
-class _Receiver:
-    """What the transport calls (the `Receiver` interface), kept off the `Client` users hold."""
-
-    __slots__ = ("_client",)
-
-    def __init__(self, client: Client) -> None:
-        self._client = client
-
-    def message(self, data: bytes, origin: Any = None, status: int | None = None) -> None:
-        client = self._client
-        if client.on_wire is not None:
-            client.on_wire("recv", data)
-        client._dispatch(client._proto.receive(data, origin, status))
-
-    def request_failed(self, id: Any, exc: BaseException) -> None:
-        client = self._client
-        client._dispatch(client._proto.request_failed(id, exc))
-
-    def closed(self, exc: BaseException | None) -> None:
-        self._client._lost(exc)
-
-
-class Client:
+class Client(Calls):
     """An MCP client over one transport; use it as an async context manager.
 
         async with Client.stdio("python", ["server.py"]) as client:
@@ -195,39 +121,12 @@ class Client:
         telemetry: bool | Mapping[str, Any] | None = None,
     ) -> None:
         self.transport = transport
-        if client_info is None:
-            if version is None:
-                version = getattr(sys.modules.get("wiremcp"), "__version__", "0")
-            client_info = {"name": name, "version": version}
-        self._inputs: dict[str, Callback] = {}
-        caps: dict[str, Any] = {}
-        if elicitation is not None:
-            caps["elicitation"] = {"form": {}}
-            self._inputs["elicitation"] = elicitation
-        if sampling is not None:
-            caps["sampling"] = {}
-            self._inputs["sampling"] = sampling
-        if roots is not None:
-            caps["roots"] = {}
-            if callable(roots):
-                self._inputs["roots"] = roots
-            else:
-                fixed = {"roots": list(roots)}
-                self._inputs["roots"] = lambda params: fixed
-        if capabilities:
-            caps.update(capabilities)
-        self._settings: dict[str, Any] = {
-            "client_info": client_info,
-            "capabilities": caps,
-            "answers": self._inputs,
-            "era": era,
-            "protocol_version": protocol_version,
-            "cache": cache,
-            "max_input_rounds": max_input_rounds,
-            "tasks": tasks,
-        }
-        self._proto: ClientProtocol[_Waiter] = self._new_protocol(transport, eras)
-        self._transport_factory = transport_factory
+        inputs, settings = client_settings(
+            name=name, version=version, client_info=client_info, elicitation=elicitation, sampling=sampling,
+            roots=roots, capabilities=capabilities, era=era, protocol_version=protocol_version, cache=cache,
+            max_input_rounds=max_input_rounds, tasks=tasks,
+        )
+        super().__init__(settings, inputs, eras, transport_factory)
         #: Seconds before the one retry of a request that was never sent (`NotSent`); ``None``: no retry.
         self.connect_retry_delay = connect_retry_delay
         self.timeout = timeout
@@ -235,17 +134,6 @@ class Client:
         self.on_log = on_log
         self.on_notification = on_notification
         self.on_wire = on_wire
-        self._receiver = _Receiver(self)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._opened = False
-        self._deadline_timer: asyncio.TimerHandle | None = None
-        self._deadline_at = 0.0
-        self._tasks: set[asyncio.Future[None]] = set()
-        #: Task handles following each task id (they get its status notifications).
-        self._followers: dict[str, set[TaskHandle]] = {}
-        #: Observers (protocol.observers; see _observing), and the 2025-11-25 session they were told of.
-        self._observers: list[Observer] = []
-        self._session: ObservedSession | None = None
         # OpenTelemetry (see _telemetry): decided once, here; off, nothing is imported.
         if telemetry_wanted(telemetry):
             from ._telemetry import ClientTelemetry, providers
@@ -256,16 +144,6 @@ class Client:
         """Tell ``observer`` about every request, notification and 2025-11-25 session from now on."""
         self._observers.append(check_observer(observer))
         return observer
-
-    def _new_protocol(self, transport: ClientTransport, eras: EraCache | None) -> ClientProtocol[_Waiter]:
-        return ClientProtocol(
-            **self._settings,
-            eras=eras,
-            server_key=transport.cache_key,
-            cancel_by_notification=transport.cancel_by_notification,
-            mirrors_headers=bool(getattr(transport, "mirrors_headers", False)),
-            silence_means_legacy=bool(getattr(transport, "silence_means_legacy", transport.cancel_by_notification)),
-        )
 
     # -- constructors ---------------------------------------------------------
 
@@ -402,7 +280,7 @@ class Client:
             self._renew()
         self._loop = asyncio.get_running_loop()
         self._opened = True
-        opened_at = observing.clock()
+        opened_at = clock()
         await self.transport.open(self._receiver)
         try:
             await self._settle_era()
@@ -410,7 +288,7 @@ class Client:
             await self.aclose()
             raise
         if self._observers and self._proto.era is Era.LEGACY:  # a 2025-11-25 session is open
-            self._session = observing.session_opened(self, self._observers, opened_at)
+            self._session = session_opened(self, self._observers, opened_at)
 
     async def _settle_era(self) -> None:
         """stdio.mdx and streamable-http.mdx, Backward Compatibility: the I/O of `Negotiation` (`_settle`)."""
@@ -431,17 +309,6 @@ class Client:
         await self.aclose()
         await self.connect()
 
-    def _renew(self) -> None:
-        if self._transport_factory is None:
-            raise ClientError(
-                "this client is closed and cannot reconnect: it has no transport_factory "
-                "(Client.stdio, Client.http and Client.memory set one)"
-            )
-        self.transport = self._transport_factory()
-        self._proto = self._new_protocol(self.transport, self._proto.eras)
-        self._opened = False
-        self._deadline_timer = None
-
     async def aclose(self) -> None:
         """Fail what is in flight with `ConnectionClosed` and close the transport."""
         self._lost(ConnectionClosed("the client was closed"))
@@ -450,183 +317,13 @@ class Client:
         finally:
             session, self._session = self._session, None
             if session is not None:  # a 2025-11-25 session ends (once)
-                observing.session_closed(self._observers, session)
+                session_closed(self._observers, session)
 
-    def _lost(self, exc: BaseException | None) -> None:
-        if self._deadline_timer is not None:
-            self._deadline_timer.cancel()
-            self._deadline_timer = None
-        self._dispatch(self._proto.connection_lost(exc))
-
-    # -- sending --------------------------------------------------------------
-
-    def _connected(self) -> asyncio.AbstractEventLoop:
-        if self._proto.closed is not None:
-            raise ConnectionClosed(str(self._proto.closed))
-        if self._loop is None:
-            raise ClientError("the client is not connected; use 'async with client' or 'await client.connect()'")
-        return self._loop
-
-    def _transmit(self, out: Outgoing, deadline: float | None) -> Id:
-        if self.on_wire is not None:
-            self.on_wire("send", out.data)
-        try:
-            self.transport.send(out.data, id=out.id, method=out.method, params=out.params, headers=out.headers)
-        except BaseException:
-            self._proto.forget(out.id)
-            raise
-        if deadline is not None:
-            self._arm(deadline)
-        return out.id
-
-    async def _roundtrip(
-        self, method: str, params: dict[str, Any] | None, options: CallOptions, *,
-        cancel_on_timeout: bool = True, event: ObservedRequest | None = None,
-    ) -> dict[str, Any]:
-        """One request and its reply; a request that was never sent (`NotSent`) is sent once more."""
-        if self._observers and event is None:  # observed: `observe_request` comes back here with its event
-            return await observing.observe_request(self, self._observers, method, params, options, cancel_on_timeout)
-        deadline = options.deadline_after(self._connected().time(), self.timeout)
-        try:
-            return await self._attempt(method, params, options, deadline, cancel_on_timeout, event)
-        except NotSent as exc:
-            delay = self.connect_retry_delay
-            if delay is None:
-                raise
-            log.warning("%s was not sent (%s); retrying once in %g s", method, exc, delay)
-            await asyncio.sleep(delay)
-            try:
-                return await self._attempt(method, params, options, deadline, cancel_on_timeout, event)
-            except NotSent as again:
-                raise NotSent(f"{again} (tried twice, {delay:g} s apart)") from exc
-
-    async def _attempt(
-        self, method: str, params: dict[str, Any] | None, options: CallOptions, deadline: float | None,
-        cancel_on_timeout: bool, event: ObservedRequest | None,
-    ) -> dict[str, Any]:
-        loop = self._connected()
-        waiter = _Waiter(loop.create_future(), options)
-        out = self._proto.request(method, params, waiter, options, deadline, cancel_on_timeout=cancel_on_timeout)
-        if event is not None:
-            event.id = out.id
-        id = self._transmit(out, deadline)
-        try:
-            return await waiter.future
-        except asyncio.CancelledError:
-            self._cancel(id, "the caller cancelled the request")
-            raise
-
-    def _listen(self, subscription: Subscription) -> asyncio.Future[dict[str, Any]]:
-        waiter = _Waiter(self._connected().create_future(), _NO_OPTIONS, subscription)
-        subscription.id = self._transmit(self._proto.listen(subscription.filter, waiter), None)
-        return waiter.future
-
-    def _cancel(self, id: Id, reason: str) -> None:
-        self._dispatch(self._proto.cancel(id, reason))
-
-    def _write(self, data: bytes) -> None:
-        if self._observers:  # a notification is observed around its write (see _observing)
-            observing.observe_write(self, self._observers, data, self._send_bytes)
-        else:
-            self._send_bytes(data)
-
-    def _send_bytes(self, data: bytes) -> None:
-        if self.on_wire is not None:
-            self.on_wire("send", data)
-        self.transport.send(data)
+    # -- requests -------------------------------------------------------------------
 
     def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Send a notification (no reply)."""
         self._write(self._proto.notification(method, params))
-
-    # Timeouts: one timer for the whole connection, at the earliest deadline the
-    # pending map holds (not a timer per call, created and cancelled each time).
-
-    def _arm(self, deadline: float) -> None:
-        timer = self._deadline_timer
-        if timer is None or deadline < self._deadline_at:
-            if timer is not None:
-                timer.cancel()
-            self._deadline_at = deadline
-            assert self._loop is not None
-            self._deadline_timer = self._loop.call_at(deadline, self._expire)
-
-    def _expire(self) -> None:
-        self._deadline_timer = None
-        assert self._loop is not None
-        # A timer may fire a hair early (the loop's clock resolution): allow 1 ms.
-        self._dispatch(self._proto.expire(self._loop.time() + 1e-3))
-        following = self._proto.next_deadline()
-        if following is not None and self._proto.closed is None:
-            self._arm(following)
-
-    # -- acting on the protocol's events ----------------------------------------------
-
-    def _dispatch(self, events: list[ev.Event[_Waiter]]) -> None:
-        for event in events:
-            if type(event) is ev.Settled:
-                future = event.tag.future
-                if not future.done():
-                    future.set_result(event.result)
-            elif type(event) is ev.Failed:
-                future = event.tag.future
-                if not future.done():
-                    future.set_exception(event.error)
-            elif type(event) is ev.Send:
-                try:
-                    self._write(event.data)
-                except ClientError as exc:
-                    log.debug("could not send %r: %s", event.data[:80], exc)
-            elif type(event) is ev.Abandon:
-                self.transport.abandon(event.id)
-            elif type(event) is ev.Progress:
-                on_progress = event.tag.options.on_progress
-                if on_progress is not None:
-                    _call_back(on_progress, event.progress, event.total, event.message)
-            elif type(event) is ev.LogMessage:
-                target = event.tag.options.on_log if event.tag is not None else None
-                if target is None:
-                    target = self.on_log
-                if target is not None:
-                    _call_back(target, event.params)
-                else:
-                    log.debug("server log message: %r", event.params)
-            elif type(event) is ev.Notified:
-                if self.on_notification is not None:
-                    _call_back(self.on_notification, event.notification)
-                else:
-                    log.debug("notification %s received", event.notification.method)
-            elif type(event) is ev.Acknowledged:
-                if event.tag.subscription is not None:
-                    event.tag.subscription._acknowledge(event.notifications)
-            elif type(event) is ev.SubscriptionNote:
-                if event.tag.subscription is not None:
-                    event.tag.subscription._deliver(event.method, event.params)
-            elif type(event) is ev.SubscriptionEnded:
-                if event.tag.subscription is not None:
-                    event.tag.subscription._end(event.error)
-            elif type(event) is ev.TaskUpdate:
-                for handle in tuple(self._followers.get(event.task.id, ())):
-                    handle._notified(event.task)
-            elif type(event) is ev.ServerRequest:
-                task = asyncio.ensure_future(self._answer_server(event))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
-
-    async def _answer_server(self, request: ev.ServerRequest) -> None:
-        """Legacy era: answer a server-initiated request with the configured callback."""
-        try:
-            data = self._proto.answer(request.id, await self._answer_input(request.kind, request.params))
-        except Exception as exc:  # noqa: BLE001 - the server is owed a reply
-            log.exception("answering the server's %s failed", request.method)
-            data = self._proto.answer_error(request.id, exc)
-        if data is not None:
-            self._dispatch([ev.Send(data)])
-
-    async def _answer_input(self, kind: str, params: dict[str, Any]) -> Any:
-        return await _maybe_await(self._inputs[kind](params))
-
-    # -- requests -------------------------------------------------------------------
 
     async def request(
         self, method: str, params: dict[str, Any] | None = None, options: CallOptions | None = None, **keywords: Unpack[CallKeywords]
@@ -640,55 +337,15 @@ class Client:
         """
         return await self._request(method, params, CallOptions.build(options, keywords))
 
-    async def _request(self, method: str, params: dict[str, Any] | None, options: CallOptions) -> dict[str, Any]:
-        try:
-            return await self._roundtrip(method, params, options)
-        except RemoteError as exc:
-            if not self._proto.version_refused(exc):
-                raise
-            return await self._roundtrip(method, params, options)
-
     async def call(
         self, method: str, params: dict[str, Any] | None = None, options: CallOptions | None = None, **keywords: Unpack[CallKeywords]
     ) -> dict[str, Any]:
         """A request through to its complete result: `request` plus the ``resultType`` rules and MRTR."""
         return (await self._call(method, params, CallOptions.build(options, keywords)))[0]
 
-    async def _call(
-        self, method: str, params: dict[str, Any] | None, options: CallOptions, *, augmented: bool = False
-    ) -> tuple[dict[str, Any], int]:
-        """patterns/mrtr.mdx: each input round answered in order by the callbacks, then retried.
-
-        A result that creates a task (`ClientProtocol.task_created`) ends the
-        call as it is; the caller makes it a `TaskHandle`.
-        """
-        call = self._proto.multi_round(method, params)
-        while True:
-            result = await self._request(method, call.params, options)
-            if augmented or result.get("resultType") == "task":
-                if self._proto.task_created(method, result, augmented=augmented) is not None:
-                    return result, call.rounds
-            asked = call.receive(result)
-            if asked is None:
-                return result, call.rounds
-            responses: dict[str, Any] = {}
-            for ask in asked.requests:
-                responses[ask.key] = await self._answer_input(ask.kind, ask.params)
-            call.respond(responses)
-
     def invalidate(self, *methods_: str) -> None:
         """Drop cached results of these methods (all cached results when none are named)."""
         self._proto.cache.invalidate(*methods_)
-
-    async def _cached(self, method: str, params: dict[str, Any], refresh: bool) -> dict[str, Any]:
-        cache = self._proto.cache
-        if not refresh:
-            hit = cache.get(method, params, time.monotonic())
-            if hit is not None:
-                return hit
-        result = check_complete(method, await self._request(method, params or None, _NO_OPTIONS))
-        cache.put(method, params, result, time.monotonic())
-        return result
 
     # -- the MCP surface ----------------------------------------------------------
 
@@ -709,28 +366,7 @@ class Client:
 
     async def list_page(self, method: str, cursor: str | None = None, *, refresh: bool = False) -> Page:
         """One page of ``tools/list``, ``prompts/list``, ``resources/list`` or ``resources/templates/list``."""
-        key = _PAGE_KEYS.get(method)
-        if key is None:
-            raise ValueError(f"{method} is not a paginated list method")
-        params = {"cursor": cursor} if cursor is not None else {}
-        raw = await self._cached(method, params, refresh)
-        if method == methods.TOOLS_LIST:
-            raw = self._proto.accept_tools(raw, cursor is None)
-        return Page(raw, key)
-
-    async def _iter(self, method: str, refresh: bool) -> AsyncIterator[dict[str, Any]]:
-        cursor: str | None = None
-        seen: set[str] = set()
-        while True:
-            page = await self.list_page(method, cursor, refresh=refresh)
-            for item in page.items:
-                yield item
-            cursor = page.next_cursor
-            if cursor is None:
-                return
-            if cursor in seen:
-                raise ProtocolViolation(f"{method} returned the cursor {cursor!r} twice")
-            seen.add(cursor)
+        return await self._page(method, cursor, refresh)
 
     def iter_tools(self, *, refresh: bool = False) -> AsyncIterator[dict[str, Any]]:
         """Every tool definition, page after page (server/utilities/pagination.mdx)."""
@@ -811,28 +447,7 @@ class Client:
         if arguments is not None:
             params["arguments"] = arguments
         opts = CallOptions.build(options, keywords)
-        augmented = False
-        proto = self._proto
-        if proto.tasks and proto.era is Era.LEGACY and "tasks" in self.server_capabilities:
-            if name not in proto.tool_definitions:
-                await self.list_tools()
-            support = legacy_task_support(self.server_capabilities, proto.tool_definitions.get(name))
-            if support == "required" or (support == "optional" and task):
-                params = augment(params, task_ttl_ms)
-                augmented = True
-        try:
-            raw = (await self._call(methods.TOOLS_CALL, params, opts, augmented=augmented))[0]
-        except RemoteError as exc:
-            if exc.code != HEADER_MISMATCH or not self._proto.mirrors_headers:
-                raise
-            # streamable-http.mdx, Client Behavior: re-read tools/list for the
-            # tool's current x-mcp-header annotations, then retry once.
-            log.info("HeaderMismatch on tools/call %s: refreshing tools/list and retrying", name)
-            await self.list_tools(refresh=True)
-            raw = (await self._call(methods.TOOLS_CALL, params, opts, augmented=augmented))[0]
-        created = None
-        if augmented or raw.get("resultType") == "task":
-            created = proto.task_created(methods.TOOLS_CALL, raw, augmented=augmented)
+        raw, created = await self._tool_call(name, params, opts, task, task_ttl_ms)
         if created is None:
             return CallToolResult(raw)
         handle = TaskHandle(self, created.id, created, methods.TOOLS_CALL)
@@ -840,40 +455,14 @@ class Client:
             return handle
         return await handle.result(options=opts)
 
+
     def task(self, task_id: str, method: str = methods.TOOLS_CALL) -> TaskHandle:
         """A handle on a task known by its id alone, e.g. one stored before a restart; nothing is sent yet."""
         return TaskHandle(self, task_id, None, method)
 
     async def list_tasks(self, options: CallOptions | None = None, **keywords: Unpack[CallKeywords]) -> list[TaskState]:
         """``tasks/list``, every page (2025-11-25 servers only: the tasks extension has no list)."""
-        if self._proto.era is not Era.LEGACY:
-            raise ClientError("tasks/list exists only in 2025-11-25 (the tasks extension of 2026-07-28 has no list)")
-        opts = CallOptions.build(options, keywords)
-        out: list[TaskState] = []
-        cursor: str | None = None
-        seen: set[str] = set()
-        while True:
-            raw = await self._request(TASKS_LIST, {"cursor": cursor} if cursor is not None else None, opts)
-            tasks = raw.get("tasks")
-            if type(tasks) is not list:
-                raise ProtocolViolation("tasks/list returned no tasks array")
-            out.extend(parse_task(t, legacy=True, where=TASKS_LIST) for t in tasks)
-            cursor = raw.get("nextCursor")
-            if cursor is None:
-                return out
-            if type(cursor) is not str or cursor in seen:
-                raise ProtocolViolation(f"tasks/list returned the cursor {cursor!r} twice or not as a string")
-            seen.add(cursor)
-
-    def _follow(self, handle: TaskHandle) -> None:
-        self._followers.setdefault(handle.id, set()).add(handle)
-
-    def _unfollow(self, handle: TaskHandle) -> None:
-        followers = self._followers.get(handle.id)
-        if followers is not None:
-            followers.discard(handle)
-            if not followers:
-                del self._followers[handle.id]
+        return await self._list_tasks(CallOptions.build(options, keywords))
 
     async def read_resource(
         self, uri: str, options: CallOptions | None = None, *, refresh: bool = False, **keywords: Unpack[CallKeywords]
@@ -943,4 +532,3 @@ class Client:
         if tasks:
             filter_["taskIds"] = list(tasks)  # tasks.md, "Task Status Notifications"
         return Subscription(self, filter_)
-

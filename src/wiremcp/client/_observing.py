@@ -29,29 +29,29 @@ from orjson import loads
 
 from ..jsonrpc import encode_notification
 from ..protocol.meta import PROTOCOL_VERSION
-from ..protocol.observers import ObservedNotification, ObservedRequest, ObservedSession, Observer
+from ..protocol.observers import ObservedNotification, ObservedRequest, ObservedSession, Observer, around_notification
 
 if TYPE_CHECKING:
-    from ._client import Client
+    from ._driver import Driver
     from ._options import CallOptions
 
 __all__ = ["observe_request", "observe_write", "session_opened", "session_closed"]
 
 
-def _version(client: Client) -> str | None:
+def _version(client: Driver) -> str | None:
     proto = client._proto
     meta = proto._meta
     version = meta.get(PROTOCOL_VERSION) if meta is not None else proto.protocol_version
     return version if type(version) is str else None
 
 
-def _session_id(client: Client) -> str | None:
+def _session_id(client: Driver) -> str | None:
     session_id = getattr(client.transport, "session_id", None)
     return session_id if type(session_id) is str else None
 
 
 async def observe_request(
-    client: Client,
+    client: Driver,
     observers: Sequence[Observer],
     method: str,
     params: dict[str, Any] | None,
@@ -77,7 +77,7 @@ async def observe_request(
 
 
 def _answered(
-    client: Client,
+    client: Driver,
     observers: Sequence[Observer],
     event: ObservedRequest,
     states: list[Any],
@@ -93,7 +93,7 @@ def _answered(
         observer.request_answered(event, state, result, error)
 
 
-def observe_write(client: Client, observers: Sequence[Observer], data: bytes, write: Callable[[bytes], None]) -> None:
+def observe_write(client: Driver, observers: Sequence[Observer], data: bytes, write: Callable[[bytes], None]) -> None:
     """``write(data)``; a notification between the observers' notification hooks, its ``_meta`` theirs to add to."""
     message = loads(data)
     method = message.get("method") if type(message) is dict and "id" not in message else None
@@ -107,22 +107,18 @@ def observe_write(client: Client, observers: Sequence[Observer], data: bytes, wr
         method, params, version=_version(client), session_id=_session_id(client),
         meta=dict(meta) if type(meta) is dict else {},
     )
-    states = [observer.notification_started(event) for observer in observers]
-    if event.meta:  # else the notification goes as it was
-        params["_meta"] = event.meta
-        data = encode_notification(method, params)
-    error: BaseException | None = None
-    try:
-        write(data)
-    except BaseException as exc:
-        error = exc
-        raise
-    finally:
-        for observer, state in zip(reversed(observers), reversed(states)):
-            observer.notification_ended(event, state, error)
+
+    def send() -> None:
+        if event.meta:  # what the observers added; else the notification goes as it was
+            params["_meta"] = event.meta
+            write(encode_notification(method, params))
+        else:
+            write(data)
+
+    around_notification(observers, event, send)
 
 
-def session_opened(client: Client, observers: Sequence[Observer], opened_at: float) -> ObservedSession:
+def session_opened(client: Driver, observers: Sequence[Observer], opened_at: float) -> ObservedSession:
     """Tell ``observers`` a 2025-11-25 session is open (it began to connect at ``opened_at``)."""
     url = getattr(client.transport, "url", None)
     event = ObservedSession(_session_id(client), _version(client), http=type(url) is str, opened_at=opened_at)

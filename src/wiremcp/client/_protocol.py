@@ -69,6 +69,10 @@ Rules it keeps:
 * **HTTP metadata headers** (`_headers`): computed per request when the
   transport mirrors them; tools whose ``x-mcp-header`` annotations are
   invalid are dropped from tools/list (`accept_tools`).
+
+The routing of what arrives (replies, request-scoped notifications,
+subscriptions, task status) is written in `_inbox` (`Inbox`, the base class,
+which owns the routing state); the rest is here.
 """
 
 from __future__ import annotations
@@ -76,7 +80,7 @@ from __future__ import annotations
 import logging
 import sys
 from dataclasses import dataclass
-from typing import Any, Generic, Hashable, Iterable, TypeVar
+from typing import Any, Hashable, Iterable, TypeVar
 
 from ..jsonrpc import (
     INTERNAL_ERROR,
@@ -88,8 +92,6 @@ from ..jsonrpc import (
     InvalidResponse,
     JSONRPCError,
     Notification,
-    PendingRequests,
-    RemoteProtocolError,
     Request,
     Response,
     encode_error,
@@ -99,25 +101,17 @@ from ..jsonrpc import (
 )
 from ..protocol import MODERN_VERSIONS, Era, methods
 from ..protocol.errors import UNSUPPORTED_PROTOCOL_VERSION
-from ..protocol.meta import CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PROTOCOL_VERSION, SUBSCRIPTION_ID
-from . import events as ev
+from ..protocol.meta import CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PROTOCOL_VERSION
+from .events import Abandon, Event, Failed, Id, Send, ServerRequest
 from ._cache import ResultCache
 from ._eras import EraCache, EraChoice, Initialize, Negotiation, Probe, Ready, Step, pick_version
 from ._errors import ConnectionClosed, ProtocolViolation, RemoteError, RequestTimeout
 from ._headers import Annotation, InvalidToolHeaders, header_annotations, request_headers
+from ._inbox import Entry, Inbox, as_id
 from ._mrtr import INPUT_METHODS, MultiRoundCall, check_complete, undeclared
 from ._options import CallOptions
 from ._results import DiscoverResult
-from ._tasks import (
-    LEGACY_TASK_NOTIFICATION,
-    TASK_NOTIFICATION,
-    TASKS_EXTENSION,
-    TERMINAL,
-    TaskFollower,
-    TaskState,
-    created_task,
-    parse_task,
-)
+from ._tasks import TASKS_EXTENSION, TaskFollower, TaskState, created_task
 
 __all__ = ["ClientProtocol", "Outgoing", "DEFAULT_MAX_INPUT_ROUNDS"]
 
@@ -127,18 +121,10 @@ log = logging.getLogger("wiremcp.client")
 #: a server ask again; a bound stops a server that never completes).
 DEFAULT_MAX_INPUT_ROUNDS = 8
 
-_ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 _NO_OPTIONS = CallOptions()
 
 T = TypeVar("T")
-Id = ev.Id
-Events = list[ev.Event[T]]
-
-
-def _as_id(value: Any) -> Id | None:
-    """``value`` when it can be an MCP request id (a string or an integer, never a bool), else ``None``."""
-    t = type(value)
-    return value if t is str or t is int else None
+Events = list[Event[T]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,21 +138,7 @@ class Outgoing:
     headers: dict[str, str] | None
 
 
-class _Entry(Generic[T]):
-    """What the protocol keeps about one request in flight."""
-
-    __slots__ = ("tag", "progress", "logs", "cancel_on_timeout", "subscription", "acked")
-
-    def __init__(self, tag: T, progress: bool, logs: bool, cancel_on_timeout: bool, subscription: bool) -> None:
-        self.tag = tag
-        self.progress = progress
-        self.logs = logs
-        self.cancel_on_timeout = cancel_on_timeout
-        self.subscription = subscription
-        self.acked = False
-
-
-class ClientProtocol(Generic[T]):
+class ClientProtocol(Inbox[T]):
     """The state of one client connection; see the module docstring for the rules."""
 
     def __init__(
@@ -221,12 +193,8 @@ class ClientProtocol(Generic[T]):
         self.tool_definitions: dict[str, dict[str, Any]] = {}
         self._annotations: dict[str, list[Annotation]] = {}
         self._meta: dict[str, Any] | None = None
-        self._pending: PendingRequests[_Entry[T]] = PendingRequests()
         self._decoder = Decoder(MCP)
-        self._log_calls: set[Id] = set()
-        self._subscriptions: dict[Id, _Entry[T]] = {}
-        #: 2025-11-25 tasks whose call asked for progress: its progressToken -> (task id, the call's entry).
-        self._task_progress: dict[Id, tuple[str, _Entry[T]]] = {}
+        super().__init__()
 
     @property
     def in_flight(self) -> int:
@@ -387,7 +355,7 @@ class ClientProtocol(Generic[T]):
             full = {**params, "_meta": meta}
         data = encode_request(id, method, full)
         logs = options.on_log is not None
-        pending.add(id, method, deadline=deadline, context=_Entry(tag, progress, logs, cancel_on_timeout, False))
+        pending.add(id, method, deadline=deadline, context=Entry(tag, progress, logs, cancel_on_timeout, False))
         if logs:
             self._log_calls.add(id)
         headers = None
@@ -433,8 +401,8 @@ class ClientProtocol(Generic[T]):
         if self.closed is not None:
             return []
         if self.cancel_by_notification:
-            return [ev.Send(encode_notification(methods.CANCELLED, {"requestId": id, "reason": reason}))]
-        return [ev.Abandon(id)]
+            return [Send(encode_notification(methods.CANCELLED, {"requestId": id, "reason": reason}))]
+        return [Abandon(id)]
 
     def next_deadline(self) -> float | None:
         return self._pending.next_deadline()
@@ -446,7 +414,7 @@ class ClientProtocol(Generic[T]):
             id = entry.id
             self._log_calls.discard(id)
             self._subscriptions.pop(id, None)
-            out.append(ev.Failed(entry.context.tag, RequestTimeout(
+            out.append(Failed(entry.context.tag, RequestTimeout(
                 f"no reply to {entry.method} (id {id}) in time; the request was cancelled"
             )))
             if entry.context.cancel_on_timeout:
@@ -479,16 +447,16 @@ class ClientProtocol(Generic[T]):
             )
             return []
         params = req.params if type(req.params) is dict else {}
-        id = _as_id(req.id)
+        id = as_id(req.id)
         assert id is not None  # the MCP profile decodes only string and integer ids
         if req.method == "ping":
             data = self.answer(id, {})
-            return [ev.Send(data)] if data is not None else []
+            return [Send(data)] if data is not None else []
         kind = INPUT_METHODS.get(req.method)
         if kind is None or kind not in self.answers:
             data = self.answer_error(id, undeclared(req.method, kind))
-            return [ev.Send(data)] if data is not None else []
-        return [ev.ServerRequest(id, req.method, kind, params)]
+            return [Send(data)] if data is not None else []
+        return [ServerRequest(id, req.method, kind, params)]
 
     # -- receiving --------------------------------------------------------------------
 
@@ -500,7 +468,7 @@ class ClientProtocol(Generic[T]):
             entry = self._pending.abandon(exc.response_id) if exc.response_id is not None else None
             if entry is not None:
                 self._settled(entry.id)
-                return [ev.Failed(entry.context.tag, ProtocolViolation(f"the reply to {entry.method} is malformed: {exc.message}"))]
+                return [Failed(entry.context.tag, ProtocolViolation(f"the reply to {entry.method} is malformed: {exc.message}"))]
             log.warning("ignored a malformed message from the server: %s", exc.message)
             return []
         except InvalidNotification as exc:
@@ -517,138 +485,9 @@ class ClientProtocol(Generic[T]):
             return self._notification(msg, origin)  # type: ignore[arg-type]  # narrowed by the type test
         return self._server_request(msg)  # type: ignore[arg-type]  # MCP profile: no batches, so a Request
 
-    def _settled(self, id: Id) -> None:
-        self._log_calls.discard(id)
-        self._subscriptions.pop(id, None)
-
-    def _reply(self, msg: Response | ErrorResponse, status: int | None, origin: Id | None) -> Events[T]:
-        if msg.id is None or (status is not None and type(msg) is ErrorResponse and msg.id not in self._pending):
-            if origin is not None and origin in self._pending and type(msg) is ErrorResponse:
-                # An error without an id on a request's own response stream (HTTP) answers that request;
-                # so does one with an id of no request in flight that came with an HTTP error status:
-                # the server refused that POST as a whole (official mcp 1.x answers a POST without a
-                # session with 400 and id "server-error"), and the request must not wait for another.
-                msg = ErrorResponse(origin, msg.error)
-            else:
-                self._unmatched(msg)
-                return []
-        try:
-            entry = self._pending.resolve(msg)
-        except RemoteProtocolError:
-            self._unmatched(msg)
-            return []
-        if entry is None:
-            log.warning("dropped the reply to request %r: it came after the request was cancelled or timed out", msg.id)
-            return []
-        context = entry.context
-        if context.logs or context.subscription:
-            self._settled(entry.id)
-        if type(msg) is Response:
-            if context.progress and self.era is Era.LEGACY and entry.method == methods.TOOLS_CALL:
-                self._keep_task_progress(entry.id, context, msg.result)
-            return [ev.Settled(context.tag, msg.result)]
-        return [ev.Failed(context.tag, RemoteError(msg.error, entry.method, http_status=status))]  # type: ignore[union-attr]  # an ErrorResponse here
-
-    def _keep_task_progress(self, token: Id, context: _Entry[T], result: Any) -> None:
-        """A 2025-11-25 ``CreateTaskResult``: its call's progressToken stays valid for the task's life (tasks.mdx)."""
-        task = result.get("task") if type(result) is dict else None
-        if type(task) is not dict:
-            return
-        task_id = task.get("taskId")
-        if type(task_id) is str and task.get("status") not in TERMINAL:
-            self._task_progress[token] = (task_id, context)
-
     def task_ended(self, task_id: str) -> None:
         """Task ``task_id`` reached a terminal status: its progress has nowhere to go any more."""
-        if self._task_progress:
-            for token in [t for t, (tid, _) in self._task_progress.items() if tid == task_id]:
-                del self._task_progress[token]
-
-    @staticmethod
-    def _unmatched(msg: Response | ErrorResponse) -> None:
-        if type(msg) is ErrorResponse:
-            log.warning("the server reported an error for no request in flight (id %r): %s", msg.id, msg.message)
-        else:
-            log.warning("ignored a reply for id %r, which is not in flight", msg.id)
-
-    def _notification(self, note: Notification, origin: Id | None) -> Events[T]:
-        method = note.method
-        params: dict[str, Any] = note.params if type(note.params) is dict else {}
-        if method == methods.PROGRESS:
-            token = _as_id(params.get("progressToken"))
-            entry = self._pending.get(token) if token is not None else None
-            if entry is not None and entry.context.progress:
-                return [ev.Progress(entry.context.tag, params.get("progress"), params.get("total"), params.get("message"))]
-            kept = self._task_progress.get(token) if token is not None else None
-            if kept is not None:  # the progress of a 2025-11-25 task, to the call that made it
-                return [ev.Progress(kept[1].tag, params.get("progress"), params.get("total"), params.get("message"))]
-            log.debug("progress for unknown token %r dropped", token)
-            return []
-        if method == methods.MESSAGE:
-            return [ev.LogMessage(self._log_target(origin), params)]
-        if method == TASK_NOTIFICATION or method == LEGACY_TASK_NOTIFICATION:
-            return self._task_notification(note, params, origin)
-        self.cache.notified(method, params)
-        subscriptions = self._subscriptions
-        if subscriptions:
-            if method == methods.CANCELLED:
-                target = _as_id(params.get("requestId"))
-                if target is not None and target in subscriptions:
-                    # The server tore the subscription down (cancellation.mdx): nothing to cancel on our side.
-                    ended = subscriptions.pop(target)
-                    self._pending.abandon(target, "cancelled by the server")
-                    return [ev.SubscriptionEnded(ended.tag, None)]
-            meta = params.get("_meta")
-            sub_id = _as_id(meta.get(SUBSCRIPTION_ID)) if type(meta) is dict else None
-            if sub_id is None and origin is not None and origin in subscriptions:
-                sub_id = origin
-            sub = subscriptions.get(sub_id) if sub_id is not None else None
-            if sub is not None:
-                return self._deliver(sub, sub_id, method, params)
-        return [ev.Notified(note)]
-
-    def _task_notification(self, note: Notification, params: dict[str, Any], origin: Id | None) -> Events[T]:
-        """tasks.md, "Task Status Notifications"; tasks.mdx, "Task Status Notification"."""
-        try:
-            task = parse_task(params, legacy=note.method == LEGACY_TASK_NOTIFICATION, where=note.method)
-        except ProtocolViolation as exc:
-            log.warning("ignored a malformed task status notification: %s", exc)
-            return []
-        if task.terminal:
-            self.task_ended(task.id)
-        out: Events[T] = [ev.TaskUpdate(task)]
-        if self._subscriptions:
-            meta = params.get("_meta")
-            sub_id = _as_id(meta.get(SUBSCRIPTION_ID)) if type(meta) is dict else None
-            if sub_id is None and origin is not None and origin in self._subscriptions:
-                sub_id = origin
-            sub = self._subscriptions.get(sub_id) if sub_id is not None else None
-            if sub is not None:
-                out.extend(self._deliver(sub, sub_id, note.method, params))
-                return out
-        out.append(ev.Notified(note))
-        return out
-
-    @staticmethod
-    def _deliver(sub: _Entry[T], id: Any, method: str, params: dict[str, Any]) -> Events[T]:
-        if method == _ACKNOWLEDGED:
-            sub.acked = True
-            notes = params.get("notifications")
-            return [ev.Acknowledged(sub.tag, notes if type(notes) is dict else {})]
-        if not sub.acked:
-            log.warning("subscription %r: %s arrived before the acknowledgment; dropped", id, method)
-            return []
-        return [ev.SubscriptionNote(sub.tag, method, params)]
-
-    def _log_target(self, origin: Id | None) -> T | None:
-        if origin is not None:
-            entry = self._pending.get(origin)
-        elif len(self._log_calls) == 1:
-            (only,) = self._log_calls
-            entry = self._pending.get(only)
-        else:
-            return None
-        return entry.context.tag if entry is not None and entry.context.logs else None
+        self._drop_task_progress(task_id)
 
     def request_failed(self, id: Id, exc: BaseException) -> Events[T]:
         """The transport says ``id`` cannot be answered any more (an HTTP error, a dropped stream)."""
@@ -656,14 +495,14 @@ class ClientProtocol(Generic[T]):
         if entry is None:
             return []
         self._settled(id)
-        return [ev.Failed(entry.context.tag, exc)]
+        return [Failed(entry.context.tag, exc)]
 
     def connection_lost(self, exc: BaseException | None = None) -> Events[T]:
         """The connection is gone: fail everything in flight with `ConnectionClosed`."""
         if self.closed is None:
             self.closed = exc if exc is not None else ConnectionClosed("the server closed the connection")
         reason = self.closed if isinstance(self.closed, ConnectionClosed) else ConnectionClosed(str(self.closed))
-        out: Events[T] = [ev.Failed(entry.context.tag, reason) for entry in self._pending.drain()]
+        out: Events[T] = [Failed(entry.context.tag, reason) for entry in self._pending.drain()]
         self._log_calls.clear()
         self._subscriptions.clear()
         self._task_progress.clear()

@@ -20,6 +20,14 @@ is an HTTP matter; over stdio the tokens are not asked for)::
     WIREMCP_AUTH_RESOURCE=http://127.0.0.1:8000/mcp \\
     wiremcp run examples/protected.py --http --port 8000
 
+To try it without an identity provider, ``wiremcp auth dev`` runs a local
+issuer for development and prints these settings and a token (docs/auth.md,
+"A local issuer for development")::
+
+    wiremcp auth dev
+    WIREMCP_AUTH_ISSUER=http://127.0.0.1:9400 WIREMCP_AUTH_RESOURCE=http://127.0.0.1:8000/mcp \\
+        wiremcp run examples/protected.py --http --port 8000
+
 The `ResourceServer` is given to the `Server` (``Server(auth=...)``), and
 the HTTP transport reads it from there, so ``wiremcp run`` needs no option.
 """

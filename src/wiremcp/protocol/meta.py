@@ -16,11 +16,18 @@ A missing or mistyped field is -32602 (HTTP 400); a version the server does
 not support is -32022 with ``data.supported`` and ``data.requested``. The
 version is checked before the other fields, since another revision may
 define them differently.
+
+A `RequestMeta` says its era (``era``: ``"modern"`` for a request carrying
+these fields, ``"legacy"`` for one of a 2025-11-25 session, whose fields come
+from ``initialize``), set where it is built; nothing infers the era from
+another field. Questions a handler puts to the client go through one channel
+(``questions``): None for a modern request (multi round-trip requests), the
+session for a legacy request, a task's own channel for a task's body.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Protocol
+from typing import Any, Iterable, Literal, Protocol
 
 from ..jsonrpc import InvalidParams
 from .errors import UnsupportedProtocolVersion
@@ -35,6 +42,8 @@ __all__ = [
     "PROGRESS_TOKEN",
     "LOG_LEVELS",
     "RequestMeta",
+    "RequestEra",
+    "ClientQuestions",
     "LegacySessionLike",
     "parse_request_meta",
 ]
@@ -52,16 +61,28 @@ LOG_LEVELS: tuple[str, ...] = ("debug", "info", "notice", "warning", "error", "c
 _LEVEL_RANK = {name: rank for rank, name in enumerate(LOG_LEVELS)}
 
 
-class LegacySessionLike(Protocol):
+#: The era of one request: ``"modern"`` (2026-07-28, per-request ``_meta``) or ``"legacy"`` (2025-11-25 session).
+RequestEra = Literal["modern", "legacy"]
+
+
+class ClientQuestions(Protocol):
+    """A channel for a handler's questions to the client (elicitation, sampling, roots), answered in place.
+
+    A legacy session sends them as real requests; a task parks itself until
+    the client answers (``tasks/update``, or the session's replies).
+    """
+
+    async def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """Put each ``{"method", "params"}`` to the client; the results by key."""
+        ...
+
+
+class LegacySessionLike(ClientQuestions, Protocol):
     """What a request of a legacy (2025-11-25) session can ask of its session.
 
     The server's legacy session (``wiremcp.server._legacy.LegacySession``)
     implements it; it is named here so that `RequestMeta` can carry one.
     """
-
-    async def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        """Send each ``{"method", "params"}`` to the client as a real request; the results by key."""
-        ...
 
     def close_sse_stream(self, request_id: Any, retry_ms: int | None = None) -> bool:
         """Close the connection carrying this request's SSE stream (Streamable HTTP only)."""
@@ -71,7 +92,10 @@ class LegacySessionLike(Protocol):
 class RequestMeta:
     """The validated protocol fields of one request's ``_meta``."""
 
-    __slots__ = ("protocol_version", "client_capabilities", "client_info", "log_level", "progress_token", "raw", "inputs", "session")
+    __slots__ = (
+        "protocol_version", "client_capabilities", "client_info", "log_level", "progress_token", "raw", "era",
+        "inputs", "session", "_questions",
+    )
 
     def __init__(
         self,
@@ -81,6 +105,7 @@ class RequestMeta:
         log_level: str | None = None,
         progress_token: str | int | None = None,
         raw: dict[str, Any] | None = None,
+        era: RequestEra = "modern",
     ) -> None:
         self.protocol_version = protocol_version
         self.client_capabilities = client_capabilities
@@ -88,11 +113,34 @@ class RequestMeta:
         self.log_level = log_level
         self.progress_token = progress_token
         self.raw = raw if raw is not None else {}
+        #: The request's era, said where it is built (never inferred from ``session``).
+        self.era: RequestEra = era
         #: Multi round-trip answers verified for this request (its earlier rounds'
         #: answers from ``requestState`` plus its ``inputResponses``), or None.
         self.inputs: dict[str, Any] | None = None
         #: The legacy (2025-11-25) session the request belongs to, or None (modern).
         self.session: LegacySessionLike | None = None
+        self._questions: ClientQuestions | None = None
+
+    @property
+    def questions(self) -> ClientQuestions | None:
+        """Where the handler's questions to the client go (None: multi round-trip requests).
+
+        A task's channel when one was given (`for_task`), else the legacy session.
+        """
+        return self._questions if self._questions is not None else self.session
+
+    def for_task(self, task_id: str, questions: ClientQuestions) -> RequestMeta:
+        """The fields a task's body sees: this era and client, no log level, no session, its own channel.
+
+        ``progress_token`` is the task's id: progress reported by the body
+        becomes the task's status message (the task runtime's own sink).
+        """
+        meta = RequestMeta(
+            self.protocol_version, self.client_capabilities, self.client_info, None, task_id, self.raw, self.era
+        )
+        meta._questions = questions
+        return meta
 
     def wants_log(self, level: str) -> bool:
         """Whether a message at ``level`` may be sent for this request.
@@ -108,7 +156,7 @@ class RequestMeta:
         return (
             f"RequestMeta(protocol_version={self.protocol_version!r}, "
             f"client_capabilities={self.client_capabilities!r}, client_info={self.client_info!r}, "
-            f"log_level={self.log_level!r}, progress_token={self.progress_token!r})"
+            f"log_level={self.log_level!r}, progress_token={self.progress_token!r}, era={self.era!r})"
         )
 
 

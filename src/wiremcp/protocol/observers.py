@@ -35,14 +35,18 @@ Rules:
   when it opens, `session_closed` exactly once when it ends, with the same
   `ObservedSession`;
 * an observer's own exception is not caught: it reaches the request as a
-  handler's would. Observers must not block: they run on the event loop.
+  handler's would. Observers must not block: they run on the event loop;
+* the nesting of the notification hooks is written once, `around_notification`,
+  which both sides call.
 """
 
 from __future__ import annotations
 
-from typing import Any, Collection, Mapping
+from typing import Any, Callable, Collection, Mapping, Sequence, TypeVar
 
-__all__ = ["Observer", "ObservedRequest", "ObservedNotification", "ObservedSession", "check_observer"]
+__all__ = ["Observer", "ObservedRequest", "ObservedNotification", "ObservedSession", "check_observer", "around_notification"]
+
+T = TypeVar("T")
 
 
 class ObservedRequest:
@@ -164,3 +168,20 @@ def check_observer(observer: Any) -> Observer:
     if not isinstance(observer, Observer):
         raise TypeError(f"an observer is an instance of wiremcp.protocol.observers.Observer, not {observer!r}")
     return observer
+
+
+def around_notification(observers: Sequence[Observer], note: ObservedNotification, act: Callable[[], T]) -> T:
+    """``act()`` between the observers' notification hooks: started in order, ended in reverse, with its exception.
+
+    The server calls it around acting on a notification, the client around writing one.
+    """
+    states = [observer.notification_started(note) for observer in observers]
+    error: BaseException | None = None
+    try:
+        return act()
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        for observer, state in zip(reversed(observers), reversed(states)):
+            observer.notification_ended(note, state, error)

@@ -204,10 +204,10 @@ class Context:
         legacy (2025-11-25) session the same call sends real requests to the
         client and waits for the answers, so one handler serves both eras.
         """
-        session = self.meta.session
-        if session is not None:  # 2025-11-25: real requests to the client, awaited
+        questions = self.meta.questions
+        if questions is not None:  # 2025-11-25, or a task: real requests to the client, awaited
             check_capabilities(requests, self.meta.client_capabilities)
-            answers = await session.ask(requests)
+            answers = await questions.ask(requests)
             for key, request in requests.items():
                 check_answer(key, request, answers[key])
             return answers

@@ -158,7 +158,7 @@ class Forwarder:
         server = self.server
         method = request.method
         ctx = Context(request.id, method, meta, server, emit)
-        if meta.session is not None:  # a legacy downstream: real requests, the call goes on
+        if meta.era == "legacy":  # a legacy downstream: real requests, the call goes on
             result = await self.upstream.request(method, _upstream_params(params), ctx, ctx.ask)
         else:
             result = await self._modern(method, params, ctx, meta)

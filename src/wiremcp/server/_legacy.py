@@ -220,7 +220,7 @@ class LegacySession:
         token = raw.get(PROGRESS_TOKEN)
         if token is not None and type(token) is not str and type(token) is not int:
             raise InvalidParams("Invalid params: 'progressToken' must be a string or an integer")
-        meta = RequestMeta(self.version or LEGACY_VERSIONS[0], self.client_capabilities, self.client_info, self.log_level, token, raw)
+        meta = RequestMeta(self.version or LEGACY_VERSIONS[0], self.client_capabilities, self.client_info, self.log_level, token, raw, "legacy")
         meta.session = self
         return meta
 

@@ -102,8 +102,7 @@ class Mount:
             for name in self.tools:
                 parent._tools.pop(name, None)
             self.tools = []
-            parent._tool_defs = None
-            parent._legacy_tool_defs = None
+            parent._engine.tools.forget()
         if prompts:
             for name in self.prompts:
                 parent._prompts.by_name.pop(name, None)
@@ -136,8 +135,7 @@ class Mount:
                 self.tools.append(name)
                 if tool.task is not None:
                     parent.enable_tasks()  # the parent runs it as a task: its store, its tasks/* (see the docs above)
-            parent._tool_defs = None
-            parent._legacy_tool_defs = None
+            parent._engine.tools.forget()
             parent.notify_tools_changed()
         if prompts:
             for prompt in child._prompts.by_name.values():
@@ -160,7 +158,7 @@ class Mount:
                     entry_c.target = self.name(completer.target)
                 parent._completers.add(entry_c)
                 self.completers.append(entry_c.key)
-        parent._offer()
+        parent._engine.offer()
 
 
 def check_mountable(parent: Server, child: Any) -> None:

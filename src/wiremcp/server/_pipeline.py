@@ -8,9 +8,9 @@ Rules:
   ``add_middleware`` and ``add_observer`` raise. Nothing is replaced on the
   server: the `Pipeline` holds the entry points, and ``Server.handle``,
   ``Server.handle_in_session`` and ``ServerConnection`` call them;
-* with neither middleware nor observers the entries are the server's own
-  dispatch methods: the path, and its cost, are exactly those of the
-  handlers (a request answered at once stays answered at once);
+* with neither middleware nor observers the entries are the request
+  engine's own ``dispatch`` and ``dispatch_in_session`` (`server._engine`):
+  the path, and its cost, are exactly those of the handlers (a request answered at once stays answered at once);
 * with either, every request a handler serves is one coroutine: the
   observers' ``request_started`` (in registration order), the middleware
   chain (the first registered outermost), the handler, then
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, TypeVar
 
 from ..jsonrpc import Notification, Request
 from ..protocol.meta import PROTOCOL_VERSION, RequestMeta
-from ..protocol.observers import ObservedNotification, ObservedRequest, ObservedSession, Observer
+from ..protocol.observers import ObservedNotification, ObservedRequest, ObservedSession, Observer, around_notification
 from ._context import Emit, current_headers, header_mapping
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def _build(
     dispatch: Handle,
     dispatch_in_session: HandleInSession,
 ) -> Pipeline:
-    """The pipeline of ``server`` around its own ``dispatch`` methods (see the module docs)."""
+    """The pipeline of ``server`` around its engine's ``dispatch`` methods (see the module docs)."""
     if not middleware and not observers:
         return Pipeline(dispatch, dispatch_in_session, ())
     from ._middleware import Invocation, compose
@@ -215,16 +215,7 @@ def observe_notification(
         session_id=session.id if session is not None else session_id, headers=headers,
         meta=meta if type(meta) is dict else None,
     )
-    states = [observer.notification_started(event) for observer in observers]
-    error: BaseException | None = None
-    try:
-        return act(note)
-    except BaseException as exc:
-        error = exc
-        raise
-    finally:
-        for observer, state in zip(reversed(observers), reversed(states)):
-            observer.notification_ended(event, state, error)
+    return around_notification(observers, event, lambda: act(note))
 
 
 def opened(observers: tuple[Observer, ...], session: LegacySession) -> ObservedSession:

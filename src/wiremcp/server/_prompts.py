@@ -26,13 +26,14 @@ as `_failures` says, a `JSONRPCError` keeps its code.
 from __future__ import annotations
 
 import inspect
-from typing import Any, Awaitable, Callable, Iterable, Mapping
+from typing import Any, Awaitable, Callable, Mapping
 
 from ..jsonrpc import InvalidParams
 from ._content import CONTENT_TYPES
 from ._context import Context, scope_tuple
 from ._failures import HandlerFailed, failure_message
 from ._inject import Signature
+from ._options import PromptOptions
 from ._workers import Workers, run_handler
 
 __all__ = ["Prompt", "Prompts", "to_messages", "message", "user", "assistant", "ROLES"]
@@ -71,33 +72,27 @@ class Prompt:
 
     __slots__ = ("name", "sig", "definition", "description", "scopes", "threaded")
 
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        scopes: Iterable[str] | None = None,
-        inline: bool = False,
-    ) -> None:
+    def __init__(self, fn: Callable[..., Any], options: PromptOptions | None = None, /, **keywords: Any) -> None:
+        """A prompt of ``fn`` with ``options``, or the same options as keywords (those of ``Server.prompt``)."""
+        if options is None:
+            options = PromptOptions(**keywords)
+        elif keywords:
+            raise TypeError("Prompt(fn, options) takes its options once: a PromptOptions or keywords, not both")
         if not callable(fn):
             raise TypeError(f"a prompt is a function (plain or async), not {fn!r}")
         #: OAuth scopes a request needs to get it (enforced where requests are authenticated).
-        self.scopes = scope_tuple(scopes)
-        prompt_name = name or getattr(fn, "__name__", "")
+        self.scopes = scope_tuple(options.scopes)
+        prompt_name = options.name or getattr(fn, "__name__", "")
         if type(prompt_name) is not str or not prompt_name:
             raise ValueError("a prompt needs a name (a non-empty string)")
         self.name = prompt_name
         self.sig = Signature(fn, f"prompt {self.name!r}")
         #: A plain function not registered ``inline=True``: it runs in a worker thread.
-        self.threaded = not self.sig.is_async and not inline
+        self.threaded = not self.sig.is_async and not options.inline
         definition: dict[str, Any] = {"name": self.name}
-        if title:
-            definition["title"] = title
-        doc = description if description is not None else inspect.getdoc(fn)
+        if options.title:
+            definition["title"] = options.title
+        doc = options.description if options.description is not None else inspect.getdoc(fn)
         self.description = doc or None
         if doc:
             definition["description"] = doc
@@ -112,10 +107,10 @@ class Prompt:
             arguments.append(argument)
         if arguments:
             definition["arguments"] = arguments
-        if icons:
-            definition["icons"] = icons
-        if meta:
-            definition["_meta"] = meta
+        if options.icons:
+            definition["icons"] = options.icons
+        if options.meta:
+            definition["_meta"] = options.meta
         self.definition = definition
 
     @property

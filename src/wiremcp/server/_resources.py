@@ -33,17 +33,17 @@ from __future__ import annotations
 
 import base64
 import inspect
-from typing import Any, Awaitable, Callable, Iterable, Literal
+from typing import Any, Awaitable, Callable
 
 from ..protocol import ResourceNotFound
 from ._context import Context, scope_tuple
 from ._failures import HandlerFailed, failure_message
 from ._inject import Signature
+from ._options import CacheScope, ResourceOptions
 from ._workers import Workers, run_handler
 
 __all__ = ["Resource", "Resources", "to_contents"]
 
-CacheScope = Literal["public", "private"]
 Contents = list[dict[str, Any]]
 
 
@@ -63,26 +63,15 @@ class Resource:
         "threaded",
     )
 
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        uri: str,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        size: int | None = None,
-        annotations: dict[str, Any] | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        ttl_ms: int | None = None,
-        cache_scope: CacheScope | None = None,
-        scopes: Iterable[str] | None = None,
-        inline: bool = False,
-    ) -> None:
+    def __init__(self, fn: Callable[..., Any], uri: str, options: ResourceOptions | None = None, /, **keywords: Any) -> None:
+        """The resource (or template) ``uri`` read by ``fn``, with ``options`` or the same as keywords (``Server.resource``'s)."""
+        if options is None:
+            options = ResourceOptions(**keywords)
+        elif keywords:
+            raise TypeError("Resource(fn, uri, options) takes its options once: a ResourceOptions or keywords, not both")
+        ttl_ms, cache_scope, size = options.ttl_ms, options.cache_scope, options.size  # checked here
         #: OAuth scopes a request needs to read it (enforced where requests are authenticated).
-        self.scopes = scope_tuple(scopes)
+        self.scopes = scope_tuple(options.scopes)
         if type(uri) is not str or not uri:
             raise ValueError("a resource needs a URI (a non-empty string)")
         if ttl_ms is not None and (type(ttl_ms) is not int or ttl_ms < 0):
@@ -94,11 +83,11 @@ class Resource:
         template = UriTemplate(uri)
         self.uri = uri
         self.template = None if template.is_literal else template
-        self.name = name or getattr(fn, "__name__", None) or uri
+        self.name = options.name or getattr(fn, "__name__", None) or uri
         what = f"resource {uri!r}"
         self.sig = Signature(fn, what)
         #: A plain function not registered ``inline=True``: it runs in a worker thread.
-        self.threaded = not self.sig.is_async and not inline
+        self.threaded = not self.sig.is_async and not options.inline
         variables = frozenset(template.variables)
         for var in variables:
             if var not in self.sig.by_name and not self.sig.var_keyword:
@@ -111,25 +100,25 @@ class Resource:
                 raise ValueError(f"{what}: a template has no size (schema.json, ResourceTemplate)")
             if type(size) is not int or size < 0:
                 raise ValueError(f"{what}: size is a number of bytes (an integer >= 0)")
-        self.mime_type = mime_type
+        self.mime_type = options.mime_type
         self.ttl_ms = ttl_ms
         self.cache_scope = cache_scope
         definition: dict[str, Any] = {"uriTemplate" if self.template is not None else "uri": uri, "name": self.name}
-        if title:
-            definition["title"] = title
-        doc = description if description is not None else inspect.getdoc(fn)
+        if options.title:
+            definition["title"] = options.title
+        doc = options.description if options.description is not None else inspect.getdoc(fn)
         if doc:
             definition["description"] = doc
-        if mime_type:
-            definition["mimeType"] = mime_type
+        if options.mime_type:
+            definition["mimeType"] = options.mime_type
         if size is not None:
             definition["size"] = size
-        if annotations:
-            definition["annotations"] = annotations
-        if icons:
-            definition["icons"] = icons
-        if meta:
-            definition["_meta"] = meta
+        if options.annotations:
+            definition["annotations"] = options.annotations
+        if options.icons:
+            definition["icons"] = options.icons
+        if options.meta:
+            definition["_meta"] = options.meta
         self.definition = definition
 
     def arguments(self, uri: str) -> dict[str, Any] | None:

@@ -1,62 +1,53 @@
-"""The server: what it offers (tools, ...) and how one request is handled.
+"""The server: the registry a user writes against (tools, resources, prompts, completers, settings).
 
-`Server.handle` takes one decoded `Request` and returns the result dict, or
-an awaitable of it when the work is asynchronous (an async handler, or a
-plain one that runs in the worker thread pool, `_workers`). It raises
-a `JSONRPCError` for protocol errors. It never touches bytes or sockets: the
-transports decode, call `handle`, and turn the outcome into a reply with
+`Server` holds what a server offers and how it is configured. It does not
+answer requests itself: its request engine (`_engine`, with the handlers in
+`_handlers_tools`, `_handlers_content` and `_handlers_listen`) reads this
+registry and answers one decoded `Request`. `Server.handle` takes one and
+returns the result dict, or an awaitable of it when the work is asynchronous
+(an async handler, or a plain one that runs in the worker thread pool,
+`_workers`); it raises a `JSONRPCError` for protocol errors (the order of
+checks is `_engine`'s). It never touches bytes or sockets: the transports
+decode, call `handle`, and turn the outcome into a reply with
 `wiremcp.server._reply` (the one place exceptions become wire errors).
 
-Order of checks for a request (the first that fails decides):
+Rules it keeps:
 
-1. the method is known (else -32601; the legacy methods 2026-07-28 removed,
-   such as ``initialize``, get -32601 naming the versions we support);
-2. ``params._meta`` carries the per-request protocol fields (-32602, or
-   -32022 for an unsupported version; see `wiremcp.protocol.meta`);
-3. the method's own params (-32602), then the method runs.
-
-Settings (`_settings`): each `Server` argument left as ``None`` is read from
-its ``WIREMCP_*`` environment variable, else its default. Registration
-decorators work bare and called (``@server.tool`` / ``@server.tool()``) and
-refuse misuse (a non-callable, a missing URI, a duplicate name) at once.
+* a registration change is announced to listeners (``subscriptions/listen``)
+  and updates the engine's method table at once (`Engine.offer`);
+* settings (`_settings`): each `Server` argument left as ``None`` is read
+  from its ``WIREMCP_*`` environment variable, else its default;
+* registration decorators work bare and called (``@server.tool`` /
+  ``@server.tool()``) and refuse misuse (a non-callable, a missing URI, a
+  duplicate name) at once; each kind's options are one frozen type
+  (`_options`).
 """
 
 from __future__ import annotations
 
-import os
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Literal, Mapping, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, TypeVar, overload
 
 import orjson
 
-from ..jsonrpc import Decoder, InvalidParams, JSONRPCError, MethodNotFound, Request
+from ..jsonrpc import Decoder, JSONRPCError, Request
 from ..protocol import MODERN_VERSIONS, methods
-from ..protocol.extensions import EXTENSIONS, TASKS, check_identifier, client_declares
-from ..protocol.meta import CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION, SERVER_INFO, RequestMeta, parse_request_meta
-from ..protocol.state import DEFAULT_STATE_TTL, StateSealer
+from ..protocol.extensions import TASKS, check_identifier, client_declares
+from ..protocol.meta import SERVER_INFO, RequestMeta
+from ..protocol.state import StateSealer
 from ..protocol.telemetry import wanted as telemetry_wanted
-from ._authorization import authorize, hide
 from ._context import Context, Emit
-from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
+from ._engine import Engine
+from ._options import DEFAULT_LIST_TTL_MS, CacheScope, ServerSettings, ToolOptions, task_options
+from ._registry_content import ContentRegistry, check_decorated, check_name
+from ._mrtr import InputRequired, input_required_result
 from ..backends import Backend, ChangeBus
-from ._backend import choose_backend, default_task_store, with_backend
-from ._settings import (
-    DEFAULT_CLIENT_REQUEST_TIMEOUT,
-    DEFAULT_MAX_SUBSCRIPTIONS,
-    DEFAULT_THREADS,
-    apply_log_level,
-    parse_bool,
-    parse_keys,
-    legacy_log_level_setting,
-    parse_level,
-    setting,
-)
+from ._backend import choose_backend, with_backend
+from ._settings import apply_log_level
 from ._tools import Tool, ToolAnnotations
-from ._apps import UI_EXTENSION, UI_MIME_TYPE, ModelTools, UiCsp, Visibility, check_links, supports_apps, ui_resource_parts
+from ._apps import UI_EXTENSION, Visibility, check_links
 from ._workers import Workers
 from ._reply import Reply, reply_failed, reply_ok
-from ._lifespan import DEFAULT_SHUTDOWN_GRACE, Lifespan, LifespanFactory
-from ._pagination import paginate
+from ._lifespan import Lifespan, LifespanFactory
 from ._pipeline import Pipeline, Stages
 
 if TYPE_CHECKING:
@@ -70,33 +61,23 @@ if TYPE_CHECKING:
     from ._mount import Mount
     from ._forward import Forwarder, Upstream
 
-    # Resources, templates, prompts, completion (the section "resources, prompts, completion" below).
-    from ._completion import Completer, Completers
-    from ._prompts import Prompt, Prompts
-    from ._resources import Resource, Resources
-
 # Loaded on first use, each by the method that needs it (bench/README.md, "Cold start": a server of
 # tools alone imports none of them): resources, prompts and completion (`_resources`, `_prompts`,
-# `_completion` and their registries, the `cached_property`s of `Server`), middleware
+# `_completion`, their registries and `_handlers_content`; see `_registry_content`), middleware
 # (`add_middleware`), composition (`mount`, `forward`), legacy sessions (`open_session`) and
-# subscriptions/listen (`_listen`).
+# subscriptions/listen (`_subscriptions`, from `_handlers_listen`).
 
 __all__ = ["Server", "DEFAULT_LIST_TTL_MS"]
-
-#: How long clients may cache list results and discovery, unless configured.
-DEFAULT_LIST_TTL_MS = 60_000
 
 _dumps = orjson.dumps
 _LINE = orjson.OPT_APPEND_NEWLINE
 
-Handler = Callable[[Request, dict[str, Any], RequestMeta, "Emit | None"], "dict[str, Any] | Awaitable[dict[str, Any]]"]
-CacheScope = Literal["public", "private"]
 #: A function being registered: the decorators hand it back unchanged, with its own type.
 F = TypeVar("F", bound=Callable[..., Any])
 M = TypeVar("M", bound="Middleware")
 
 
-class Server:
+class Server(ContentRegistry):
     """An MCP server: register tools with `tool`, serve it with `wiremcp.run`.
 
     >>> server = Server("demo", version="1.0.0")
@@ -140,43 +121,23 @@ class Server:
         task_max_ttl_ms: int | None = None,
         telemetry: bool | Mapping[str, Any] | None = None,
     ) -> None:
-        # Settings: an argument wins, then a WIREMCP_* variable, then the default (see _settings).
-        list_ttl_ms = setting("list_ttl_ms", list_ttl_ms, DEFAULT_LIST_TTL_MS, int)
-        page_size = setting("page_size", page_size, None, int)
-        state_ttl = setting("state_ttl", state_ttl, float(DEFAULT_STATE_TTL), float)
-        state_keys = setting("state_keys", state_keys, None, parse_keys)
-        max_subscriptions = setting("max_subscriptions", max_subscriptions, DEFAULT_MAX_SUBSCRIPTIONS, int)
-        legacy = setting("legacy", legacy, True, parse_bool)
-        #: What a legacy session logs before ``logging/setLevel`` (None: nothing); see _legacy.
-        self.legacy_log_level = legacy_log_level_setting(legacy_log_level)
-        threads = setting("threads", threads, DEFAULT_THREADS, int)
-        mask_errors = setting("mask_errors", mask_errors, True, parse_bool)
-        log_level = setting("log_level", log_level, None, parse_level)
-        client_request_timeout = setting(
-            "client_request_timeout", client_request_timeout, DEFAULT_CLIENT_REQUEST_TIMEOUT, float
+        settings = ServerSettings.read(  # an argument wins, then a WIREMCP_* variable, then the default
+            list_ttl_ms=list_ttl_ms, cache_scope=cache_scope, page_size=page_size, state_keys=state_keys,
+            state_ttl=state_ttl, max_subscriptions=max_subscriptions, legacy=legacy, legacy_log_level=legacy_log_level,
+            threads=threads, mask_errors=mask_errors, log_level=log_level,
+            client_request_timeout=client_request_timeout, shutdown_grace=shutdown_grace,
         )
-        shutdown_grace = setting("shutdown_grace", shutdown_grace, DEFAULT_SHUTDOWN_GRACE, float)
-        if shutdown_grace < 0:
-            raise ValueError("shutdown_grace must be >= 0 (seconds)")
-        if list_ttl_ms < 0:
-            raise ValueError("list_ttl_ms must be >= 0 (server/utilities/caching.mdx)")
-        if cache_scope not in ("public", "private"):
-            raise ValueError("cache_scope must be 'public' or 'private'")
-        if page_size is not None and page_size < 1:
-            raise ValueError("page_size must be positive")
-        if client_request_timeout <= 0:
-            raise ValueError("client_request_timeout must be positive (seconds)")
-        apply_log_level(log_level)
+        apply_log_level(settings.log_level)
         self.name = name
         self.version = version
         self.instructions = instructions
-        self.list_ttl_ms = list_ttl_ms
-        self.cache_scope: CacheScope = cache_scope
-        self.page_size = page_size
+        # The settings a WIREMCP_* variable may set (each documented in `ServerSettings`).
+        self.list_ttl_ms, self.cache_scope, self.page_size = settings.list_ttl_ms, settings.cache_scope, settings.page_size
+        self.legacy, self.legacy_log_level = settings.legacy, settings.legacy_log_level
+        self.max_subscriptions, self.mask_errors = settings.max_subscriptions, settings.mask_errors
+        self.client_request_timeout, self.shutdown_grace = settings.client_request_timeout, settings.shutdown_grace
         self.supported_versions: tuple[str, ...] = MODERN_VERSIONS
-        info: dict[str, Any] = {"name": name, "version": version}
-        if title:
-            info["title"] = title
+        info: dict[str, Any] = {"name": name, "version": version, **({"title": title} if title else {})}
         self.server_info = info
         # Shared by every result; never mutated after this point.
         self._result_meta: dict[str, Any] | None = {SERVER_INFO: info} if server_info_in_results else None
@@ -185,42 +146,23 @@ class Server:
         self._decode_fused: Callable[[bytes], FusedEnvelope] | None = None
         self._fused_refused: type[Exception] = Exception
         self._fused_depth = 0
-        self._tool_defs: list[dict[str, Any]] | None = None
-        #: tools/list for clients without MCP Apps: without app-only tools (see _apps).
-        self._model_tools = ModelTools()
-        # Resources, templates, prompts, completers (`_resources`, `_prompts`, `_completers`, made
-        # on first use); their methods are in `_handlers` exactly while something of their kind is
-        # registered (`_offer`).
-        self._handlers: dict[str, Handler] = {
-            methods.DISCOVER: self._discover,
-            methods.TOOLS_LIST: self._tools_list,
-            methods.TOOLS_CALL: self._tools_call,
-            methods.SUBSCRIPTIONS_LISTEN: self._listen,
-        }
+        #: The request engine (`_engine`): the method table, reading this registry. Resources,
+        #: templates, prompts, completers (`_resources`, `_prompts`, `_completers`) are made on first use.
+        self._engine = Engine(self)
         # Multi round-trip requests: sealed requestState (see _mrtr, protocol/state).
-        self.state_sealer = StateSealer(state_keys, ttl=state_ttl)
+        self.state_sealer = StateSealer(settings.state_keys, ttl=settings.state_ttl)
         #: Where shared state lives (see _backend, wiremcp.backends): this process, or Redis.
         self.backend = choose_backend(backend, bus, self.state_sealer.configured)
         # subscriptions/listen: change events, fanned out through the backend's bus.
         self.bus: ChangeBus = self.backend.bus
-        self.max_subscriptions = max_subscriptions
-        #: Serve 2025-11-25 clients (initialize handshake) too; see _legacy.
-        self.legacy = legacy
         #: A ``wiremcp.auth.server.ResourceServer``: served over HTTP, every request then needs
         #: an access token (`MCPApp` reads it); stdio ignores it (basic/authorization/).
         self.auth = auth
-        self._open_subscriptions = [0]
         #: Worker threads for plain ``def`` handlers (see _workers); ``threads`` of them at most.
-        self.workers = Workers(threads)
-        #: Hide unexpected exceptions' text from clients (see _failures); False for development.
-        self.mask_errors = mask_errors
-        #: Seconds a legacy (2025-11-25) client has to answer our elicitation, sampling or roots request.
-        self.client_request_timeout = client_request_timeout
+        self.workers = Workers(settings.threads)
         #: Setup around serving, entered once per process by the transports (see _lifespan);
         #: ``async with server.lifespan as value``. What it yields is ``ctx.lifespan``.
         self.lifespan = Lifespan(self, with_backend(self.backend, lifespan))
-        #: Seconds requests in flight get to finish on shutdown before they are cancelled.
-        self.shutdown_grace = shutdown_grace
         #: Middleware (_middleware) and observers (protocol.observers), fixed by `freeze` (_pipeline).
         self._stages = Stages()
         # OpenTelemetry (see _telemetry): decided once, here; when on, the first observer.
@@ -240,17 +182,9 @@ class Server:
         self._extensions: dict[str, dict[str, Any]] = {}
         #: Tasks (see _tasks): None until a tool may become a task (``task=`` other than "never").
         self.tasks: Tasks | None = None
-        self._task_options: dict[str, Any] = {
-            "store": task_store if task_store is not None else default_task_store(self.backend),
-            # None: the default (`_tasks._modes`, `_tasks._limits`), when `enable_tasks` imports them.
-            "ttl_ms": task_ttl_ms,
-            "poll_interval_ms": task_poll_interval_ms,
-            "max_tasks": setting("max_tasks", max_tasks, None, int),
-            "max_tasks_per_owner": setting("max_tasks_per_owner", max_tasks_per_owner, None, int),
-            "max_ttl_ms": setting("task_max_ttl_ms", task_max_ttl_ms, None, int),
-        }
-        self._legacy_handlers: dict[str, Handler] = {}
-        self._legacy_tool_defs: list[dict[str, Any]] | None = None
+        self._task_options = task_options(
+            self.backend, task_store, task_ttl_ms, task_poll_interval_ms, max_tasks, max_tasks_per_owner, task_max_ttl_ms
+        )
 
     # -- registration -------------------------------------------------------
 
@@ -277,24 +211,7 @@ class Server:
         task: TaskMode = "never",
     ) -> Callable[[F], F]: ...
 
-    def tool(
-        self,
-        name: str | F | None = None,
-        *,
-        title: str | None = None,
-        description: str | None = None,
-        input_schema: dict[str, Any] | None = None,
-        output_schema: dict[str, Any] | None = None,
-        structured_output: bool | None = None,
-        annotations: ToolAnnotations | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        scopes: Iterable[str] | None = None,
-        inline: bool = False,
-        ui: str | None = None,
-        visibility: Visibility | Iterable[Visibility] | None = None,
-        task: TaskMode = "never",
-    ) -> F | Callable[[F], F]:
+    def tool(self, name: str | F | None = None, **options: Any) -> F | Callable[[F], F]:
         """Decorator: register a plain or async function as a tool; returns it unchanged.
 
         ``@server.tool``, ``@server.tool()`` and ``@server.tool("name", ...)``
@@ -311,43 +228,31 @@ class Server:
         ``"never"`` (the default), ``"auto"``, ``"always"``, or a function of
         the arguments deciding per call.
         """
-        options: dict[str, Any] = dict(
-            title=title,
-            description=description,
-            input_schema=input_schema,
-            output_schema=output_schema,
-            structured_output=structured_output,
-            annotations=annotations,
-            icons=icons,
-            meta=meta,
-            scopes=scopes,
-            inline=inline,
-            ui=ui,
-            visibility=visibility,
-            task=task,
-        )
         if callable(name):  # used bare: the function came as `name`
-            self.add_tool(name, **options)
+            self.add_tool(name, ToolOptions(**options))
             return name
-        _check_name("tool", name)
+        check_name("tool", name)
+        chosen = ToolOptions(name=name, **options)
 
         def register(fn: F) -> F:
-            _check_decorated("tool", fn)
-            self.add_tool(fn, name=name, **options)
+            check_decorated("tool", fn)
+            self.add_tool(fn, chosen)
             return fn
 
         return register
 
-    def add_tool(self, fn: Callable[..., Any], **options: Any) -> Tool:
-        """Register ``fn`` as a tool (options as `Server.tool`'s) and return it; ValueError if the name is taken."""
-        tool = Tool(fn, **options)
+    def add_tool(self, fn: Callable[..., Any], options: ToolOptions | None = None, /, **keywords: Any) -> Tool:
+        """Register ``fn`` as a tool and return it; ValueError if the name is taken.
+
+        The options are a `ToolOptions` or the keywords of `tool`.
+        """
+        tool = Tool(fn, options, **keywords)
         if tool.name in self._tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         if tool.ui_uri is not None or tool.app_only:
             self._extensions.setdefault(UI_EXTENSION, {})  # MCP Apps, opted in (see _apps)
         self._tools[tool.name] = tool
-        self._tool_defs = None
-        self._legacy_tool_defs = None
+        self._engine.tools.forget()
         if tool.task is not None:
             self.enable_tasks()
         self.notify_tools_changed()
@@ -379,20 +284,22 @@ class Server:
         ``"never"``; the store and its settings are the ``task_*`` arguments.
         """
         if self.tasks is None:
-            from ._tasks._runtime import Tasks  # the runtime (and asyncio) only for a server with tasks
+            from ._tasks._runtime import TaskHost, Tasks  # the runtime (and asyncio) only for a server with tasks
 
+            host = TaskHost(
+                self._complete, self.negotiated, lambda id, method, meta, emit: Context(id, method, meta, self, emit),
+                lambda tool, arguments, ctx: tool.run_body(arguments, ctx, self.workers, self.mask_errors),
+            )
             # An option left None takes the runtime's default (_tasks._modes, _tasks._limits).
-            tasks = self.tasks = Tasks(self, **{k: v for k, v in self._task_options.items() if v is not None})
+            tasks = self.tasks = Tasks(host, **{k: v for k, v in self._task_options.items() if v is not None})
             self.declare_extension(TASKS)
-            self._handlers.update({"tasks/get": tasks.get, "tasks/update": tasks.update, "tasks/cancel": tasks.cancel})
-            self._legacy_handlers.update({"tasks/result": tasks.result, "tasks/list": tasks.list_tasks})
+            self._engine.add_tasks(tasks)
         return self.tasks
 
     def remove_tool(self, name: str) -> None:
         """Unregister the tool ``name`` (KeyError if there is none) and announce that the tool list changed."""
         del self._tools[name]
-        self._tool_defs = None
-        self._legacy_tool_defs = None
+        self._engine.tools.forget()
         self.notify_tools_changed()
 
     @property
@@ -406,42 +313,7 @@ class Server:
 
     def capabilities(self) -> dict[str, Any]:
         """The capabilities the server declares: each feature while anything of it is registered, and its extensions."""
-        if self.forwarder is not None:  # a proxy: what the upstream offers (see _forward)
-            return self.forwarder.capabilities()
-        caps: dict[str, Any] = {}
-        if self._tools:
-            caps["tools"] = {"listChanged": True}
-        # resources / prompts / completions: declared while any is registered.
-        made = self.__dict__  # (a registry not made yet holds nothing: asking does not make it)
-        if made.get("_resources"):
-            caps["resources"] = {"subscribe": True, "listChanged": True}
-        if made.get("_prompts"):
-            caps["prompts"] = {"listChanged": True}
-        if made.get("_completers"):
-            caps["completions"] = {}
-        if self._extensions:
-            caps[EXTENSIONS] = {name: dict(settings) for name, settings in self._extensions.items()}
-        return caps
-
-    # -- the registries of resources, prompts and completers, made (and their modules imported) on first use --
-
-    @cached_property
-    def _resources(self) -> Resources:
-        from ._resources import Resources
-
-        return Resources()
-
-    @cached_property
-    def _prompts(self) -> Prompts:
-        from ._prompts import Prompts
-
-        return Prompts()
-
-    @cached_property
-    def _completers(self) -> Completers:
-        from ._completion import Completers
-
-        return Completers()
+        return self._engine.capabilities()
 
     # -- extensions (extensions/overview.mdx, "Negotiation") ---------------------
 
@@ -479,18 +351,6 @@ class Server:
         """Tell ``subscriptions/listen`` streams that asked for it that the tool list changed."""
         self.bus.publish(("tools", None))
 
-    def notify_prompts_changed(self) -> None:
-        """Tell ``subscriptions/listen`` streams that asked for it that the prompt list changed."""
-        self.bus.publish(("prompts", None))
-
-    def notify_resources_changed(self) -> None:
-        """Tell ``subscriptions/listen`` streams that asked for it that the resource list changed."""
-        self.bus.publish(("resources", None))
-
-    def notify_resource_updated(self, uri: str) -> None:
-        """Send ``notifications/resources/updated`` to streams subscribed to ``uri``."""
-        self.bus.publish(("updated", uri))
-
     def close_subscriptions(self) -> None:
         """End every open subscription gracefully (each gets its ``complete`` result)."""
         self.bus.publish(None)
@@ -514,7 +374,7 @@ class Server:
 
     def freeze(self) -> Pipeline:
         """Build the pipeline (observers, middleware, handlers) once: serving starts it; see _pipeline."""
-        return self._stages.built or self._stages.build(self, self._dispatch, self._dispatch_in_session)
+        return self._stages.built or self._stages.build(self, self._engine.dispatch, self._engine.dispatch_in_session)
 
     def middleware(self, middleware: M) -> M:
         """Decorator: ``@server.middleware`` over an ``async def mw(call, call_next)``; see `add_middleware`."""
@@ -561,7 +421,7 @@ class Server:
         from ._forward import Forwarder
 
         self.forwarder = Forwarder(self, upstream)
-        self._offer()
+        self._engine.offer()
         return self.forwarder
 
     def unmount(self, namespace: str) -> None:
@@ -574,72 +434,15 @@ class Server:
                 self.notify_tools_changed()
                 self.notify_prompts_changed()
                 self.notify_resources_changed()
-                self._offer()
+                self._engine.offer()
                 return
         raise KeyError(namespace)
-
-    def _listen(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> Awaitable[dict[str, Any]]:
-        from ._subscriptions import listen, parse_filter
-
-        wanted = parse_filter(params)
-        honoured = {"tools", "prompts", "resources", "updated"}
-        if self.tasks is not None:
-            task_ids = self.tasks.listen_filter(wanted, meta)
-            if task_ids is not None:
-                return self._listen_tasks(request, wanted, honoured, task_ids, meta, emit or _drop)
-        return listen(
-            request.id, wanted, honoured, self.bus, emit or _drop, self._open_subscriptions, self.max_subscriptions
-        )
-
-    async def _listen_tasks(
-        self, request: Request, wanted: dict[str, Any], honoured: set[str], task_ids: list[str], meta: RequestMeta, emit: Emit
-    ) -> dict[str, Any]:
-        """``subscriptions/listen`` with ``taskIds``: the acknowledgement names the ids agreed (tasks.md)."""
-        from ._subscriptions import listen
-
-        assert self.tasks is not None
-        agreed = await self.tasks.agreed_ids(task_ids, meta)
-
-        def acknowledging(method: str, params: dict[str, Any]) -> None:
-            if method == "notifications/subscriptions/acknowledged":
-                params = {**params, "notifications": {**params.get("notifications", {}), "taskIds": agreed}}
-            emit(method, params)
-
-        stop = self.tasks.task_emitter(agreed, request.id, emit)
-        try:
-            return await listen(
-                request.id, wanted, honoured, self.bus, acknowledging, self._open_subscriptions, self.max_subscriptions
-            )
-        finally:
-            stop()
 
     # -- handling -----------------------------------------------------------
 
     def handle(self, request: Request, emit: Emit | None = None) -> dict[str, Any] | Awaitable[dict[str, Any]]:
         """The result of one request, or an awaitable of it; raises `JSONRPCError`. Through the pipeline (`freeze`)."""
         return (self._stages.built or self.freeze()).handle(request, emit)
-
-    def _dispatch(self, request: Request, emit: Emit | None = None) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-        """`handle` after the middleware: the handler's result, or an awaitable of it."""
-        method = request.method
-        handler = self._handlers.get(method)
-        if handler is None:
-            raise self._method_not_found(method)
-        params = request.params
-        meta = parse_request_meta(params, self.supported_versions)
-        authorize(self, method, params)  # the one door (see _authorization)
-        if method not in MRTR_METHODS:
-            return handler(request, params, meta, emit)
-        # `begin` only for a retry: a first round (no requestState, no inputResponses) has nothing to verify.
-        if params.get("requestState") is not None or params.get("inputResponses") is not None:
-            begin(self.state_sealer, method, params, meta)
-        try:
-            out = handler(request, params, meta, emit)
-        except InputRequired as exc:
-            return self._complete(input_required_result(self.state_sealer, method, params, exc))
-        if type(out) is dict:
-            return out
-        return self._rounds(out, method, params)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
 
     def fused_call(self, data: bytes, decoder: Decoder) -> FusedCall | None:
         """The fused call in ``data`` (a ``tools/call`` the fused path answers), checked; or None: the general path decides.
@@ -747,466 +550,15 @@ class Server:
             return reply_ok(id, self._complete(input_required_result(self.state_sealer, methods.TOOLS_CALL, params, exc)))
         return reply_failed(id, exc)
 
-    async def _rounds(self, pending: Awaitable[dict[str, Any]], method: str, params: dict[str, Any]) -> dict[str, Any]:
-        try:
-            return await pending
-        except InputRequired as exc:
-            return self._complete(input_required_result(self.state_sealer, method, params, exc))
-
-    def _method_not_found(self, method: str) -> MethodNotFound:
-        if method in methods.REMOVED_IN_MODERN:
-            supported = list(self.supported_versions)
-            return MethodNotFound(
-                f"Method not found: {method!r} is not part of MCP {', '.join(supported)}, "
-                "which carries the protocol version and capabilities in every request's _meta",
-                {"supported": supported},
-            )
-        return MethodNotFound(f"Method not found: {method!r}")
-
-    def _complete(self, result: dict[str, Any]) -> dict[str, Any]:
-        if self._result_meta is not None:
-            own = result.get("_meta")
-            result["_meta"] = self._result_meta if own is None else {**self._result_meta, **own}
-        return result
-
-    def _cacheable(self, result: dict[str, Any], private: bool = False) -> dict[str, Any]:
-        result["ttlMs"] = self.list_ttl_ms
-        result["cacheScope"] = "private" if private else self.cache_scope  # private: the list depends on the token
-        return self._complete(result)
-
-    def _discover(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
-        result: dict[str, Any] = {
-            "resultType": "complete",
-            "supportedVersions": list(self.supported_versions),
-            "capabilities": self.capabilities(),
-        }
-        if self.instructions:
-            result["instructions"] = self.instructions
-        return self._cacheable(result)
-
-    def _tools_list(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
-        if meta.session is not None and self.tasks is not None:  # 2025-11-25: execution.taskSupport
-            defs = self._legacy_tool_defs
-            if defs is None:
-                defs = self._legacy_tool_defs = [_legacy_definition(t) for t in self._tools.values()]
-        else:
-            defs = self._tool_defs
-            if defs is None:
-                defs = self._tool_defs = [t.definition for t in self._tools.values()]
-        shown = self._model_tools.view(defs)
-        if shown is not defs and not supports_apps(self, meta):
-            defs = shown  # app-only tools are for the views of an MCP Apps host (see _apps)
-        visible = hide(defs, self._tools, "name")
-        page, next_cursor = paginate(visible, params.get("cursor"), self.page_size)
-        result: dict[str, Any] = {"resultType": "complete", "tools": page}
-        if next_cursor is not None:
-            result["nextCursor"] = next_cursor
-        return self._cacheable(result, visible is not defs)
-
-    def _tools_call(
-        self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
-    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-        name = params.get("name")
-        if type(name) is not str:
-            raise InvalidParams("Invalid params: tools/call needs 'name', the tool's name as a string")
-        tool = self._tools.get(name)
-        if tool is None:
-            raise InvalidParams(f"Unknown tool: {name}", {"name": name})
-        if tool.app_only and not supports_apps(self, meta):
-            raise InvalidParams(f"Unknown tool: {name}", {"name": name})  # never listed to this client (_apps)
-        arguments = params.get("arguments")
-        if arguments is None:
-            arguments = {}
-        elif type(arguments) is not dict:
-            raise InvalidParams("Invalid params: tools/call 'arguments' must be an object")
-        if tool.task is not None and self.tasks is not None:  # may become a task: the general path (see _tasks)
-            routed = self.tasks.route(tool, arguments, request, params, meta, emit)
-            if routed is not None:
-                return routed
-        ctx = Context(request.id, request.method, meta, self, emit) if tool.wants_context else None
-        out = tool.call(arguments, ctx, self.workers, self.mask_errors)
-        if type(out) is dict:
-            # `_complete`, inline: the serverInfo `_meta` is one dict built at start, shared.
-            shared = self._result_meta
-            if shared is not None:
-                own = out.get("_meta")
-                out["_meta"] = shared if own is None else {**shared, **own}
-            return out
-        return self._after(out)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
-
-    async def _after(self, pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
-        return self._complete(await pending)
-
-    # -- resources, prompts, completion --------------------------------------
-    # server/resources.mdx, server/prompts.mdx, server/utilities/completion.mdx;
-    # the rules live in _resources, _prompts, _completion and _uri_template.
-
-    def resource(
-        self,
-        uri: str,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        size: int | None = None,
-        annotations: dict[str, Any] | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        ttl_ms: int | None = None,
-        cache_scope: CacheScope | None = None,
-        scopes: Iterable[str] | None = None,
-        inline: bool = False,
-    ) -> Callable[[F], F]:
-        """Decorator: register a function as the resource at ``uri``; returns it unchanged.
-
-        A ``uri`` with ``{...}`` (RFC 6570) registers a resource template
-        whose variables are the function's parameters. ``ttl_ms`` and
-        ``cache_scope`` set the caching hints of its ``resources/read``
-        results (default: the server's). A plain function runs in a worker
-        thread unless ``inline=True``.
-        """
-        if callable(uri):
-            raise TypeError(
-                "@server.resource needs the resource's URI: write @server.resource(\"file:///...\"), "
-                "not a bare @server.resource"
-            )
-        if type(uri) is not str or not uri:
-            raise TypeError(f"@server.resource needs the resource's URI as a non-empty string, not {uri!r}")
-
-        def register(fn: F) -> F:
-            _check_decorated("resource", fn)
-            self.add_resource(
-                fn,
-                uri,
-                name=name,
-                title=title,
-                description=description,
-                mime_type=mime_type,
-                size=size,
-                annotations=annotations,
-                icons=icons,
-                meta=meta,
-                ttl_ms=ttl_ms,
-                cache_scope=cache_scope,
-                scopes=scopes,
-                inline=inline,
-            )
-            return fn
-
-        return register
-
-    def add_resource(self, fn: Callable[..., Any], uri: str, **options: Any) -> Resource:
-        """Register ``fn`` as the resource (or template) ``uri`` and return it; ValueError if ``uri`` is taken."""
-        from ._resources import Resource
-
-        resource = Resource(fn, uri, **options)
-        self._resources.add(resource)
-        self._offer()
-        self.notify_resources_changed()
-        return resource
-
-    def ui_resource(
-        self,
-        uri: str,
-        *,
-        html: str | None = None,
-        file: str | os.PathLike[str] | None = None,
-        package: tuple[str, str] | None = None,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        csp: UiCsp | None = None,
-        permissions: Iterable[str] | None = None,
-        domain: str | None = None,
-        prefers_border: bool | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        ttl_ms: int | None = None,
-        cache_scope: CacheScope | None = None,
-        scopes: Iterable[str] | None = None,
-    ) -> Resource:
-        """Register an MCP Apps view: an HTML document at a ``ui://`` URI (see `wiremcp.server._apps`).
-
-        The HTML is ``html=`` (a string), ``file=`` (a path) or ``package=``
-        (``("my_pkg.views", "view.html")``), read once, now. ``csp`` lists the
-        origins the view may reach (``connectDomains``, ``resourceDomains``,
-        ``frameDomains``, ``baseUriDomains``); ``permissions`` names browser
-        features it asks for (``camera``, ``microphone``, ``geolocation``,
-        ``clipboardWrite``); ``domain`` asks the host for a dedicated origin;
-        ``prefers_border`` asks for a border. Link a tool to it with
-        ``@server.tool(ui=uri)``.
-        """
-        read, ui_meta, size = ui_resource_parts(
-            uri, html=html, file=file, package=package, csp=csp, permissions=permissions,
-            domain=domain, prefers_border=prefers_border, meta=meta,
-        )
-        self._extensions.setdefault(UI_EXTENSION, {})  # MCP Apps, opted in
-        return self.add_resource(
-            read, uri, name=name or uri, title=title, description=description, mime_type=UI_MIME_TYPE,
-            size=size, icons=icons, meta=ui_meta, ttl_ms=ttl_ms, cache_scope=cache_scope, scopes=scopes, inline=True,
-        )
-
-    def remove_resource(self, uri: str) -> None:
-        """Unregister the resource or template registered as ``uri`` (KeyError if none)."""
-        self._resources.remove(uri)
-        self._offer()
-        self.notify_resources_changed()
-
-    @property
-    def resources(self) -> dict[str, Resource]:
-        """The static resources by URI, in registration order (a copy)."""
-        return dict(self._resources.static)
-
-    @property
-    def resource_templates(self) -> dict[str, Resource]:
-        """The resource templates by URI template, in registration order (a copy)."""
-        return dict(self._resources.templates)
-
-    @overload
-    def prompt(self, name: F, /) -> F: ...
-
-    @overload
-    def prompt(
-        self,
-        name: str | None = None,
-        *,
-        title: str | None = None,
-        description: str | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        scopes: Iterable[str] | None = None,
-        inline: bool = False,
-    ) -> Callable[[F], F]: ...
-
-    def prompt(
-        self,
-        name: str | F | None = None,
-        *,
-        title: str | None = None,
-        description: str | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        scopes: Iterable[str] | None = None,
-        inline: bool = False,
-    ) -> F | Callable[[F], F]:
-        """Decorator: register a function as a prompt; its parameters are the prompt's arguments.
-
-        ``@server.prompt()`` and bare ``@server.prompt`` both work. A plain
-        function runs in a worker thread unless ``inline=True``.
-        """
-        options: dict[str, Any] = dict(title=title, description=description, icons=icons, meta=meta, scopes=scopes, inline=inline)
-        if callable(name):  # used bare: the function came as `name`
-            self.add_prompt(name, **options)
-            return name
-        _check_name("prompt", name)
-
-        def register(fn: F) -> F:
-            _check_decorated("prompt", fn)
-            self.add_prompt(fn, name=name, **options)
-            return fn
-
-        return register
-
-    def add_prompt(self, fn: Callable[..., Any], **options: Any) -> Prompt:
-        """Register ``fn`` as a prompt (options as `Server.prompt`'s) and return it; ValueError if the name is taken."""
-        from ._prompts import Prompt
-
-        prompt = Prompt(fn, **options)
-        self._prompts.add(prompt)
-        self._offer()
-        self.notify_prompts_changed()
-        return prompt
-
-    def remove_prompt(self, name: str) -> None:
-        """Unregister the prompt ``name`` (KeyError if there is none) and announce that the prompt list changed."""
-        self._prompts.remove(name)
-        self._offer()
-        self.notify_prompts_changed()
-
-    @property
-    def prompts(self) -> dict[str, Prompt]:
-        """The registered prompts by name, in registration order (a copy)."""
-        return dict(self._prompts.by_name)
-
-    def complete(
-        self,
-        fn: Any = None,
-        /,
-        *,
-        argument: str | None = None,
-        prompt: str | None = None,
-        template: str | None = None,
-        inline: bool = False,
-    ) -> Callable[[F], F]:
-        """Decorator: register a completer for one argument of a prompt or a template variable.
-
-        It needs to know what it completes, so it is always called:
-        ``@server.complete(prompt="review", argument="language")``. A plain
-        function runs in a worker thread unless ``inline=True``.
-
-        >>> server = Server("demo")
-        >>> @server.complete(prompt="review", argument="language")
-        ... def languages(value: str) -> list[str]:
-        ...     return [x for x in ("python", "rust") if x.startswith(value)]
-        """
-        if fn is not None or argument is None:
-            raise TypeError(
-                "@server.complete needs to know what it completes: "
-                "@server.complete(prompt=..., argument=...) or @server.complete(template=..., argument=...)"
-            )
-        what = argument
-
-        def register(fn: F) -> F:
-            _check_decorated("completer", fn)
-            self.add_completer(fn, argument=what, prompt=prompt, template=template, inline=inline)
-            return fn
-
-        return register
-
-    def add_completer(
-        self,
-        fn: Callable[..., Any],
-        *,
-        argument: str,
-        prompt: str | None = None,
-        template: str | None = None,
-        inline: bool = False,
-    ) -> Completer:
-        """Register ``fn`` to complete ``argument`` of ``prompt`` or ``template``; ValueError if one does."""
-        from ._completion import Completer
-
-        completer = Completer(fn, argument=argument, prompt=prompt, template=template, inline=inline)
-        self._completers.add(completer)
-        self._offer()
-        return completer
-
-    def remove_completer(self, *, argument: str, prompt: str | None = None, template: str | None = None) -> None:
-        """Unregister the completer of ``argument`` of ``prompt`` or ``template``; KeyError if there is none."""
-        ref = "ref/prompt" if prompt is not None else "ref/resource"
-        self._completers.remove((ref, prompt if prompt is not None else template, argument))
-        self._offer()
-
-    def _offer(self) -> None:
-        """Serve each method exactly while its capability is declared; otherwise it is -32601."""
-        table = self._handlers
-        for on, entries in (
-            (
-                bool(self._resources),
-                {
-                    methods.RESOURCES_LIST: self._resources_list,
-                    methods.RESOURCES_TEMPLATES_LIST: self._resource_templates_list,
-                    methods.RESOURCES_READ: self._resources_read,
-                },
-            ),
-            (bool(self._prompts), {methods.PROMPTS_LIST: self._prompts_list, methods.PROMPTS_GET: self._prompts_get}),
-            (bool(self._completers), {methods.COMPLETION_COMPLETE: self._completion_complete}),
-        ):
-            for method, handler in entries.items():
-                if on:
-                    table[method] = handler
-                else:
-                    table.pop(method, None)
-        if self.forwarder is not None:
-            table.update(self.forwarder.handlers)
-
-    def _context_for(self, request: Request, meta: RequestMeta, emit: Emit | None) -> Context:
-        return Context(request.id, request.method, meta, self, emit)
-
-    def _listing(self, key: str, defs: list[dict[str, Any]], params: dict[str, Any], registry: Any, field: str) -> dict[str, Any]:
-        visible = hide(defs, registry, field)
-        page, next_cursor = paginate(visible, params.get("cursor"), self.page_size)
-        result: dict[str, Any] = {"resultType": "complete", key: page}
-        if next_cursor is not None:
-            result["nextCursor"] = next_cursor
-        return self._cacheable(result, visible is not defs)
-
-    def _resources_list(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
-        return self._listing("resources", self._resources.definitions(), params, self._resources.static, "uri")
-
-    def _resource_templates_list(
-        self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
-    ) -> dict[str, Any]:
-        templates = self._resources.templates
-        return self._listing("resourceTemplates", self._resources.template_definitions(), params, templates, "uriTemplate")
-
-    def _prompts_list(self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None) -> dict[str, Any]:
-        return self._listing("prompts", self._prompts.definitions(), params, self._prompts.by_name, "name")
-
-    def _resources_read(
-        self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
-    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-        uri = params.get("uri")
-        if type(uri) is not str:
-            raise InvalidParams("Invalid params: resources/read needs 'uri', the resource's URI as a string")
-        resource, arguments = self._resources.find(uri)
-        ctx = self._context_for(request, meta, emit) if resource.sig.context is not None else None
-        out = resource.read(uri, arguments, ctx, self.workers, self.mask_errors)
-        if type(out) is list:
-            return self._read_result(resource, out)
-        return self._read_later(resource, out)  # type: ignore[arg-type]  # the awaitable: `type() is list` narrows one branch only
-
-    def _read_result(self, resource: Resource, contents: list[dict[str, Any]]) -> dict[str, Any]:
-        return self._complete(
-            {
-                "resultType": "complete",
-                "contents": contents,
-                "ttlMs": self.list_ttl_ms if resource.ttl_ms is None else resource.ttl_ms,
-                "cacheScope": resource.cache_scope or ("private" if resource.scopes else self.cache_scope),
-            }
-        )
-
-    async def _read_later(self, resource: Resource, pending: Awaitable[list[dict[str, Any]]]) -> dict[str, Any]:
-        return self._read_result(resource, await pending)
-
-    def _prompts_get(
-        self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
-    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-        prompt = self._prompts.find(params.get("name"))
-        arguments = prompt.arguments(params.get("arguments"))
-        ctx = self._context_for(request, meta, emit) if prompt.sig.context is not None else None
-        out = prompt.get(arguments, ctx, self.workers, self.mask_errors)
-        if type(out) is dict:
-            return self._complete(out)
-        return self._after(out)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
-
-    def _completion_complete(
-        self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
-    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-        completer, value, context_arguments = self._completers.resolve(params, self._prompts, self._resources)
-        if completer is None:
-            return self._complete({"resultType": "complete", "completion": {"values": []}})
-        ctx = self._context_for(request, meta, emit) if completer.sig.context is not None else None
-        out = completer.complete(value, context_arguments, ctx, self.workers, self.mask_errors)
-        if type(out) is dict:
-            return self._complete({"resultType": "complete", "completion": out})
-        return self._completion_later(out)  # type: ignore[arg-type]  # the awaitable: `type() is dict` narrows one branch only
-
-    async def _completion_later(self, pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
-        return self._complete({"resultType": "complete", "completion": await pending})
-
     # -- legacy sessions (2025-11-25; see _legacy) -----------------------------
 
     def open_session(self, send_request: SendRequest, notify: Notify, *, session_id: str | None = None) -> LegacySession:
         """A new legacy session for a transport that received ``initialize``."""
-        if not self.legacy:
-            raise self._method_not_found("initialize")
-        from ._legacy import LegacySession
-
-        return LegacySession(
-            self, send_request, notify, session_id=session_id, request_timeout=self.client_request_timeout,
-            observers=self.freeze().observers,
-        )
+        return self._engine.open_session(send_request, notify, session_id)
 
     def legacy_capabilities(self) -> dict[str, Any]:
         """Capabilities as a 2025-11-25 ``initialize`` result states them."""
-        caps = {k: dict(v) for k, v in self.capabilities().items() if k != EXTENSIONS}
-        if UI_EXTENSION in self._extensions:  # MCP Apps is negotiated in initialize too (extensions/apps; see _apps)
-            caps[EXTENSIONS] = {UI_EXTENSION: dict(self._extensions[UI_EXTENSION])}
-        caps["logging"] = {}
-        if self.tasks is not None:  # 2025-11-25 basic/utilities/tasks.mdx, Server Capabilities
-            caps["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
-        return caps
+        return self._engine.legacy_capabilities()
 
     def handle_in_session(
         self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
@@ -1214,18 +566,9 @@ class Server:
         """A request of a legacy session: same handlers, fields from the session; through the pipeline."""
         return (self._stages.built or self.freeze()).handle_in_session(request, params, meta, emit)
 
-    def _dispatch_in_session(
-        self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
-    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-        handler = self._handlers.get(request.method) or self._legacy_handlers.get(request.method)
-        if handler is None:
-            raise MethodNotFound(f"Method not found: {request.method!r}")
-        authorize(self, request.method, params)  # the one door (see _authorization)
-        return handler(request, params, meta, emit)
-
-
-def _drop(method: str, params: dict[str, Any]) -> None:
-    return None
+    def _complete(self, result: dict[str, Any]) -> dict[str, Any]:
+        """``result`` with the server's shared ``_meta`` (`Engine.complete`)."""
+        return self._engine.complete(result)
 
 
 def _sqlite_store() -> TaskStore:
@@ -1233,22 +576,3 @@ def _sqlite_store() -> TaskStore:
     from ._tasks._sqlite import SQLiteTaskStore
 
     return SQLiteTaskStore()
-
-
-def _legacy_definition(tool: Tool) -> dict[str, Any]:
-    """A tool's 2025-11-25 definition: ``execution.taskSupport`` from its ``task`` mode."""
-    if tool.task is None:
-        return tool.definition
-    support = "required" if tool.task == "always" else "optional"
-    return {**tool.definition, "execution": {"taskSupport": support}}
-
-
-def _check_name(kind: str, name: Any) -> None:
-    """A decorator's first argument, when not the function: a name (str) or nothing."""
-    if name is not None and type(name) is not str:
-        raise TypeError(f"@server.{kind}(...) takes the {kind}'s name as a string first, not {name!r}")
-
-
-def _check_decorated(kind: str, fn: Any) -> None:
-    if not callable(fn):
-        raise TypeError(f"@server.{kind} decorates a function (plain or async), not {fn!r}")

@@ -51,16 +51,17 @@ import logging
 import re
 import sys
 import typing
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, TypedDict
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypedDict
 
 import orjson
 
 from ..jsonrpc import JSONRPCError
 from ..protocol.content import CONTENT_TYPES
-from ._apps import Visibility, tool_ui_meta
+from ._apps import tool_ui_meta
 from ._context import Context, scope_tuple
 from ._failures import ToolError, failure_message
 from ._inject import context_param
+from ._options import ToolOptions
 from ._workers import Workers
 from ._schema import (
     ArgumentError,
@@ -266,31 +267,18 @@ class Tool:
         "fused_arguments",
     )
 
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        input_schema: dict[str, Any] | None = None,
-        output_schema: dict[str, Any] | None = None,
-        structured_output: bool | None = None,
-        annotations: ToolAnnotations | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        scopes: Iterable[str] | None = None,
-        inline: bool = False,
-        ui: str | None = None,
-        visibility: Visibility | Iterable[Visibility] | None = None,
-        task: Any = "never",
-    ) -> None:
+    def __init__(self, fn: Callable[..., Any], options: ToolOptions | None = None, /, **keywords: Any) -> None:
+        """A tool of ``fn`` with ``options``, or the same options as keywords (those of ``Server.tool``)."""
+        if options is None:
+            options = ToolOptions(**keywords)
+        elif keywords:
+            raise TypeError("Tool(fn, options) takes its options once: a ToolOptions or keywords, not both")
         if not callable(fn):
             raise TypeError(f"a tool is a function (plain or async), not {fn!r}")
         self.fn = fn
         #: OAuth scopes a request needs to call it (enforced where requests are authenticated).
-        self.scopes = scope_tuple(scopes)
-        self.name = name if name is not None else fn.__name__
+        self.scopes = scope_tuple(options.scopes)
+        self.name = options.name if options.name is not None else fn.__name__
         if type(self.name) is not str or not self.name:
             raise ValueError(f"a tool needs a name (a non-empty string), not {self.name!r}")
         if not (len(self.name) <= 128 and _TOOL_NAME_CHARS.issuperset(self.name)):
@@ -300,19 +288,33 @@ class Tool:
             )
         where = f"tool {self.name!r}"
         #: Whether a call may become a task (`_tasks`): None (never), "auto", "always" or a function.
-        self.task = None if task == "never" else _check_task_mode(task, where)
+        self.task = None if options.task == "never" else _check_task_mode(options.task, where)
         self.is_async = inspect.iscoroutinefunction(fn)
         #: A plain function not registered ``inline=True``: it runs in a worker thread.
-        self.threaded = not self.is_async and not inline
+        self.threaded = not self.is_async and not options.inline
         self.context_param = _context_param(fn)
         #: Parameters the framework gathers from the client before the body runs (`_inputs`).
         self.inputs: list[BoundInput] = _find_inputs(fn, where)
-        skip = frozenset({self.context_param}) if self.context_param else frozenset()
-        skip |= {b.name for b in self.inputs}
+        input_schema, doc, return_hint = self._input(options.input_schema, where)
+        self._output(options, return_hint, where)
+        #: ``(types by argument, required names, str returns are one text block)`` when a call may
+        #: take the fused ``tools/call`` path (`Server.fused_call`): an inline synchronous function
+        #: with no context, inputs or scopes, and a schema of scalar properties.
+        self.fused_arguments: FusedArguments | None = None
+        if not self.is_async and not self.threaded and self.context_param is None and not self.inputs and not self.scopes:
+            arguments = scalar_arguments(input_schema)
+            if arguments is not None:
+                self.fused_arguments = (*arguments, self.output_schema is None)
+        self.definition = self._definition(options, input_schema, doc, where)
+        if self.app_only or self.task is not None:
+            self.fused_arguments = None  # the general path decides: visibility per client (`_apps`), task creation (`_tasks`)
 
-        # input
+    def _input(self, input_schema: dict[str, Any] | None, where: str) -> tuple[dict[str, Any], str | None, Any]:
+        """The input schema (from the signature, or as given), the docstring's description and the return hint."""
+        fn = self.fn
         if input_schema is None:
-            info = signature_info(fn, skip=skip)
+            skip = frozenset({self.context_param}) if self.context_param else frozenset()
+            info = signature_info(fn, skip=skip | {b.name for b in self.inputs})
             input_schema = info.schema
             doc = info.description
             return_hint = info.return_hint
@@ -328,8 +330,11 @@ class Tool:
         except SchemaError as exc:
             raise SchemaError(f"{where}: input_schema: {exc}") from None
         check_headers(input_schema, f"{where} inputSchema")
+        return input_schema, doc, return_hint
 
-        # output
+    def _output(self, options: ToolOptions, return_hint: Any, where: str) -> None:
+        """The output schema (given, or made from the return annotation) and how results are made."""
+        output_schema, structured_output = options.output_schema, options.structured_output
         self.output_schema: dict[str, Any] | None = None
         self._output_check: Check | None = None
         self._wrap = False
@@ -361,17 +366,10 @@ class Tool:
         else:
             self._result = self._unstructured
 
-        #: ``(types by argument, required names, str returns are one text block)`` when a call may
-        #: take the fused ``tools/call`` path (`Server.fused_call`): an inline synchronous function
-        #: with no context, inputs or scopes, and a schema of scalar properties.
-        self.fused_arguments: FusedArguments | None = None
-        if not self.is_async and not self.threaded and self.context_param is None and not self.inputs and not self.scopes:
-            arguments = scalar_arguments(input_schema)
-            if arguments is not None:
-                self.fused_arguments = (*arguments, self.output_schema is None)
-
-        # the definition, built once
+    def _definition(self, options: ToolOptions, input_schema: dict[str, Any], doc: str | None, where: str) -> dict[str, Any]:
+        """The wire definition, built once; sets the MCP Apps links (`ui_uri`, `app_only`) from it."""
         definition: dict[str, Any] = {"name": self.name}
+        title, description = options.title, options.description
         if title is not None:
             if type(title) is not str:
                 raise TypeError(f"{where}: title must be a string")
@@ -385,28 +383,26 @@ class Tool:
         definition["inputSchema"] = input_schema
         if self.output_schema is not None:
             definition["outputSchema"] = self.output_schema
-        if annotations:
-            definition["annotations"] = _check_annotations(annotations, where)
-        if icons:
+        if options.annotations:
+            definition["annotations"] = _check_annotations(options.annotations, where)
+        if options.icons:
             from ._content import check_icons
 
-            definition["icons"] = check_icons(icons, f"{where} icons")
+            definition["icons"] = check_icons(options.icons, f"{where} icons")
         # MCP Apps (`_apps`): ui= / visibility= become _meta.ui, checked with a hand-written _meta.ui.
-        meta = tool_ui_meta(meta, ui, visibility, where)
+        meta = tool_ui_meta(options.meta, options.ui, options.visibility, where)
         ui_block: dict[str, Any] | None = meta.get("ui") if meta else None
         #: The ``ui://`` resource the tool's results are shown in, or None.
         self.ui_uri: str | None = ui_block.get("resourceUri") if ui_block else None
         #: ``visibility`` leaves out the model: hidden from clients without MCP Apps (`_apps`).
         self.app_only = ui_block is not None and "model" not in ui_block.get("visibility", ("model",))
-        if self.app_only or self.task is not None:
-            self.fused_arguments = None  # the general path decides: visibility per client (`_apps`), task creation (`_tasks`)
         if meta:
             definition["_meta"] = _check_meta(meta, where)
         try:
             orjson.dumps(definition)
         except TypeError as exc:
             raise TypeError(f"{where}: the definition is not JSON: {exc}") from None
-        self.definition = definition
+        return definition
 
     @property
     def wants_context(self) -> bool:

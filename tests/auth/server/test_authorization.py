@@ -421,5 +421,5 @@ def test_every_method_served_has_a_row(monkeypatch: pytest.MonkeyPatch) -> None:
     assert spec is not None and spec.loader is not None
     app = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(app)
-    served = set(app.server._handlers) | set(app.server._legacy_handlers) | set(LEGACY_ONLY_METHODS)
+    served = set(app.server._engine.methods) | set(app.server._engine.legacy_methods) | set(LEGACY_ONLY_METHODS)
     assert served == set(CHECKS), (served ^ set(CHECKS))

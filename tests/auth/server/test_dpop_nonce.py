@@ -5,11 +5,6 @@ and a ``DPoP-Nonce``; a proof with it is accepted; `OAuthClient` goes through th
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,10 +12,11 @@ import httpx
 import pytest
 
 import wiremcp
+from _servers import uvicorn_app
 from wiremcp.auth import ClientCredentialsGrant, OAuthClient
 from wiremcp.auth.server import DPoPNonces
 
-from ._oauth import CLIENT_SECRET, AuthorizationServer, DPoPKey, challenge, free_port, request
+from ._oauth import CLIENT_SECRET, AuthorizationServer, DPoPKey, challenge, request
 
 pytestmark = pytest.mark.slow
 
@@ -29,30 +25,8 @@ HERE = Path(__file__).resolve().parent
 
 @pytest.fixture(scope="module")
 def url(auth_server: AuthorizationServer) -> Iterator[str]:
-    port = free_port()
-    resource = f"http://127.0.0.1:{port}/mcp"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "nonce_app:app", "--app-dir", str(HERE), "--host", "127.0.0.1",
-         "--port", str(port), "--no-access-log"],
-        env={**os.environ, "NONCE_ISSUER": auth_server.issuer, "NONCE_RESOURCE": resource},
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                pytest.fail(proc.stderr.read().decode())  # type: ignore[union-attr]
-            time.sleep(0.05)
-    try:
-        yield resource
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        proc.stderr.close()  # type: ignore[union-attr]
+    with uvicorn_app("nonce_app:app", HERE, {"NONCE_ISSUER": auth_server.issuer}, url_env="NONCE_RESOURCE") as served:
+        yield served
 
 
 def call(url: str, token: str, proof: str) -> httpx.Response:

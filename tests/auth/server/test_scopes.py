@@ -8,18 +8,16 @@ basic/authorization/ "Runtime Insufficient Scope Errors": 403 with
 
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any, Iterator
 
 import httpx
 import pytest
+from _servers import uvicorn_app
 
-from ._oauth import challenge, free_port, request
+from ._oauth import challenge, request
 
 pytestmark = pytest.mark.slow
 
@@ -32,29 +30,8 @@ def url() -> Iterator[str]:
 
 
 def _serve(extra: dict[str, str]) -> Iterator[str]:
-    port = free_port()
-    resource = f"http://127.0.0.1:{port}/mcp"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "scoped_app:app", "--app-dir", str(HERE), "--host", "127.0.0.1",
-         "--port", str(port), "--no-access-log"],
-        env={**os.environ, "SCOPED_RESOURCE": resource, **extra}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                pytest.fail(proc.stderr.read().decode())  # type: ignore[union-attr]
-            time.sleep(0.05)
-    try:
-        yield resource
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        proc.stderr.close()  # type: ignore[union-attr]
+    with uvicorn_app("scoped_app:app", HERE, extra, url_env="SCOPED_RESOURCE") as served:
+        yield served
 
 
 def post(url: str, message: dict[str, Any], token: str | None, headers: dict[str, str] | None = None) -> httpx.Response:

@@ -10,13 +10,13 @@ problems the checks find.
 
 from __future__ import annotations
 
-import http.client
 import json
 from typing import Any, Iterator
 
 import orjson
 import pytest
 
+from _servers import raw_request
 from inspector_harness import InspectorProcess
 from test_app import events_until, fetch, post
 from wiremcp.cli._web._sandbox import DEFAULT_VIEW_CSP, view_csp
@@ -48,19 +48,7 @@ def sandbox_of(inspector: InspectorProcess) -> tuple[int, str]:
 def sandbox_fetch(
     port: int, method: str, path: str, *, host: str | None = None, headers: dict[str, str] | None = None, body: bytes | None = None
 ) -> tuple[int, dict[str, str], bytes]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
-        connection.putheader("Host", host or f"127.0.0.1:{port}")
-        for name, value in (headers or {}).items():
-            connection.putheader(name, value)
-        if body is not None:
-            connection.putheader("Content-Length", str(len(body)))
-        connection.endheaders(body)
-        response = connection.getresponse()
-        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
-    finally:
-        connection.close()
+    return raw_request(port, method, path, host or f"127.0.0.1:{port}", headers, body)
 
 
 # -- the view's CSP -------------------------------------------------------------------------

@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -30,6 +28,7 @@ from typing import Any, Iterator
 import pytest
 
 import wiremcp
+from _servers import uvicorn_app
 from conftest import wiremcp_cmd
 
 from test_tasks_legacy import Session
@@ -103,41 +102,11 @@ def test_a_malformed_cap_setting_is_an_error_naming_it(spawn, tmp_path):
 # -- HTTP: 429 for the caller's share, 503 for the server's cap ---------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def http_url(tmp_path: Path) -> Iterator[str]:
-    port = _free_port()
-    resource = f"http://127.0.0.1:{port}/mcp"
-    env = {
-        **os.environ, "CAPPED_RESOURCE": resource, "WIREMCP_MAX_TASKS": "3", "WIREMCP_MAX_OWNER_TASKS": "2",
-        "WIREMCP_TASK_STORE": f"sqlite:{tmp_path / 'tasks.sqlite3'}",
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "capped_app:app", "--app-dir", str(HERE), "--host", "127.0.0.1",
-         "--port", str(port), "--no-access-log"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                pytest.fail(proc.stderr.read().decode())  # type: ignore[union-attr]
-            time.sleep(0.05)
-    try:
-        yield resource
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        proc.stderr.close()  # type: ignore[union-attr]
+    env = {"WIREMCP_MAX_TASKS": "3", "WIREMCP_MAX_OWNER_TASKS": "2", "WIREMCP_TASK_STORE": f"sqlite:{tmp_path / 'tasks.sqlite3'}"}
+    with uvicorn_app("capped_app:app", HERE, env, url_env="CAPPED_RESOURCE") as url:
+        yield url
 
 
 def post(url: str, token: str, method: str, params: dict[str, Any]) -> Any:

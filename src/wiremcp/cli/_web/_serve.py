@@ -31,6 +31,8 @@ import webbrowser
 from typing import Any, Callable
 
 from ...client import Client, ClientError
+from .._client import client_for
+from .._output import INTERRUPTED, OK, USAGE, fail, install_hint
 from ._app import InspectorApp
 from ._sandbox import SandboxApp
 from ._session import ClientFactory, Inspector
@@ -102,24 +104,21 @@ class WebServer:
         self.sandbox_server.should_exit = True
 
 
-def run_inspect(args: argparse.Namespace, tail: list[str] | None, make_client: Callable[..., Client]) -> int:
-    """``wiremcp inspect --web``: ``make_client(target, args, on_wire, elicitation=...)`` is `_inspect._client_for`."""
+def run_inspect(args: argparse.Namespace, tail: list[str] | None) -> int:
+    """``wiremcp inspect --web``: the client is the one ``inspect`` would use (`_client.client_for`)."""
     import importlib.util
 
     if importlib.util.find_spec("uvicorn") is None:
-        from .. import install_hint
-
-        print(f"wiremcp inspect: --web needs uvicorn: {install_hint('http')}", file=sys.stderr)
-        return 2
+        return fail("inspect", f"--web needs uvicorn: {install_hint('http')}")
     target = tail if tail is not None else list(args.target)
 
     def factory(on_wire: Any, elicitation: Any) -> Client:
-        return make_client(target, args, on_wire, elicitation=elicitation, command=tail is not None, capabilities=APPS_CAPABILITIES)
+        return client_for(target, args, on_wire, elicitation=elicitation, command=tail is not None, capabilities=APPS_CAPABILITIES)
 
     try:
         return asyncio.run(_inspect_main(args, " ".join(target), factory))
     except KeyboardInterrupt:
-        return 130
+        return INTERRUPTED
 
 
 async def _inspect_main(args: argparse.Namespace, target: str, factory: ClientFactory) -> int:
@@ -129,7 +128,7 @@ async def _inspect_main(args: argparse.Namespace, target: str, factory: ClientFa
     except ClientError as exc:
         print(f"wiremcp inspect: {inspector.state.get('error') or exc}", file=sys.stderr)
         await inspector.aclose()
-        return 2
+        return USAGE
     web = WebServer(inspector, args.web_port)
     url = web.bind()
     print(url, flush=True)
@@ -140,7 +139,7 @@ async def _inspect_main(args: argparse.Namespace, target: str, factory: ClientFa
         await web.serve()
     finally:
         await inspector.aclose()
-    return 0
+    return OK
 
 
 class WebRunner:

@@ -1,10 +1,10 @@
 """A remote server with authorization (docs/tutorials/remote-auth.md).
 
-    WIREMCP_ISSUER=https://auth.example.com WIREMCP_RESOURCE=https://mcp.example.com/mcp \\
+    WIREMCP_AUTH_ISSUER=https://auth.example.com WIREMCP_AUTH_RESOURCE=https://mcp.example.com/mcp \\
         wiremcp run examples/tutorials/remote_auth.py --http
 
 Every request needs an OAuth 2.1 access token: a JWT signed by the issuer's
-keys (``WIREMCP_JWKS_URI``, else the issuer's metadata) whose audience is
+keys (``WIREMCP_AUTH_JWKS_URI``, else the issuer's metadata) whose audience is
 this server's URI and which has the ``notes:read`` scope; ``add_note`` also
 needs ``notes:write``.
 """
@@ -16,11 +16,11 @@ import os
 import wiremcp
 from wiremcp.auth.server import JWTVerifier, ResourceServer
 
-ISSUER = os.environ.get("WIREMCP_ISSUER", "https://auth.example.com")
-RESOURCE = os.environ.get("WIREMCP_RESOURCE", "http://127.0.0.1:8000/mcp")
+ISSUER = os.environ.get("WIREMCP_AUTH_ISSUER", "https://auth.example.com")
+RESOURCE = os.environ.get("WIREMCP_AUTH_RESOURCE", "http://127.0.0.1:8000/mcp")
 
 auth = ResourceServer(
-    JWTVerifier(issuer=ISSUER, resource=RESOURCE, jwks_uri=os.environ.get("WIREMCP_JWKS_URI")),
+    JWTVerifier(issuer=ISSUER, resource=RESOURCE, jwks_uri=os.environ.get("WIREMCP_AUTH_JWKS_URI")),
     resource=RESOURCE,
     authorization_servers=[ISSUER],
     scopes_supported=["notes:read", "notes:write"],

@@ -7,7 +7,15 @@ it. The pieces, each in its own module:
 * `_memory`: `MemoryTaskStore`, in-process;
 * `_sqlite`: `SQLiteTaskStore`, the embedded durable default of ``wiremcp run``;
 * `_wire`: a record's wire shapes for each era;
-* `_runtime`: `Tasks`, which creates, runs and answers for tasks.
+* `_engine`: `TaskEngine`, a task's life whatever the era (create within
+  the caps of `_limits`, run, lease, finish, expire and sweep, with the one
+  look per worker of `_sweep`);
+* `_modern`, `_legacy`: one wire adapter per era (who decides that a call
+  becomes a task, the answers of ``tasks/*``, whom a task belongs to);
+* `_waiting`: a running task's channel for questions to the client;
+* `_host`: what the runtime is given by its server (`TaskHost`);
+* `_runtime`: `Tasks`, the engine and its adapters behind the ``tasks/*``
+  handlers, the adapter picked by each request's era.
 
 ``WIREMCP_TASK_STORE`` picks the store of a `Server` built without
 ``task_store=``: ``memory``, ``sqlite`` (the file under the user's state

@@ -1,4 +1,7 @@
-"""A task's stand-ins for a session: where ``ctx.elicit`` / ``ctx.ask`` go while the tool runs as a task.
+"""A task's channel for questions to the client: where ``ctx.elicit`` / ``ctx.ask`` go while the tool runs as a task.
+
+The task's body sees it as its request's ``questions`` (`RequestMeta.for_task`),
+never in place of a session.
 
 Rules kept here (see `_runtime` for the rest of the task's life):
 
@@ -21,22 +24,22 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
+from ...protocol.meta import ClientQuestions
 from ._store import TaskStore, add_input_requests
 from ._wire import RELATED_TASK
 
 if TYPE_CHECKING:
-    from ._runtime import Tasks
+    from ._engine import TaskEngine
 
 __all__ = ["TaskInputs", "LegacyTaskInputs"]
 
 
 class TaskInputs:
-    """The task's stand-in for a session: ``ctx.ask`` parks the task until ``tasks/update`` answers."""
+    """A 2026-07-28 task's questions: ``ctx.ask`` parks the task until ``tasks/update`` answers."""
 
-    def __init__(self, tasks: Tasks, task_id: str) -> None:
+    def __init__(self, tasks: TaskEngine, task_id: str) -> None:
         self.tasks = tasks
         self.task_id = task_id
-        self.id = None
         self._used: set[str] = set()
         self._outstanding: dict[str, Any] = {}
         self._answers: dict[str, Any] = {}
@@ -92,18 +95,14 @@ class TaskInputs:
             if record is not None:
                 self.tasks.publish(record)
 
-    def close_sse_stream(self, request_id: Any, retry_ms: int | None = None) -> bool:
-        return False
-
 
 class LegacyTaskInputs:
     """A 2025-11-25 task's questions: real requests on its session, the task ``input_required`` meanwhile."""
 
-    def __init__(self, tasks: Tasks, task_id: str, session: Any) -> None:
+    def __init__(self, tasks: TaskEngine, task_id: str, session: ClientQuestions) -> None:
         self.tasks = tasks
         self.task_id = task_id
         self.session = session
-        self.id = getattr(session, "id", None)
         self.waiting = False
 
     async def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -121,6 +120,3 @@ class LegacyTaskInputs:
             self.waiting = False
         await self.tasks.set_status(self.task_id, "working", None, {})
         return answers
-
-    def close_sse_stream(self, request_id: Any, retry_ms: int | None = None) -> bool:
-        return False

@@ -30,6 +30,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+from ...jsonrpc import InternalError
+from .._reply import error_object
 from ._store import TaskRecord
 
 __all__ = ["RELATED_TASK", "iso", "modern_task", "modern_detailed", "legacy_task", "legacy_status"]
@@ -68,7 +70,7 @@ def modern_detailed(record: TaskRecord) -> dict[str, Any]:
     elif status == "completed":
         task["result"] = record.result if record.result is not None else {"content": []}
     elif status == "failed":
-        task["error"] = record.error if record.error is not None else {"code": -32603, "message": "Internal error"}
+        task["error"] = record.error if record.error is not None else error_object(InternalError("Internal error"))
     return task
 
 

@@ -140,7 +140,7 @@ from ._client_key import client_key
 from ._listen_caps import DEFAULT_MAX_LISTENS_PER_CLIENT, ListenCaps
 from ._security import HostGuard, accepts_json_and_sse, is_json_content_type
 from ._shutdown import Shutdown, run_lifespan
-from ._sessions import (
+from ._session_rules import (
     DEFAULT_MAX_SESSIONS,
     DEFAULT_MAX_SESSIONS_PER_CLIENT,
     DEFAULT_PRESSURE_IDLE_TIMEOUT,
@@ -149,9 +149,8 @@ from ._sessions import (
     ENTRY_COST,
     LEGACY_HEADER_VALUES,
     SESSION_HEADER,
-    Sessions,
-    session_store,
 )
+from ._session_store import SessionStore, session_store
 
 if TYPE_CHECKING:
     from contextvars import ContextVar
@@ -461,10 +460,10 @@ class MCPApp:
         self._fused_call = server.fused_call
         self._answer_fused_call = server.answer_fused_call
         self._deadlines = _ReadDeadlines(read_timeout) if read_timeout is not None else None
-        # Telemetry (server/_telemetry.py): the client's address for the server's spans, set per request
-        # on the general path only (telemetry declines the fused path); None when telemetry is off.
+        # The client's address, set per request on the general path only, for telemetry's spans
+        # (server/_telemetry.py) and middleware's callers (server/middleware/_keys.py); None without either.
         self._peer: ContextVar[Any] | None = None
-        if server.telemetry:
+        if server.telemetry or server.middlewares:
             from ...protocol.telemetry import client_peer
 
             self._peer = client_peer()
@@ -632,7 +631,7 @@ class MCPApp:
                 )
                 await send({"type": "http.response.body", "body": data})
                 return
-        if self._peer is not None:  # telemetry on: client.address, client.port (not on the fused path)
+        if self._peer is not None:  # telemetry or middleware: client.address, client.port (not on the fused path)
             self._peer.set(scope.get("client"))
         obj = self._request_dict(body)
         if obj is None:
@@ -711,7 +710,7 @@ class MCPApp:
 
     async def _legacy_request(
         self,
-        sessions: Sessions,
+        sessions: SessionStore,
         session_id: bytes | None,
         req: Request,
         headers: dict[bytes, bytes],

@@ -12,13 +12,17 @@ Rules kept here:
   answered with 200; -32000 (`ServerBusy`, a cap is reached) is 503, or
   429 for `CallerBusy` (the caller holds its share; `CALLER_BUSY`);
 * a 429 or 503 carries ``Retry-After`` (RFC 9110, 10.2.3): a cap is reached,
-  and the client may try again later; a cap is never a 500.
+  and the client may try again later; a cap is never a 500. It is
+  `RETRY_AFTER`, or the error's own ``data.retryAfterMs`` in seconds rounded
+  up when it says when (a rate limit, ``wiremcp.server.middleware``).
 """
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any, Awaitable, Callable, MutableMapping
+
+import orjson
 
 from ...jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, encode_error
 from ...protocol.errors import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION
@@ -105,9 +109,18 @@ async def json_reply(send: Send, status: int, body: bytes, extra: tuple[tuple[by
     if extra:
         headers.extend(extra)
     if status == 503 or status == 429:
-        headers.append(_RETRY_AFTER)
+        headers.append(_retry_after(body))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+def _retry_after(body: bytes) -> tuple[bytes, bytes]:
+    """``Retry-After``: the error's ``data.retryAfterMs`` (a rate limit's wait) in seconds rounded up, else `RETRY_AFTER`."""
+    try:
+        wait = orjson.loads(body)["error"]["data"]["retryAfterMs"]
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        return _RETRY_AFTER
+    return (b"retry-after", b"%d" % max(1, -(-wait // 1000))) if type(wait) is int and wait >= 0 else _RETRY_AFTER
 
 
 async def plain_reply(send: Send, status: int, body: bytes) -> None:

@@ -30,14 +30,22 @@ from __future__ import annotations
 
 import abc
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...server.transport import Call, ConnectionState, LegacySession, Reply, ServerConnection, Write
 from ._asgi import STATUS_BY_CODE, Send, sse_start
 
 if TYPE_CHECKING:
     from ...jsonrpc import Request
-    from ._sessions import Sessions
+    from ...server import Server
+    from ._session_rules import SessionOptions
+
+
+class Store(Protocol):
+    """What a session reads of the store that holds it."""
+
+    server: Server
+    options: SessionOptions
 
 __all__ = ["SessionBase", "PRIMING_SINCE", "MAX_ID_DIGITS", "discard", "unline", "event", "priming", "event_id", "write_sse"]
 
@@ -87,7 +95,7 @@ class SessionBase(abc.ABC):
 
     __slots__ = ("id", "key", "owner", "sessions", "conn", "primes", "last_seen")
 
-    def __init__(self, sessions: Sessions, id: str, owner: Any, notify: Write, *, first_request_id: int = 1) -> None:
+    def __init__(self, sessions: Store, id: str, owner: Any, notify: Write, *, first_request_id: int = 1) -> None:
         self.id = id
         self.key = id.encode("ascii")
         self.owner = owner  # whose token opened it (None without auth)
@@ -131,8 +139,8 @@ class SessionBase(abc.ABC):
             self.conn.close("initialize failed")
             return data, STATUS_BY_CODE.get(code, 400) if code is not None else 400
         self.primes = legacy.version >= PRIMING_SINCE
-        legacy.max_subscriptions = self.sessions.max_session_subscriptions
-        legacy.max_subscription_uri = self.sessions.max_subscription_uri
+        legacy.max_subscriptions = self.sessions.options.max_session_subscriptions
+        legacy.max_subscription_uri = self.sessions.options.max_subscription_uri
         return data, 200
 
     def settle(self, call: Call, reply: Reply | None) -> bytes | None:

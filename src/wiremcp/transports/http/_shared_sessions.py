@@ -1,13 +1,16 @@
 """Legacy (2025-11-25) sessions shared by every worker through Redis (docs/deploy.md, "Legacy sessions").
 
-`SharedSessions` replaces `_sessions.Sessions` when the server's backend is
-shared (``WIREMCP_REDIS_URL``): any worker serves any message of any
-session, so a load balancer needs no stickiness. It keeps the wire rules of
-`_sessions` (status codes, ``Mcp-Session-Id``, ``MCP-Protocol-Version``,
-event ids ``{stream}-{n}``, ``Last-Event-ID`` resumption, the priming event,
-one JSON body for a request answered before it sends anything; what a
-session is, `SharedSession` shares with the local one: `_session_base`),
-and these rules of its own:
+`SharedSessions` fills the `_session_store.SessionStore` port in place of
+`_sessions.Sessions` (neither derives from the other) when the server's
+backend is shared (``WIREMCP_REDIS_URL``): any worker serves any message of
+any session, so a load balancer needs no stickiness. It keeps the wire rules
+of `_sessions` (status codes, ``Mcp-Session-Id``, ``MCP-Protocol-Version``:
+`_session_rules`; event ids ``{stream}-{n}``, ``Last-Event-ID`` resumption,
+the priming event, one JSON body for a request answered before it sends
+anything: the one carrier loop, `_carrier.carry`, fed from Redis by
+`_shared_streams.RedisFeed`; what a session is, `SharedSession` shares with
+the local one: `_session_base`). What is kept in Redis, and the Lua scripts
+that write it, is `wiremcp.backends.redis.sessions`. Its rules of its own:
 
 The session record
 
@@ -99,227 +102,49 @@ record, the stream number, each event); 2026-07-28 requests make none.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 import os
 import secrets
 import socket
 import time
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 import orjson
 
 from ...backends import BackendUnavailable
-from ...jsonrpc import ErrorResponse, InternalError, Notification, Request, Response
+from ...backends.redis import RedisBackend
+from ...backends.redis.sessions import MAX_UNSENT, REDIS_ERRORS, RedisSessionStore
+from ...jsonrpc import ErrorResponse, InternalError, InvalidRequest, Notification, Request, Response
 from ...protocol.telemetry import replaying
 from ...server import Server
-from ...server.transport import Call, Write, reply_failed
-from ._asgi import KEEPALIVE_COMMENT, Receive, Send, empty_reply, http_error, json_reply
+from ...server.transport import Call, ServerBusy, Write, reply_failed
+from ._asgi import Receive, Send, empty_reply, http_error, json_reply
 from ._auth import principal
-from ._session_base import SessionBase, event, event_id, priming, unline, write_sse
-from ._sessions import ENTRY_COST, LAST_EVENT_ID_HEADER, SESSION_HEADER, Sessions
+from ._carrier import carry
+from ._session_base import SessionBase, event_id, unline
+from ._session_rules import ENTRY_COST, LAST_EVENT_ID_HEADER, SESSION_HEADER, SessionOptions, SessionRules
+from ._shared_streams import CURRENT, RedisFeed, StreamWriter
 
-if TYPE_CHECKING:
-    import redis.asyncio
-
-    from ...backends.redis import RedisBackend
-
-__all__ = ["SharedSessions", "SharedSession", "UNAVAILABLE", "HEARTBEAT", "WORKER_TTL", "MAX_EVENTS"]
+__all__ = ["SharedSessions", "SharedSession", "UNAVAILABLE", "HEARTBEAT", "WORKER_TTL"]
 
 #: What `SharedSessions.find` gives when Redis cannot be reached (each method answers 503).
 UNAVAILABLE: Any = object()
 
-
-def _redis_errors() -> tuple[type[BaseException], ...]:
-    import redis.exceptions
-
-    return (redis.exceptions.RedisError, OSError, BackendUnavailable)
 
 log = logging.getLogger("wiremcp.transport")
 
 #: Seconds between two renewals of a worker's heartbeat, and seconds it lasts.
 HEARTBEAT = 1.0
 WORKER_TTL = 3.0
-#: Events one stream keeps in Redis for resumption (the oldest are trimmed past it).
-MAX_EVENTS = 1000
-#: Session notifications kept unsent for a later GET, at most (besides ``replay_buffer`` bytes):
-#: fewer than `MAX_EVENTS`, so that trimming a stream never takes one of them silently.
-MAX_UNSENT = MAX_EVENTS // 2
-#: Milliseconds during which a change written to a session's stream is known (every worker
-#: holding a copy of the session gets the change within it, and the first one writes it).
-_SEEN_MS = 60_000
-#: Milliseconds one XREAD waits before the carrier looks around (keep-alive, a dead worker).
-_POLL_MS = 1000
-
-#: XADD one event with the next number of its stream; returns the number.
-_APPEND = """
-local n = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'n', n, 'd', ARGV[2], 'f', ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-return n
-"""
-#: The same, unless the stream already holds its final event (ends a dead worker's stream once).
-_APPEND_FINAL_ONCE = """
-if redis.call('SISMEMBER', KEYS[3], ARGV[5]) == 1 then return 0 end
-redis.call('SADD', KEYS[3], ARGV[5])
-redis.call('PEXPIRE', KEYS[3], ARGV[4])
-local n = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'n', n, 'd', ARGV[2], 'f', ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-return n
-"""
-
-#: A session notification for the standalone (GET) stream, written once whatever the number of
-#: workers holding a copy of the session (the first to write a change wins: ``seen``), kept
-#: until a GET carries it, at most ARGV[6] bytes and ARGV[8] notifications of them (the
-#: oldest dropped first); returns {its number (0: written already), how many were dropped}.
-_NOTIFY = """
-if ARGV[4] ~= '' and not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[5]) then return {0, 0} end
-local n = redis.call('INCR', KEYS[2])
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'n', n, 'd', ARGV[2], 'f', '0')
-local size = string.len(ARGV[2]) + tonumber(ARGV[7])
-redis.call('RPUSH', KEYS[4], n .. ' ' .. id .. ' ' .. size)
-local bytes = redis.call('INCRBY', KEYS[5], size)
-local limit, most, dropped = tonumber(ARGV[6]), tonumber(ARGV[8]), 0
-local held = redis.call('LLEN', KEYS[4])
-while (bytes > limit or held > most) and held > 1 do
-  local m, eid, sz = string.match(redis.call('LPOP', KEYS[4]), '(%d+) (%S+) (%d+)')
-  redis.call('XDEL', KEYS[1], eid)
-  bytes = redis.call('DECRBY', KEYS[5], sz)
-  held = held - 1
-  dropped = dropped + 1
-end
-for _, key in ipairs({KEYS[1], KEYS[2], KEYS[4], KEYS[5]}) do redis.call('PEXPIRE', key, ARGV[3]) end
-return {n, dropped}
-"""
-#: A GET carried the standalone stream's events up to ARGV[1]: no longer unsent.
-_DELIVERED = """
-local n = tonumber(ARGV[1])
-if n > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], n, 'PX', ARGV[2]) end
-while true do
-  local head = redis.call('LINDEX', KEYS[2], 0)
-  if not head then break end
-  local m, eid, sz = string.match(head, '(%d+) (%S+) (%d+)')
-  if tonumber(m) > n then break end
-  redis.call('LPOP', KEYS[2])
-  redis.call('DECRBY', KEYS[3], sz)
-end
-return 0
-"""
-#: Take a slot among the live sessions of every worker (a sorted set: session id -> expiry in ms, by
-#: Redis's clock), after dropping the expired ones; returns {1, held} or, at the cap, {0, held}.
-_OPEN = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local held = redis.call('ZCARD', KEYS[1])
-if held >= tonumber(ARGV[1]) then return {0, held} end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])
-return {1, held + 1}
-"""
-#: A message of a live session: its slot lasts another idle timeout.
-_RENEW = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-return redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
-"""
-
-#: Redis unreachable or failing (set once redis-py is imported, by the first `SharedSessions`).
-_REDIS_ERRORS: tuple[type[BaseException], ...] = (OSError, BackendUnavailable)
-
-#: The stream of the legacy request whose handler is running (set in its task).
-_CURRENT: contextvars.ContextVar[_Writer | None] = contextvars.ContextVar("wiremcp_shared_stream", default=None)
-
-
-class _Writer:
-    """Writes one stream's events to Redis, in order (the ``write`` of a request's `Call`)."""
-
-    __slots__ = ("sessions", "session", "stream", "finished", "_queue", "_task")
-
-    def __init__(self, sessions: SharedSessions, session: SharedSession, stream: int) -> None:
-        self.sessions = sessions
-        self.session = session
-        self.stream = stream
-        self.finished = False
-        self._queue: asyncio.Queue[tuple[bytes, bool, tuple[str, int] | None]] = asyncio.Queue()
-        self._task = asyncio.get_running_loop().create_task(self._drain())
-
-    def __call__(self, data: bytes) -> None:
-        if self.finished:
-            log.debug("dropped a message for stream %d of session %s: it is finished", self.stream, self.session.id[:8])
-            return
-        self._queue.put_nowait((unline(bytes(data)), False, None))
-
-    def notify(self, data: bytes, change: tuple[str, int] | None) -> None:
-        """A session notification (standalone stream): kept for a later GET; written once, by whichever worker comes first."""
-        if self.finished:
-            log.debug("dropped a notification for session %s: its copy here has ended", self.session.id[:8])
-            return
-        self._queue.put_nowait((unline(bytes(data)), False, change or ("", 0)))
-
-    def abandon(self) -> None:
-        """Stop writing here without ending the stream (another worker may still write to it)."""
-        if not self.finished:
-            self.finished = True
-            self._queue.put_nowait((b"", False, None))  # what is queued is written first, then the task ends
-
-    @property
-    def idle(self) -> bool:
-        return self._queue.empty()
-
-    def finish(self, final: bytes | None) -> None:
-        """The last event: the response (None: cancelled, the stream ends with nothing more)."""
-        if self.finished:
-            return
-        self.finished = True
-        self._queue.put_nowait((b"" if final is None else unline(final), True, None))
-
-    async def _drain(self) -> None:
-        sessions = self.sessions
-        while True:
-            data, final, change = await self._queue.get()
-            if not data and not final:
-                if self.finished and self._queue.empty():
-                    return  # abandoned
-                continue
-            try:
-                if change is not None:
-                    await sessions.append_notification(self.session.id, data, change)
-                    continue
-                if not final:
-                    await sessions.note_outgoing(self.session.id, data)  # before the client can see it
-                await sessions.append(self.session.id, self.stream, data, final)
-            except Exception as exc:  # noqa: BLE001 - Redis lost: say so; the client's resume will end it
-                log.warning("session %s: an event of stream %d was not written: %s", self.session.id[:8], self.stream, exc)
-            if final:
-                return
-
-
-class _Carrier:
-    """One HTTP response carrying a stream from Redis; `stop` lets it go (a newer GET, the session's end)."""
-
-    __slots__ = ("stop", "lost")
-
-    def __init__(self) -> None:
-        self.stop = asyncio.Event()
-        self.lost = False  # the session ended (404 when nothing was sent yet)
-
-    def let_go(self, *, lost: bool = False) -> None:
-        self.lost = self.lost or lost
-        self.stop.set()
-
-
 class SharedSession(SessionBase):
     """This worker's copy of one shared legacy session: its `ServerConnection` and its streams here."""
 
     sessions: SharedSessions
 
     def __init__(self, sessions: SharedSessions, id: str, owner: Any) -> None:
-        self.standalone_carrier: _Carrier | None = None  # the GET stream carried here, if any
-        self.carriers: set[_Carrier] = set()
-        self.writers: dict[Any, _Writer] = {}  # requests running here, by id
+        self.standalone_carrier: RedisFeed | None = None  # the GET stream carried here, if any
+        self.carriers: set[RedisFeed] = set()
+        self.writers: dict[Any, StreamWriter] = {}  # requests running here, by id
         super().__init__(
             sessions,
             id,
@@ -329,7 +154,7 @@ class SharedSession(SessionBase):
             # workers asking the same client at once never use the same id (below 2**53, for JSON)
             first_request_id=1 + secrets.randbelow(2**32) * 2**20,
         )
-        self._standalone = _Writer(sessions, self, 0)
+        self._standalone = StreamWriter(sessions, self, 0)
 
     def state(self) -> tuple[str | None, list[str]]:
         legacy = self.conn.session
@@ -352,7 +177,7 @@ class SharedSession(SessionBase):
 
     def route(self) -> Write:
         """Where a request to the client goes: the asking request's stream, else the standalone stream."""
-        writer = _CURRENT.get()
+        writer = CURRENT.get()
         if writer is None or writer.session is not self or writer.finished:
             return self._standalone
         return writer
@@ -391,45 +216,30 @@ def _stopped_reply(request_id: Any) -> bytes:
     return unline(reply_failed(request_id, stopped)[0])
 
 
-class SharedSessions(Sessions):
+class SharedSessions:
     """The legacy sessions of one `MCPApp` on a shared (Redis) backend; see the module docs."""
 
-    def __init__(self, server: Server, **options: Any) -> None:
-        super().__init__(server, **options)
-        global _REDIS_ERRORS
-        _REDIS_ERRORS = _redis_errors()
-        from ...backends.redis import RedisBackend
-
+    def __init__(self, server: Server, options: SessionOptions) -> None:
         backend = server.backend
         assert isinstance(backend, RedisBackend), "SharedSessions needs the server's RedisBackend"
+        self.server = server
+        self.options = options
+        self.rules = SessionRules(server, options)
         self.backend: RedisBackend = backend
-        self.prefix = backend.prefix
         self.worker = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.store = RedisSessionStore(
+            lambda: backend.client, backend.prefix, self.worker, int(options.idle_timeout * 1000), ENTRY_COST
+        )
         self.local: dict[str, SharedSession] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._stop_listening: Callable[[], None] | None = None
         self._started_on: asyncio.AbstractEventLoop | None = None
+        self._unsubscribe: Any = None
 
     def __len__(self) -> int:
         return len(self.local)
 
     # -- Redis --------------------------------------------------------------------------
-
-    @property
-    def redis(self) -> redis.asyncio.Redis:
-        return self.backend.client
-
-    @property
-    def _live_key(self) -> str:
-        """The sorted set of every worker's live sessions (``max_sessions``); outside ``{p}:ls:``, which any id may name."""
-        return f"{self.prefix}:sessions"
-
-    def _key(self, sid: str, *parts: object) -> str:
-        return ":".join((f"{self.prefix}:ls:{sid}", *map(str, parts)))
-
-    @property
-    def _ttl_ms(self) -> int:
-        return int(self.idle_timeout * 1000)
 
     async def _ensure_started(self) -> None:
         loop = asyncio.get_running_loop()
@@ -438,21 +248,18 @@ class SharedSessions(Sessions):
         self._started_on = loop
         if self._stop_listening is None:
             self._stop_listening = self.backend.bus_messages.on_message(self._received)
-        await self._beat()
+        await self.store.beat(int(WORKER_TTL * 1000))
         self._tasks = [
             loop.create_task(self._heartbeat(), name="wiremcp-sessions-heartbeat"),
             loop.create_task(self._listen(), name="wiremcp-sessions-inbox"),
         ]
-
-    async def _beat(self) -> None:
-        await self.redis.set(f"{self.prefix}:worker:{self.worker}", b"1", px=int(WORKER_TTL * 1000))
 
     async def _heartbeat(self) -> None:
         failing = False
         while True:
             await asyncio.sleep(HEARTBEAT)
             try:
-                await self._beat()
+                await self.store.beat(int(WORKER_TTL * 1000))
                 if failing:
                     log.warning("this worker's heartbeat is in Redis again")
                 failing = False
@@ -464,16 +271,16 @@ class SharedSessions(Sessions):
             # it expires; a later message builds the copy again).
             now = time.monotonic()
             for session in list(self.local.values()):
-                if now - session.last_seen >= self.idle_timeout and not session.carriers and not session.writers:
+                if now - session.last_seen >= self.options.idle_timeout and not session.carriers and not session.writers:
                     session.close("unused on this worker", stopping=True)
 
     async def _listen(self) -> None:
         """This worker's inbox (forwarded answers, cancellations) and the session announcements."""
         delay = 0.05
         while True:
-            pubsub = self.redis.pubsub()
+            pubsub = self.backend.client.pubsub()
             try:
-                await pubsub.subscribe(f"{self.prefix}:worker:{self.worker}:inbox")
+                await pubsub.subscribe(self.store.inbox(self.worker))
                 delay = 0.05
                 while True:
                     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=30.0)
@@ -526,14 +333,6 @@ class SharedSessions(Sessions):
                 if writer is not None:
                     writer.finish(None)
 
-    async def append(self, sid: str, stream: int, data: bytes, final: bool) -> int:
-        """Write one event to a stream of the session; its number."""
-        number: int = await self.redis.eval(
-            _APPEND, 2, self._key(sid, "s", stream), self._key(sid, "n", stream),
-            MAX_EVENTS, data, b"1" if final else b"0", self._ttl_ms,
-        )  # fmt: skip
-        return number
-
     async def append_notification(self, sid: str, data: bytes, change: tuple[str, int]) -> None:
         """Write a session notification to the standalone stream, unless another worker wrote this change already.
 
@@ -541,24 +340,13 @@ class SharedSessions(Sessions):
         got, written as it is). Notifications no GET has carried yet are bounded; past the
         bound the oldest are dropped, with a log line.
         """
-        publisher, number = change
-        _, dropped = await self.redis.eval(
-            _NOTIFY, 5, self._key(sid, "s", 0), self._key(sid, "n", 0), self._key(sid, "seen", publisher, number),
-            self._key(sid, "unsent"), self._key(sid, "unsent", "bytes"),
-            MAX_EVENTS, data, self._ttl_ms, publisher, _SEEN_MS, self.replay_buffer, ENTRY_COST, MAX_UNSENT,
-        )  # fmt: skip
+        limit = self.options.replay_buffer
+        dropped = await self.store.append_notification(sid, data, change, limit)
         if dropped:
             log.warning(
                 "session %s: dropped %d unsent messages of stream 0 (limit %d bytes, %d messages)",
-                sid[:8], dropped, self.replay_buffer, MAX_UNSENT,
+                sid[:8], dropped, limit, MAX_UNSENT,
             )  # fmt: skip
-
-    async def delivered(self, sid: str, number: int) -> None:
-        """The standalone stream's events up to ``number`` are handed to a GET: no longer unsent."""
-        await self.redis.eval(
-            _DELIVERED, 3, self._key(sid, "sent", 0), self._key(sid, "unsent"), self._key(sid, "unsent", "bytes"),
-            number, self._ttl_ms,
-        )  # fmt: skip
 
     async def note_outgoing(self, sid: str, data: bytes) -> None:
         """A request of ours to the client went out: record which worker waits for its answer."""
@@ -569,23 +357,13 @@ class SharedSessions(Sessions):
         except orjson.JSONDecodeError:
             return
         if isinstance(message, dict) and "method" in message and "id" in message:
-            key = self._key(sid, "out")
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.hset(key, orjson.dumps(message["id"]), self.worker)
-                pipe.pexpire(key, self._ttl_ms)
-                await pipe.execute()
-
-    async def _publish(self, channel: str, message: dict[str, Any]) -> None:
-        await self.redis.publish(channel, orjson.dumps(message))
+            await self.store.sent_request(sid, orjson.dumps(message["id"]))
 
     async def _announce(self, message: dict[str, Any]) -> None:
         """Tell every worker (a session's new state, its end, its GET stream taken), in order with the changes."""
         await self.backend.bus_messages.send(message)
 
     # -- the set of sessions ------------------------------------------------------------------
-
-    def lookup(self, raw_id: bytes) -> Any:
-        raise RuntimeError("SharedSessions are looked up with `await find(...)`")
 
     async def find(self, raw_id: bytes) -> Any:
         """This worker's copy of the session with this id (built from its record), if the session lives.
@@ -594,7 +372,7 @@ class SharedSessions(Sessions):
         """
         try:
             return await self._find(raw_id)
-        except _REDIS_ERRORS as exc:
+        except REDIS_ERRORS as exc:
             log.warning("legacy session store unreachable: %s", exc)
             return UNAVAILABLE
 
@@ -630,7 +408,7 @@ class SharedSessions(Sessions):
             if session is UNAVAILABLE:
                 raise BackendUnavailable("Redis did not answer")
             await work(tracked)
-        except _REDIS_ERRORS as exc:
+        except REDIS_ERRORS as exc:
             log.warning("legacy session store unreachable: %s", exc)
             if not started:
                 await json_reply(
@@ -648,18 +426,12 @@ class SharedSessions(Sessions):
             return None
         if not sid or len(sid) > 128 or not sid.replace("-", "").replace("_", "").isalnum():
             return None
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.get(self._key(sid))
-            pipe.pexpire(self._key(sid), self._ttl_ms)
-            pipe.eval(_RENEW, 1, self._live_key, sid, self._ttl_ms)
-            raw, _, _ = await pipe.execute()
+        record = await self.store.renew(sid)
         session = self.local.get(sid)
-        if raw is None:
-            await self.redis.zrem(self._live_key, sid)  # (gone already, unless DELETE raced with this message)
+        if record is None:
             if session is not None:
                 session.close("it expired or was deleted")
             return None
-        record = orjson.loads(raw)
         owner = record.get("owner")
         mine = principal()
         if (list(mine) if mine is not None else None) != owner:
@@ -694,12 +466,8 @@ class SharedSessions(Sessions):
         after = session.state()
         if after == before:
             return
-        raw = await self.redis.get(self._key(session.id))
-        if raw is None:
+        if not await self.store.update(session.id, log=after[0], subs=after[1]):
             return
-        record = orjson.loads(raw)
-        record["log"], record["subs"] = after
-        await self.redis.set(self._key(session.id), orjson.dumps(record), px=self._ttl_ms)
         await self._announce({"s": session.id, "k": "state", "log": after[0], "subs": after[1]})
 
     def close_all(self) -> None:
@@ -727,13 +495,11 @@ class SharedSessions(Sessions):
 
     async def _initialize(self, req: Request, headers: dict[bytes, bytes], send: Send, client: str = "") -> None:
         await self._ensure_started()
-        if await self._modern_initialize(req, headers, send):
+        if await self.rules.modern_initialize(req, headers, send):
             return
         sid = secrets.token_urlsafe(32)
-        taken, held = await self.redis.eval(_OPEN, 1, self._live_key, self.max_sessions, sid, self._ttl_ms)
+        taken, held = await self.store.open_slot(sid, self.options.max_sessions)
         if not taken:  # every worker's sessions count: the same refusal as one process's
-            from ...server.transport import ServerBusy
-
             log.warning("refused initialize: %d legacy sessions are open on all workers, the limit", held)
             busy = ServerBusy(
                 f"Server busy: {held} sessions are open, the most this server keeps; try again later "
@@ -746,11 +512,11 @@ class SharedSessions(Sessions):
         data, status = session.initialize(req)
         if status != 200:
             session.abandon()
-            await self.redis.zrem(self._live_key, sid)
+            await self.store.release_slot(sid)
             await json_reply(send, status, data)
             return
         record = {"init": req.params or {}, "owner": session.owner, "primes": session.primes, "log": None, "subs": []}
-        await self.redis.set(self._key(session.id), orjson.dumps(record), px=self._ttl_ms, nx=True)
+        await self.store.create(session.id, record)
         self.local[session.id] = session
         self._watch_bus()
         log.info("session %s opened (protocol %s, shared)", session.id[:8], session.version)
@@ -762,44 +528,35 @@ class SharedSessions(Sessions):
 
     async def _request(self, session: Any, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
         assert isinstance(session, SharedSession)
-        if await self._wrong_version(session, headers, send, req.id, with_id=True):
+        if await self.rules.wrong_version(session, headers, send, req.id, with_id=True):
             return
         self._watch_bus()
-        calls = self._key(session.id, "calls")
         field = orjson.dumps(req.id)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hsetnx(calls, field, self.worker)
-            pipe.pexpire(calls, self._ttl_ms)
-            pipe.incr(self._key(session.id, "streams"))
-            pipe.pexpire(self._key(session.id, "streams"), self._ttl_ms)
-            fresh, _, stream, _ = await pipe.execute()
-        if not fresh:
+        stream = await self.store.claim_call(session.id, field)
+        if stream is None:
             refused = reply_failed(req.id, _in_flight(req.id))[0]
             await json_reply(send, 200, refused)
             return
         before = session.state()
-        writer = _Writer(self, session, int(stream))
+        writer = StreamWriter(self, session, stream)
         out = session.conn.request(req, writer)
         if type(out) is tuple:
-            await self.redis.hdel(calls, field)
+            await self.store.release_call(session.id, field)
             await self._save_state(session, before)
             if writer.idle:  # answered at once, nothing sent before: one JSON body, no stream
                 writer.abandon()
                 await json_reply(send, 200, out[0])
                 return
             writer.finish(out[0])
-            await self._carry_shared(session, int(stream), 0, receive, send, json_ok=True, prime=session.primes)
+            await self._carry(session, stream, 0, receive, send, json_ok=True, prime=session.primes)
             return
         assert isinstance(out, Call)
         call = out
         session.writers[req.id] = writer
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(self._key(session.id, "runs"), str(stream), self.worker)
-            pipe.pexpire(self._key(session.id, "runs"), self._ttl_ms)
-            await pipe.execute()
+        await self.store.runs_here(session.id, stream)
 
         async def run() -> None:
-            _CURRENT.set(writer)
+            CURRENT.set(writer)
             reply = None
             try:
                 reply = await call.finish()
@@ -808,18 +565,18 @@ class SharedSessions(Sessions):
                 session.writers.pop(req.id, None)
                 writer.finish(final)
                 try:
-                    await self.redis.hdel(calls, field)
+                    await self.store.release_call(session.id, field)
                     await self._save_state(session, before)
                 except Exception as exc:  # noqa: BLE001
                     log.warning("session %s: could not update the record: %s", session.id[:8], exc)
 
         task = call.task = asyncio.get_running_loop().create_task(run())
         del task
-        await self._carry_shared(session, int(stream), 0, receive, send, json_ok=True, prime=session.primes)
+        await self._carry(session, stream, 0, receive, send, json_ok=True, prime=session.primes)
 
     async def _notification(self, session: Any, note: Notification, headers: dict[bytes, bytes], send: Send) -> None:
         assert isinstance(session, SharedSession)
-        if await self._wrong_version(session, headers, send):
+        if await self.rules.wrong_version(session, headers, send):
             return
         cancelled = session.conn.notification(note)
         if cancelled is not None:
@@ -829,41 +586,38 @@ class SharedSessions(Sessions):
         elif note.method == "notifications/cancelled" and isinstance(note.params, dict):
             target = note.params.get("requestId")
             if type(target) in (str, int):
-                worker = await self.redis.hget(self._key(session.id, "calls"), orjson.dumps(target))
-                if worker is not None and _text(worker) != self.worker:
-                    await self._publish(
-                        f"{self.prefix}:worker:{_text(worker)}:inbox", {"s": session.id, "k": "cancel", "p": note.params}
-                    )
+                worker = await self.store.call_worker(session.id, orjson.dumps(target))
+                if worker is not None and worker != self.worker:
+                    await self.store.publish(worker, {"s": session.id, "k": "cancel", "p": note.params})
         await empty_reply(send, 202)
 
     async def _response(self, session: Any, msg: Response | ErrorResponse, headers: dict[bytes, bytes], send: Send) -> None:
         assert isinstance(session, SharedSession)
-        if await self._wrong_version(session, headers, send):
+        if await self.rules.wrong_version(session, headers, send):
             return
-        out = self._key(session.id, "out")
         field = orjson.dumps(msg.id)
         if session.conn.response(msg):
-            await self.redis.hdel(out, field)
+            await self.store.answered(session.id, field)
             await empty_reply(send, 202)
             return
-        worker = await self.redis.hget(out, field)
-        if worker is not None and _text(worker) != self.worker:
-            await self.redis.hdel(out, field)
+        worker = await self.store.waiting_worker(session.id, field)
+        if worker is not None and worker != self.worker:
+            await self.store.answered(session.id, field)
             data: dict[str, Any] = {"id": msg.id}
             if isinstance(msg, ErrorResponse):
                 data["error"] = msg.error
             else:
                 data["result"] = msg.result
-            await self._publish(f"{self.prefix}:worker:{_text(worker)}:inbox", {"s": session.id, "k": "answer", "m": data})
+            await self.store.publish(worker, {"s": session.id, "k": "answer", "m": data})
             await empty_reply(send, 202)
             return
-        await self._unawaited(session, msg, send)
+        await self.rules.unawaited(session, msg, send)
 
     # -- GET, DELETE ------------------------------------------------------------------------------
 
     async def _get(self, session: Any, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
         assert isinstance(session, SharedSession)
-        if await self._refused_get(session, headers, send):
+        if await self.rules.refused_get(session, headers, send):
             return
         self._watch_bus()
         stream, after, prime = 0, 0, True
@@ -872,7 +626,7 @@ class SharedSessions(Sessions):
             named = event_id(last)
             if named is not None:
                 sid, n = named
-                if sid == b"0" or await self.redis.exists(self._key(session.id, "s", int(sid))):
+                if sid == b"0" or await self.store.has_stream(session.id, int(sid)):
                     stream, after, prime = int(sid), int(n), False
             if prime:
                 log.debug("session %s: Last-Event-ID %r names no stream; the standalone stream opens", session.id[:8], last)
@@ -880,158 +634,38 @@ class SharedSessions(Sessions):
             if session.standalone_carrier is not None:  # one connection per stream: the newer one wins
                 session.standalone_carrier.let_go()
             await self._announce({"s": session.id, "k": "taken", "w": self.worker})
-        await self._carry_shared(session, stream, after, receive, send, json_ok=False, prime=prime)
+        await self._carry(session, stream, after, receive, send, json_ok=False, prime=prime)
 
     async def _delete(self, session: Any, headers: dict[bytes, bytes], send: Send) -> None:
         assert isinstance(session, SharedSession)
-        if await self._wrong_version(session, headers, send):
+        if await self.rules.wrong_version(session, headers, send):
             return
-        await self.redis.delete(
-            self._key(session.id), self._key(session.id, "calls"), self._key(session.id, "out"),
-            self._key(session.id, "runs"), self._key(session.id, "streams"),
-            self._key(session.id, "unsent"), self._key(session.id, "unsent", "bytes"),
-        )  # fmt: skip
-        await self.redis.zrem(self._live_key, session.id)
+        await self.store.delete(session.id)
         await self._announce({"s": session.id, "k": "deleted"})
         session.close("the client deleted it")
         await empty_reply(send, 204)
 
     # -- carrying a stream from Redis on one response -------------------------------------------------
 
-    async def _carry_shared(
+    async def _carry(
         self, session: SharedSession, stream: int, after: int, receive: Receive, send: Send, *, json_ok: bool, prime: bool
     ) -> None:
-        """Write one stream's events from Redis on this response until its final event, the client leaves, or it is let go."""
-        carrier = _Carrier()
-        session.carriers.add(carrier)
-        if stream == 0:
-            session.standalone_carrier = carrier
-        key = self._key(session.id, "s", stream)
-        head_sent = False
-        last_id = "0-0"
-        keepalive = self.keepalive_interval
-        quiet_since = time.monotonic()
-        loop = asyncio.get_running_loop()
-        gone = loop.create_task(_disconnected(receive))
-        stopped = loop.create_task(carrier.stop.wait())
-        reader = self.backend.blocking_client()
+        """Write one stream's events from Redis on this response (`_carrier.carry`, the wire rules)."""
+        feed = RedisFeed(self, session, stream, after, receive, prime=prime)
+        await carry(feed, send, json_ok=json_ok, keepalive=self.options.keepalive_interval)
 
-        async def start(chunk: bytes, more: bool = True, primed_at: int | None = None) -> None:
-            """Write ``chunk``; the first one after the head and the priming event (numbered ``primed_at``, else ``after``)."""
-            nonlocal head_sent
-            head = not head_sent
-            head_sent = True
-            if head and prime and session.primes:
-                chunk = priming(stream, after if primed_at is None else primed_at) + chunk
-            await write_sse(send, chunk, more=more, head=head)
-
-        try:
-            if stream == 0 and prime:
-                # A new GET stream: what no GET has carried yet (kept meanwhile, bounded), then
-                # what comes; what an earlier GET carried is for a client that resumes it with
-                # Last-Event-ID.
-                after = int(await self.redis.get(self._key(session.id, "sent", 0)) or 0)
-            if not json_ok:  # a GET: the head at once
-                await start(b"" if prime and session.primes else KEEPALIVE_COMMENT)
-            while True:
-                read: asyncio.Task[Any] = loop.create_task(_xread(reader, key, last_id))
-                done, _ = await asyncio.wait({read, gone, stopped}, return_when=asyncio.FIRST_COMPLETED)
-                if read not in done:
-                    read.cancel()
-                    try:
-                        await read
-                    except BaseException:  # noqa: BLE001 - cancelled, or the connection it used
-                        pass
-                if gone in done:
-                    return  # the client left; the events stay in Redis for it to resume
-                if stopped in done:
-                    if carrier.lost and not head_sent:
-                        await json_reply(send, 404, http_error("Not Found: the session has ended"))
-                        return
-                    await write_sse(send, b"", more=False, head=not head_sent)
-                    return
-                entries = read.result()
-                if not entries:
-                    if stream and await self._worker_gone(session, stream):
-                        continue  # the stream now holds its final (error) event: read it
-                    if keepalive is not None and time.monotonic() - quiet_since >= keepalive:
-                        quiet_since = time.monotonic()
-                        await start(KEEPALIVE_COMMENT)
-                    continue
-                chunk = b""
-                carried = 0
-                for entry_id, fields in entries[0][1]:
-                    last_id = entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)
-                    number = int(fields[b"n"])
-                    data = fields[b"d"]
-                    final = fields[b"f"] == b"1"
-                    if number <= after and not final:
-                        continue
-                    if number <= after:
-                        data = b""  # the final event, already seen: only the end of the response
-                    if final and json_ok and not head_sent and not chunk and data:
-                        await json_reply(send, 200, data)  # answered before anything else: one JSON body
-                        return
-                    if data:
-                        chunk += event(stream, number, data)
-                        carried = number
-                    if final:
-                        await start(chunk, more=False, primed_at=0)
-                        return
-                if chunk:
-                    quiet_since = time.monotonic()
-                    if stream == 0:  # handed to this response now (as one process counts it)
-                        await self.delivered(session.id, carried)
-                    await start(chunk)
-        finally:
-            for task in (gone, stopped):
-                task.cancel()
-            session.carriers.discard(carrier)
-            if session.standalone_carrier is carrier:
-                session.standalone_carrier = None
-            await reader.aclose()
-
-    async def _worker_gone(self, session: SharedSession, stream: int) -> bool:
+    async def worker_gone(self, session: SharedSession, stream: int) -> bool:
         """Whether the worker running this stream's request died; if so, end the stream with an error (once)."""
-        worker = await self.redis.hget(self._key(session.id, "runs"), str(stream))
-        if worker is None or _text(worker) == self.worker:
+        worker = await self.store.runner(session.id, stream)
+        if worker is None or worker == self.worker or await self.store.alive(worker):
             return False
-        if await self.redis.exists(f"{self.prefix}:worker:{_text(worker)}"):
-            return False
-        final = orjson.dumps(
-            {"jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": "Internal error: the worker serving this request stopped; send the request again"}}
-        )
         # The request's id: the calls registry has it (the worker that died never removed it).
-        calls = await self.redis.hgetall(self._key(session.id, "calls"))
-        for field, who in calls.items():
-            if _text(who) == _text(worker):
-                final = _stopped_reply(orjson.loads(field))
-                break
-        await self.redis.eval(
-            _APPEND_FINAL_ONCE, 3, self._key(session.id, "s", stream), self._key(session.id, "n", stream),
-            self._key(session.id, "ended"), MAX_EVENTS, final, b"1", self._ttl_ms, str(stream),
-        )  # fmt: skip
-        log.warning("session %s: the worker running stream %d (%s) is gone; the stream ends with an error", session.id[:8], stream, _text(worker))
+        ids = await self.store.calls_of(session.id, worker)
+        final = _stopped_reply(orjson.loads(ids[0]) if ids else None)
+        await self.store.append_final_once(session.id, stream, final)
+        log.warning("session %s: the worker running stream %d (%s) is gone; the stream ends with an error", session.id[:8], stream, worker)
         return True
 
 
-async def _xread(reader: redis.asyncio.Redis, key: str, last_id: str) -> Any:
-    return await reader.xread({key: last_id}, count=100, block=_POLL_MS)
-
-
-def _text(value: Any) -> str:
-    """A value redis-py handed back (bytes: the clients here do not decode)."""
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
 def _in_flight(request_id: Any) -> Exception:
-    from ...jsonrpc import InvalidRequest
-
     return InvalidRequest(f"Invalid Request: request id {request_id!r} is already in flight", id=request_id)
-
-
-async def _disconnected(receive: Receive) -> None:
-    while True:
-        message = await receive()
-        if message.get("type") == "http.disconnect":
-            return

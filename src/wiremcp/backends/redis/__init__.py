@@ -20,7 +20,7 @@ The change bus (`RedisBus`) rules:
   its number among that publisher's changes, so that every worker sees the
   same name for the same change: while a change is handed to the listeners,
   `RedisBus.change` is that name (a legacy session kept by several workers
-  writes each of its notifications once: transports/http/_shared_sessions.py);
+  writes each of its notifications once: transports/http/_shared_sessions.py, its Redis side in `wiremcp.backends.redis.sessions`);
   a change delivered in this process only has none;
 * ``None`` (``server.close_subscriptions()``) stays in this process;
 * a change published before the backend is started (tools registered at
@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import orjson
 
-from . import BackendUnavailable, ChangeBus, Event, LocalBus
+from .. import BackendUnavailable, ChangeBus, Event, LocalBus
 
 if TYPE_CHECKING:
     import redis.asyncio

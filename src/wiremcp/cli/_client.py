@@ -1,0 +1,134 @@
+"""How the client commands (``inspect``, ``call``, ``read``, ``prompt``, ``task``) reach a server.
+
+Rules:
+
+* TARGET is an ``http(s)://`` URL, a Python file or module as ``wiremcp
+  run`` takes it (served with ``wiremcp run`` over stdio, `_target`), or,
+  after ``--``, any command that speaks MCP on stdio (a lone ``.py`` word
+  there is still a server file); `split_target` takes it off the command's
+  words, `client_for` builds the `Client`;
+* a URL takes no further words, and ``--header`` wants ``NAME:VALUE``: a
+  `UsageError` otherwise;
+* ``--auth`` on a URL: OAuth 2.1 with the tokens ``wiremcp login`` keeps,
+  else a login in the browser whose URL is also said on stderr
+  (`announcing_browser`); the first request then waits at least 300 s;
+* `run_client` runs a command's coroutine: the output and stderr are made
+  harmless for a terminal (`_terminal`), a `UsageError` is one line and
+  status 2, Ctrl-C is status 130; `close_auth` lets go of the OAuth client.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+from typing import Any, Callable, Coroutine, TextIO
+
+from ..client import Client
+from ._output import INTERRUPTED, Style, UsageError, fail
+from ._target import is_server_target
+from ._terminal import for_terminal
+
+__all__ = ["add_connection_options", "announcing_browser", "client_for", "close_auth", "run_client", "split_target"]
+
+
+def add_connection_options(p: argparse.ArgumentParser) -> None:
+    """The options every client command has, before its own ``--auth``."""
+    p.add_argument("--wire", action="store_true", help="print every envelope sent and received, with timing")
+    p.add_argument("--no-color", action="store_true", help="never colour the output")
+    p.add_argument("--era", choices=["auto", "modern", "legacy"], default="auto", help="protocol era (default: probe)")
+    p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per-request timeout (default: 30)")
+    p.add_argument("-H", "--header", action="append", default=[], metavar="NAME:VALUE", help="extra HTTP header, repeatable")
+
+
+def announcing_browser(err: TextIO) -> Callable[[str], object]:
+    """A browser opener for `LoopbackRedirect` that first says the URL on ``err`` (for a machine with no browser)."""
+
+    def open_browser(url: str) -> object:
+        import webbrowser  # on first use: only a login opens a browser
+
+        print(f"Opening the browser to log in. If it does not open, visit:\n  {url}", file=err, flush=True)
+        return webbrowser.open(url)
+
+    return open_browser
+
+
+def split_target(words: list[str], tail: list[str] | None) -> tuple[list[str], list[str]]:
+    """``(target, rest)``: the target is the stdio command after ``--``, else the first word."""
+    if tail is not None:
+        return tail, words
+    if not words:
+        raise UsageError("no TARGET given")
+    return [words[0]], words[1:]
+
+
+def client_for(
+    target: list[str], args: argparse.Namespace, on_wire: Any, answers: Any = None, command: bool = False,
+    on_stderr: Any = None, **extra: Any
+) -> Client:
+    """The client for TARGET; ``command``: it came after ``--`` (a command line, unless a lone ``.py``).
+
+    ``on_stderr`` is given to a stdio client (see `_probe_stderr`)."""
+    options: dict[str, Any] = {"era": args.era, "timeout": args.timeout, "name": "wiremcp-inspect", "on_wire": on_wire, **extra}
+    if answers is not None:
+        options["elicitation"] = answers
+    if getattr(args, "tasks", False):  # call and task: take part in tasks (cli/_task.py)
+        options["tasks"] = True
+    if not target:
+        raise UsageError("no TARGET: give a URL, a server .py file, or -- followed by a command")
+    first = target[0]
+    if first.startswith(("http://", "https://")):
+        if len(target) > 1:
+            raise UsageError("a URL target takes no further words")
+        headers = _headers(args.header)
+        auth = _auth(args, options)
+        return Client.http(first, headers=headers, auth=auth, **options)
+    if on_stderr is not None:
+        options["on_stderr"] = on_stderr
+    if len(target) == 1 and (first.endswith(".py") if command else is_server_target(first)):
+        return Client.stdio(sys.executable, ["-m", "wiremcp", "run", first], **options)
+    return Client.stdio(first, target[1:], **options)
+
+
+def _headers(items: list[str]) -> dict[str, str]:
+    headers = {}
+    for item in items:
+        name, sep, value = item.partition(":")
+        if not sep:
+            raise UsageError(f"--header wants NAME:VALUE, not {item!r}")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def _auth(args: argparse.Namespace, options: dict[str, Any]) -> Any:
+    """With ``--auth``: the `OAuthClient` of ``wiremcp login``'s store (and a longer first timeout); else None."""
+    if not args.auth:
+        return None
+    from ..auth import FileTokenStore, LoopbackRedirect, OAuthClient  # on first use: OAuth only with --auth
+
+    handler = LoopbackRedirect(open_browser=announcing_browser(sys.stderr))
+    options["timeout"] = max(args.timeout, 300.0)  # the first request waits for the login
+    return OAuthClient(client_name="wiremcp", redirect_handler=handler, store=FileTokenStore())
+
+
+async def close_auth(client: Client) -> None:
+    """Let go of the OAuth client of an HTTP target's transport, when it has one."""
+    auth = getattr(client.transport, "auth", None)
+    if auth is not None:
+        await auth.aclose()
+
+
+def run_client(
+    command: str, args: argparse.Namespace, work: Callable[[TextIO, Style], Coroutine[Any, Any, int]], out: TextIO | None
+) -> int:
+    """Run ``work(out, style)`` on a new event loop, with the rules of the module; its exit status."""
+    out = for_terminal(out or sys.stdout)  # a server's text never acts on the terminal (_terminal)
+    style = Style.for_stream(out, args.no_color)
+    try:
+        with contextlib.redirect_stderr(for_terminal(sys.stderr)):
+            return asyncio.run(work(out, style))
+    except UsageError as exc:
+        return fail(command, str(exc))
+    except KeyboardInterrupt:
+        return INTERRUPTED

@@ -1,0 +1,122 @@
+"""The one loop that carries a legacy (2025-11-25) stream on one HTTP response, whatever store holds the stream.
+
+A store gives the loop a `Feed` (`_sessions._Pump`: events in this process;
+`_shared_streams.RedisFeed`: events in a Redis stream); the loop keeps the
+wire rules, once (2025-11-25 transports.mdx, "Sending Messages", "Listening",
+"Resumability and Redelivery"):
+
+* a POST's reply is one ``application/json`` body when its response is all
+  there is before anything was written (`Feed.alone`); otherwise an SSE
+  stream: its head with the first piece, the priming event first
+  (`Feed.prime`, taken before the events so that it gets the lower number),
+  then the events, and the response ends with the stream's last event;
+* a GET's head goes out at once: the priming event, or a ``: keep-alive``
+  comment when there is none to give;
+* a stream silent for ``keepalive`` seconds gets a ``: keep-alive`` comment
+  (`Signal.QUIET`), after the head and priming event when it is the first piece;
+* the client leaving ends the loop with nothing more written (`Signal.GONE`):
+  the stream waits for the client to resume; a stream that lets its
+  response go ends it with its ``ending`` (`Signal.RELEASED`); a session that
+  ended is 404 when nothing was written yet (`Signal.LOST`), else the end of
+  the response; a stream finished with nothing left ends it (`Signal.ENDED`).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Protocol
+
+from ._asgi import KEEPALIVE_COMMENT, Send, http_error, json_reply
+from ._session_base import write_sse
+
+__all__ = ["Signal", "Feed", "carry"]
+
+
+class Signal(enum.Enum):
+    """What a `Feed` has for its response now."""
+
+    READY = "ready"  #: events (or the stream's last) to write
+    QUIET = "quiet"  #: nothing for ``keepalive`` seconds
+    RELEASED = "released"  #: the stream let go of the response: its `Feed.ending`, then the end
+    LOST = "lost"  #: the session ended
+    GONE = "gone"  #: the client disconnected
+    ENDED = "ended"  #: the stream is finished and nothing is left to write
+
+
+class Feed(Protocol):
+    """One stream as one HTTP response sees it."""
+
+    async def open(self) -> None:
+        """The response starts (before anything else is asked)."""
+
+    def poll(self) -> Signal | None:
+        """What there is now, without waiting (None: nothing yet)."""
+
+    async def wait(self, keepalive: float | None) -> Signal | None:
+        """Wait for something to happen; None when `poll` should look again."""
+
+    def alone(self) -> bytes | None:
+        """The response, if it is all there is to write; taking it ends the stream (one JSON body)."""
+
+    def prime(self) -> bytes:
+        """The priming event of this response (b"": none); asked once, when the head goes out."""
+
+    def take(self) -> tuple[bytes, bool]:
+        """The events ready, framed, and whether the stream's last is among them."""
+
+    def ending(self) -> bytes:
+        """What a released response ends with."""
+
+    async def close(self) -> None:
+        """The response is over (however it ended)."""
+
+
+async def carry(feed: Feed, send: Send, *, json_ok: bool, keepalive: float | None) -> None:
+    """Write a stream on one HTTP response until it ends, the client leaves, or the stream lets go (module docs)."""
+    head_sent = False
+
+    async def write(chunk: bytes, more: bool) -> None:
+        nonlocal head_sent
+        head = not head_sent
+        head_sent = True
+        await write_sse(send, chunk, more=more, head=head)
+
+    try:
+        await feed.open()
+        while True:
+            signal = feed.poll()
+            if not head_sent and not json_ok and (signal is None or signal is Signal.ENDED):
+                signal = Signal.READY  # a GET: the head at once
+            elif signal is None:
+                signal = await feed.wait(keepalive)
+                if signal is None:
+                    continue
+            if signal is Signal.GONE:
+                return  # the client left; the stream waits for it to resume
+            if signal is Signal.LOST and not head_sent:
+                await json_reply(send, 404, http_error("Not Found: the session has ended"))
+                return
+            if signal is Signal.RELEASED or signal is Signal.LOST:
+                await write(feed.ending(), False)
+                return
+            if signal is Signal.READY:
+                if json_ok and not head_sent:
+                    alone = feed.alone()
+                    if alone is not None:  # answered before anything else: one JSON body
+                        await json_reply(send, 200, alone)
+                        return
+                head = b"" if head_sent else feed.prime()
+                chunk, last = feed.take()
+                chunk = head + chunk
+                if not head_sent:
+                    chunk = chunk or KEEPALIVE_COMMENT  # something to send the head with
+                await write(chunk, not last)
+                if last:
+                    return
+            elif signal is Signal.ENDED:
+                await write(b"", False)
+                return
+            else:  # QUIET
+                await write((b"" if head_sent else feed.prime()) + KEEPALIVE_COMMENT, True)
+    finally:
+        await feed.close()

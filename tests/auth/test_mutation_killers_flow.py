@@ -1,0 +1,513 @@
+"""More of the OAuth client's rules that the full mutation run of auth-client found unguarded.
+
+Against the in-process authorization server of fakeas.py (``httpx.MockTransport``),
+through the public API only (``wiremcp.auth``). Each test names the rule:
+
+* client authentication: ``client_secret_basic`` form-encodes id and secret
+  (RFC 6749 section 2.3.1, nothing left "safe"), a pre-registered client's
+  private key signs a ``private_key_jwt`` assertion, chosen when no method is
+  named;
+* registration: ``application_type`` is ``web`` for a redirect URI that is
+  not on loopback; a network failure or a body that is not JSON names the step;
+* a step-up follows the 403 challenge's ``resource_metadata``;
+* a token without ``expires_in`` never expires; one expires ``EXPIRY_SKEW``
+  (30 s) before ``expires_in`` runs out, not a moment later;
+* a refused refresh on a 401 is followed by a new authorization;
+* a stored DPoP-bound token is used with the key it is bound to;
+* the client's DPoP proof's ``htu`` drops the query and the fragment;
+* what the client learns is stored under (issuer, resource), tokens and client;
+* OAuth error bodies: a non-string ``error`` or ``error_description`` is not
+  shown, a description is cut at 200 characters;
+* a 2025-03-26 server's metadata is held to the PKCE rule like any other;
+* the token stores: one file per (issuer, resource), files that are not
+  entries passed over wherever they sort, the keyring's default service,
+  its index and entries read for what they hold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import sys
+from typing import Any
+from urllib.parse import parse_qs
+
+import httpx
+import jwt
+import pytest
+
+from wiremcp.auth import (
+    AuthError,
+    FileTokenStore,
+    HeadlessRedirect,
+    MemoryTokenStore,
+    OAuthClient,
+    PreRegisteredClient,
+    bearer_challenge,
+    dpop_proof,
+    generate_key,
+    jwk_thumbprint,
+    parse_www_authenticate,
+)
+
+from .fakeas import BASE, SERVER_URL, FakeAS, challenge
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def client_for(handler: Any, **options: Any) -> OAuthClient:
+    return OAuthClient(http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)), **options)
+
+
+async def authorize(auth: OAuthClient, headers: dict[str, str] | None = None) -> bool:
+    await auth.headers("POST", SERVER_URL)
+    return await auth.on_response(401, headers if headers is not None else challenge(), SERVER_URL)
+
+
+def form_of(request: httpx.Request) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(request.content.decode()).items()}
+
+
+# -- client authentication at the token endpoint -----------------------------------------------
+
+
+def test_client_secret_basic_form_encodes_every_reserved_character_of_id_and_secret() -> None:
+    fake = FakeAS(auth_methods=["client_secret_basic"])
+    pre = PreRegisteredClient("app/1", client_secret="s/e:c", token_endpoint_auth_method="client_secret_basic")
+    assert run(authorize(client_for(fake.handle, client=pre)))
+    assert fake.token_forms[0]["_basic"] == "app%2F1:s%2Fe%3Ac"
+
+
+def _ec_key_pem() -> tuple[Any, str]:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    return key, pem.decode()
+
+
+@pytest.mark.parametrize("as_pem", [True, False])
+@pytest.mark.parametrize("method", ["private_key_jwt", None])
+def test_a_preregistered_clients_private_key_signs_the_client_assertion(as_pem: bool, method: str | None) -> None:
+    key, pem = _ec_key_pem()
+    fake = FakeAS(auth_methods=["private_key_jwt"])
+    pre = PreRegisteredClient("app-1", private_key=pem if as_pem else key, token_endpoint_auth_method=method)
+    assert run(authorize(client_for(fake.handle, client=pre)))
+    (form,) = fake.token_forms
+    assert form["client_id"] == "app-1"
+    assert form["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    claims = jwt.decode(form["client_assertion"], key.public_key(), algorithms=["ES256"], audience=fake.issuer)
+    assert claims["iss"] == claims["sub"] == "app-1"
+    assert "_basic" not in form and "client_secret" not in form
+
+
+def test_a_preregistered_client_without_a_key_sends_no_assertion() -> None:
+    fake = FakeAS()
+    assert run(authorize(client_for(fake.handle, client=PreRegisteredClient("app-1"))))
+    (form,) = fake.token_forms
+    assert form["client_id"] == "app-1" and "client_assertion" not in form
+
+
+# -- dynamic client registration --------------------------------------------------------------
+
+
+def test_registration_names_a_redirect_uri_off_loopback_a_web_application() -> None:
+    fake = FakeAS()
+    redirect = HeadlessRedirect("https://app.example.com/callback")
+    assert run(authorize(client_for(fake.handle, redirect_handler=redirect)))
+    (body,) = fake.registrations
+    assert body["application_type"] == "web"
+    assert body["redirect_uris"] == ["https://app.example.com/callback"]
+
+
+def test_a_registration_secret_that_is_not_a_string_is_not_sent() -> None:
+    fake = FakeAS(auth_methods=["client_secret_post"])
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/register":
+            fake.registrations.append(json.loads(request.content))
+            return httpx.Response(201, json={"client_id": "c-1", "client_secret": 5})
+        return fake.handle(request)
+
+    assert run(authorize(client_for(handler)))
+    assert fake.registrations[0]["token_endpoint_auth_method"] == "client_secret_post"
+    (form,) = fake.token_forms
+    assert form["client_id"] == "c-1" and "client_secret" not in form and "_basic" not in form
+
+
+def _failing_at(path: str, fake: FakeAS, answer: httpx.Response | None = None) -> Any:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == path:
+            if answer is None:
+                raise httpx.ConnectError("connection refused", request=request)
+            return answer
+        return fake.handle(request)
+
+    return handler
+
+
+@pytest.mark.parametrize("answer", [None, httpx.Response(201, text="<html>created</html>")])
+def test_a_registration_that_fails_or_is_not_json_names_the_step(answer: httpx.Response | None) -> None:
+    fake = FakeAS()
+    with pytest.raises(AuthError) as info:
+        run(authorize(client_for(_failing_at("/register", fake, answer))))
+    assert info.value.step == "dynamic client registration"
+    assert fake.token_forms == []
+
+
+# -- discovery ----------------------------------------------------------------------------------
+
+
+def test_a_step_up_reads_the_resource_metadata_its_challenge_names() -> None:
+    fake = FakeAS()
+    elsewhere = BASE + "/elsewhere/prm"
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url))
+        if str(request.url) == elsewhere:
+            return httpx.Response(200, json={"resource": SERVER_URL, "authorization_servers": [fake.issuer]})
+        return fake.handle(request)
+
+    auth = client_for(handler)
+
+    async def go() -> None:
+        await authorize(auth)
+        assert elsewhere not in seen
+        forbidden = challenge(error="insufficient_scope", scope="write", resource_metadata=elsewhere)
+        assert await auth.on_response(403, forbidden, SERVER_URL)
+
+    run(go())
+    assert elsewhere in seen
+    assert fake.authorizations[-1]["scope"] == "write"
+
+
+def test_a_legacy_servers_metadata_without_s256_is_refused() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.startswith("/.well-known/oauth-protected-resource"):
+            return httpx.Response(404)
+        if request.url.path == "/.well-known/oauth-authorization-server":
+            return httpx.Response(200, json={"issuer": BASE, "authorization_endpoint": BASE + "/authorize",
+                                             "token_endpoint": BASE + "/token", "registration_endpoint": BASE + "/register"})
+        return httpx.Response(404)
+
+    with pytest.raises(AuthError) as info:
+        run(authorize(client_for(handler)))
+    assert info.value.step == "authorization server metadata"
+    assert "S256" in info.value.reason
+
+
+def test_a_legacy_servers_metadata_request_that_fails_names_the_step() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/.well-known/oauth-authorization-server":
+            raise httpx.ConnectError("connection refused", request=request)
+        return httpx.Response(404)
+
+    with pytest.raises(AuthError) as info:
+        run(authorize(client_for(handler)))
+    assert info.value.step == "authorization server metadata"
+
+
+# -- expiry and refresh ----------------------------------------------------------------------
+
+
+def test_a_token_without_expires_in_is_used_as_long_as_the_server_takes_it() -> None:
+    fake = FakeAS(expires_in=0, refresh_token="r-1")
+    auth = client_for(fake.handle)
+
+    async def go() -> dict[str, str]:
+        await authorize(auth)
+        return await auth.headers("POST", SERVER_URL)
+
+    assert run(go()) == {"Authorization": "Bearer token-1"}
+    assert len(fake.token_forms) == 1
+
+
+@pytest.mark.parametrize("expires_in, refreshed", [(30, True), (31, False)])
+def test_a_token_counts_as_expired_30_seconds_before_it_runs_out(
+    monkeypatch: pytest.MonkeyPatch, expires_in: int, refreshed: bool
+) -> None:
+    import time
+
+    monkeypatch.setattr(time, "time", lambda: 1_000_000.0)
+    fake = FakeAS(expires_in=expires_in, refresh_token="r-1")
+    auth = client_for(fake.handle)
+
+    async def go() -> dict[str, str]:
+        await authorize(auth)
+        return await auth.headers("POST", SERVER_URL)
+
+    assert run(go()) == {"Authorization": "Bearer " + ("token-2" if refreshed else "token-1")}
+    assert [f["grant_type"] for f in fake.token_forms][1:] == (["refresh_token"] if refreshed else [])
+
+
+def test_a_refused_refresh_on_401_is_followed_by_a_new_authorization() -> None:
+    fake = FakeAS(refresh_token="r-1")
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/token" and form_of(request).get("grant_type") == "refresh_token":
+            fake.token_forms.append(form_of(request))
+            return httpx.Response(400, json={"error": "invalid_grant"})
+        return fake.handle(request)
+
+    auth = client_for(handler)
+
+    async def go() -> dict[str, str]:
+        await authorize(auth)
+        await auth.headers("POST", SERVER_URL)
+        await auth.headers("POST", SERVER_URL)
+        assert await auth.on_response(401, challenge(error="invalid_token"), SERVER_URL)
+        return await auth.headers("POST", SERVER_URL)
+
+    assert run(go()) == {"Authorization": "Bearer token-2"}
+    assert [f["grant_type"] for f in fake.token_forms] == ["authorization_code", "refresh_token", "authorization_code"]
+    assert len(fake.authorizations) == 2
+
+
+# -- what is stored, and DPoP keys across processes ------------------------------------------------
+
+
+def test_the_token_and_the_client_are_stored_under_the_issuer_and_the_resource() -> None:
+    fake = FakeAS()
+    store = MemoryTokenStore()
+    assert run(authorize(client_for(fake.handle, store=store)))
+    entry = run(store.load(fake.issuer, SERVER_URL))
+    assert entry is not None
+    assert entry["tokens"]["access_token"] == "token-1"
+    assert entry["client"]["client_id"] == "client-1" and entry["client"]["issuer"] == fake.issuer
+
+
+def _proof_thumbprint(headers: dict[str, str]) -> str:
+    return jwk_thumbprint(jwt.get_unverified_header(headers["DPoP"])["jwk"])
+
+
+@pytest.mark.parametrize("dpop", ["auto", True])
+def test_a_stored_dpop_bound_token_is_used_with_the_key_it_is_bound_to(dpop: Any) -> None:
+    fake = FakeAS(dpop_algs=["ES256"])
+    store = MemoryTokenStore()
+    first = client_for(fake.handle, store=store, dpop=dpop)
+
+    async def go() -> tuple[dict[str, str], dict[str, str]]:
+        await authorize(first)
+        before = await first.headers("POST", SERVER_URL)
+        second = client_for(fake.handle, store=store, dpop=dpop)  # a later process
+        await authorize(second)
+        return before, await second.headers("POST", SERVER_URL)
+
+    before, after = run(go())
+    assert len(fake.token_forms) == 1  # the stored token was used, not a new one
+    assert after["Authorization"] == "DPoP token-1"
+    assert _proof_thumbprint(after) == _proof_thumbprint(before)
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://mcp.example/mcp?a=1?b=2", "https://mcp.example/mcp#part", "https://mcp.example/mcp#a#b",
+     "https://mcp.example/mcp?x=1#y?z"],
+)
+def test_a_dpop_proofs_htu_has_no_query_and_no_fragment(url: str) -> None:
+    proof = dpop_proof(generate_key(), "post", url)
+    assert jwt.decode(proof, options={"verify_signature": False})["htu"] == "https://mcp.example/mcp"
+
+
+# -- OAuth error bodies ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body, reason",
+    [
+        ({"error": 5, "error_description": 7}, "HTTP 400"),
+        ({"error_description": ""}, "HTTP 400"),
+        ({"error": "invalid_client", "error_description": "d" * 300}, "HTTP 400, error 'invalid_client': " + "d" * 200),
+    ],
+)
+def test_an_oauth_error_body_shows_only_what_is_well_formed(body: dict[str, Any], reason: str) -> None:
+    fake = FakeAS()
+    with pytest.raises(AuthError) as info:
+        run(authorize(client_for(_failing_at("/token", fake, httpx.Response(400, json=body)))))
+    assert info.value.reason == f"{fake.issuer}/token refused (authorization_code): {reason}"
+    assert info.value.error == (body["error"] if isinstance(body.get("error"), str) else None)
+
+
+# -- the enterprise IdP's token exchange ----------------------------------------------------------
+
+
+IDP = "http://localhost:8"
+
+
+@pytest.mark.parametrize("answer", ["refused", "html"])
+def test_a_token_exchange_that_fails_or_is_not_json_names_the_step(answer: str) -> None:
+    from wiremcp.auth import EnterpriseGrant
+
+    fake = FakeAS()
+    methods: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if str(request.url).startswith(IDP):
+            methods.append(request.method)
+            if answer == "refused":
+                raise httpx.ConnectError("connection refused", request=request)
+            return httpx.Response(200, text="<html></html>")
+        return fake.handle(request)
+
+    grant = EnterpriseGrant(idp_token_endpoint=IDP + "/token", id_token="the-id-token", client_id="mcp-client")
+    with pytest.raises(AuthError) as info:
+        run(authorize(client_for(handler, grant=grant)))
+    assert info.value.step == "token exchange at the identity provider"
+    assert set(methods) == {"POST"}
+    assert fake.token_forms == []
+
+
+# -- WWW-Authenticate quoted strings ------------------------------------------------------------
+
+
+def test_a_backslash_escapes_the_next_character_even_the_last_one() -> None:
+    (c,) = parse_www_authenticate('Bearer scope="a\\"')
+    assert c.params["scope"] == 'a"'
+    (c,) = parse_www_authenticate('Bearer realm="x\\\\"')
+    assert c.params["realm"] == "x\\"
+
+
+def test_a_trailing_backslash_is_taken_as_it_is_never_raised() -> None:
+    (c,) = parse_www_authenticate('Bearer realm="abc\\')
+    assert c.params["realm"] == "abc\\"
+
+
+def test_the_parameter_after_a_quoted_string_is_read_from_the_next_character() -> None:
+    found = bearer_challenge('Bearer error="insufficient_scope",scope="a b"')
+    assert found is not None and found.error == "insufficient_scope" and found.scope == ["a", "b"]
+    (c,) = parse_www_authenticate('Bearer realm="r",a=1')
+    assert c.params == {"realm": "r", "a": "1"}
+
+
+# -- the token stores -----------------------------------------------------------------------------
+
+
+def test_the_file_store_keeps_one_file_per_issuer_and_resource(tmp_path: Any) -> None:
+    store = FileTokenStore(tmp_path)
+
+    async def go() -> None:
+        await store.save("https://as-1", "https://rs/mcp", {"tokens": {"access_token": "one"}})
+        await store.save("https://as-2", "https://rs/mcp", {"tokens": {"access_token": "two"}})
+        assert await store.load("https://as-1", "https://rs/mcp") == {"tokens": {"access_token": "one"}}
+        assert await store.load("https://as-2", "https://rs/mcp") == {"tokens": {"access_token": "two"}}
+
+    run(go())
+    assert store.path_for("https://as-1", "https://rs/mcp") != store.path_for("https://as-2", "https://rs/mcp")
+
+
+def test_the_file_stores_keys_pass_over_foreign_files_wherever_they_sort(tmp_path: Any) -> None:
+    store = FileTokenStore(tmp_path)
+    run(store.save("https://as", "https://rs/mcp", {"tokens": {}}))
+    (tmp_path / "!broken.json").write_text("[1, 2")  # sorts before every entry's hex name
+    (tmp_path / "!list.json").write_text("[1, 2]")
+    assert run(store.keys()) == [("https://as", "https://rs/mcp")]
+
+
+def _keyring_backend(tmp_path: Any) -> Any:
+    pytest.importorskip("keyring", reason="keyring is optional (pip install keyring); the test extra installs it")
+    file_backends = pytest.importorskip("keyrings.alt.file", reason="keyrings.alt gives keyring a headless backend")
+    backend = file_backends.PlaintextKeyring()
+    backend.file_path = str(tmp_path / "keyring.cfg")
+    return backend
+
+
+def test_the_keyring_store_uses_the_wiremcp_oauth_service_by_default(tmp_path: Any) -> None:
+    from wiremcp.auth import KeyringTokenStore
+
+    backend = _keyring_backend(tmp_path)
+    run(KeyringTokenStore(backend=backend).save("https://as", "https://rs/mcp", {"tokens": {}}))
+    assert run(KeyringTokenStore("wiremcp-oauth", backend=backend).keys()) == [("https://as", "https://rs/mcp")]
+
+
+def test_the_keyring_store_uses_keyrings_own_backend_when_given_none(tmp_path: Any) -> None:
+    backend = _keyring_backend(tmp_path)
+    import keyring
+
+    from wiremcp.auth import KeyringTokenStore
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(backend)
+    try:
+        store = KeyringTokenStore()
+        run(store.save("https://as", "https://rs/mcp", {"tokens": {}}))
+    finally:
+        keyring.set_keyring(previous)
+    assert store.backend is backend
+    assert run(KeyringTokenStore(backend=backend).load("https://as", "https://rs/mcp")) == {"tokens": {}}
+
+
+def test_the_keyring_store_without_the_keyring_package_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from wiremcp.auth import KeyringTokenStore
+
+    monkeypatch.setitem(sys.modules, "keyring", None)  # import keyring raises ImportError
+    with pytest.raises(RuntimeError) as info:
+        KeyringTokenStore()
+    assert str(info.value) == "KeyringTokenStore needs the keyring package: pip install keyring"
+
+
+def test_the_keyring_store_on_a_machine_without_a_keyring_says_what_to_use_instead() -> None:
+    pytest.importorskip("keyring", reason="keyring is optional (pip install keyring); the test extra installs it")
+    from keyring.backends.fail import Keyring as NoKeyring
+
+    from wiremcp.auth import KeyringTokenStore
+
+    with pytest.raises(RuntimeError) as info:
+        KeyringTokenStore(backend=NoKeyring())
+    assert str(info.value) == (
+        "keyring found no usable backend on this machine (no Secret Service, Keychain or Credential "
+        "Locker); use FileTokenStore instead"
+    )
+
+
+class DictKeyring:
+    """A keyring backend holding its secrets in a dict, so that a test can see and change them."""
+
+    def __init__(self) -> None:
+        self.secrets: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, name: str) -> str | None:
+        return self.secrets.get((service, name))
+
+    def set_password(self, service: str, name: str, value: str) -> None:
+        self.secrets[(service, name)] = value
+
+    def delete_password(self, service: str, name: str) -> None:
+        del self.secrets[(service, name)]
+
+
+def test_the_keyring_store_reads_its_index_and_entries_for_what_they_hold() -> None:
+    pytest.importorskip("keyring", reason="keyring is optional (pip install keyring); the test extra installs it")
+    from wiremcp.auth import KeyringTokenStore
+
+    backend = DictKeyring()
+    store = KeyringTokenStore(backend=backend)
+    run(store.save("https://as", "https://rs/mcp", {"tokens": {}}))
+    run(store.save("https://as", "https://rs/other", {"tokens": {}}))
+    index = json.loads(backend.secrets[(store.service, store.INDEX)])
+    backend.secrets[(store.service, store.INDEX)] = json.dumps([*index, ["x"], "ab", [1, 2], ["a", "b", "c"]])
+    assert run(store.keys()) == [("https://as", "https://rs/mcp"), ("https://as", "https://rs/other")]
+
+    # the secret whose value names (issuer, resource): its name is opaque
+    def secret_of(resource: str) -> tuple[str, str]:
+        (name,) = [k for k, v in backend.secrets.items() if k[1] != store.INDEX and json.loads(v)["resource"] == resource]
+        return name
+
+    mcp, other = secret_of("https://rs/mcp"), secret_of("https://rs/other")
+    # an entry's secret that names another resource, or holds no object, is not an entry
+    backend.secrets[mcp] = json.dumps({"issuer": "https://as", "resource": "https://rs/elsewhere", "entry": {"tokens": {}}})
+    assert run(store.load("https://as", "https://rs/mcp")) is None
+    backend.secrets[other] = json.dumps({"issuer": "https://as", "resource": "https://rs/other", "entry": [1]})
+    assert run(store.load("https://as", "https://rs/other")) is None
+
+
+def test_basic_authentication_header_is_base64_of_the_encoded_pair() -> None:
+    fake = FakeAS(auth_methods=["client_secret_basic"])
+    pre = PreRegisteredClient("a b", client_secret="p w", token_endpoint_auth_method="client_secret_basic")
+    assert run(authorize(client_for(fake.handle, client=pre)))
+    header = [r for r in fake.requests if r.url.path == "/token"][0].headers["authorization"]
+    assert header == "Basic " + base64.b64encode(b"a%20b:p%20w").decode()

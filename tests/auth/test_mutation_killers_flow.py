@@ -511,3 +511,153 @@ def test_basic_authentication_header_is_base64_of_the_encoded_pair() -> None:
     assert run(authorize(client_for(fake.handle, client=pre)))
     header = [r for r in fake.requests if r.url.path == "/token"][0].headers["authorization"]
     assert header == "Basic " + base64.b64encode(b"a%20b:p%20w").decode()
+
+
+# -- the client's identity across authorizations ----------------------------------------------------
+
+
+def test_a_registered_client_is_registered_once_and_reused_for_a_step_up() -> None:
+    fake = FakeAS()
+    auth = client_for(fake.handle)
+
+    async def go() -> None:
+        await authorize(auth)
+        assert await auth.on_response(403, challenge(error="insufficient_scope", scope="write"), SERVER_URL)
+
+    run(go())
+    assert len(fake.registrations) == 1
+    assert [f["client_id"] for f in fake.token_forms] == ["client-1", "client-1"]
+
+
+def test_a_server_offering_metadata_documents_to_a_client_without_one_registers_it() -> None:
+    fake = FakeAS(cimd=True)
+    assert run(authorize(client_for(fake.handle)))
+    assert len(fake.registrations) == 1
+    assert fake.token_forms[0]["client_id"] == "client-1"
+
+
+def test_a_preregistered_clients_own_method_wins_over_the_servers_preference() -> None:
+    fake = FakeAS(auth_methods=["client_secret_basic", "client_secret_post"])
+    pre = PreRegisteredClient("app-1", client_secret="pw", token_endpoint_auth_method="client_secret_post")
+    assert run(authorize(client_for(fake.handle, client=pre)))
+    (form,) = fake.token_forms
+    assert form["client_id"] == "app-1" and form["client_secret"] == "pw" and "_basic" not in form
+
+
+def test_a_refresh_authenticates_as_the_preregistered_client() -> None:
+    fake = FakeAS(refresh_token="r-1", expires_in=1, auth_methods=["client_secret_basic"])
+    pre = PreRegisteredClient("app-1", client_secret="pw", token_endpoint_auth_method="client_secret_basic")
+    auth = client_for(fake.handle, client=pre)
+
+    async def go() -> dict[str, str]:
+        await authorize(auth)
+        return await auth.headers("POST", SERVER_URL)  # expired at once (the skew): refreshed first
+
+    assert run(go()) == {"Authorization": "Bearer token-2"}
+    assert [(f["grant_type"], f.get("_basic")) for f in fake.token_forms] == [
+        ("authorization_code", "app-1:pw"), ("refresh_token", "app-1:pw")]
+
+
+def test_the_jwt_bearer_grant_asks_for_every_scope_space_separated() -> None:
+    from wiremcp.auth import JWTBearerGrant
+
+    fake = FakeAS(prm_scopes=["a", "b"])
+    assert run(authorize(client_for(fake.handle, grant=JWTBearerGrant("the-assertion"))))
+    assert fake.token_forms[0]["scope"] == "a b"
+
+
+# -- the headless redirect handler ---------------------------------------------------------------------
+
+
+CALLBACK = "http://127.0.0.1/callback"
+
+
+def _authorize_via(hops: Any, redirect_uri: str = CALLBACK) -> tuple[FakeAS, OAuthClient]:
+    """A FakeAS whose /authorize answer is replaced by ``hops(request, fake)`` (a response, or None: its own)."""
+    fake = FakeAS()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        answer = hops(request, fake)
+        return answer if answer is not None else fake.handle(request)
+
+    return fake, client_for(handler, redirect_handler=HeadlessRedirect(redirect_uri, max_hops=3))
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_the_headless_redirect_follows_every_redirect_status_and_relative_locations(status: int) -> None:
+    def hops(request: httpx.Request, fake: FakeAS) -> httpx.Response | None:
+        if request.url.path == "/authorize":
+            return httpx.Response(status, headers={"Location": "/login?" + request.url.query.decode()})
+        if request.url.path == "/login":
+            return fake.handle(httpx.Request("GET", fake.issuer + "/authorize?" + request.url.query.decode()))
+        return None
+
+    fake, auth = _authorize_via(hops)
+    assert run(authorize(auth))
+    assert fake.token_forms[0]["code"] == "the-code"
+
+
+def test_the_headless_redirect_keeps_the_redirect_uris_own_query() -> None:
+    def hops(request: httpx.Request, fake: FakeAS) -> httpx.Response | None:
+        if request.url.path == "/authorize":
+            answer = fake.handle(request)  # Location: redirect_uri + "?" + its parameters
+            target, _, params = answer.headers["location"].rpartition("?")
+            return httpx.Response(302, headers={"Location": target + "&" + params})
+        return None
+
+    fake, auth = _authorize_via(hops, CALLBACK + "?app=1")
+    assert run(authorize(auth))
+    assert fake.authorizations[0]["redirect_uri"] == CALLBACK + "?app=1"
+    assert fake.token_forms[0]["redirect_uri"] == CALLBACK + "?app=1"
+
+
+@pytest.mark.parametrize("headers", [{}, {"Location": "/elsewhere"}])
+def test_a_page_instead_of_a_redirect_is_refused_naming_the_url_without_its_query(headers: dict[str, str]) -> None:
+    def hops(request: httpx.Request, fake: FakeAS) -> httpx.Response | None:
+        return httpx.Response(200, headers=headers, text="<form>log in</form>") if request.url.path == "/authorize" else None
+
+    fake, auth = _authorize_via(hops)
+    with pytest.raises(AuthError) as info:
+        run(authorize(auth))
+    assert info.value.step == "authorization request"
+    assert info.value.reason == f"{fake.issuer}/authorize answered HTTP 200 without a redirect"
+    assert fake.token_forms == []
+
+
+def test_the_headless_redirect_gives_up_after_max_hops() -> None:
+    def hops(request: httpx.Request, fake: FakeAS) -> httpx.Response | None:
+        if request.url.path in ("/authorize", "/again"):
+            return httpx.Response(302, headers={"Location": "/again"})
+        return None
+
+    fake, auth = _authorize_via(hops)
+    with pytest.raises(AuthError) as info:
+        run(authorize(auth))
+    assert info.value.step == "authorization request"
+    assert info.value.reason == "no redirect to the redirect URI within 3 hops (does the server need a person?)"
+
+
+def test_an_authorization_endpoint_that_cannot_be_reached_names_the_step() -> None:
+    def hops(request: httpx.Request, fake: FakeAS) -> httpx.Response | None:
+        if request.url.path == "/authorize":
+            raise httpx.ConnectError("connection refused", request=request)
+        return None
+
+    fake, auth = _authorize_via(hops)
+    with pytest.raises(AuthError) as info:
+        run(authorize(auth))
+    assert info.value.step == "authorization request"
+
+
+def test_a_callback_with_its_answer_in_the_fragment_ends_the_redirects() -> None:
+    def hops(request: httpx.Request, fake: FakeAS) -> httpx.Response | None:
+        if request.url.path == "/authorize":
+            return httpx.Response(302, headers={"Location": CALLBACK + "#code=the-code"})
+        return None
+
+    fake, auth = _authorize_via(hops)
+    with pytest.raises(AuthError) as info:
+        run(authorize(auth))
+    # the callback was reached (no further request): its query has no state, so the answer is refused
+    assert info.value.step == "authorization response"
+    assert not any(r.url.host == "127.0.0.1" for r in fake.requests)

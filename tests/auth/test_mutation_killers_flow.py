@@ -661,3 +661,18 @@ def test_a_callback_with_its_answer_in_the_fragment_ends_the_redirects() -> None
     # the callback was reached (no further request): its query has no state, so the answer is refused
     assert info.value.step == "authorization response"
     assert not any(r.url.host == "127.0.0.1" for r in fake.requests)
+
+
+# -- the SSRF guard's own resolver (no resolver injected) -------------------------------------------
+
+
+def test_the_system_resolver_reads_numeric_hosts_the_way_connections_do() -> None:
+    """``127.1`` and ``2130706433`` are 127.0.0.1 to getaddrinfo (and so to a connection), though not IP literals."""
+    from wiremcp.auth import URLGuard
+
+    guard = URLGuard("https://mcp.example.com/mcp")  # the system resolver: numeric forms need no DNS
+    run(guard.check("https://1572395042/.well-known/x", "test step"))  # 93.184.216.34: public
+    for host in ("127.1", "2130706433"):
+        with pytest.raises(AuthError) as info:
+            run(guard.check(f"https://{host}/token", "test step"))
+        assert info.value.reason == f"'https://{host}/token' resolves to loopback (127.0.0.1) but the MCP server is not local: refused"

@@ -676,3 +676,80 @@ def test_the_system_resolver_reads_numeric_hosts_the_way_connections_do() -> Non
         with pytest.raises(AuthError) as info:
             run(guard.check(f"https://{host}/token", "test step"))
         assert info.value.reason == f"'https://{host}/token' resolves to loopback (127.0.0.1) but the MCP server is not local: refused"
+
+
+# -- the authorization request -------------------------------------------------------------------------
+
+
+def _with_metadata(fake: FakeAS, **changes: Any) -> Any:
+    """fake.handle, with its authorization server metadata changed (a member set to None is left out)."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        answer = fake.handle(request)
+        if request.url.path == "/.well-known/oauth-authorization-server" and answer.status_code == 200:
+            doc = {**answer.json(), **changes}
+            return httpx.Response(200, json={k: v for k, v in doc.items() if v is not None})
+        return answer
+
+    return handler
+
+
+@pytest.mark.parametrize("missing", ["authorization_endpoint", "token_endpoint"])
+def test_metadata_without_an_authorization_or_token_endpoint_is_refused_before_anything_is_sent(missing: str) -> None:
+    fake = FakeAS()
+    with pytest.raises(AuthError) as info:
+        run(authorize(client_for(_with_metadata(fake, **{missing: None}))))
+    assert info.value.step == "authorization server metadata"
+    assert info.value.reason == f"{fake.issuer!r} lists no authorization or token endpoint"
+    assert fake.authorizations == [] and fake.registrations == []
+
+
+def test_metadata_without_s256_is_refused_naming_the_step() -> None:
+    fake = FakeAS(pkce_methods=["plain"])
+    with pytest.raises(AuthError) as info:
+        run(authorize(client_for(fake.handle)))
+    assert info.value.step == "authorization server metadata"
+    assert info.value.reason == (
+        f"{fake.issuer!r} does not list S256 in code_challenge_methods_supported: PKCE cannot be verified, refused")
+
+
+def test_an_authorization_endpoint_with_a_fragment_is_refused_as_an_authorization_request() -> None:
+    fake = FakeAS()
+    with pytest.raises(AuthError) as info:
+        run(authorize(client_for(_with_metadata(fake, authorization_endpoint=fake.issuer + "/authorize#x"))))
+    assert info.value.step == "authorization request"
+    assert fake.authorizations == []
+
+
+def test_an_authorization_endpoint_with_a_query_keeps_it_and_asks_for_a_code() -> None:
+    fake = FakeAS()
+    assert run(authorize(client_for(_with_metadata(fake, authorization_endpoint=fake.issuer + "/authorize?tenant=t1"))))
+    (query,) = fake.authorizations
+    assert query["tenant"] == "t1"
+    assert query["response_type"] == "code" and query["client_id"] == "client-1"
+
+
+def test_a_state_mismatch_is_refused_as_the_authorization_response() -> None:
+    fake = FakeAS(state_mode="wrong")
+    with pytest.raises(AuthError) as info:
+        run(authorize(client_for(fake.handle)))
+    assert info.value.step == "authorization response"
+    assert info.value.reason == "the state parameter does not match the request: refused"
+
+
+@pytest.mark.parametrize("pre", [None, PreRegisteredClient("app-1", issuer="https://other.example")])
+def test_a_server_without_any_way_to_identify_the_client_is_refused_saying_so(pre: PreRegisteredClient | None) -> None:
+    fake = FakeAS(registration=False)
+    with pytest.raises(AuthError) as info:
+        run(authorize(client_for(fake.handle, client=pre)))
+    mismatch = " (the pre-registered client belongs to 'https://other.example')" if pre is not None else ""
+    assert info.value.step == "client registration"
+    assert info.value.reason == (
+        f"no client credentials for {fake.issuer!r}{mismatch}, and it supports neither "
+        "client ID metadata documents nor dynamic client registration")
+
+
+def test_offline_access_is_asked_for_once() -> None:
+    fake = FakeAS(prm_scopes=["a", "offline_access"], as_scopes=["a", "offline_access"])
+    assert run(authorize(client_for(fake.handle)))
+    assert fake.authorizations[0]["scope"] == "a offline_access"

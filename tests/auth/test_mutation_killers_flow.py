@@ -753,3 +753,44 @@ def test_offline_access_is_asked_for_once() -> None:
     fake = FakeAS(prm_scopes=["a", "offline_access"], as_scopes=["a", "offline_access"])
     assert run(authorize(client_for(fake.handle)))
     assert fake.authorizations[0]["scope"] == "a offline_access"
+
+
+def _answering(params: dict[str, str]) -> Any:
+    """Hops for _authorize_via: /authorize redirects to the callback with ``params``, the request's state and the issuer."""
+
+    def hops(request: httpx.Request, fake: FakeAS) -> httpx.Response | None:
+        if request.url.path != "/authorize":
+            return None
+        query = {k: v[0] for k, v in parse_qs(request.url.query.decode()).items()}
+        fake.authorizations.append(query)
+        answer = {**params, "state": query["state"], "iss": fake.issuer}
+        from urllib.parse import urlencode
+
+        return httpx.Response(302, headers={"Location": query["redirect_uri"] + "?" + urlencode(answer)})
+
+    return hops
+
+
+@pytest.mark.parametrize(
+    "params, reason",
+    [
+        ({"error": "access_denied", "error_description": "the user said no"},
+         "the authorization server answered 'access_denied': the user said no"),
+        ({"error": "access_denied"}, "the authorization server answered 'access_denied'"),
+        ({"error": "server_error", "error_description": "x" * 300}, "the authorization server answered 'server_error': " + "x" * 200),
+    ],
+)
+def test_an_error_in_the_authorization_response_is_refused_with_the_servers_words(params: dict[str, str], reason: str) -> None:
+    fake, auth = _authorize_via(_answering(params))
+    with pytest.raises(AuthError) as info:
+        run(authorize(auth))
+    assert (info.value.step, info.value.reason, info.value.error) == ("authorization response", reason, params["error"])
+    assert fake.token_forms == []
+
+
+@pytest.mark.parametrize("supported, mode", [(True, "omit"), (None, "wrong")])
+def test_an_iss_refusal_names_the_authorization_response(supported: bool | None, mode: str) -> None:
+    fake = FakeAS(iss_supported=supported, iss_mode=mode)
+    with pytest.raises(AuthError) as info:
+        run(authorize(client_for(fake.handle)))
+    assert info.value.step == "authorization response"

@@ -64,7 +64,7 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
         ["src/wiremcp/client/_protocol.py", "src/wiremcp/client/_eras.py", "src/wiremcp/client/_mrtr.py",
          "src/wiremcp/client/_cache.py"],
         ["tests/client/test_protocol.py", "tests/client/test_client_rules.py", "tests/client/test_client_memory.py",
-         "tests/mutation/"],
+         "tests/client/tasks/test_client_tasks_protocol.py", "tests/mutation/"],
     ),
 }
 

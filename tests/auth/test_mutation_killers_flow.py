@@ -380,7 +380,8 @@ def test_a_trailing_backslash_is_taken_as_it_is_never_raised() -> None:
 def test_the_parameter_after_a_quoted_string_is_read_from_the_next_character() -> None:
     found = bearer_challenge('Bearer error="insufficient_scope",scope="a b"')
     assert found is not None and found.error == "insufficient_scope" and found.scope == ["a", "b"]
-    (c,) = parse_www_authenticate('Bearer realm="r",a=1')
+    # even with the comma missing, nothing after the closing quote is lost
+    (c,) = parse_www_authenticate('Bearer realm="r"a=1')
     assert c.params == {"realm": "r", "a": "1"}
 
 
@@ -794,3 +795,44 @@ def test_an_iss_refusal_names_the_authorization_response(supported: bool | None,
     with pytest.raises(AuthError) as info:
         run(authorize(client_for(fake.handle)))
     assert info.value.step == "authorization response"
+
+
+# -- closing, and JOSE details that reach the wire ---------------------------------------------------
+
+
+def test_aclose_leaves_an_http_client_the_caller_gave_open() -> None:
+    fake = FakeAS()
+    given = httpx.AsyncClient(transport=fake.transport())
+    auth = OAuthClient(http_client=given)
+
+    async def go() -> None:
+        await authorize(auth)
+        await auth.aclose()
+        assert not given.is_closed
+        await given.aclose()
+
+    run(go())
+
+
+def test_an_rsa_keys_jwk_has_no_leading_zero_octet_and_assertions_never_share_a_jti() -> None:
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from wiremcp.auth import public_jwk, sign_jwt
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    n = base64.urlsafe_b64decode(public_jwk(key)["n"] + "==")
+    assert len(n) == 256 and n[0] != 0  # RFC 7518 section 6.3.1.1: the minimal big-endian form
+    first, second = (jwt.decode(sign_jwt(key, {"sub": "s"}), options={"verify_signature": False}) for _ in range(2))
+    assert first["jti"] != second["jti"]
+    token = sign_jwt(key, {"sub": "s"}, headers={"kid": "k-1"})
+    assert jwt.get_unverified_header(token)["kid"] == "k-1"
+
+
+def test_a_key_on_an_unsupported_curve_is_refused_naming_the_curve() -> None:
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from wiremcp.auth import sign_jwt
+
+    with pytest.raises(ValueError) as info:
+        sign_jwt(ec.generate_private_key(ec.SECP256K1()), {"sub": "s"})
+    assert str(info.value) == "unsupported EC curve secp256k1"

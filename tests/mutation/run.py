@@ -52,7 +52,7 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "auth-client": (
         ["src/wiremcp/auth/_*.py"],
         ["tests/auth/test_challenge.py", "tests/auth/test_discovery.py", "tests/auth/test_flow.py",
-         "tests/auth/test_jose.py", "tests/auth/test_pkce.py", "tests/auth/test_redirect.py",
+         "tests/auth/test_fetch_resend.py", "tests/auth/test_jose.py", "tests/auth/test_pkce.py", "tests/auth/test_redirect.py",
          "tests/auth/test_ssrf.py", "tests/auth/test_storage.py", "tests/auth/test_mutation_killers.py",
          "tests/auth/test_mutation_killers_flow.py"],
     ),

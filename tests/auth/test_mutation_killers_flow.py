@@ -836,3 +836,36 @@ def test_a_key_on_an_unsupported_curve_is_refused_naming_the_curve() -> None:
     with pytest.raises(ValueError) as info:
         sign_jwt(ec.generate_private_key(ec.SECP256K1()), {"sub": "s"})
     assert str(info.value) == "unsupported EC curve secp256k1"
+
+
+# -- the loopback redirect listener, spoken to over a raw socket ---------------------------------------
+
+
+@pytest.mark.parametrize("ending", ["lf", "half-close"])
+def test_the_loopback_listener_answers_a_request_with_bare_lf_lines_or_no_blank_line(ending: str) -> None:
+    """A request head ends at a blank line, a bare LF one included, or at the end of what the client sends."""
+    import socket
+
+    from wiremcp.auth import LoopbackRedirect
+
+    async def go() -> tuple[bytes, Any]:
+        redirect = LoopbackRedirect(open_browser=lambda url: None)
+        uri = await redirect.redirect_uri()
+        waiting = asyncio.ensure_future(redirect.authorize("https://as.example/authorize?state=S1", None))  # type: ignore[arg-type]
+        await asyncio.sleep(0)
+        reader, writer = await asyncio.open_connection("127.0.0.1", redirect.port)
+        path = uri.split(str(redirect.port), 1)[1]
+        if ending == "lf":
+            writer.write(f"GET {path}?code=c1&state=S1 HTTP/1.1\nHost: 127.0.0.1\n\n".encode())
+        else:
+            writer.write(f"GET {path}?code=c1&state=S1 HTTP/1.1\r\nHost: 127.0.0.1\r\n".encode())
+            writer.transport.get_extra_info("socket").shutdown(socket.SHUT_WR)
+        answer = await reader.read()
+        writer.close()
+        params = await waiting
+        await redirect.aclose()
+        return answer, params
+
+    answer, params = run(go())
+    assert answer.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert params == {"code": "c1", "state": "S1"}

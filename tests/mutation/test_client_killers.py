@@ -328,3 +328,41 @@ def test_a_result_that_came_with_an_http_status_settles_its_request() -> None:
     out = proto.request("tools/list", None, "T")
     settled = proto.receive(_reply(out.id, {"tools": []}), origin=out.id, status=200)
     assert len(settled) == 1 and type(settled[0]) is events.Settled and settled[0].tag == "T"
+
+
+# -- _protocol: routing notifications to subscriptions -------------------------------------------------
+
+_SUB_ID = "io.modelcontextprotocol/subscriptionId"
+
+
+def _note(method: str, params: dict[str, Any]) -> bytes:
+    return orjson.dumps({"jsonrpc": "2.0", "method": method, "params": params})
+
+
+def _acknowledged(proto: ClientProtocol[str], id: Any) -> None:
+    ack = {"notifications": {"toolsListChanged": True}, "_meta": {_SUB_ID: id}}
+    assert len(proto.receive(_note("notifications/subscriptions/acknowledged", ack))) == 1
+
+
+def test_a_notification_naming_its_subscription_goes_to_it_whatever_stream_carried_it() -> None:
+    proto = make()
+    a = proto.listen({"toolsListChanged": True}, "A")
+    b = proto.listen({"toolsListChanged": True}, "B")
+    _acknowledged(proto, a.id)
+    _acknowledged(proto, b.id)
+    for_b = {"_meta": {_SUB_ID: b.id}}
+    assert proto.receive(_note("notifications/tools/list_changed", for_b), origin=a.id) == [
+        events.SubscriptionNote("B", "notifications/tools/list_changed", for_b)]
+    # no subscription named, and a stream that is no subscription's: nobody's
+    out = proto.request("tools/call", {"name": "x"}, "CALL")
+    unclaimed = proto.receive(_note("notifications/tools/list_changed", {}), origin=out.id)
+    assert len(unclaimed) == 1 and type(unclaimed[0]) is events.Notified
+
+
+def test_a_cancellation_of_a_request_that_is_no_subscription_ends_no_subscription() -> None:
+    proto = make()
+    proto.listen({"toolsListChanged": True}, "SUB")
+    out = proto.request("tools/call", {"name": "x"}, "CALL")
+    got = proto.receive(_note("notifications/cancelled", {"requestId": out.id}))
+    assert len(got) == 1 and type(got[0]) is events.Notified
+    assert proto.in_flight == 2

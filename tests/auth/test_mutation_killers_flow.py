@@ -869,3 +869,66 @@ def test_the_loopback_listener_answers_a_request_with_bare_lf_lines_or_no_blank_
     answer, params = run(go())
     assert answer.startswith(b"HTTP/1.1 200 OK\r\n")
     assert params == {"code": "c1", "state": "S1"}
+
+
+async def _raw(port: int, request: bytes) -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(request)
+    answer = await reader.read()
+    writer.close()
+    return answer
+
+
+@pytest.mark.parametrize(
+    "request_line, status, words",
+    [
+        (b"GET /callback?code=c1&state=S1 HTTP/1.1", b"200 OK", b"Authorization received. You can close this window."),
+        (b"GET /callback?code=c1&state=S1", b"200 OK", b"Authorization received."),  # no version (HTTP/0.9 form)
+        (b"GET /favicon.ico HTTP/1.1", b"404 Not Found", b"Nothing to do here. You can close this window."),
+        (b"GET", b"404 Not Found", b"Nothing to do here."),  # no target at all
+    ],
+)
+def test_the_loopback_listener_answers_the_callback_and_nothing_else(request_line: bytes, status: bytes, words: bytes) -> None:
+    from wiremcp.auth import LoopbackRedirect
+
+    async def go() -> tuple[bytes, bool]:
+        redirect = LoopbackRedirect(open_browser=lambda url: None)
+        await redirect.redirect_uri()
+        waiting = asyncio.ensure_future(redirect.authorize("https://as.example/authorize?state=S1", None))  # type: ignore[arg-type]
+        await asyncio.sleep(0)
+        answer = await _raw(redirect.port, request_line + b"\r\nHost: 127.0.0.1\r\n\r\n")
+        done = waiting.done()
+        waiting.cancel()
+        await redirect.aclose()
+        return answer, done
+
+    answer, done = run(go())
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.split(b"\r\n")[0] == b"HTTP/1.1 " + status
+    assert b"Content-Length: %d" % len(body) in head.split(b"\r\n")
+    assert words in body
+    assert done == status.startswith(b"200")
+
+
+def test_the_loopback_listener_listens_on_the_port_asked_and_stops_on_aclose() -> None:
+    import socket
+
+    from wiremcp.auth import LoopbackRedirect
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    async def go() -> None:
+        redirect = LoopbackRedirect(port=port, open_browser=lambda url: None)
+        assert await redirect.redirect_uri() == f"http://127.0.0.1:{port}/callback"
+        assert (await _raw(port, b"GET /x HTTP/1.1\r\n\r\n")).startswith(b"HTTP/1.1 404")
+        await redirect.aclose()
+        with pytest.raises(OSError):
+            await asyncio.open_connection("127.0.0.1", port)
+        # used again after aclose: a new listener
+        assert await redirect.redirect_uri() == f"http://127.0.0.1:{port}/callback"
+        assert (await _raw(port, b"GET /x HTTP/1.1\r\n\r\n")).startswith(b"HTTP/1.1 404")
+        await redirect.aclose()
+
+    run(go())

@@ -932,3 +932,37 @@ def test_the_loopback_listener_listens_on_the_port_asked_and_stops_on_aclose() -
         await redirect.aclose()
 
     run(go())
+
+
+# -- the SSRF guard's refusals: the step and the words ------------------------------------------------
+
+
+def _resolving_to(address: str) -> Any:
+    async def resolve(host: str, port: int) -> list[str]:
+        return [address]
+
+    return resolve
+
+
+@pytest.mark.parametrize(
+    "address, reason",
+    [
+        ("169.254.169.254", "resolves to the cloud metadata address 169.254.169.254: refused"),
+        ("127.0.0.2", "resolves to loopback (127.0.0.2) but the MCP server is not local: refused"),
+        ("192.0.0.8", "resolves to a special-purpose address (192.0.0.8): refused"),
+        ("10.1.2.3", "resolves to a private, link-local or reserved address (10.1.2.3): refused "
+                     "(OAuthClient(allow_private_networks=True) allows private networks)"),
+        ("64:ff9b::a01:203", "resolves to a private, link-local or reserved address (64:ff9b::a01:203, which carries "
+                             "10.1.2.3): refused (OAuthClient(allow_private_networks=True) allows private networks)"),
+        ("::2", "resolves to a special-purpose address (::2, which carries 0.0.0.2): refused"),
+        ("not-an-address", "resolved to something that is not an IP address"),
+    ],
+)
+def test_each_refusal_of_the_ssrf_guard_names_the_step_the_url_and_the_address(address: str, reason: str) -> None:
+    from wiremcp.auth import URLGuard
+
+    guard = URLGuard("https://mcp.example.com/mcp", resolver=_resolving_to(address))
+    with pytest.raises(AuthError) as info:
+        run(guard.check("https://as.example.com/token", "token request"))
+    assert info.value.step == "token request"
+    assert info.value.reason == f"'https://as.example.com/token' {reason}"

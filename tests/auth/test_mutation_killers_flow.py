@@ -966,3 +966,79 @@ def test_each_refusal_of_the_ssrf_guard_names_the_step_the_url_and_the_address(a
         run(guard.check("https://as.example.com/token", "token request"))
     assert info.value.step == "token request"
     assert info.value.reason == f"'https://as.example.com/token' {reason}"
+
+
+# -- the token response, and client authentication choices ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body, reason",
+    [
+        ({"token_type": "Bearer"}, "returned no access_token"),
+        ({"access_token": "", "token_type": "Bearer"}, "returned no access_token"),
+        ({"access_token": 5, "token_type": "Bearer"}, "returned no access_token"),
+        ({"access_token": "t"}, "returned token_type None; only Bearer and DPoP are supported"),
+        ({"access_token": "t", "token_type": "mac"}, "returned token_type 'mac'; only Bearer and DPoP are supported"),
+        ({"access_token": "t", "token_type": "DPoP"}, "returned a DPoP-bound token to a request without a DPoP proof"),
+    ],
+)
+def test_a_token_response_without_a_usable_token_is_refused(body: dict[str, Any], reason: str) -> None:
+    fake = FakeAS()
+    auth = client_for(_failing_at("/token", fake, httpx.Response(200, json=body)), dpop=False)
+    with pytest.raises(AuthError) as info:
+        run(authorize(auth))
+    assert (info.value.step, info.value.reason) == ("token request", f"{fake.issuer}/token {reason}")
+    assert not auth.authorized
+
+
+def test_a_token_response_that_is_not_json_names_the_token_request() -> None:
+    fake = FakeAS()
+    with pytest.raises(AuthError) as info:
+        run(authorize(client_for(_failing_at("/token", fake, httpx.Response(200, text="<html>")))))
+    assert info.value.step == "token request"
+
+
+@pytest.mark.parametrize(
+    "supported, sent",
+    [
+        (["private_key_jwt"], "basic"),  # nothing the client can do: client_secret_basic, the default
+        (["none"], "id only"),
+        (["client_secret_post", "none"], "post"),
+    ],
+)
+def test_a_secret_without_a_method_authenticates_as_the_server_supports(supported: list[str], sent: str) -> None:
+    fake = FakeAS(auth_methods=supported)
+    assert run(authorize(client_for(fake.handle, client=PreRegisteredClient("app-1", client_secret="pw"))))
+    (form,) = fake.token_forms
+    got = "basic" if form.get("_basic") == "app-1:pw" else "post" if form.get("client_secret") == "pw" else "id only"
+    assert got == sent
+    if sent != "basic":
+        assert form["client_id"] == "app-1"
+
+
+def test_a_client_of_method_none_never_sends_its_secret() -> None:
+    fake = FakeAS(auth_methods=["none", "client_secret_post"])
+    pre = PreRegisteredClient("app-1", client_secret="pw", token_endpoint_auth_method="none")
+    assert run(authorize(client_for(fake.handle, client=pre)))
+    (form,) = fake.token_forms
+    assert form["client_id"] == "app-1" and "client_secret" not in form and "_basic" not in form
+
+
+def test_private_key_jwt_without_a_key_is_refused_before_the_token_request() -> None:
+    fake = FakeAS(auth_methods=["private_key_jwt"])
+    pre = PreRegisteredClient("app-1", token_endpoint_auth_method="private_key_jwt")
+    with pytest.raises(AuthError) as info:
+        run(authorize(client_for(fake.handle, client=pre)))
+    assert (info.value.step, info.value.reason) == (
+        "token request", "private_key_jwt needs a private key (PreRegisteredClient.private_key)")
+    assert fake.token_forms == []
+
+
+def test_a_grant_at_a_server_without_a_token_endpoint_is_refused_naming_the_metadata() -> None:
+    from wiremcp.auth import ClientCredentialsGrant
+
+    fake = FakeAS()
+    auth = client_for(_with_metadata(fake, token_endpoint=None), grant=ClientCredentialsGrant("svc", client_secret="pw"))
+    with pytest.raises(AuthError) as info:
+        run(authorize(auth))
+    assert (info.value.step, info.value.reason) == ("authorization server metadata", f"{fake.issuer!r} lists no token endpoint")

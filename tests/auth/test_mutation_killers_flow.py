@@ -1042,3 +1042,104 @@ def test_a_grant_at_a_server_without_a_token_endpoint_is_refused_naming_the_meta
     with pytest.raises(AuthError) as info:
         run(authorize(auth))
     assert (info.value.step, info.value.reason) == ("authorization server metadata", f"{fake.issuer!r} lists no token endpoint")
+
+
+# -- discovery of the authorization server's metadata -------------------------------------------------
+
+
+def test_metadata_is_looked_for_at_each_location_in_turn_and_every_failure_is_reported() -> None:
+    fake = FakeAS()
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.path)
+        if request.url.path == "/.well-known/oauth-authorization-server":
+            return httpx.Response(404)
+        if request.url.path == "/.well-known/openid-configuration":
+            return fake.handle(httpx.Request("GET", fake.issuer + "/.well-known/oauth-authorization-server"))
+        return fake.handle(request)
+
+    assert run(authorize(client_for(handler)))
+    assert seen.index("/.well-known/oauth-authorization-server") < seen.index("/.well-known/openid-configuration")
+
+    def nothing(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/.well-known/openid-configuration":
+            return httpx.Response(200, json={"issuer": "https://other.example"})
+        if request.url.path == "/.well-known/oauth-authorization-server":
+            return httpx.Response(404)
+        return fake.handle(request)
+
+    with pytest.raises(AuthError) as info:
+        run(authorize(client_for(nothing)))
+    assert (info.value.step, info.value.reason) == (
+        "authorization server metadata",
+        f"no usable metadata for issuer {fake.issuer!r} ({fake.issuer}/.well-known/oauth-authorization-server: HTTP 404; "
+        f"{fake.issuer}/.well-known/openid-configuration: issuer 'https://other.example' is not {fake.issuer!r})")
+
+
+def test_an_empty_endpoint_in_the_metadata_counts_as_none() -> None:
+    fake = FakeAS()
+    with pytest.raises(AuthError) as info:
+        run(authorize(client_for(_with_metadata(fake, authorization_endpoint=""))))
+    assert info.value.reason == f"{fake.issuer!r} lists no authorization or token endpoint"
+
+
+# -- what the token endpoint says, and DPoP at the token endpoint ------------------------------------------
+
+
+def test_the_scopes_the_server_says_it_granted_are_the_tokens_scopes() -> None:
+    fake = FakeAS(prm_scopes=["read", "write"])
+    body = {"access_token": "t-1", "token_type": "Bearer", "scope": "read"}
+    auth = client_for(_failing_at("/token", fake, httpx.Response(200, json=body)))
+    assert run(authorize(auth))
+    assert auth.granted_scopes == ["read"]
+
+
+def test_a_preregistered_clients_signing_algorithm_is_used_for_its_assertion() -> None:
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    fake = FakeAS(auth_methods=["private_key_jwt"])
+    pre = PreRegisteredClient("app-1", private_key=key, signing_algorithm="PS256")
+    assert run(authorize(client_for(fake.handle, client=pre)))
+    assertion = fake.token_forms[0]["client_assertion"]
+    assert jwt.get_unverified_header(assertion)["alg"] == "PS256"
+    jwt.decode(assertion, key.public_key(), algorithms=["PS256"], audience=fake.issuer)
+
+
+@pytest.mark.parametrize("dpop, algs, bound", [(False, ["ES256"], False), (True, None, True), ("auto", None, False)])
+def test_dpop_at_the_token_endpoint_follows_the_setting(dpop: Any, algs: list[str] | None, bound: bool) -> None:
+    fake = FakeAS(dpop_algs=algs)
+    assert run(authorize(client_for(fake.handle, dpop=dpop)))
+    (form,) = fake.token_forms
+    assert ("_dpop" in form) is bound
+    if bound:
+        claims = jwt.decode(form["_dpop"], options={"verify_signature": False})
+        assert claims["htm"] == "POST" and claims["htu"] == fake.issuer + "/token"
+
+
+@pytest.mark.parametrize(
+    "answer, requests",
+    [
+        ((400, {"DPoP-Nonce": "n-new"}, {"error": "use_dpop_nonce"}), 2),  # retried once with the nonce, not more
+        ((400, {}, {"error": "use_dpop_nonce"}), 1),  # no nonce to use: not retried
+        ((400, {"DPoP-Nonce": "n-new"}, {"error": "invalid_grant"}), 1),  # another error: not retried
+    ],
+)
+def test_a_use_dpop_nonce_error_is_retried_once_and_only_with_a_nonce(answer: tuple[int, dict[str, str], Any], requests: int) -> None:
+    fake = FakeAS(dpop_algs=["ES256"])
+    status, headers, body = answer
+    sent: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/token":
+            sent.append(request)
+            return httpx.Response(status, headers=headers, json=body)
+        return fake.handle(request)
+
+    with pytest.raises(AuthError):
+        run(authorize(client_for(handler)))
+    assert len(sent) == requests
+    if requests == 2:
+        assert jwt.decode(sent[1].headers["dpop"], options={"verify_signature": False})["nonce"] == "n-new"
+

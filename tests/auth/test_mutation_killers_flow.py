@@ -1143,3 +1143,44 @@ def test_a_use_dpop_nonce_error_is_retried_once_and_only_with_a_nonce(answer: tu
     if requests == 2:
         assert jwt.decode(sent[1].headers["dpop"], options={"verify_signature": False})["nonce"] == "n-new"
 
+
+
+# -- protected resource metadata ---------------------------------------------------------------------------
+
+
+PRM_URL = BASE + "/.well-known/oauth-protected-resource/mcp"
+
+
+@pytest.mark.parametrize(
+    "doc, reason",
+    [
+        ({"authorization_servers": ["http://localhost:7"]}, f"{PRM_URL} has no 'resource'"),
+        ({"resource": "", "authorization_servers": ["http://localhost:7"]}, f"{PRM_URL} has no 'resource'"),
+        ({"resource": SERVER_URL}, f"{PRM_URL} lists no 'authorization_servers'"),
+        ({"resource": SERVER_URL, "authorization_servers": []}, f"{PRM_URL} lists no 'authorization_servers'"),
+        ({"resource": SERVER_URL, "authorization_servers": "http://localhost:7"}, f"{PRM_URL} lists no 'authorization_servers'"),
+        ({"resource": SERVER_URL, "authorization_servers": ["http://localhost:7", ""]}, f"{PRM_URL} lists no 'authorization_servers'"),
+        ({"resource": SERVER_URL, "authorization_servers": [7]}, f"{PRM_URL} lists no 'authorization_servers'"),
+    ],
+)
+def test_resource_metadata_without_a_resource_or_authorization_servers_is_refused(doc: dict[str, Any], reason: str) -> None:
+    fake = FakeAS()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if str(request.url) == PRM_URL:
+            return httpx.Response(200, json=doc)
+        return fake.handle(request)
+
+    with pytest.raises(AuthError) as info:
+        run(authorize(client_for(handler)))
+    assert (info.value.step, info.value.reason) == ("protected resource metadata", reason)
+    assert fake.authorizations == []
+
+
+def test_well_known_locations_drop_a_trailing_slash_and_nothing_else() -> None:
+    from wiremcp.auth import metadata_urls, prm_urls
+
+    assert prm_urls("https://mcp.example/tenantX/") == [
+        "https://mcp.example/.well-known/oauth-protected-resource/tenantX", "https://mcp.example/.well-known/oauth-protected-resource"]
+    assert metadata_urls("https://as.example/realmX/")[0] == "https://as.example/.well-known/oauth-authorization-server/realmX"
+    assert metadata_urls("https://as.example/realmX")[2] == "https://as.example/realmX/.well-known/openid-configuration"

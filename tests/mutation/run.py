@@ -17,7 +17,8 @@ with timeouts counted as killed and mutants no test reaches listed apart.
 ``--names FILE`` runs only the mutants named in FILE (one a line): to re-run
 the survivors of a run with the tests added since, in a fresh ``--workdir``
 (the tests are copied when a work directory is prepared).
-docs/testing-hardening.md records the scores and what became of the
+tests/mutation/combine.py merges a run with its re-runs into the table per
+module; docs/testing-hardening.md records the scores and what became of the
 survivors.
 """
 

@@ -1184,3 +1184,18 @@ def test_well_known_locations_drop_a_trailing_slash_and_nothing_else() -> None:
         "https://mcp.example/.well-known/oauth-protected-resource/tenantX", "https://mcp.example/.well-known/oauth-protected-resource"]
     assert metadata_urls("https://as.example/realmX/")[0] == "https://as.example/.well-known/oauth-authorization-server/realmX"
     assert metadata_urls("https://as.example/realmX")[2] == "https://as.example/realmX/.well-known/openid-configuration"
+
+
+def test_a_metadata_document_client_names_itself_by_its_url_in_a_refresh_too() -> None:
+    url = "https://app.example/oauth/client.json"
+    fake = FakeAS(cimd=True, refresh_token="r-1", expires_in=1)
+    auth = client_for(fake.handle, client_metadata_url=url)
+
+    async def go() -> dict[str, str]:
+        await authorize(auth)
+        return await auth.headers("POST", SERVER_URL)  # expired at once (the skew): refreshed first
+
+    assert run(go()) == {"Authorization": "Bearer token-2"}
+    assert fake.registrations == []
+    assert [(f["grant_type"], f["client_id"]) for f in fake.token_forms] == [
+        ("authorization_code", url), ("refresh_token", url)]

@@ -8,7 +8,8 @@ Rules:
   there is still a server file); `split_target` takes it off the command's
   words, `client_for` builds the `Client`;
 * a URL takes no further words, and ``--header`` wants ``NAME:VALUE``: a
-  `UsageError` otherwise;
+  `UsageError` otherwise; so is a URL without the ``[http]`` extra's aiohttp
+  (`url_problem`: one line with the install command, not a traceback);
 * ``--auth`` on a URL: OAuth 2.1 with the tokens ``wiremcp login`` keeps,
   else a login in the browser whose URL is also said on stderr
   (`announcing_browser`); the first request then waits at least 300 s;
@@ -26,11 +27,19 @@ import sys
 from typing import Any, Callable, Coroutine, TextIO
 
 from ..client import Client
-from ._output import INTERRUPTED, Style, UsageError, fail
+from ._output import INTERRUPTED, Style, UsageError, fail, missing_extra
 from ._target import is_server_target
 from ._terminal import for_terminal
 
-__all__ = ["add_connection_options", "announcing_browser", "client_for", "close_auth", "run_client", "split_target"]
+__all__ = [
+    "add_connection_options",
+    "announcing_browser",
+    "client_for",
+    "close_auth",
+    "run_client",
+    "split_target",
+    "url_problem",
+]
 
 
 def add_connection_options(p: argparse.ArgumentParser) -> None:
@@ -78,6 +87,9 @@ def client_for(
     if not target:
         raise UsageError("no TARGET: give a URL, a server .py file, or -- followed by a command")
     first = target[0]
+    problem = url_problem(target)
+    if problem is not None:
+        raise UsageError(problem)
     if first.startswith(("http://", "https://")):
         if len(target) > 1:
             raise UsageError("a URL target takes no further words")
@@ -89,6 +101,13 @@ def client_for(
     if len(target) == 1 and (first.endswith(".py") if command else is_server_target(first)):
         return Client.stdio(sys.executable, ["-m", "wiremcp", "run", first], **options)
     return Client.stdio(first, target[1:], **options)
+
+
+def url_problem(target: list[str]) -> str | None:
+    """Why TARGET, a URL, cannot be reached from this install (no aiohttp: the ``[http]`` extra), else None."""
+    if not target or not target[0].startswith(("http://", "https://")):
+        return None
+    return missing_extra("a URL target", "aiohttp")
 
 
 def _headers(items: list[str]) -> dict[str, str]:

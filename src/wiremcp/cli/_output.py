@@ -43,6 +43,7 @@ __all__ = [
     "OptionsError",
     "fail",
     "install_hint",
+    "missing_extra",
     "log_warnings",
     "Style",
     "pretty",
@@ -77,6 +78,21 @@ def fail(command: str, message: str, status: int = USAGE) -> int:
 def install_hint(extra: str) -> str:
     """How to install an extra, from a clone today and from the index once published (README, "Installing")."""
     return f"pip install -e '.[{extra}]' in a clone of wiremcp, or pip install 'wiremcp[{extra}]' once it is published"
+
+
+def missing_extra(what: str, module: str, extra: str = "http") -> str | None:
+    """``WHAT needs MODULE: how to install EXTRA`` when ``module`` cannot be imported, else None.
+
+    The one line a command says instead of an ImportError's traceback (``run --http``,
+    a URL target without aiohttp, ``proxy --http``...); a module set to None in
+    `sys.modules` counts as missing, as the import would fail."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    return None if found else f"{what} needs {module}: {install_hint(extra)}"
 
 
 def log_warnings() -> None:

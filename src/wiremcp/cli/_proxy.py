@@ -18,7 +18,7 @@ import sys
 
 from .. import run
 from ..bridge import proxy
-from ._output import INTERRUPTED, OK, fail
+from ._output import INTERRUPTED, OK, fail, missing_extra
 
 __all__ = ["add_arguments", "handle"]
 
@@ -58,6 +58,11 @@ def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
         target = args.target
     else:
         return fail("proxy", "name the upstream server: a URL, a .py file, or -- COMMAND")
+    problem = (missing_extra("--http", "uvicorn") if args.http else None) or (
+        missing_extra("a URL upstream", "aiohttp") if target.startswith(("http://", "https://")) else None
+    )
+    if problem is not None:
+        return fail("proxy", problem)
     headers: dict[str, str] = {}
     for header in args.header or ():
         name, sep, value = header.partition(":")

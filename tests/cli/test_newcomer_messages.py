@@ -76,3 +76,85 @@ def test_without_the_http_extra_a_stdio_target_still_works() -> None:
     """Only what needs the extra asks for it: a server file is reached over stdio as before."""
     done = _run(WITHOUT_HTTP, "call", "-q", ECHO, "echo", "text=hi")
     assert (done.returncode, done.stdout.strip(), done.stderr) == (0, "hi", "")
+
+
+# -- item 2: a refused connection, a busy port ---------------------------------------------------
+
+
+def _free_port() -> int:
+    """A port nothing listens on (bound, then let go)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    """A port another program listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        yield int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize("args", [["inspect"], ["call", "{url}", "echo", "text=hi"], ["task", "get", "{url}", "T-1"]], ids=lambda a: a[0])
+def test_a_refused_connection_is_one_plain_line(args: list[str]) -> None:
+    url = f"http://127.0.0.1:{_free_port()}/mcp"
+    words = [word.format(url=url) for word in args] if len(args) > 1 else [*args, url]
+    done = _run(WIREMCP, *words)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"wiremcp {args[0]}: cannot connect to {url}: connection refused (is the server running, on that port?)\n"
+    )
+
+
+def test_an_unknown_host_is_named() -> None:
+    done = _run(WIREMCP, "inspect", "http://no-such-host.invalid/mcp")
+    assert done.returncode == 2
+    assert done.stderr.startswith(
+        "wiremcp inspect: cannot connect to http://no-such-host.invalid/mcp: no such host 'no-such-host.invalid' ("
+    ), done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+
+
+INITIALIZE = (
+    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+    b'"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+)
+
+
+def test_proxy_to_a_refused_upstream_is_one_plain_line() -> None:
+    url = f"http://127.0.0.1:{_free_port()}/mcp"
+    done = subprocess.run([*WIREMCP, "proxy", url], input=INITIALIZE, capture_output=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.decode() == f"wiremcp proxy: cannot connect to {url}: connection refused (is the server running, on that port?)\n"
+
+
+def _in_use(port: int, option: str) -> str:
+    return f"127.0.0.1:{port} is already in use; stop what runs there, or pick another port with {option} (0 picks a free one)"
+
+
+@pytest.mark.parametrize(
+    ("args", "command", "option"),
+    [
+        (["run", "--http", "--port", "{port}", ECHO], "run", "--port"),
+        (["proxy", "--http", "--port", "{port}", ECHO], "proxy", "--port"),
+        (["inspect", "--web", "--web-port", "{port}", ECHO], "inspect", "--web-port"),
+    ],
+    ids=["run --http", "proxy --http", "inspect --web"],
+)
+def test_a_busy_port_is_the_same_sentence_for_every_command(busy_port: int, args: list[str], command: str, option: str) -> None:
+    done = _run(WIREMCP, *[word.format(port=busy_port) for word in args])
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"wiremcp {command}: {_in_use(busy_port, option)}\n")
+
+
+def test_a_busy_port_for_wiremcp_run_in_a_script(busy_port: int, tmp_path: Path) -> None:
+    """``wiremcp.run(server, "http", port=...)``: the same sentence, not uvicorn's ``[Errno 98]``."""
+    script = tmp_path / "server.py"
+    script.write_text(
+        "import wiremcp\n"
+        "server = wiremcp.Server('mine')\n"
+        f"wiremcp.run(server, 'http', port={busy_port})\n"
+    )
+    done = _run([sys.executable, "-P"], str(script))
+    assert (done.returncode, done.stderr) == (1, f"wiremcp: {_in_use(busy_port, 'the port argument')}\n")

@@ -129,6 +129,9 @@ def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
     if getattr(args, "web", False):
         if args.http or importlib.util.find_spec("uvicorn") is None:
             return fail("dev", "--web needs uvicorn ([http] extra) and serves the server over stdio (no --http)")
+        problem = address_problem("127.0.0.1", args.web_port, "--web-port")
+        if problem is not None:
+            return fail("dev", problem)
         from ._web import WebRunner  # on first use: the web inspector is for --web only
 
         # WebRunner has _Runner's methods; _web does not import _dev, so it is not a subclass

@@ -52,7 +52,7 @@ import orjson
 from ..client import Client, ClientError, HTTPError, RemoteError
 from ..protocol import Era
 from ._answers import AnswerError, Answers
-from ._client import add_connection_options, client_for, close_auth, run_client, split_target
+from ._client import add_connection_options, client_for, close_auth, run_client, split_target, unreachable
 from ._output import (
     OK,
     USAGE,
@@ -162,8 +162,8 @@ async def _command(command: str, client: Client, rest: list[str], out: TextIO, s
 
 def _report_failure(args: argparse.Namespace, client: Client, exc: Exception) -> None:
     """A connection problem, said once: with the server's stderr unless the message quotes it already."""
-    message = str(exc)
     url = getattr(client.transport, "url", "URL")
+    message = unreachable(exc, url) or str(exc)
     if isinstance(exc, HTTPError) and exc.status in (401, 403):
         message = message.split("; connect with an auth= hook")[0]  # the library's advice; the CLI's follows
         if not args.auth:

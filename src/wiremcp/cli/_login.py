@@ -31,7 +31,7 @@ import sys
 from typing import Any, TextIO
 
 from ..client import Client, ClientError
-from ._client import announcing_browser
+from ._client import announcing_browser, unreachable
 from ._output import FAILED, INTERRUPTED, OK, USAGE, log_warnings, missing_extra
 
 __all__ = ["add_arguments", "handle", "run_login", "run_logout", "forget"]
@@ -83,7 +83,7 @@ async def _login(url: str, timeout: float, out: TextIO, err: TextIO) -> int:
         async with Client.http(url, auth=auth, timeout=timeout + 30, name="wiremcp-login"):
             pass
     except (AuthError, ClientError) as exc:
-        print(f"wiremcp login: {exc}", file=err)
+        print(f"wiremcp login: {unreachable(exc, url) or exc}", file=err)
         return USAGE
     finally:
         await auth.aclose()

@@ -45,6 +45,7 @@ __all__ = [
     "install_hint",
     "missing_extra",
     "log_warnings",
+    "quiet_retries",
     "Style",
     "pretty",
     "WirePrinter",
@@ -96,8 +97,25 @@ def missing_extra(what: str, module: str, extra: str = "http") -> str | None:
 
 
 def log_warnings() -> None:
-    """The log of a client command: warnings and errors on stderr, one line each."""
+    """The log of a client command: warnings and errors on stderr, one line each (`quiet_retries`)."""
     logging.basicConfig(stream=sys.stderr, level="WARNING", format="%(levelname)s %(name)s: %(message)s")
+    quiet_retries()
+
+
+#: The client's notice that a connection failed and is tried once more (client/_driver.py).
+_RETRY_NOTICE = "%s was not sent (%s); retrying once in %g s"
+
+
+def _not_a_retry_notice(record: logging.LogRecord) -> bool:
+    return not (record.name == "wiremcp.client" and record.msg == _RETRY_NOTICE)
+
+
+def quiet_retries() -> None:
+    """Leave out of the log the client's notice that it tries a connection again: a command
+    says once, in its own words, when the second try failed too (`_client.unreachable`)."""
+    for handler in logging.getLogger().handlers:
+        if _not_a_retry_notice not in handler.filters:
+            handler.addFilter(_not_a_retry_notice)
 
 
 class Style:

@@ -158,3 +158,100 @@ def test_a_busy_port_for_wiremcp_run_in_a_script(busy_port: int, tmp_path: Path)
     )
     done = _run([sys.executable, "-P"], str(script))
     assert (done.returncode, done.stderr) == (1, f"wiremcp: {_in_use(busy_port, 'the port argument')}\n")
+
+
+# -- item 3: words in the wrong order ------------------------------------------------------------
+
+NOTES = '''
+import pathlib
+import wiremcp
+
+pathlib.Path("started").write_text("yes")  # the test checks that a wrong line starts no server
+
+server = wiremcp.Server("notes")
+
+
+@server.tool()
+def search(query: str = "all") -> str:
+    """Search the notes."""
+    return f"found: {query}"
+
+
+if __name__ == "__main__":
+    wiremcp.run(server)
+'''
+
+
+@pytest.fixture
+def notes(tmp_path: Path) -> Path:
+    (tmp_path / "notes.py").write_text(NOTES)
+    return tmp_path
+
+
+def _suggested(stderr: str) -> list[str]:
+    """The command line a message shows (after its last ": "), as words."""
+    import shlex
+
+    return shlex.split(stderr.rstrip("\n").rsplit(": ", 1)[1])
+
+
+@pytest.mark.parametrize(
+    ("given", "message", "shown"),
+    [
+        (
+            ["call", "--era", "legacy", "--", "PY", "notes.py", "search"],
+            "wiremcp call: the tool name goes before --, the server's command after it: ",
+            ["wiremcp", "call", "--era", "legacy", "search", "--", "PY", "notes.py"],
+        ),
+        (
+            ["call", "--", "PY", "notes.py", "search", "query=wire"],
+            "wiremcp call: the tool name and its arguments go before --, the server's command after it: ",
+            ["wiremcp", "call", "search", "query=wire", "--", "PY", "notes.py"],
+        ),
+    ],
+    ids=["call --era legacy -- cmd search", "call -- cmd search key=value"],
+)
+def test_the_tool_after_double_dash_shows_the_right_order(notes: Path, given: list[str], message: str, shown: list[str]) -> None:
+    words = [sys.executable if word == "PY" else word for word in given]
+    done = subprocess.run([*WIREMCP, *words], cwd=notes, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    right = [sys.executable if word == "PY" else word for word in shown]
+    import shlex
+
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", message + shlex.join(right) + "\n")
+    assert not (notes / "started").exists()  # said before the server was started
+    # the line shown is the one that works
+    again = subprocess.run([*WIREMCP, *right[1:]], cwd=notes, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert (again.returncode, again.stdout.strip()) == (0, "found: wire" if "query=wire" in right else "found: all"), again.stderr
+
+
+def test_inspect_with_a_tool_after_the_file_shows_call(notes: Path) -> None:
+    """``inspect notes.py search`` used to say "cannot start 'notes.py': No such file or directory"."""
+    done = subprocess.run(
+        [*WIREMCP, "inspect", "notes.py", "search"], cwd=notes, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2, "", "wiremcp inspect: inspect takes one TARGET, not 'search' after it; to call the tool: wiremcp call notes.py search\n"
+    )
+    assert not (notes / "started").exists()
+    again = subprocess.run(
+        [*WIREMCP, *_suggested(done.stderr)[1:]], cwd=notes, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+    )
+    assert (again.returncode, again.stdout.strip()) == (0, "found: all"), again.stderr
+
+
+def test_call_with_a_target_alone_says_what_is_missing(notes: Path) -> None:
+    done = subprocess.run([*WIREMCP, "call", "notes.py"], cwd=notes, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert (done.returncode, done.stderr) == (
+        2, "wiremcp call: call wants TOOL after TARGET: wiremcp call [OPTIONS] TARGET TOOL [key=value ... | JSON]\n"
+    )
+    assert not (notes / "started").exists()
+
+
+def test_a_stdio_command_that_cannot_start_keeps_its_own_words() -> None:
+    """Only a URL's connection is explained (`unreachable`); a missing command still says which."""
+    done = _run(WIREMCP, "inspect", "--", "no-such-command-for-wiremcp")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "wiremcp inspect: cannot start 'no-such-command-for-wiremcp': "
+        "[Errno 2] No such file or directory: 'no-such-command-for-wiremcp'\n",
+    )

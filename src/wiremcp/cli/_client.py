@@ -120,8 +120,9 @@ def unreachable(exc: BaseException, url: str) -> str | None:
     for a reason the system gave (refused, unknown host, timeout, TLS), else None.
 
     The one place the CLI turns the transport's connection errors into a line: the reason
-    is read from the exceptions ``exc`` was raised from (aiohttp's, then the OS's)."""
-    if not isinstance(exc, ConnectionClosed):
+    is read from the exceptions ``exc`` was raised from (aiohttp's, then the OS's). Only for a
+    URL: a stdio server that cannot start says it better (``cannot start 'cmd': ...``)."""
+    if not isinstance(exc, ConnectionClosed) or not url.startswith(("http://", "https://")):
         return None
     causes: list[BaseException] = []
     cause: BaseException | None = exc

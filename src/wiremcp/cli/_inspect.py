@@ -53,6 +53,7 @@ from ..client import Client, ClientError, HTTPError, RemoteError
 from ..protocol import Era
 from ._answers import AnswerError, Answers
 from ._client import add_connection_options, client_for, close_auth, run_client, split_target, unreachable
+from ._order import inspect_problem, tail_problem
 from ._output import (
     OK,
     USAGE,
@@ -107,6 +108,12 @@ def add_arguments(p: argparse.ArgumentParser, command: str) -> None:
 def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
     """Run ``inspect``, ``call``, ``read`` or ``prompt``; the exit status."""
     log_warnings()
+    if args.command == "inspect":
+        problem = inspect_problem(list(args.target), tail)
+    else:
+        problem = tail_problem(args.command, args.given, list(args.words), tail)
+    if problem is not None:  # before a server is started
+        return fail(args.command, problem)
     if getattr(args, "web", False):
         if tail is None and not args.target:
             return fail(args.command, "no TARGET: give a URL, a server .py file, or -- followed by a command")

@@ -64,6 +64,7 @@ URL = "http://127.0.0.1:9/mcp"
         (["proxy", URL], f"wiremcp proxy: a URL upstream needs aiohttp: {HINT}"),
         (["proxy", "--http", ECHO], f"wiremcp proxy: --http needs uvicorn: {HINT}"),
         (["run", "--http", ECHO], f"wiremcp run: --http needs uvicorn: {HINT}"),
+        (["dev", "--web", ECHO], f"wiremcp dev: --web needs uvicorn: {HINT}"),
     ],
     ids=lambda value: " ".join(value) if isinstance(value, list) else "",
 )

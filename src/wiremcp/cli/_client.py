@@ -8,10 +8,14 @@ Rules:
   there is still a server file); `split_target` takes it off the command's
   words, `client_for` builds the `Client`;
 * a URL takes no further words, and ``--header`` wants ``NAME:VALUE``: a
-  `UsageError` otherwise;
+  `UsageError` otherwise; so is a URL without the ``[http]`` extra's aiohttp
+  (`url_problem`: one line with the install command, not a traceback);
 * ``--auth`` on a URL: OAuth 2.1 with the tokens ``wiremcp login`` keeps,
   else a login in the browser whose URL is also said on stderr
   (`announcing_browser`); the first request then waits at least 300 s;
+* a connection that could not be made or broke is said as a person says it
+  (`unreachable`: ``cannot connect to URL: connection refused``), never as
+  the repr of the transport's exception;
 * `run_client` runs a command's coroutine: the output and stderr are made
   harmless for a terminal (`_terminal`), a `UsageError` is one line and
   status 2, Ctrl-C is status 130; `close_auth` lets go of the OAuth client.
@@ -25,12 +29,21 @@ import contextlib
 import sys
 from typing import Any, Callable, Coroutine, TextIO
 
-from ..client import Client
-from ._output import INTERRUPTED, Style, UsageError, fail
+from ..client import Client, ConnectionClosed, NotSent
+from ._output import INTERRUPTED, Style, UsageError, fail, missing_extra
 from ._target import is_server_target
 from ._terminal import for_terminal
 
-__all__ = ["add_connection_options", "announcing_browser", "client_for", "close_auth", "run_client", "split_target"]
+__all__ = [
+    "add_connection_options",
+    "announcing_browser",
+    "client_for",
+    "close_auth",
+    "run_client",
+    "split_target",
+    "unreachable",
+    "url_problem",
+]
 
 
 def add_connection_options(p: argparse.ArgumentParser) -> None:
@@ -78,6 +91,9 @@ def client_for(
     if not target:
         raise UsageError("no TARGET: give a URL, a server .py file, or -- followed by a command")
     first = target[0]
+    problem = url_problem(target)
+    if problem is not None:
+        raise UsageError(problem)
     if first.startswith(("http://", "https://")):
         if len(target) > 1:
             raise UsageError("a URL target takes no further words")
@@ -89,6 +105,59 @@ def client_for(
     if len(target) == 1 and (first.endswith(".py") if command else is_server_target(first)):
         return Client.stdio(sys.executable, ["-m", "wiremcp", "run", first], **options)
     return Client.stdio(first, target[1:], **options)
+
+
+def url_problem(target: list[str]) -> str | None:
+    """Why TARGET, a URL, cannot be reached from this install (no aiohttp: the ``[http]`` extra), else None."""
+    if not target or not target[0].startswith(("http://", "https://")):
+        return None
+    return missing_extra("a URL target", "aiohttp")
+
+
+def unreachable(exc: BaseException, url: str) -> str | None:
+    """``cannot connect to URL: REASON`` (or ``the connection to URL broke: REASON``) when
+    ``exc`` is a connection the transport could not make (`NotSent`) or lost (`ConnectionClosed`)
+    for a reason the system gave (refused, unknown host, timeout, TLS), else None.
+
+    The one place the CLI turns the transport's connection errors into a line: the reason
+    is read from the exceptions ``exc`` was raised from (aiohttp's, then the OS's). Only for a
+    URL: a stdio server that cannot start says it better (``cannot start 'cmd': ...``)."""
+    if not isinstance(exc, ConnectionClosed) or not url.startswith(("http://", "https://")):
+        return None
+    causes: list[BaseException] = []
+    cause: BaseException | None = exc
+    while cause is not None and cause not in causes and len(causes) < 10:
+        causes.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    reason = _reason(causes[1:], url)
+    if reason is None:
+        return None
+    return f"cannot connect to {url}: {reason}" if isinstance(exc, NotSent) else f"the connection to {url} broke: {reason}"
+
+
+def _reason(causes: list[BaseException], url: str) -> str | None:
+    """The most telling reason among ``causes`` (the transport's exception and what it was raised from)."""
+    import socket
+    import ssl
+    from urllib.parse import urlsplit
+
+    for exc in causes:  # the most specific first, wherever it is in the chain
+        if isinstance(exc, ssl.SSLCertVerificationError):
+            return f"its TLS certificate is not trusted ({exc.verify_message})"
+        if isinstance(exc, socket.gaierror):
+            return f"no such host {urlsplit(url).hostname!r} ({exc.strerror})"
+        if isinstance(exc, ConnectionRefusedError):
+            return "connection refused (is the server running, on that port?)"
+        if isinstance(exc, ConnectionResetError):
+            return "the server reset the connection"
+    for exc in causes:
+        if isinstance(exc, ssl.SSLError):
+            return f"TLS failed ({exc.reason or exc})"
+        if isinstance(exc, TimeoutError):
+            return "the connection timed out"
+        if isinstance(exc, OSError) and exc.strerror:
+            return exc.strerror[:1].lower() + exc.strerror[1:]
+    return None
 
 
 def _headers(items: list[str]) -> dict[str, str]:

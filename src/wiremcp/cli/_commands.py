@@ -14,7 +14,9 @@ Rules:
   --help``, a typo) every command is listed, none of their modules loaded.
   `full_parser` builds every subparser (the CLI reference, docs/hooks).
 * For a command marked ``tail``, everything after the first ``--`` is its
-  TARGET command line, given to ``handle`` whole (``None`` without ``--``).
+  TARGET command line, given to ``handle`` whole (``None`` without ``--``);
+  the words before it (after the command's name) are kept as ``args.given``,
+  to show a line in the right order (`_order`).
 * An `OptionsError` from ``handle`` is reported by the command's subparser,
   as argparse reports a bad option.
 * Help is formatted without importing `shutil` (`_Formatter`).
@@ -166,6 +168,7 @@ def run(argv: list[str]) -> int:
         argv, tail = argv[:cut], argv[cut + 1 :]
     parser, subparsers = _parser((row,), with_arguments=True)
     args = parser.parse_args(argv)
+    args.given = argv[1:]
     try:
         return row.load().handle(args, tail)
     except OptionsError as exc:

@@ -52,7 +52,7 @@ from typing import IO, Any, Callable, Iterator, cast
 
 import orjson
 
-from ._output import OK, Style, WirePrinter, fail, install_hint
+from ._output import OK, Style, WirePrinter, fail, install_hint, missing_extra
 from ._run import TargetError, address_problem, load_server
 from ._target import parse_target
 from ._wirecheck import WireChecker
@@ -127,8 +127,11 @@ def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
     paths = watched_paths(args.target, args.watch)
     style = Style.for_stream(sys.stderr, args.no_color)
     if getattr(args, "web", False):
-        if args.http or importlib.util.find_spec("uvicorn") is None:
-            return fail("dev", "--web needs uvicorn ([http] extra) and serves the server over stdio (no --http)")
+        if args.http:
+            return fail("dev", "--web serves the server over stdio: it does not combine with --http")
+        problem = missing_extra("--web", "uvicorn") or address_problem("127.0.0.1", args.web_port, "--web-port")
+        if problem is not None:
+            return fail("dev", problem)
         from ._web import WebRunner  # on first use: the web inspector is for --web only
 
         # WebRunner has _Runner's methods; _web does not import _dev, so it is not a subclass

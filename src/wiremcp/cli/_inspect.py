@@ -52,7 +52,8 @@ import orjson
 from ..client import Client, ClientError, HTTPError, RemoteError
 from ..protocol import Era
 from ._answers import AnswerError, Answers
-from ._client import add_connection_options, client_for, close_auth, run_client, split_target
+from ._client import add_connection_options, client_for, close_auth, run_client, split_target, unreachable
+from ._order import inspect_problem, tail_problem
 from ._output import (
     OK,
     USAGE,
@@ -107,6 +108,12 @@ def add_arguments(p: argparse.ArgumentParser, command: str) -> None:
 def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
     """Run ``inspect``, ``call``, ``read`` or ``prompt``; the exit status."""
     log_warnings()
+    if args.command == "inspect":
+        problem = inspect_problem(list(args.target), tail)
+    else:
+        problem = tail_problem(args.command, args.given, list(args.words), tail)
+    if problem is not None:  # before a server is started
+        return fail(args.command, problem)
     if getattr(args, "web", False):
         if tail is None and not args.target:
             return fail(args.command, "no TARGET: give a URL, a server .py file, or -- followed by a command")
@@ -162,8 +169,8 @@ async def _command(command: str, client: Client, rest: list[str], out: TextIO, s
 
 def _report_failure(args: argparse.Namespace, client: Client, exc: Exception) -> None:
     """A connection problem, said once: with the server's stderr unless the message quotes it already."""
-    message = str(exc)
     url = getattr(client.transport, "url", "URL")
+    message = unreachable(exc, url) or str(exc)
     if isinstance(exc, HTTPError) and exc.status in (401, 403):
         message = message.split("; connect with an auth= hook")[0]  # the library's advice; the CLI's follows
         if not args.auth:

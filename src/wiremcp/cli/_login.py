@@ -31,8 +31,8 @@ import sys
 from typing import Any, TextIO
 
 from ..client import Client, ClientError
-from ._client import announcing_browser
-from ._output import FAILED, INTERRUPTED, OK, USAGE, log_warnings
+from ._client import announcing_browser, unreachable
+from ._output import FAILED, INTERRUPTED, OK, USAGE, log_warnings, missing_extra
 
 __all__ = ["add_arguments", "handle", "run_login", "run_logout", "forget"]
 
@@ -62,10 +62,10 @@ async def forget(store: Any, url: str) -> list[tuple[str, str]]:
     return gone
 
 
-def _check_url(url: str) -> str | None:
+def _check_url(url: str, reach: bool = False) -> str | None:
     if not url.startswith(("http://", "https://")):
         return f"{url!r} is not an http(s) URL"
-    return None
+    return missing_extra("logging in", "aiohttp") if reach else None
 
 
 async def _login(url: str, timeout: float, out: TextIO, err: TextIO) -> int:
@@ -83,7 +83,7 @@ async def _login(url: str, timeout: float, out: TextIO, err: TextIO) -> int:
         async with Client.http(url, auth=auth, timeout=timeout + 30, name="wiremcp-login"):
             pass
     except (AuthError, ClientError) as exc:
-        print(f"wiremcp login: {exc}", file=err)
+        print(f"wiremcp login: {unreachable(exc, url) or exc}", file=err)
         return USAGE
     finally:
         await auth.aclose()
@@ -113,7 +113,7 @@ async def _logout(url: str, out: TextIO) -> int:
 
 def run_login(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    problem = _check_url(args.url)
+    problem = _check_url(args.url, reach=True)
     if problem is not None:
         print(f"wiremcp login: {problem}", file=err)
         return USAGE

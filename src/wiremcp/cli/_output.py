@@ -43,7 +43,9 @@ __all__ = [
     "OptionsError",
     "fail",
     "install_hint",
+    "missing_extra",
     "log_warnings",
+    "quiet_retries",
     "Style",
     "pretty",
     "WirePrinter",
@@ -79,9 +81,41 @@ def install_hint(extra: str) -> str:
     return f"pip install -e '.[{extra}]' in a clone of wiremcp, or pip install 'wiremcp[{extra}]' once it is published"
 
 
+def missing_extra(what: str, module: str, extra: str = "http") -> str | None:
+    """``WHAT needs MODULE: how to install EXTRA`` when ``module`` cannot be imported, else None.
+
+    The one line a command says instead of an ImportError's traceback (``run --http``,
+    a URL target without aiohttp, ``proxy --http``...); a module set to None in
+    `sys.modules` counts as missing, as the import would fail."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    return None if found else f"{what} needs {module}: {install_hint(extra)}"
+
+
 def log_warnings() -> None:
-    """The log of a client command: warnings and errors on stderr, one line each."""
+    """The log of a client command: warnings and errors on stderr, one line each (`quiet_retries`)."""
     logging.basicConfig(stream=sys.stderr, level="WARNING", format="%(levelname)s %(name)s: %(message)s")
+    quiet_retries()
+
+
+#: The client's notice that a connection failed and is tried once more (client/_driver.py).
+_RETRY_NOTICE = "%s was not sent (%s); retrying once in %g s"
+
+
+def _not_a_retry_notice(record: logging.LogRecord) -> bool:
+    return not (record.name == "wiremcp.client" and record.msg == _RETRY_NOTICE)
+
+
+def quiet_retries() -> None:
+    """Leave out of the log the client's notice that it tries a connection again: a command
+    says once, in its own words, when the second try failed too (`_client.unreachable`)."""
+    for handler in logging.getLogger().handlers:
+        if _not_a_retry_notice not in handler.filters:
+            handler.addFilter(_not_a_retry_notice)
 
 
 class Style:

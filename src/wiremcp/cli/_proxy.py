@@ -18,7 +18,9 @@ import sys
 
 from .. import run
 from ..bridge import proxy
-from ._output import INTERRUPTED, OK, fail
+from ..client import ClientError
+from ._client import unreachable
+from ._output import INTERRUPTED, OK, fail, missing_extra, quiet_retries
 
 __all__ = ["add_arguments", "handle"]
 
@@ -50,6 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
 def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
     """``wiremcp proxy``: the upstream is TARGET or the command after ``--``; the exit status."""
     logging.basicConfig(stream=sys.stderr, level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    quiet_retries()  # a failed upstream is said once (below)
     if tail:
         if args.target:
             return fail("proxy", "give the upstream either as TARGET or after --, not both")
@@ -58,6 +61,15 @@ def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
         target = args.target
     else:
         return fail("proxy", "name the upstream server: a URL, a .py file, or -- COMMAND")
+    problem = (missing_extra("--http", "uvicorn") if args.http else None) or (
+        missing_extra("a URL upstream", "aiohttp") if target.startswith(("http://", "https://")) else None
+    )
+    if problem is None and args.http:
+        from ._run import address_problem  # --http only
+
+        problem = address_problem(args.host, args.port)
+    if problem is not None:
+        return fail("proxy", problem)
     headers: dict[str, str] = {}
     for header in args.header or ():
         name, sep, value = header.partition(":")
@@ -75,4 +87,6 @@ def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
             run(server)
     except KeyboardInterrupt:
         return INTERRUPTED
+    except ClientError as exc:  # the upstream, reached when the proxy starts
+        return fail("proxy", unreachable(exc, target) or f"the upstream failed: {exc}")
     return OK

@@ -199,28 +199,12 @@ def _http_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def address_problem(host: str, port: int) -> str | None:
-    """Why ``host:port`` cannot be bound (as uvicorn binds it), or None when it can."""
-    if port == 0:
-        return None
-    import errno
-    import socket  # HTTP only: stdio never loads it
+def address_problem(host: str, port: int, option: str = "--port") -> str | None:
+    """Why ``host:port`` cannot be bound, or None when it can (`wiremcp.transports.http.address_problem`:
+    the one message for a busy port, ``run``'s, ``proxy``'s, ``inspect --web``'s and ``wiremcp.run``'s)."""
+    from ..transports.http import address_problem as problem  # HTTP only: stdio never loads it
 
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror as exc:
-        return f"cannot bind {host}:{port}: {exc.strerror}"
-    family, kind, proto, _, address = infos[0]
-    with socket.socket(family, kind, proto) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(address)
-        except OSError as exc:
-            shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-            if exc.errno == errno.EADDRINUSE:
-                return f"{shown} is already in use; stop what runs there, or pick another port with --port (0 picks a free one)"
-            return f"cannot bind {shown}: {exc.strerror}"
-    return None
+    return problem(host, port, option)
 
 
 #: The ``wiremcp run`` task caps and the settings they become (`Server` reads them when built).
@@ -285,9 +269,7 @@ def _start_problem(transport: str, workers: int, metrics_port: int | None, limit
     host = limits.get("host", "127.0.0.1")
     problem = address_problem(host, limits.get("port", 8000))
     if problem is None and metrics_port is not None:
-        problem = address_problem(host, metrics_port)
-        if problem is not None:
-            problem = problem.replace("--port", "--metrics")
+        problem = address_problem(host, metrics_port, "--metrics")
     return problem
 
 

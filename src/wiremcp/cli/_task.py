@@ -31,7 +31,7 @@ import sys
 from typing import Any, Callable, TextIO
 
 from ..client import CallToolResult, Client, ClientError, RemoteError, TaskCancelled, TaskHandle, TaskState
-from ._client import add_connection_options, client_for, close_auth, run_client, split_target
+from ._client import add_connection_options, client_for, close_auth, run_client, split_target, unreachable
 from ._output import (
     FAILED,
     OK,
@@ -141,7 +141,7 @@ async def _run(args: argparse.Namespace, tail: list[str] | None, out: TextIO, st
     except RemoteError as exc:
         return print_remote_error(exc, out, style)
     except ClientError as exc:
-        return fail("task", str(exc))
+        return fail("task", unreachable(exc, getattr(client.transport, "url", target[0])) or str(exc))
     finally:
         await close_auth(client)
 

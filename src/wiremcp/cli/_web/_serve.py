@@ -31,7 +31,8 @@ import webbrowser
 from typing import Any, Callable
 
 from ...client import Client, ClientError
-from .._client import client_for
+from .._client import client_for, url_problem
+from .._run import address_problem
 from .._output import INTERRUPTED, OK, USAGE, fail, install_hint
 from ._app import InspectorApp
 from ._sandbox import SandboxApp
@@ -111,6 +112,9 @@ def run_inspect(args: argparse.Namespace, tail: list[str] | None) -> int:
     if importlib.util.find_spec("uvicorn") is None:
         return fail("inspect", f"--web needs uvicorn: {install_hint('http')}")
     target = tail if tail is not None else list(args.target)
+    problem = url_problem(target) or address_problem(HOST, args.web_port, "--web-port")
+    if problem is not None:
+        return fail("inspect", problem)
 
     def factory(on_wire: Any, elicitation: Any) -> Client:
         return client_for(target, args, on_wire, elicitation=elicitation, command=tail is not None, capabilities=APPS_CAPABILITIES)

@@ -38,6 +38,7 @@ import orjson
 
 from ...client import Client, ClientError, ConnectionClosed, RemoteError
 from ...protocol import Era
+from .._client import unreachable
 from .._wirecheck import Problem, WireChecker
 from ._viewcheck import ViewChecker
 
@@ -396,7 +397,8 @@ class Inspector:
 
 
 def _describe(exc: BaseException, client: Client | None) -> str:
-    text = str(exc) or type(exc).__name__
+    url = getattr(getattr(client, "transport", None), "url", None)
+    text = (unreachable(exc, url) if isinstance(url, str) else None) or str(exc) or type(exc).__name__
     stderr_text = getattr(getattr(client, "transport", None), "stderr_text", None)
     if callable(stderr_text):
         tail = str(stderr_text()).strip()

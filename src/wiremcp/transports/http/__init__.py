@@ -41,6 +41,7 @@ from ._serve import (
     DEFAULT_MAX_HEAD_SIZE,
     DEFAULT_TIMEOUT_KEEP_ALIVE,
     GRACEFUL_SHUTDOWN_TIMEOUT,
+    address_problem,
     serve_http,
     uvicorn_config,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "LegacySSEApp",
     "asgi_app",
     "serve_http",
+    "address_problem",
     "STATUS_BY_CODE",
     "DEFAULT_MAX_STREAM_BACKLOG",
     "DEFAULT_ALLOWED_HOSTS",

@@ -31,6 +31,10 @@ enforces no header count (the head's byte budget bounds it) and no timeout
 for a slow request head: a reverse proxy in front (nginx, see docs/deploy.md)
 does that. The body has its own limits in `MCPApp` (``max_body_size``,
 ``read_timeout``; a refused body is read and dropped for a while, `_linger`).
+
+A port in use is said in one line (`address_problem`, shared with the
+``wiremcp`` commands): `serve_http` exits with it (status 1), not with
+uvicorn's ``[Errno 98] Address already in use``.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from ._security import DEFAULT_ALLOWED_HOSTS
 
 __all__ = [
     "serve_http",
+    "address_problem",
     "uvicorn_config",
     "GRACEFUL_SHUTDOWN_TIMEOUT",
     "DEFAULT_LIMIT_CONCURRENCY",
@@ -153,11 +158,41 @@ def serve_http(
                 close_sse()
             await super().shutdown(sockets=sockets)
 
+    problem = address_problem(host, port)
+    if problem is not None:  # one line, as `wiremcp run --http` says it, not uvicorn's "[Errno 98]"
+        raise SystemExit(f"wiremcp: {problem}")
     sock = config.bind_socket()
     sock.listen(config.backlog)  # accept connections from the moment the URL is announced
     if announce:
         _announce(server, host, sock.getsockname()[1], path, legacy_sse)
     _Uvicorn(config).run(sockets=[sock])
+
+
+def address_problem(host: str, port: int, option: str = "the port argument") -> str | None:
+    """Why ``host:port`` cannot be bound (as uvicorn binds it), or None when it can.
+
+    A port in use is one sentence naming ``option``, the setting that picks another port
+    (``--port`` on the command line): the same for every command and for `serve_http`."""
+    if port == 0:
+        return None
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        return f"cannot bind {host}:{port}: {exc.strerror}"
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            if exc.errno == errno.EADDRINUSE:
+                return f"{shown} is already in use; stop what runs there, or pick another port with {option} (0 picks a free one)"
+            return f"cannot bind {shown}: {exc.strerror}"
+    return None
 
 
 def uvicorn_config(

@@ -405,7 +405,9 @@ class HTTPTransport(Endpoint):
                 # Only a failed connect is known to have sent nothing (the client may retry it).
                 unsent = isinstance(exc, (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError))
                 kind_ = NotSent if unsent else ConnectionClosed
-                receiver.request_failed(id, kind_(f"HTTP POST to {self.url} failed: {exc!r}"))
+                failure = kind_(f"HTTP POST to {self.url} failed: {exc!r}")
+                failure.__cause__ = exc  # what the connection failed of, for a caller that explains it (cli/_client.py)
+                receiver.request_failed(id, failure)
             else:
                 log.warning("HTTP POST to %s failed: %r", self.url, exc)
         finally:

@@ -1,4 +1,4 @@
-"""The one SSE carrier loop of legacy streams (transports/http/_carrier.py), fed a scripted stream.
+"""The one SSE carrier loop (transports/http/_carrier.py), fed a scripted stream.
 
 Both stores feed this loop (`_sessions._Pump` in memory, `_shared_streams.RedisFeed`
 from Redis); their end-to-end behaviour over real HTTP is in test_http_legacy.py

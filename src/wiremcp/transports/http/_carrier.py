@@ -1,21 +1,30 @@
-"""The one loop that carries a legacy (2025-11-25) stream on one HTTP response, whatever store holds the stream.
+"""The one loop that carries an SSE stream on one HTTP response, whichever era and store it comes from.
 
-A store gives the loop a `Feed` (`_sessions._Pump`: events in this process;
-`_shared_streams.RedisFeed`: events in a Redis stream); the loop keeps the
-wire rules, once (2025-11-25 transports.mdx, "Sending Messages", "Listening",
-"Resumability and Redelivery"):
+A stream gives the loop a `Feed`: a legacy (2025-11-25) stream's comes from
+its store (`_sessions._Pump`: events in this process;
+`_shared_streams.RedisFeed`: events in a Redis stream), a modern
+(2026-07-28) request's from its exchange (`_exchange.ModernFeed`: a
+``subscriptions/listen`` stream, or a call that emits before its reply).
+The loop keeps the wire rules, once (2025-11-25 transports.mdx, "Sending
+Messages", "Listening", "Resumability and Redelivery"; 2026-07-28
+streamable-http.mdx, "Sending Messages"):
 
 * a POST's reply is one ``application/json`` body when its response is all
-  there is before anything was written (`Feed.alone`); otherwise an SSE
-  stream: its head with the first piece, the priming event first
-  (`Feed.prime`, taken before the events so that it gets the lower number),
-  then the events, and the response ends with the stream's last event;
+  there is before anything was written (`Feed.alone`; written by ``answer``,
+  a 200 unless the feed's era says otherwise: a modern reply's status comes
+  from its error code, or it is a 403 decided after an await); otherwise an
+  SSE stream: its head with the first piece, the priming event first
+  (`Feed.prime`, taken before the events so that it gets the lower number;
+  b"" for a modern stream, which has no event ids), then the events, and
+  the response ends with the stream's last event;
 * a GET's head goes out at once: the priming event, or a ``: keep-alive``
   comment when there is none to give;
 * a stream silent for ``keepalive`` seconds gets a ``: keep-alive`` comment
   (`Signal.QUIET`), after the head and priming event when it is the first piece;
 * the client leaving ends the loop with nothing more written (`Signal.GONE`):
-  the stream waits for the client to resume; a stream that lets its
+  a legacy stream waits for the client to resume, a modern call is cancelled
+  by its feed's `Feed.close` (so is one that ended with no reply owed, or
+  whose client left its backlog unread); a stream that lets its
   response go ends it with its ``ending`` (`Signal.RELEASED`); a session that
   ended is 404 when nothing was written yet (`Signal.LOST`), else the end of
   the response; a stream finished with nothing left ends it (`Signal.ENDED`).
@@ -24,6 +33,7 @@ wire rules, once (2025-11-25 transports.mdx, "Sending Messages", "Listening",
 from __future__ import annotations
 
 import enum
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from ._asgi import KEEPALIVE_COMMENT, Send, http_error, json_reply
@@ -71,8 +81,22 @@ class Feed(Protocol):
         """The response is over (however it ended)."""
 
 
-async def carry(feed: Feed, send: Send, *, json_ok: bool, keepalive: float | None) -> None:
-    """Write a stream on one HTTP response until it ends, the client leaves, or the stream lets go (module docs)."""
+async def _json_200(send: Send, body: bytes) -> None:
+    await json_reply(send, 200, body)
+
+
+async def carry(
+    feed: Feed,
+    send: Send,
+    *,
+    json_ok: bool,
+    keepalive: float | None,
+    answer: Callable[[Send, bytes], Awaitable[None]] = _json_200,
+) -> None:
+    """Write a stream on one HTTP response until it ends, the client leaves, or the stream lets go (module docs).
+
+    ``answer`` writes the response `Feed.alone` gives as the one JSON body (a 200 by default).
+    """
     head_sent = False
 
     async def write(chunk: bytes, more: bool) -> None:
@@ -103,7 +127,7 @@ async def carry(feed: Feed, send: Send, *, json_ok: bool, keepalive: float | Non
                 if json_ok and not head_sent:
                     alone = feed.alone()
                     if alone is not None:  # answered before anything else: one JSON body
-                        await json_reply(send, 200, alone)
+                        await answer(send, alone)
                         return
                 head = b"" if head_sent else feed.prime()
                 chunk, last = feed.take()

@@ -9,7 +9,12 @@ Messages"):
 * once the handler emits before its result is ready, or is silent for the
   keep-alive interval, the reply turns into ``text/event-stream``: one
   ``data:`` event per notification, ``: keep-alive`` comments, then the
-  response as the last event (`stream`);
+  response as the last event (`stream`: the one SSE carrier loop,
+  `_carrier.carry`, on a `ModernFeed`; no event ids, no priming event);
+* the reply is decided when the call finishes: after the head it is the
+  last event whatever it is; before, it is one JSON body with its code's
+  status, or a 403 when the token lacked a scope the handler needed after
+  an await;
 * the client closing the connection cancels the call; notifications a
   client leaves unread pile up to the exchange's backlog at most, past that
   the call is stopped;
@@ -26,14 +31,15 @@ from typing import TYPE_CHECKING, Any
 
 from ...jsonrpc import InternalError
 from ...server.transport import Call, reply_failed
-from ._asgi import JSON_CONTENT_TYPE, KEEPALIVE, KEEPALIVE_COMMENT, STATUS_BY_CODE, Message, Receive, Send, fire, json_reply, sse_start
+from ._asgi import JSON_CONTENT_TYPE, KEEPALIVE, STATUS_BY_CODE, Message, Receive, Send, fire, json_reply, sse_start
+from ._carrier import Signal, carry
 from ._session_rules import ENTRY_COST
 
 if TYPE_CHECKING:
     from ._auth import AuthGate
     from ._shutdown import Shutdown
 
-__all__ = ["Exchange", "ReplyState", "final", "stream"]
+__all__ = ["Exchange", "ModernFeed", "ReplyState", "final", "stream"]
 
 log = logging.getLogger("wiremcp.transport")
 
@@ -139,6 +145,125 @@ async def final(send: Send, ex: Exchange, data: bytes, code: int | None) -> None
     await send({"type": "http.response.body", "body": data})
 
 
+class ModernFeed:
+    """One modern request's SSE response as `_carrier.carry` sees it: its exchange's events, then its reply.
+
+    No event ids and no priming event (a modern stream is not resumable);
+    the reply is decided when the call finishes, after the head when it
+    emitted first (an error then goes as the last event, not as a status).
+    """
+
+    __slots__ = ("ex", "call", "receive", "refused", "shutdown", "auth", "task", "reply")
+
+    def __init__(
+        self, ex: Exchange, call: Call, receive: Receive, refused: list[Any], shutdown: Shutdown, auth: AuthGate | None
+    ) -> None:
+        self.ex = ex
+        self.call = call
+        self.receive = receive
+        self.refused = refused  # an `InsufficientScope` raised after an await (a task's scopes)
+        self.shutdown = shutdown
+        self.auth = auth
+        self.task: asyncio.Task[Any] | None = None
+        self.reply: tuple[bytes, int | None] | None = None
+
+    async def open(self) -> None:
+        ex, call = self.ex, self.call
+        loop = asyncio.get_running_loop()
+        task = self.task = call.task = loop.create_task(call.finish())
+        task.add_done_callback(ex.wake)
+        self.shutdown.track(task)
+        ex.receive = self.receive
+        watch = ex.watch = loop.create_task(_next(self.receive))
+        watch.add_done_callback(ex.received)
+
+    def _finished(self) -> bool:
+        """Whether the call's reply is decided (`reply`; None: cancelled, nothing more is sent)."""
+        task = self.task
+        assert task is not None
+        if not task.done():
+            return False
+        if self.reply is None:
+            reply = None if task.cancelled() else task.result()
+            if reply is None and self.shutdown.draining:
+                # Cancelled by the shutdown's drain while the client waits: it is owed a reply
+                # (not a bare HTTP 500 from the ASGI server, with an error in the log).
+                reply = reply_failed(self.call.id, InternalError(_SHUT_DOWN))
+            self.reply = reply
+        return True
+
+    def poll(self) -> Signal | None:
+        ex = self.ex
+        if ex.gone:
+            return Signal.GONE
+        if ex.events:
+            return Signal.READY
+        if self._finished():
+            return Signal.GONE if self.reply is None else Signal.READY
+        return None
+
+    async def wait(self, keepalive: float | None) -> Signal | None:
+        ex = self.ex
+        loop = asyncio.get_running_loop()
+        waiter = ex.waiter = loop.create_future()
+        timer = loop.call_later(keepalive, fire, waiter) if keepalive is not None else None
+        try:
+            woken_by = await waiter
+        finally:
+            ex.waiter = None
+            if timer is not None:
+                timer.cancel()
+        return Signal.QUIET if woken_by is KEEPALIVE and not ex.gone else None
+
+    def alone(self) -> bytes | None:
+        if self.ex.events or self.reply is None:
+            return None  # it emitted first: an SSE stream
+        self.ex.state = ReplyState.DONE
+        return self.reply[0]
+
+    async def answer(self, send: Send, data: bytes) -> None:
+        """The reply as one JSON body: its code's status, or 403 when refused after an await."""
+        reply = self.reply
+        assert reply is not None
+        refused, auth = self.refused, self.auth
+        if refused and auth is not None:
+            await auth.forbidden(send, self.call.id, refused[0])
+        else:
+            code = reply[1]
+            await json_reply(send, 200 if code is None else STATUS_BY_CODE.get(code, 200), data)
+
+    def prime(self) -> bytes:
+        self.ex.state = ReplyState.STREAMING
+        return b""
+
+    def take(self) -> tuple[bytes, bool]:
+        ex = self.ex
+        events = ex.events
+        chunk = b""
+        if events:
+            chunk = b"".join(events)
+            events.clear()
+            ex.pending = 0
+        if self._finished() and self.reply is not None and not ex.gone:
+            ex.state = ReplyState.DONE
+            return chunk + b"data: " + self.reply[0] + b"\n", True
+        return chunk, False
+
+    def ending(self) -> bytes:
+        return b""  # never released nor lost: a modern stream has no session
+
+    async def close(self) -> None:
+        ex, call, task = self.ex, self.call, self.task
+        if ex.state is not ReplyState.DONE:
+            ex.state = ReplyState.GONE  # emit drops from now on
+        call.cancel()  # a no-op once replied; otherwise its notifications drop from now on
+        if task is not None and not task.done():
+            task.cancel()  # the client left, or this app is being shut down
+        watch = ex.watch
+        if watch is not None and not watch.done():
+            watch.cancel()
+
+
 async def stream(
     ex: Exchange,
     call: Call,
@@ -149,69 +274,9 @@ async def stream(
     shutdown: Shutdown,
     auth: AuthGate | None,
 ) -> None:
-    """Await an asynchronous handler, streaming what it emits (see the module docs)."""
-    loop = asyncio.get_running_loop()
-    task = call.task = loop.create_task(call.finish())
-    task.add_done_callback(ex.wake)
-    shutdown.track(task)
-    ex.receive = receive
-    watch = ex.watch = loop.create_task(_next(receive))
-    watch.add_done_callback(ex.received)
-    try:
-        while True:
-            if ex.gone:
-                return
-            events = ex.events
-            if events:
-                chunk = b"".join(events)
-                events.clear()
-                ex.pending = 0
-                if ex.state is ReplyState.PENDING:
-                    ex.state = ReplyState.STREAMING
-                    await send(sse_start())
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
-                continue
-            if task.done():
-                break
-            waiter = ex.waiter = loop.create_future()
-            timer = loop.call_later(keepalive, fire, waiter) if keepalive is not None else None
-            try:
-                woken_by = await waiter
-            finally:
-                ex.waiter = None
-                if timer is not None:
-                    timer.cancel()
-            if woken_by is KEEPALIVE and not ex.gone:
-                if ex.state is ReplyState.PENDING:
-                    ex.state = ReplyState.STREAMING
-                    await send(sse_start())
-                await send({"type": "http.response.body", "body": KEEPALIVE_COMMENT, "more_body": True})
-        reply = None if task.cancelled() else task.result()
-        if reply is None and not ex.gone and shutdown.draining:
-            # Cancelled by the shutdown's drain while the client waits: it is owed a reply
-            # (not a bare HTTP 500 from the ASGI server, with an error in the log).
-            reply = reply_failed(call.id, InternalError(_SHUT_DOWN))
-        if reply is None or ex.gone:
-            return  # cancelled: nothing more is sent
-        streaming = ex.state is ReplyState.STREAMING
-        ex.state = ReplyState.DONE
-        data, code = reply
-        if refused and not streaming and auth is not None:  # refused after an await (a task's scopes)
-            await auth.forbidden(send, call.id, refused[0])
-        elif streaming:
-            await send({"type": "http.response.body", "body": b"data: " + data + b"\n"})
-        else:
-            await json_reply(send, 200 if code is None else STATUS_BY_CODE.get(code, 200), data)
-    finally:
-        if ex.state is not ReplyState.DONE:
-            ex.state = ReplyState.GONE  # emit drops from now on
-        call.cancel()  # a no-op once replied; otherwise its notifications drop from now on
-        if not task.done():
-            task.cancel()  # the client left, or this app is being shut down
-        watch = ex.watch
-        if watch is not None and not watch.done():
-            watch.cancel()
-
+    """Await an asynchronous handler, streaming what it emits: the one carrier loop (`_carrier.carry`) on a `ModernFeed`."""
+    feed = ModernFeed(ex, call, receive, refused, shutdown, auth)
+    await carry(feed, send, json_ok=True, keepalive=keepalive, answer=feed.answer)
 
 
 #: The error of a request the shutdown cancelled after ``Server.shutdown_grace``.

@@ -11,8 +11,9 @@
     python bench/instructions.py cold-floor       # the same for fixtures/raw_echo.py
     python bench/instructions.py part-call        # one piece of the path in a loop: part-empty (the loop
                                                   # itself), part-loads, part-decode, part-request-dict (Decoder),
-                                                  # part-fused-call (Server.fused_call: msgspec),
-                                                  # part-answer (Server.answer_fused_call), part-handle (the
+                                                  # part-fused-call (FastPath.check: msgspec),
+                                                  # part-answer (FastPath.answer), part-receive
+                                                  # (ServerConnection.receive), part-handle (the
                                                   # general path: ServerConnection.request), part-headers
                                                   # (HeaderRules.check_fields), part-check-call (check_call)
 
@@ -169,11 +170,22 @@ def _part(name: str) -> Callable[[int, int], None]:
         elif name == "part-request-dict":
             f = lambda: decoder.request_dict(line)  # noqa: E731
         elif name == "part-fused-call":
-            f = lambda: server.fused_call(line, decoder)  # noqa: E731
+            from wiremcp.server._intake import FastPath
+
+            stage = FastPath(server, decoder)
+            f = lambda: stage.check(line)  # noqa: E731
         elif name == "part-answer":
-            found = server.fused_call(line, decoder)
+            from wiremcp.server._intake import FastPath
+
+            stage = FastPath(server, decoder)
+            found = stage.check(line)
             assert found is not None
-            f = lambda: server.answer_fused_call(found)  # noqa: E731
+            f = lambda: stage.answer(found)  # noqa: E731
+        elif name == "part-receive":  # the fused stage through the server's one entry point
+            from wiremcp.server.transport import ServerConnection
+
+            conn = ServerConnection(server, lambda data: None, decoder=decoder)
+            f = lambda: conn.receive(line)  # noqa: E731
         elif name == "part-handle":
             from wiremcp.jsonrpc import Request
             from wiremcp.server.transport import ServerConnection
@@ -192,9 +204,11 @@ def _part(name: str) -> Callable[[int, int], None]:
 
             headers = {k.lower().encode(): v.encode() for k, v in modern_http_headers().items()}
             rules = HeaderRules(server)
-            found = server.fused_call(line, decoder)
-            assert found is not None and rules.check_call(headers, found[3], found[1], found[2])
-            f = lambda: rules.check_call(headers, found[3], found[1], found[2])  # noqa: E731
+            from wiremcp.server._intake import FastPath
+
+            found = FastPath(server, decoder).check(line)
+            assert found is not None and rules.check_call(headers, found)
+            f = lambda: rules.check_call(headers, found)  # noqa: E731
         else:  # part-empty: the loop itself
             f = lambda: None  # noqa: E731
         for _ in range(n):
@@ -205,6 +219,7 @@ def _part(name: str) -> Callable[[int, int], None]:
 
 PARTS = (
     "part-empty",
+    "part-receive",
     "part-loads",
     "part-decode",
     "part-request-dict",

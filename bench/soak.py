@@ -21,7 +21,9 @@ Servers (tests/servers/soak.py: examples/everything.py plus ``soak_echo``,
   them), and raw httpx bad inputs.
 
 Every ``--interval`` seconds each server's RSS and open descriptors are read
-from /proc/PID, and its asyncio task counts from ``soak_debug``: all tasks,
+from /proc/PID, where its memory lies from ``soak_debug(memory=True)`` (glibc's
+heaps, Python's allocator's arenas, the live legacy sessions and what they
+keep: reported with their slopes, not judged), and its asyncio task counts: all tasks,
 and the held ones (seen for 120 s or more: what the process keeps, without
 the requests in flight, whose number follows the load and the machine's
 stalls). The run fails (exit status 1) when, over the second half of the
@@ -113,6 +115,35 @@ class Sample:
     tasks: int
     blocks: int = -1  #: memory blocks Python's allocator hands out (`sys.getallocatedblocks`)
     held: int = -1  #: tasks alive for 120 s or more (`soak_debug`'s held_tasks)
+    # Where the RSS lies (`soak_debug(memory=True)`), in KiB: glibc's heaps (``mallinfo2().arena``)
+    # and what is in use there, its chunks mapped on their own, Python's allocator's arenas; and
+    # the live legacy HTTP sessions and the bytes they keep.
+    heap_kib: int = -1
+    heap_used_kib: int = -1
+    mapped_kib: int = -1
+    pymalloc_kib: int = -1
+    sessions: int = -1
+    session_kib: int = -1  #: what they keep: replay buffers and messages unsent
+    load: float = field(default_factory=lambda: os.getloadavg()[0])  #: the machine's 1-minute load average
+
+
+#: What a sample takes from `soak_debug`'s answer, after the /proc figures.
+DEBUG_FIELDS = ("tasks", "blocks", "held", "heap_kib", "heap_used_kib", "mapped_kib", "pymalloc_kib", "sessions", "session_kib")
+
+
+def debug_fields(info: dict[str, Any] | None) -> tuple[int, ...]:
+    """`DEBUG_FIELDS` from a ``soak_debug(memory=True)`` answer (-1 for each one missing)."""
+    info = info or {}
+    heap = info.get("c_heap_kib") or {}
+    pymalloc = info.get("pymalloc") or {}
+    values = (
+        info.get("tasks"), info.get("blocks"), info.get("held_tasks"),
+        heap.get("arena"), heap.get("uordblks"), heap.get("hblkhd"),
+        pymalloc["arenas"] * 1024 if "arenas" in pymalloc else None,
+        (info.get("sessions") or {}).get("live"),
+        None if not info.get("sessions") else info["sessions"]["replay_kib"] + info["sessions"]["pending_kib"],
+    )
+    return tuple(-1 if v is None else int(v) for v in values)
 
 
 def proc_rss_kib(pid: int) -> int:
@@ -468,14 +499,14 @@ async def sample_loop(
         now = time.monotonic()
         for name, (pid, debug_client) in servers.items():
             try:
-                info = (await asyncio.wait_for(debug_client.call_tool("soak_debug"), 30)).structured_content or {}
-                tasks, blocks, held = (int(info.get(k, -1)) for k in ("tasks", "blocks", "held_tasks"))
+                answer = await asyncio.wait_for(debug_client.call_tool("soak_debug", {"memory": True}), 30)
+                fields = debug_fields(answer.structured_content)
             except Exception:  # noqa: BLE001 - a missed sample is not a failure of the server
-                tasks = blocks = held = -1
+                fields = debug_fields(None)
             try:
-                samples.append(Sample(now - start, name, proc_rss_kib(pid), proc_fds(pid), tasks, blocks, held))
+                samples.append(Sample(now - start, name, proc_rss_kib(pid), proc_fds(pid), *fields))
             except (FileNotFoundError, ProcessLookupError):
-                samples.append(Sample(now - start, name, -1, -1, tasks, blocks, held))
+                samples.append(Sample(now - start, name, -1, -1, *fields))
         if now >= deadline:
             return
         await asyncio.sleep(min(interval, max(0.0, deadline - time.monotonic())))
@@ -597,13 +628,10 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
 async def raw_sample_loop(raw: RawStdio, pid: int, samples: list[Sample], start: float, deadline: float, interval: float) -> None:
     while True:
         now = time.monotonic()
-        reply = await raw.request("tools/call", {"name": "soak_debug", "arguments": {}})
-        tasks = blocks = held = -1
-        if reply is not None and "result" in reply:
-            info = reply["result"].get("structuredContent") or {}
-            tasks, blocks, held = (int(info.get(k, -1)) for k in ("tasks", "blocks", "held_tasks"))
+        reply = await raw.request("tools/call", {"name": "soak_debug", "arguments": {"memory": True}})
+        fields = debug_fields(reply["result"].get("structuredContent") if reply is not None and "result" in reply else None)
         with contextlib.suppress(FileNotFoundError, ProcessLookupError):
-            samples.append(Sample(now - start, "stdio-raw", proc_rss_kib(pid), proc_fds(pid), tasks, blocks, held))
+            samples.append(Sample(now - start, "stdio-raw", proc_rss_kib(pid), proc_fds(pid), *fields))
         if now >= deadline:
             return
         await asyncio.sleep(min(interval, max(0.0, deadline - time.monotonic())))
@@ -638,6 +666,11 @@ def verdict(args: argparse.Namespace, ledger: Ledger, samples: list[Sample], ela
             "held_tasks": [kept[0].held, max(s.held for s in kept), kept[-1].held] if kept else [],
             "task_slope_per_min": round(tasks, 3),  # held tasks
             "all_task_slope_per_min": round(all_tasks, 3),  # requests in flight included (not judged)
+            # Where RSS lies, as slopes over the same half (KiB/min; sessions/min): reported, not judged.
+            "memory_slopes": {
+                k: round(slope_per_minute([(s.t, getattr(s, k)) for s in late if getattr(s, k) >= 0]), 1)
+                for k in DEBUG_FIELDS[3:]
+            },
         }
         if len(late) < 3:
             problems.append(f"{name}: only {len(late)} samples in the second half")
@@ -659,8 +692,9 @@ def verdict(args: argparse.Namespace, ledger: Ledger, samples: list[Sample], ela
         "servers": servers,
         "problems": problems,
         "passed": not problems,
-        "curve_columns": ["seconds", "server", "rss_kib", "fds", "tasks", "blocks", "held_tasks"],
-        "curve": [[round(s.t, 1), s.server, s.rss_kib, s.fds, s.tasks, s.blocks, s.held] for s in samples],
+        "curve_columns": ["seconds", "server", "rss_kib", "fds", *DEBUG_FIELDS, "load"],
+        "curve": [[round(s.t, 1), s.server, s.rss_kib, s.fds, *(getattr(s, k) for k in DEBUG_FIELDS), round(s.load, 2)]
+                  for s in samples],
     }
 
 

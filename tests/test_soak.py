@@ -49,6 +49,12 @@ def test_soak_replies(soak_run: dict[str, Any]) -> None:
                  "raw-legacy-call", "session-abandoned", "session-deleted", "http-bad"):
         assert ops.get(kind, 0) > 0, f"the soak never did {kind!r}: {ops}"
     assert set(soak_run["servers"]) == {"http", "stdio-client", "stdio-raw"}
+    # Where the memory lies, in every sample that soak_debug answered (bench/soak.py DEBUG_FIELDS).
+    columns = soak_run["curve_columns"]
+    rows = [dict(zip(columns, row)) for row in soak_run["curve"]]
+    answered = [r for r in rows if r["tasks"] >= 0]
+    assert answered and all(r["pymalloc_kib"] > 0 and r["heap_kib"] > 0 and r["heap_used_kib"] > 0 for r in answered)
+    assert max(r["sessions"] for r in answered if r["server"] == "http") > 0  # the abandoned legacy sessions
     for name, server in soak_run["servers"].items():
         assert server["samples"] >= 20, (name, server)
         assert min(server["tasks"]) >= 1, (name, server)  # soak_debug answered

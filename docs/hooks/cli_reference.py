@@ -2,7 +2,7 @@
 
 `commands` walks the parser built from the CLI's table of commands
 (`wiremcp.cli._commands.full_parser`, every command with its arguments), so
-the CLI reference (docs/reference/cli.md, filled in by docs/hooks/site.py)
+the CLI reference (docs/reference/cli.md, written by docs/hooks/generated.py)
 lists exactly the commands the parser knows, nested ones (``task get``)
 included, each with the ``--help`` it prints.
 """

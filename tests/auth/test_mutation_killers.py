@@ -214,7 +214,7 @@ def test_a_legacy_servers_metadata_is_used_when_it_names_the_origin(issuer: str)
     assert auth.issuer == issuer
 
 
-@pytest.mark.parametrize("issuer", ["http://localhost:7", 5, None])
+@pytest.mark.parametrize("issuer", ["http://localhost:7", 5, None, BASE + "/X"])  # an issuer with a path is another one
 def test_a_legacy_servers_metadata_for_another_issuer_is_refused(issuer: Any) -> None:
     auth = Legacy({"issuer": issuer, "token_endpoint": BASE + "/token"}).client()
     with pytest.raises(AuthError) as info:

@@ -17,7 +17,8 @@ with timeouts counted as killed and mutants no test reaches listed apart.
 ``--names FILE`` runs only the mutants named in FILE (one a line): to re-run
 the survivors of a run with the tests added since, in a fresh ``--workdir``
 (the tests are copied when a work directory is prepared).
-docs/testing-hardening.md records the scores and what became of the
+tests/mutation/combine.py merges a run with its re-runs into the table per
+module; docs/testing-hardening.md records the scores and what became of the
 survivors.
 """
 
@@ -52,8 +53,9 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "auth-client": (
         ["src/wiremcp/auth/_*.py"],
         ["tests/auth/test_challenge.py", "tests/auth/test_discovery.py", "tests/auth/test_flow.py",
-         "tests/auth/test_jose.py", "tests/auth/test_pkce.py", "tests/auth/test_redirect.py",
-         "tests/auth/test_ssrf.py", "tests/auth/test_storage.py", "tests/auth/test_mutation_killers.py"],
+         "tests/auth/test_fetch_resend.py", "tests/auth/test_jose.py", "tests/auth/test_pkce.py", "tests/auth/test_redirect.py",
+         "tests/auth/test_ssrf.py", "tests/auth/test_storage.py", "tests/auth/test_mutation_killers.py",
+         "tests/auth/test_mutation_killers_flow.py"],
     ),
     "auth-server": (
         ["src/wiremcp/auth/server/"],
@@ -63,7 +65,7 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
         ["src/wiremcp/client/_protocol.py", "src/wiremcp/client/_inbox.py", "src/wiremcp/client/_eras.py",
          "src/wiremcp/client/_mrtr.py", "src/wiremcp/client/_cache.py"],
         ["tests/client/test_protocol.py", "tests/client/test_client_rules.py", "tests/client/test_client_memory.py",
-         "tests/mutation/"],
+         "tests/client/tasks/test_client_tasks_protocol.py", "tests/mutation/"],
     ),
 }
 

@@ -276,3 +276,93 @@ def test_every_way_a_request_ends_drops_its_bookkeeping(end: str) -> None:
         assert [str(e.error) for e in timed_out] == [f"no reply to tools/call (id {logged.id}) in time; the request was cancelled"]
         proto.cancel(listen.id, "user")
     assert _left_behind(proto) == (1, 0, 0)
+
+
+# -- _protocol: which error answers a request over HTTP --------------------------------------------
+
+
+def make() -> ClientProtocol[str]:
+    """A protocol object of the modern era, past its era decision."""
+    proto: ClientProtocol[str] = ClientProtocol(era="modern", client_info={"name": "t", "version": "1"})
+    proto.start()
+    return proto
+
+
+def _reply(id: Any, value: dict[str, Any] | None = None) -> bytes:
+    return orjson.dumps({"jsonrpc": "2.0", "id": id, "result": value or {}})
+
+
+def _error(id: Any, code: int = -32600, message: str = "no") -> bytes:
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "error": {"code": code, "message": message}}
+    if id is not None:
+        msg["id"] = id
+    return orjson.dumps(msg)
+
+
+def test_an_error_for_no_request_that_came_with_an_http_error_status_answers_the_request_of_that_post() -> None:
+    """official mcp 1.x answers a POST it refuses with 400 and id "server-error": that POST's request fails."""
+    proto = make()
+    out = proto.request("tools/call", {"name": "x"}, "X")
+    failed = proto.receive(_error("server-error", -32600, "no session"), origin=out.id, status=400)
+    assert len(failed) == 1 and type(failed[0]) is events.Failed and failed[0].tag == "X"
+    assert failed[0].error.http_status == 400 and proto.in_flight == 0
+
+
+def test_an_error_for_no_request_without_an_http_error_status_answers_nothing() -> None:
+    proto = make()
+    out = proto.request("tools/call", {"name": "x"}, "X")
+    assert proto.receive(_error("someone-else"), origin=out.id) == []
+    assert proto.in_flight == 1
+
+
+def test_an_error_without_an_id_on_a_requests_own_event_stream_answers_it() -> None:
+    proto = make()
+    out = proto.request("tools/call", {"name": "x"}, "X")
+    failed = proto.receive(_error(None, -32603, "broken"), origin=out.id)  # an SSE event: no HTTP error status
+    assert len(failed) == 1 and type(failed[0]) is events.Failed and failed[0].tag == "X"
+    assert failed[0].error.code == -32603 and proto.in_flight == 0
+
+
+def test_a_result_that_came_with_an_http_status_settles_its_request() -> None:
+    proto = make()
+    out = proto.request("tools/list", None, "T")
+    settled = proto.receive(_reply(out.id, {"tools": []}), origin=out.id, status=200)
+    assert len(settled) == 1 and type(settled[0]) is events.Settled and settled[0].tag == "T"
+
+
+# -- _protocol: routing notifications to subscriptions -------------------------------------------------
+
+_SUB_ID = "io.modelcontextprotocol/subscriptionId"
+
+
+def _note(method: str, params: dict[str, Any]) -> bytes:
+    return orjson.dumps({"jsonrpc": "2.0", "method": method, "params": params})
+
+
+def _acknowledged(proto: ClientProtocol[str], id: Any) -> None:
+    ack = {"notifications": {"toolsListChanged": True}, "_meta": {_SUB_ID: id}}
+    assert len(proto.receive(_note("notifications/subscriptions/acknowledged", ack))) == 1
+
+
+def test_a_notification_naming_its_subscription_goes_to_it_whatever_stream_carried_it() -> None:
+    proto = make()
+    a = proto.listen({"toolsListChanged": True}, "A")
+    b = proto.listen({"toolsListChanged": True}, "B")
+    _acknowledged(proto, a.id)
+    _acknowledged(proto, b.id)
+    for_b = {"_meta": {_SUB_ID: b.id}}
+    assert proto.receive(_note("notifications/tools/list_changed", for_b), origin=a.id) == [
+        events.SubscriptionNote("B", "notifications/tools/list_changed", for_b)]
+    # no subscription named, and a stream that is no subscription's: nobody's
+    out = proto.request("tools/call", {"name": "x"}, "CALL")
+    unclaimed = proto.receive(_note("notifications/tools/list_changed", {}), origin=out.id)
+    assert len(unclaimed) == 1 and type(unclaimed[0]) is events.Notified
+
+
+def test_a_cancellation_of_a_request_that_is_no_subscription_ends_no_subscription() -> None:
+    proto = make()
+    proto.listen({"toolsListChanged": True}, "SUB")
+    out = proto.request("tools/call", {"name": "x"}, "CALL")
+    got = proto.receive(_note("notifications/cancelled", {"requestId": out.id}))
+    assert len(got) == 1 and type(got[0]) is events.Notified
+    assert proto.in_flight == 2

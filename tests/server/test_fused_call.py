@@ -1,7 +1,7 @@
 """The fused ``tools/call`` path gives the general path's reply, byte for byte.
 
-`Server.fused_call` (a fused call decoded and checked in one msgspec pass,
-`server/_fused_call.py`) and `Server.answer_fused_call` answer a fused call
+`FastPath.check` (a fused call decoded and checked in one msgspec pass,
+`server/_fused_call.py`) and `FastPath.answer` (`server/_intake.py`) answer a fused call
 in two functions; `Server.handle` through a
 `ServerConnection` is the general path every other request takes. For the
 same input both must write the same bytes (server/tools.mdx, basic/index.mdx
@@ -25,6 +25,7 @@ from wiremcp import Context, ToolError, ToolResult
 from wiremcp.jsonrpc import MCP, Decoder, InvalidParams, Request
 from wiremcp.server.transport import ServerConnection
 from wiremcp.server._mrtr import InputRequired
+from wiremcp.server._intake import FastPath
 from wiremcp.transports.stdio._lines import LineServer
 
 from conftest import META
@@ -95,8 +96,9 @@ DECODER = Decoder(MCP)
 def fused(server: wiremcp.Server, id_: Any, params: Any) -> tuple[bytes, int | None] | None:
     """The fused path's reply to this request's line, or None when it declines."""
     line = orjson.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": params})
-    found = server.fused_call(line, DECODER)
-    return None if found is None else server.answer_fused_call(found)
+    stage = FastPath(server, DECODER)
+    found = stage.check(line)
+    return None if found is None else stage.answer(found)
 
 
 def call(name: str, arguments: Any, meta: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -250,8 +252,8 @@ def test_tools_that_need_more_than_a_fused_call_are_not_fused() -> None:
 
 
 def test_middleware_turns_the_fused_path_off() -> None:
-    server = make_server()
-    assert fused(server, 1, call("echo", {"text": "x"})) is not None
+    assert fused(make_server(), 1, call("echo", {"text": "x"})) is not None
+    server = make_server()  # (a server's middleware is fixed once it serves: `Server.freeze`)
     seen: list[str] = []
 
     @server.middleware

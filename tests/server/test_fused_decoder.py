@@ -1,7 +1,7 @@
-"""`Server.fused_call` accepts only what the general path makes the same request of.
+"""`FastPath.check` (the fused stage, `server/_intake.py`) accepts only what the general path makes the same request of.
 
 The fused call is decoded by msgspec (`server/_fused_call.py`), the general
-path by orjson (`jsonrpc.Decoder.decode`). For any bytes, when `fused_call`
+path by orjson (`jsonrpc.Decoder.decode`). For any bytes, when `FastPath.check`
 accepts them, `Decoder.decode` must give a `Request` with the same id, of the
 same type, and the same ``params``, value for value and type for type; and
 the size and depth limits must hold (JSON-RPC 2.0 §4, §5.1; basic/index.mdx
@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import wiremcp
 from wiremcp.jsonrpc import MCP, Decoder, JSONRPCError, Request
 from wiremcp.server._fused_call import MAX_FUSED_DEPTH
+from wiremcp.server._intake import FastPath
 
 from conftest import META
 
@@ -62,11 +63,11 @@ def same(a: Any, b: Any) -> bool:
 
 
 def check(data: bytes, decoder: Decoder = DECODER, server: wiremcp.Server = SERVER) -> bool:
-    """Whether `fused_call` accepted ``data``; when it did, the general decoder agrees on everything."""
-    found = server.fused_call(data, decoder)
+    """Whether `FastPath.check` accepted ``data``; when it did, the general decoder agrees on everything."""
+    found = FastPath(server, decoder).check(data)
     if found is None:
         return False
-    id_, tool, arguments, version, raw = found
+    id_, tool, arguments, version, raw = found.id, found.tool, found.arguments, found.version, found.data
     assert raw is data
     message = decoder.decode(data)
     assert type(message) is Request
@@ -172,8 +173,8 @@ def test_repeated_members_keep_the_last_as_orjson_does() -> None:
     data = line().replace(b'"text":"hi"', b'"text":"first","text":"hi"')
     assert check(data)
     data = line().replace(b'"id":1', b'"id":"one","id":1')
-    found = SERVER.fused_call(data, DECODER)
-    assert found is not None and found[0] == 1
+    found = FastPath(SERVER, DECODER).check(data)
+    assert found is not None and found.id == 1
 
 
 def test_whitespace_key_order_and_escapes_are_json() -> None:
@@ -214,8 +215,8 @@ def test_the_size_and_depth_limits_hold() -> None:
 
 
 def test_a_server_with_middleware_or_an_upstream_never_takes_it() -> None:
-    server = make_server()
-    assert check(line(), server=server)
+    assert check(line(), server=make_server())
+    server = make_server()  # (a server's middleware is fixed once it serves: `Server.freeze`)
 
     @server.middleware
     async def passthrough(invocation: Any, call_next: Any) -> Any:

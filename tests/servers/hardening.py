@@ -52,12 +52,11 @@ async def sample_once(ctx: Context) -> str:
 
 
 @server.tool()
-def churn(times: int) -> str:
-    """Add and remove a tool ``times`` times: 2 x times tools/list_changed to every legacy session."""
+def announce(uri: str, times: int) -> str:
+    """Announce ``times`` times that ``uri`` changed: resources/updated to every session subscribed to it."""
     for _ in range(times):
-        server.add_tool(lambda: "temporary", name="temporary", description="Exists for a moment.")
-        server.remove_tool("temporary")
-    return "churned"
+        server.notify_resource_updated(uri)
+    return "announced"
 
 
 @server.tool()

@@ -85,7 +85,7 @@ async def hang(label: str) -> str:
 
 @server.tool()
 def change_tools() -> str:
-    """Add and remove a tool: two tools/list_changed notifications to every session."""
+    """Add and remove a tool: two list changes at once (a stream still holding the first unsent takes one copy)."""
     server.add_tool(lambda: "temporary", name="temporary", description="Exists for a moment.")
     server.remove_tool("temporary")
     return "changed"

@@ -1,7 +1,8 @@
-"""examples/everything.py plus three tools the soak test (bench/soak.py) needs.
+"""examples/everything.py plus four tools the soak test (bench/soak.py) needs.
 
 ``soak_echo`` returns its text (large payloads), ``soak_sleep`` waits (requests
-to cancel), ``soak_debug`` reports what the process holds: asyncio tasks,
+to cancel), ``soak_changes`` announces many list changes at once, ``soak_debug``
+reports what the process holds: asyncio tasks,
 objects tracked by the garbage collector, open descriptors, and the memory
 blocks Python's allocator has handed out (``sys.getallocatedblocks``). To find what grows,
 ``soak_debug(detail=True)`` also lists the object types whose counts grew
@@ -20,7 +21,11 @@ the held tasks are what the process keeps (its own background tasks, live
 sessions', leaked ones), without the requests in flight, whose number
 follows the load; ``held_by`` names their coroutines.
 ``soak_debug(trim=True)`` reports RSS before and after glibc's
-``malloc_trim``: what the allocator kept but the process no longer uses. Served with
+``malloc_trim``: what the allocator kept but the process no longer uses.
+``soak_debug(memory=True)`` says where the RSS lies: glibc's heaps and what is
+in use there (``mallinfo2``), Python's allocator's arenas
+(``sys._debugmallocstats``), and the live legacy HTTP sessions with the bytes
+they keep (replay buffers, messages unsent). Served with
 ``wiremcp run tests/servers/soak.py`` (stdio), or run directly for HTTP with
 a chosen legacy-session idle timeout (the CLI has no flag for it):
 ``python tests/servers/soak.py --port 8123 --session-idle-timeout 20``.
@@ -73,6 +78,18 @@ async def soak_sleep(seconds: float) -> str:
     return "slept"
 
 
+@server.tool(inline=True)
+def soak_changes(count: int, marker: bool = False) -> int:
+    """Change the tool list and the prompt list ``count`` times each (a list change to every session),
+    then, with ``marker``, the resource list once: the last list change a stream gets."""
+    for _ in range(count):
+        server.notify_tools_changed()
+        server.notify_prompts_changed()
+    if marker:
+        server.notify_resources_changed()
+    return count
+
+
 _baseline: dict[str, Any] = {}
 
 #: Seconds after which a task soak_debug has seen is counted as held: twice the soak's reply timeout.
@@ -106,17 +123,81 @@ def _malloc_trim() -> bool:
         return False
 
 
+class _Mallinfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+def _c_heap() -> dict[str, int]:
+    """glibc's own account (``mallinfo2``), in KiB: the heap's size (``arena``: every thread arena's
+    ``sbrk``/``mmap``-ed heaps), what is in use there (``uordblks``) and free there (``fordblks``), and
+    the chunks mapped on their own (``hblkhd``: blocks over the mmap threshold). Empty when not glibc."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        fn = libc.mallinfo2
+    except (OSError, AttributeError):
+        return {}
+    fn.restype = _Mallinfo2
+    info = fn()
+    return {k: getattr(info, k) // 1024 for k in ("arena", "uordblks", "fordblks", "hblkhd")}
+
+
+def _pymalloc() -> dict[str, int]:
+    """Python's own allocator (``sys._debugmallocstats``, written to fd 2, read back): its arenas
+    (mapped on their own, 1 MiB each on 3.11) and the bytes in used and free blocks, in KiB."""
+    import tempfile
+    saved = os.dup(2)
+    try:
+        with tempfile.TemporaryFile() as out:
+            os.dup2(out.fileno(), 2)
+            try:
+                sys._debugmallocstats()
+            finally:
+                os.dup2(saved, 2)
+            out.seek(0)
+            text = out.read().decode("ascii", errors="replace")
+    finally:
+        os.close(saved)
+    wanted = {"# arenas allocated current": "arenas", "# bytes in allocated blocks": "used_kib",
+              "# bytes in available blocks": "free_kib"}
+    found: dict[str, int] = {}
+    for line in text.splitlines():
+        key, _, value = line.partition("=")
+        name = wanted.get(key.strip())
+        if name is not None:
+            number = int(value.strip().replace(",", ""))
+            found[name] = number if name == "arenas" else number // 1024
+    return found
+
+
+def _sessions() -> dict[str, int]:
+    """The legacy HTTP sessions alive (every ``Sessions`` table's), the bytes their replay buffers keep
+    and the bytes of messages their streams hold unsent (``pending_bytes``), in KiB."""
+    live = replay = pending = 0
+    for obj in gc.get_objects():
+        if type(obj).__name__ == "Sessions" and hasattr(obj, "by_key"):
+            for session in list(obj.by_key.values()):
+                live += 1
+                # the session's streams: a `SessionStreams` (its replay buffer, the resumable streams)
+                streams = session.streams
+                replay += streams.replay_bytes
+                held = [session.standalone, *streams.resumable.values()]
+                pending += sum(stream.pending_bytes for stream in held)
+    return {"live": live, "replay_kib": replay // 1024, "pending_kib": pending // 1024}
+
+
 def _type_counts() -> Counter[str]:
     return Counter(type(o).__qualname__ for o in gc.get_objects())
 
 
 @server.tool(inline=True)  # on the loop: it counts the loop's tasks
-def soak_debug(detail: bool = False, trim: bool = False) -> dict[str, Any]:
+def soak_debug(detail: bool = False, trim: bool = False, memory: bool = False) -> dict[str, Any]:
     """What this process holds right now (with detail: what grew since the first detailed call).
 
     With trim, the C allocator is asked to give its free memory back first
     (glibc ``malloc_trim``): RSS before and after tells memory still in use
-    from freed memory the allocator kept.
+    from freed memory the allocator kept. With memory, where RSS lies: glibc's heap and mapped
+    chunks (``c_heap_kib``), Python's allocator (``pymalloc``), the live legacy sessions (``sessions``).
     """
     held = _held_tasks()
     info: dict[str, Any] = {
@@ -127,6 +208,10 @@ def soak_debug(detail: bool = False, trim: bool = False) -> dict[str, Any]:
         "fds": len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else -1,
         "blocks": sys.getallocatedblocks(),
     }
+    if memory:
+        info["c_heap_kib"] = _c_heap()
+        info["pymalloc"] = _pymalloc()
+        info["sessions"] = _sessions()
     if trim:
         info["rss_kib_before_trim"] = _rss_kib()
         info["trimmed"] = _malloc_trim()

@@ -107,8 +107,12 @@ REPLAY = 32 * 1024  # the /mcp endpoint's replay_buffer
 SESSIONS = 100
 
 
+WATCHED = "file:///watched"  # every session subscribes to it: its updates fill the unsent queues
+
+
 def fill(port: int, sid: str) -> None:
     """Fill the session's replay buffer: a call whose reply stream carries 400 small progress events."""
+    assert in_session(port, sid, legacy(3, "resources/subscribe", {"uri": WATCHED})).status == 200
     reply = in_session(port, sid, tool(1, "flood", {"count": 400}, token="p"))
     assert reply.status == 200, reply
     got = sse_messages(reply.body)
@@ -122,15 +126,16 @@ def test_sessions_hold_no_more_memory_than_their_limits(hard):
     warm = [open_session(port) for _ in range(3)]  # allocator pools and code paths warmed up
     for sid in warm:
         fill(port, sid)
-    in_session(port, warm[0], tool(2, "churn", {"times": 300}))
+    in_session(port, warm[0], tool(2, "announce", {"uri": WATCHED, "times": 600}))
     for sid in warm:
         assert send(port, None, {"Mcp-Session-Id": sid}, method="DELETE").status == 204
     before = rss(pid)
     sids = [open_session(port) for _ in range(SESSIONS)]
     for sid in sids:
         fill(port, sid)
-    # 600 tools/list_changed to every session, none connected to its GET stream: unsent queues fill up.
-    assert in_session(port, sids[0], tool(2, "churn", {"times": 300})).status == 200
+    # 600 resources/updated to every session, none connected to its GET stream: unsent queues fill up. (Not
+    # list changes: a stream holds one unsent copy of each, transports/http/_coalesce.py.)
+    assert in_session(port, sids[0], tool(2, "announce", {"uri": WATCHED, "times": 600})).status == 200
     grown = rss(pid) - before
     limits = SESSIONS * 2 * REPLAY  # each session: its replay buffer and its standalone stream's unsent queue
     print(f"\nRSS grew {grown / 1e6:.1f} MB for {SESSIONS} sessions: {grown / SESSIONS / 1024:.0f} KiB a session "

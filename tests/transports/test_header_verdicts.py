@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import wiremcp
 from wiremcp.protocol.errors import HeaderMismatch
 from wiremcp.transports.http._headers import HeaderRules
+from wiremcp.server.transport import FusedCall
 
 VERSION = "2026-07-28"
 
@@ -79,14 +80,14 @@ body_values = st.one_of(
 
 
 def ask(rules: HeaderRules, headers: dict[bytes, bytes], params: dict[str, Any]) -> bool:
-    """`check_call` as the fused path asks it: only for a fused call (`Server.fused_call`)."""
+    """`check_call` as the fused stage asks it: only for a fused call (a `FusedCall`)."""
     meta = params.get("_meta")
     version = meta.get("io.modelcontextprotocol/protocolVersion") if type(meta) is dict else None
     name = params.get("name")
     tool = server.get_tool(name) if type(name) is str else None
     if type(version) is not str or tool is None:
         return False  # not a fused call of a tool: the fused path never asks
-    return rules.check_call(headers, version, tool, params.get("arguments") or {})
+    return rules.check_call(headers, FusedCall(1, tool, params.get("arguments") or {}, version, b""))
 
 
 @settings(max_examples=400)

@@ -19,6 +19,12 @@ process holds.
   client's answer to an elicitation, a request in flight), beside a modern
   ``subscriptions/listen``, is ended by ``DELETE`` at once: 204, and every
   stream of it ends.
+* List changes a session holds unsent: a legacy session with no ``GET``
+  stream open kept a copy of every ``list_changed`` up to its replay buffer
+  (256 KiB of accounting, about 1,300 copies); the sessions the soak abandons
+  held theirs full until the idle timeout ended them, and those copies were
+  most of the HTTP server's memory. A stream now holds one unsent copy of each
+  (transports/http/_coalesce.py).
 * The client's bound: `Client.aclose` waits at most ``_DELETE_TIMEOUT`` (5 s)
   for the server's answer to the ``DELETE`` that ends a legacy session; here
   against a real loopback server that reads the ``DELETE`` and never answers.
@@ -220,6 +226,42 @@ def test_delete_ends_a_session_with_everything_open_at_once(soak_server: _http_t
     finally:
         for sse in (get, asking, sleeping, listen):
             sse.close()
+
+
+# -- list changes unsent ----------------------------------------------------------------
+
+
+def test_a_session_with_no_get_stream_keeps_one_unsent_copy_of_each_list_change(
+    soak_server: _http_tests.ServerProcess,
+) -> None:
+    port = soak_server.port
+    sid = _open_session(port)
+    session = {"Mcp-Session-Id": sid}
+    # 2,000 changes of the tool list and 2,000 of the prompt list, made by another (modern) client.
+    changes = request(1, "tools/call", {"name": "soak_changes", "arguments": {"count": 2000}})
+    assert send(port, changes, _http_tests.mcp_headers(changes)).status == 200
+    # The session's unsent messages, counted in the server (a request of the session itself: by
+    # the time it is answered, every change has been offered to the session's stream).
+    debug = send(port, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "soak_debug", "arguments": {"memory": True}}}, session)
+    assert debug.status == 200, debug
+    held = orjson.loads(debug.body)["result"]["structuredContent"]["sessions"]
+    # Before the fix: the stream kept a copy per change up to replay_buffer (256 KiB accounted).
+    assert held["live"] >= 1 and held["pending_kib"] < 4, held
+    # The GET stream delivers what was kept, then the marker: one copy of each list change.
+    get = SSE(_connection(port, "GET", "/mcp", {"Accept": "text/event-stream", **session}, None, 15))
+    try:
+        assert get.status == 200 and get.is_sse
+        marker = request(2, "tools/call", {"name": "soak_changes", "arguments": {"count": 0, "marker": True}})
+        assert send(port, marker, _http_tests.mcp_headers(marker)).status == 200
+        got = [e.message["method"] for e in get.until(
+            lambda e: e.message is not None and e.message.get("method") == "notifications/resources/list_changed"
+        ) if e.message is not None]
+        assert got == ["notifications/tools/list_changed", "notifications/prompts/list_changed",
+                       "notifications/resources/list_changed"], (len(got), got[:6])
+    finally:
+        get.close()
+        send(port, None, session, method="DELETE", timeout=10)
 
 
 # -- the client's bound ------------------------------------------------------------------

@@ -1,8 +1,21 @@
 """The server side of one connection, without I/O: what every transport needs from the server.
 
-A transport decodes messages and hands them to a `ServerConnection` (one per
-stdio stream, one per legacy HTTP session); the connection decides and
-answers, and hands back what to write. It keeps these rules:
+A transport hands each message's bytes to `ServerConnection.receive` (one
+connection per stdio stream, one for an HTTP endpoint's modern requests, one
+per legacy HTTP session, which takes decoded messages); the connection
+decodes them once (`_intake`: the fused stage first, then the general
+decoder), decides and answers, and hands back what to write. It keeps these
+rules:
+
+* **One entry point, one named outcome** (`receive`): a `Reply` to write
+  (a fused call's, a synchronous handler's, or the error reply of a message
+  that does not decode), a running `Call` to finish, a `Held` request the
+  transport starts itself (``hold``: no free slot; a method in ``held``,
+  which the transport caps; or every request, when the transport keeps the
+  sessions: HTTP), a `Notified` for a notification acted on, the stray
+  `Response` that answers nothing we sent, or None (a response matched, a
+  malformed notification dropped). With ``defer`` (stdio before the event
+  loop) only a fused call is answered; anything else is `DEFERRED`, untouched.
 
 * **The era of each request** is decided in one place, `request_era`
   (2026-07-28 basic/versioning.mdx, "Backward Compatibility with
@@ -45,21 +58,46 @@ from __future__ import annotations
 
 import enum
 import logging
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
-from ..jsonrpc import ErrorResponse, InvalidRequest, LocalProtocolError, Notification, Request, Response, encode_notification
+from ..jsonrpc import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_MESSAGE_SIZE,
+    MCP,
+    Decoder,
+    ErrorResponse,
+    InvalidNotification,
+    InvalidRequest,
+    JSONRPCError,
+    LocalProtocolError,
+    Notification,
+    Request,
+    Response,
+    encode_notification,
+)
 from ..protocol import methods
 from ..protocol.meta import PROTOCOL_VERSION
-from ._call import Call, CallState, Write
+from ._call import Call, CallState, Handle, Write
+from ._intake import FastPath, decode_message
 from ._legacy import LegacySession
 from ._outgoing import OutgoingRequests
 from ._pipeline import observe_notification
 from ._reply import Reply, reply_failed
 
 if TYPE_CHECKING:
+    from ._fused_call import FusedCall
     from ._server import Server
 
-__all__ = ["ServerConnection", "ConnectionState", "Era", "request_era", "carries_protocol_meta"]
+__all__ = [
+    "ServerConnection",
+    "ConnectionState",
+    "Era",
+    "request_era",
+    "carries_protocol_meta",
+    "Held",
+    "Notified",
+    "DEFERRED",
+]
 
 log = logging.getLogger("wiremcp.server")
 
@@ -98,6 +136,33 @@ def request_era(request: Request, in_session: bool, legacy: bool) -> Era:
     return _MODERN_ERA
 
 
+class Held(NamedTuple):
+    """A request `receive` decoded but did not start: the transport admits it, then starts it.
+
+    ``era``: decided by `receive` when the transport keeps the sessions
+    (HTTP: `ServerConnection.serve` starts a modern one); None on a
+    connection that holds its own session, where `request` decides it when
+    the request starts.
+    """
+
+    request: Request
+    era: Era | None
+
+
+class Notified(NamedTuple):
+    """A notification `receive` acted on, and the `Call` it cancelled (or None)."""
+
+    note: Notification
+    cancelled: Call | None
+
+
+class _Deferred(enum.Enum):
+    DEFERRED = "deferred"
+
+
+#: `receive(..., defer=True)`: the message is not a fused call; nothing was done with it.
+DEFERRED = _Deferred.DEFERRED
+
 class ConnectionState(enum.Enum):
     """Whether a `ServerConnection` still serves."""
 
@@ -120,6 +185,9 @@ class ServerConnection:
         "state",
         "route",
         "close_stream",
+        "held",
+        "decoder",
+        "fast",
         "_handle",
         "_observers",
     )
@@ -135,6 +203,8 @@ class ServerConnection:
         route: Callable[[], Write] | None = None,
         close_stream: Callable[[Any, int | None], bool] | None = None,
         first_request_id: int = 1,
+        decoder: Decoder | None = None,
+        held: frozenset[str] = frozenset(),
     ) -> None:
         self.server = server
         pipeline = server.freeze()  # serving starts: the middleware and observers are fixed now (_pipeline)
@@ -150,6 +220,83 @@ class ServerConnection:
         self.state = ConnectionState.OPEN
         self.route = route  # where a request to the peer goes now (HTTP: the asking request's stream)
         self.close_stream = close_stream  # `LegacySession.close_sse_stream`'s hook (HTTP resumable streams)
+        #: The limits `receive` decodes under (the transport's).
+        self.decoder = decoder if decoder is not None else Decoder(MCP, max_size=DEFAULT_MAX_MESSAGE_SIZE, max_depth=DEFAULT_MAX_DEPTH)
+        #: Methods `receive` hands back `Held` rather than starting (the transport caps them itself).
+        self.held = held
+        #: The fused stage (`_intake`); None when no message can be a fused call on this server.
+        fast = FastPath(server, self.decoder)
+        self.fast: FastPath | None = fast if fast.enabled else None
+
+    # -- bytes in: the one entry point ---------------------------------------------
+
+    def receive(
+        self,
+        data: bytes,
+        hold: bool = False,
+        defer: bool = False,
+        in_session: bool | None = None,
+        vet: Callable[[FusedCall], bool] | None = None,
+    ) -> Reply | Call | Held | Notified | Response | ErrorResponse | _Deferred | None:
+        """Serve one message's bytes: the outcome the transport acts on (see the module docs).
+
+        ``hold``: the transport has no free slot: a request comes back
+        `Held`, and no fused call is answered (it would overtake the held
+        ones). ``defer``: only a fused call may be answered. ``in_session``:
+        the transport keeps the sessions (HTTP) and says whether the request
+        names one; every request then comes back `Held`, with its era, and
+        a message that does not decode (a malformed notification included)
+        comes back as its error reply, from which HTTP takes the status.
+        ``vet``: the transport's own test of a fused call before it runs
+        (HTTP: the header rules' verdict, `HeaderRules.check_call`); False
+        leaves it to the general stage, where the transport's checks give the
+        exact error.
+        """
+        fast = self.fast
+        if fast is not None and not hold:
+            fused = fast.check(data)
+            if fused is not None and fused.id not in self.calls and (vet is None or vet(fused)):
+                reply = fast.answer(fused)
+                if reply is not None:
+                    return reply
+        if defer:
+            return DEFERRED
+        try:
+            msg = decode_message(self.decoder, data)
+        except JSONRPCError as exc:
+            if in_session is not None:  # HTTP answers every POST: the error gives the response its status
+                log.debug("refused a message: %s", exc.message)
+            elif isinstance(exc, InvalidNotification):  # JSON-RPC 2.0 §4.1: never answered, whatever is wrong with it
+                log.warning("ignored a malformed notification (%s): %s", exc.method or "no method", exc.message)
+                return None
+            else:
+                log.warning("bad message: %s", exc.message)
+            return reply_failed(getattr(exc, "id", None), exc)
+        t = type(msg)
+        if t is Request:
+            if in_session is not None:
+                return Held(msg, request_era(msg, in_session, self.legacy))  # type: ignore[arg-type]  # t is Request
+            if hold or msg.method in self.held:  # type: ignore[union-attr]  # t is Request
+                return Held(msg, None)  # type: ignore[arg-type]  # t is Request
+            return self.request(msg)  # type: ignore[arg-type]  # t is Request
+        if t is Notification:
+            if in_session is not None:
+                return Notified(msg, None)  # type: ignore[arg-type]  # the transport routes it
+            return Notified(msg, self.notification(msg))  # type: ignore[arg-type]  # t is Notification
+        if in_session is not None or not self.response(msg):  # type: ignore[arg-type]  # Response or ErrorResponse
+            return msg  # type: ignore[return-value]  # a response that answers nothing we sent (or HTTP's to route)
+        return None
+
+    def serve(self, request: Request, write: Write, handle: Handle | None = None) -> Reply | Call:
+        """Start a modern request a transport admitted (HTTP): its reply now, or its running `Call`.
+
+        ``write`` takes its notifications; ``handle`` is the pipeline's
+        (`Server.handle`) unless the transport wraps it (HTTP's scope check).
+        The call is the transport's alone: HTTP requests share no ids.
+        """
+        call = Call(request.id, request.method, write, self.line)
+        reply = call.start(handle if handle is not None else self._handle, request)
+        return reply if reply is not None else call
 
     # -- requests ----------------------------------------------------------------
 

@@ -5,9 +5,10 @@ with ``name``, scalar ``arguments`` and the ``_meta`` every 2026-07-28
 request carries, and nothing else. `decode_fused_call` is a msgspec
 decoder that turns its bytes into a `FusedEnvelope` and checks, in the same
 pass, every envelope and ``params`` rule `Server.handle` would check for it.
-`Server.fused_call` uses it and `Server.answer_fused_call` answers; anything
-the decoder refuses goes to the general path (`jsonrpc.Decoder.decode`, then
-`Server.handle`), which gives the exact error. The rules it keeps:
+The pipeline's fused stage (`_intake.FastPath`) uses it, makes a `FusedCall`
+and answers; anything the decoder refuses goes to the general stage
+(`jsonrpc.Decoder`, then `Server.handle`), which gives the exact error. The
+rules it keeps:
 
 * It accepts a subset of what the general path accepts, never more: an
   object with exactly the members ``jsonrpc`` (``"2.0"``), ``id`` (a string or
@@ -30,11 +31,11 @@ the decoder refuses goes to the general path (`jsonrpc.Decoder.decode`, then
   objects whose values nest at most three levels (`_V3`), so a fused call nests
   at most `MAX_FUSED_DEPTH` levels (the default limit is 128), and no walk or
   count is needed; a call whose capabilities nest deeper is no fused call, and
-  `Server.fused_call` declines everything under a limit below that.
+  `FastPath.check` declines everything under a limit below that.
 * A refusal is a `msgspec.DecodeError` (`msgspec.ValidationError` is one),
-  which `Server.fused_call` turns into None. Nothing here raises otherwise.
+  which `FastPath.check` turns into None. Nothing here raises otherwise.
 
-`Server` imports this module (and msgspec with it) when it is first asked
+`FastPath` imports this module (and msgspec with it) when it is first asked
 for a fused call, not with `wiremcp`: a client, or a server that never
 answers one, does not load it.
 """
@@ -44,7 +45,9 @@ answers one, does not load it.
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import msgspec
+import orjson
 
+from ..jsonrpc import Request
 from ..protocol.meta import CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION
 
 if TYPE_CHECKING:
@@ -52,9 +55,24 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_FUSED_DEPTH", "DecodeError", "FusedCall", "FusedEnvelope", "decode_fused_call"]
 
-#: What `Server.fused_call` hands `Server.answer_fused_call` (and a transport's header check):
-#: the request id, the tool, its arguments as sent, the protocol version, and the bytes.
-FusedCall = tuple[Any, "Tool", dict[str, Any], str, bytes]
+class FusedCall(msgspec.Struct, gc=False):
+    """A fused ``tools/call``, decoded and checked, not yet run: `FastPath.check`'s named result.
+
+    ``id``: the request id; ``tool``: the `Tool` it names; ``arguments``: as
+    sent; ``version``: its ``_meta`` protocol version; ``data``: its bytes.
+    (A struct, made in C: the fused path makes one per call.)
+    """
+
+    id: Any
+    tool: "Tool"
+    arguments: dict[str, Any]
+    version: str
+    data: bytes
+
+    def request(self) -> Request:
+        """The same call as the general stage's `Request` (when the transport declines the fused reply)."""
+        obj = orjson.loads(self.data)  # checked by the fused decoder: every envelope rule holds
+        return Request(obj["id"], obj["method"], obj["params"])
 
 #: What a refusal raises (`msgspec.ValidationError` is one).
 DecodeError = msgspec.DecodeError

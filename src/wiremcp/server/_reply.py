@@ -24,6 +24,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Awaitable
 
+import orjson
+
 from ..jsonrpc import INTERNAL_ERROR, JSONRPCError, LocalProtocolError, encode_error, encode_result
 
 if TYPE_CHECKING:
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
 __all__ = ["Reply", "reply_ok", "reply_failed", "reply_cancelled", "settle", "error_object", "ServerBusy", "SERVER_BUSY", "CallerBusy", "CALLER_BUSY"]
 
 log = logging.getLogger("wiremcp.server")
+
+_dumps = orjson.dumps
+_LINE = orjson.OPT_APPEND_NEWLINE
 
 #: An encoded response line, and the error code it carries (``None`` for a result).
 Reply = tuple[bytes, int | None]
@@ -68,8 +73,12 @@ def error_object(exc: BaseException) -> dict[str, Any]:
 
 def reply_ok(id: Any, result: Any) -> Reply:
     """``(line, None)``; an unencodable result becomes a -32603 reply."""
+    try:  # `encode_result(id, result, line=True)`, inline: every result passes here
+        return _dumps({"jsonrpc": "2.0", "id": id, "result": result}, option=_LINE), None
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        pass
     try:
-        return encode_result(id, result, line=True), None
+        return encode_result(id, result, line=True), None  # raises, with the reason
     except LocalProtocolError as exc:
         log.error("cannot encode the result for request %r: %s", id, exc)
         return (

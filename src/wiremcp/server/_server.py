@@ -27,10 +27,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, TypeVar, overload
 
-import orjson
-
-from ..jsonrpc import Decoder, JSONRPCError, Request
-from ..protocol import MODERN_VERSIONS, methods
+from ..jsonrpc import JSONRPCError, Request
+from ..protocol import MODERN_VERSIONS
 from ..protocol.extensions import TASKS, check_identifier, client_declares
 from ..protocol.meta import SERVER_INFO, RequestMeta
 from ..protocol.state import StateSealer
@@ -40,19 +38,16 @@ from ._definition import at_def
 from ._engine import Engine
 from ._options import DEFAULT_LIST_TTL_MS, CacheScope, ServerSettings, ToolOptions, task_options
 from ._registry_content import ContentRegistry, check_decorated, check_name
-from ._mrtr import InputRequired, input_required_result
 from ..backends import Backend, ChangeBus
 from ._backend import choose_backend, with_backend
 from ._settings import apply_log_level
 from ._tools import Tool, ToolAnnotations
 from ._apps import UI_EXTENSION, Visibility, check_links
 from ._workers import Workers
-from ._reply import Reply, reply_failed, reply_ok
 from ._lifespan import Lifespan, LifespanFactory
 from ._pipeline import Pipeline, Stages
 
 if TYPE_CHECKING:
-    from ._fused_call import FusedCall, FusedEnvelope
     from ._tasks import TaskStore
     from ._tasks._modes import TaskMode
     from ._tasks._runtime import Tasks
@@ -70,8 +65,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Server", "DEFAULT_LIST_TTL_MS"]
 
-_dumps = orjson.dumps
-_LINE = orjson.OPT_APPEND_NEWLINE
 
 #: A function being registered: the decorators hand it back unchanged, with its own type.
 F = TypeVar("F", bound=Callable[..., Any])
@@ -143,10 +136,6 @@ class Server(ContentRegistry):
         # Shared by every result; never mutated after this point.
         self._result_meta: dict[str, Any] | None = {SERVER_INFO: info} if server_info_in_results else None
         self._tools: dict[str, Tool] = {}
-        # The fused-call decoder and its refusal (`_fused_call`), loaded on the first `fused_call`.
-        self._decode_fused: Callable[[bytes], FusedEnvelope] | None = None
-        self._fused_refused: type[Exception] = Exception
-        self._fused_depth = 0
         #: The request engine (`_engine`): the method table, reading this registry. Resources,
         #: templates, prompts, completers (`_resources`, `_prompts`, `_completers`) are made on first use.
         self._engine = Engine(self)
@@ -447,112 +436,6 @@ class Server(ContentRegistry):
     def handle(self, request: Request, emit: Emit | None = None) -> dict[str, Any] | Awaitable[dict[str, Any]]:
         """The result of one request, or an awaitable of it; raises `JSONRPCError`. Through the pipeline (`freeze`)."""
         return (self._stages.built or self.freeze()).handle(request, emit)
-
-    def fused_call(self, data: bytes, decoder: Decoder) -> FusedCall | None:
-        """The fused call in ``data`` (a ``tools/call`` the fused path answers), checked; or None: the general path decides.
-
-        The fused path's first half (`answer_fused_call` is the second). A
-        fused call (`server._fused_call`: ``name``, scalar ``arguments`` and
-        the usual ``_meta``, and nothing else) is decoded and type-checked in
-        one msgspec pass; then the protocol version, the tool (an inline synchronous
-        function, `Tool.fused_arguments`), each argument's exact type, the required
-        names and ``decoder``'s size limit are checked here (a fused call cannot
-        nest deeper than `_fused_call.MAX_FUSED_DEPTH`; under a lower limit, it
-        declines). Every
-        rule `handle` keeps holds for what it returns; anything else, every
-        problem included, is None, never an exception, so that the general
-        path gives the exact error. Nothing has run yet: the transport may
-        still check what is its own (an id in flight, the HTTP headers).
-        """
-        stages = self._stages
-        if stages.middleware or stages.observers or self.forwarder is not None:
-            return None
-        if len(data) > decoder.max_size:
-            return None
-        decode = self._decode_fused
-        if decode is None:
-            decode = self._fused_decoder()
-        if decoder.max_depth < self._fused_depth:
-            return None  # a fused call nests at most this deep (`_fused_call`): no walk or count needed
-        try:
-            envelope = decode(data)
-        except self._fused_refused:
-            return None
-        params = envelope.params
-        meta = params.meta
-        version = meta.version
-        if version not in self.supported_versions:
-            return None
-        tool = self._tools.get(params.name)
-        if tool is None:
-            return None
-        fused = tool.fused_arguments
-        if fused is None:
-            return None
-        arguments = params.arguments
-        if arguments is None:
-            arguments = {}
-        types, required, _ = fused
-        for key, value in arguments.items():
-            allowed = types.get(key)
-            if allowed is None or type(value) not in allowed:
-                return None
-        if required and len(arguments) != len(types) and not arguments.keys() >= required:
-            return None  # (every key is a property: holding them all, it holds the required ones)
-        return envelope.id, tool, arguments, version, data
-
-    def _fused_decoder(self) -> Callable[[bytes], FusedEnvelope]:
-        """`_fused_call.decode_fused_call`, imported (with msgspec) on the first fused call."""
-        from ._fused_call import MAX_FUSED_DEPTH, DecodeError, decode_fused_call
-
-        self._decode_fused = decode_fused_call
-        self._fused_refused = DecodeError
-        self._fused_depth = MAX_FUSED_DEPTH
-        return decode_fused_call
-
-    def answer_fused_call(self, call: FusedCall) -> Reply | None:
-        """The fused path's second half: run the tool of a `fused_call` and encode its reply.
-
-        The reply is byte for byte the one `handle` makes. None (and the
-        tool has not run) when converting the arguments to the function's
-        types fails: the general path then decides.
-        """
-        id, tool, arguments, _, _ = call
-        convert = tool._convert
-        if convert is not None:  # e.g. an int parameter: pure, so a problem still leaves the call to `handle`
-            try:
-                arguments = convert(arguments)
-            except Exception:
-                return None
-        try:
-            try:
-                value = tool.fn(**arguments)
-            except JSONRPCError:
-                raise  # a deliberate protocol error stays one (as in `Tool._run`)
-            except Exception as exc:
-                out = tool._failed(exc, self.mask_errors)
-            else:
-                fused = tool.fused_arguments
-                if type(value) is str and fused is not None and fused[2]:  # `Tool._unstructured`, inline
-                    out = {"resultType": "complete", "content": [{"type": "text", "text": value}]}
-                else:
-                    out = tool._result(value)
-        except BaseException as exc:  # noqa: BLE001 - answered as `handle` and `Call.start` answer it
-            return self._call_raised(id, orjson.loads(call[4])["params"], exc)
-        shared = self._result_meta
-        if shared is not None:
-            own = out.get("_meta")
-            out["_meta"] = shared if own is None else {**shared, **own}
-        try:  # `reply_ok`, inline
-            return _dumps({"jsonrpc": "2.0", "id": id, "result": out}, option=_LINE), None
-        except TypeError:
-            return reply_ok(id, out)
-
-    def _call_raised(self, id: Any, params: dict[str, Any], exc: BaseException) -> Reply:
-        """A fused call's tool raised a BaseException: `InputRequired` as `handle`, the rest as `Call.start`."""
-        if isinstance(exc, InputRequired):
-            return reply_ok(id, self._complete(input_required_result(self.state_sealer, methods.TOOLS_CALL, params, exc)))
-        return reply_failed(id, exc)
 
     # -- legacy sessions (2025-11-25; see _legacy) -----------------------------
 

@@ -300,7 +300,7 @@ class Tool:
         self._output(options, return_hint, where)
         _warn_untyped(self, options, return_hint, where)
         #: ``(types by argument, required names, str returns are one text block)`` when a call may
-        #: take the fused ``tools/call`` path (`Server.fused_call`): an inline synchronous function
+        #: take the fused ``tools/call`` path (`_intake.FastPath`): an inline synchronous function
         #: with no context, inputs or scopes, and a schema of scalar properties.
         self.fused_arguments: FusedArguments | None = None
         if not self.is_async and not self.threaded and self.context_param is None and not self.inputs and not self.scopes:
@@ -465,6 +465,27 @@ class Tool:
         if self.context_param is not None:
             arguments = {**arguments, self.context_param: ctx}
         return self._run(arguments, ctx, workers, mask)
+
+    def run_inline(self, arguments: dict[str, Any], mask: bool = True) -> dict[str, Any] | None:
+        """A fused call's run (`fused_arguments` is set; the arguments are checked): its result dict.
+
+        None, before the function ran, when the arguments do not convert (the
+        general path then gives the exact error). As `call` otherwise.
+        """
+        if self._convert is not None:  # pure: a problem leaves the call to the general path
+            try:
+                arguments = self._convert(arguments)
+            except Exception:
+                return None
+        try:
+            value = self.fn(**arguments)
+        except JSONRPCError:
+            raise  # a deliberate protocol error stays one (as in `_run`)
+        except Exception as exc:
+            return self._failed(exc, mask)
+        if type(value) is str and self.output_schema is None:
+            return {"resultType": "complete", "content": [{"type": "text", "text": value}]}  # `_unstructured`, inline
+        return self._result(value)
 
     def _run(
         self, arguments: dict[str, Any], ctx: Context | None, workers: Workers | None, mask: bool

@@ -4,15 +4,19 @@ For people writing transports (stdio, Streamable HTTP and the in-memory pair
 are written against this and nothing else; tests/test_layers.py checks it).
 A server author needs none of it: `wiremcp.server` is their API.
 
-* `ServerConnection`: one connection's server side without I/O. Fed decoded
-  messages (`ServerConnection.request`, ``notification``, ``response``), it
-  decides the `Era` of each request (`request_era`: a request whose
+* `ServerConnection`: one connection's server side without I/O. Fed each
+  message's bytes (`ServerConnection.receive`, the one entry point: the
+  fused stage (a `FusedCall`) first, then the general decoder, once), or
+  decoded messages (``request``, ``notification``, ``response``: a legacy
+  HTTP session), it decides the `Era` of each request (`request_era`: a request whose
   ``_meta`` carries the protocol version (`carries_protocol_meta`) is
   modern and served statelessly; a request of a connection with a legacy
   session open, or ``initialize``, is served in the `LegacySession`), and
   either answers at once (a `Reply`) or hands back a running `Call`. It owns
   the legacy session (`ConnectionState`) and the server's requests to the
-  peer.
+  peer. `receive` names its outcome: a `Reply`, a running `Call`, a `Held`
+  request the transport admits and starts, a `Notified` notification, a
+  stray response, None, or `DEFERRED` (stdio before the event loop).
 * `Call`: one request in progress, with a `CallState` (running, replied,
   cancelled) and its notifications' way out (the transport supplies the
   `Write` function). It makes exactly one reply, or none once cancelled.
@@ -48,7 +52,17 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ._call import Call, CallState, Write
-    from ._connection import ConnectionState, Era, ServerConnection, carries_protocol_meta, request_era
+    from ._connection import (
+        DEFERRED,
+        ConnectionState,
+        Era,
+        Held,
+        Notified,
+        ServerConnection,
+        carries_protocol_meta,
+        request_era,
+    )
+    from ._fused_call import FusedCall
     from ._context import current_auth, current_headers
     from ._legacy import DEFAULT_MAX_SESSION_SUBSCRIPTIONS, DEFAULT_MAX_SUBSCRIPTION_URI, LegacySession
     from ._lifespan import DEFAULT_SHUTDOWN_GRACE, drain
@@ -73,8 +87,19 @@ else:
         {
             **dict.fromkeys(("Call", "CallState", "Write"), "_call"),
             **dict.fromkeys(
-                ("ConnectionState", "Era", "ServerConnection", "carries_protocol_meta", "request_era"), "_connection"
+                (
+                    "DEFERRED",
+                    "ConnectionState",
+                    "Era",
+                    "Held",
+                    "Notified",
+                    "ServerConnection",
+                    "carries_protocol_meta",
+                    "request_era",
+                ),
+                "_connection",
             ),
+            "FusedCall": "_fused_call",
             **dict.fromkeys(("current_auth", "current_headers"), "_context"),
             **dict.fromkeys(("DEFAULT_MAX_SESSION_SUBSCRIPTIONS", "DEFAULT_MAX_SUBSCRIPTION_URI", "LegacySession"), "_legacy"),
             **dict.fromkeys(("DEFAULT_SHUTDOWN_GRACE", "drain"), "_lifespan"),
@@ -93,6 +118,10 @@ __all__ = [
     "Era",
     "request_era",
     "carries_protocol_meta",
+    "Held",
+    "Notified",
+    "DEFERRED",
+    "FusedCall",
     "Call",
     "CallState",
     "Write",

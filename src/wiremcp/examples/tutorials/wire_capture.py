@@ -1,7 +1,8 @@
 """Capture the envelopes of one exchange with the wire tour server: ``python examples/tutorials/wire_capture.py SCENARIO``.
 
-docs/wire.md runs this at build time (docs/hooks/site.py), so every envelope on
-that page is what wiremcp really sent and received. Each envelope is printed
+docs/wire.md shows what this printed (docs/hooks/generated.py runs it, and
+tests/test_docs_generated.py runs it again to check the page), so every
+envelope on that page is what wiremcp really sent and received. Each envelope is printed
 as indented JSON under an arrow: ``→`` from the client, ``←`` from the server.
 
 Scenarios: ``discover``, ``call``, ``progress``, ``tool-error``, ``mrtr``,

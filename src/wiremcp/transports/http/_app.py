@@ -42,9 +42,11 @@ Versions"), the request being in a session when it carries
 whatever session id it also carries; legacy (2025-11-25) clients open a
 session with ``initialize`` and are served in it by `_sessions.Sessions`
 (``Mcp-Session-Id``, the GET stream, resumable streams, DELETE), each session
-around its own `ServerConnection`. A modern request is one `Call` whose
-``write`` is the exchange (`_Exchange`); the states of the exchange are
-`_Reply` (pending, streaming, done, gone). ``legacy`` follows ``server.legacy``; with it off the
+around its own `ServerConnection`. Every POST body goes to the endpoint's
+own `ServerConnection.receive` (the server's one entry point: decoded once,
+the era decided once); a modern request is one `Call` whose ``write`` is
+the exchange (`_exchange.Exchange`; its states, `ReplyState`: pending,
+streaming, done, gone), and the body is read by `_body.BodyReader`. ``legacy`` follows ``server.legacy``; with it off the
 endpoint is modern only: GET and DELETE are 405, ``initialize`` is refused
 (its message names the supported versions) and no session id is issued.
 
@@ -86,24 +88,21 @@ Compatibility").
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import enum
 import functools
 import logging
-import types
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Coroutine, Generator, Iterable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, cast
 
 from ...jsonrpc import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_MESSAGE_SIZE,
     MCP,
     Decoder,
-    InternalError,
     InvalidRequest,
-    JSONRPCError,
+    ErrorResponse,
     Notification,
     Request,
+    Response,
 )
 from ...protocol.errors import HeaderMismatch
 from ...protocol import methods
@@ -113,32 +112,32 @@ from ...server.transport import (
     DEFAULT_MAX_SUBSCRIPTION_URI,
     Call,
     Era,
+    Held,
+    Notified,
+    Reply,
+    ServerConnection,
     carries_protocol_meta,
     current_headers,
     reply_failed,
-    request_era,
 )
 from ._asgi import (
     JSON_CONTENT_TYPE,
-    KEEPALIVE,
-    KEEPALIVE_COMMENT,
     STATUS_BY_CODE,
     Message,
     Receive,
     Scope,
     Send,
     empty_reply,
-    fire,
     http_error,
     json_reply,
     plain_reply,
-    sse_start,
 )
+from ._body import BodyReader
+from ._exchange import Exchange, final, stream
 from ._headers import HeaderRules
-from ._linger import refuse
 from ._client_key import client_key
 from ._listen_caps import DEFAULT_MAX_LISTENS_PER_CLIENT, ListenCaps
-from ._security import HostGuard, accepts_json_and_sse, is_json_content_type
+from ._security import HostGuard
 from ._shutdown import Shutdown, run_lifespan
 from ._session_rules import (
     DEFAULT_MAX_SESSIONS,
@@ -146,7 +145,6 @@ from ._session_rules import (
     DEFAULT_PRESSURE_IDLE_TIMEOUT,
     DEFAULT_REPLAY_BUFFER,
     DEFAULT_SESSION_IDLE_TIMEOUT,
-    ENTRY_COST,
     LEGACY_HEADER_VALUES,
     SESSION_HEADER,
 )
@@ -190,192 +188,6 @@ _VERSION_HEADER = b"mcp-protocol-version"
 _SESSION_METHODS = ("GET", "DELETE")
 
 
-class _Reply(enum.Enum):
-    """Where the HTTP response to a modern request is."""
-
-    PENDING = "pending"  #: nothing sent: the reply may still be one JSON body
-    STREAMING = "streaming"  #: the SSE head is sent: the rest goes as events
-    DONE = "done"  #: the response is complete
-    GONE = "gone"  #: the client disconnected or stopped reading: nothing more is sent
-
-
-class _Exchange:
-    """The HTTP side of one modern request: the events its `Call` wrote, and whether anyone still listens.
-
-    The exchange is the call's ``write``: each notification becomes a
-    ``data:`` event, held here until the response loop sends it.
-    """
-
-    __slots__ = ("call", "backlog", "events", "pending", "state", "waiter", "receive", "watch")
-
-    def __init__(self, backlog: int) -> None:
-        self.call: Call | None = None
-        self.backlog = backlog  # the most bytes `events` may hold
-        self.events: list[bytes] | None = None
-        self.pending = 0  # bytes in `events`
-        self.state = _Reply.PENDING
-        self.waiter: asyncio.Future[Any] | None = None
-        self.receive: Receive | None = None
-        self.watch: asyncio.Task[Message] | None = None
-
-    def __call__(self, data: bytes) -> None:
-        if self.state is _Reply.GONE or self.state is _Reply.DONE:
-            return
-        event = b"data: " + data + b"\n\n"
-        if self.events is None:
-            self.events = [event]
-        else:
-            self.events.append(event)
-        self.pending += len(event) + ENTRY_COST  # an exact-size bytes, its header and its slot
-        call = self.call
-        if self.pending > self.backlog and call is not None and call.task is not None:
-            # The client does not read its stream (the write is blocked): stop, rather than
-            # buffer without bound. The response ends without its final message.
-            log.warning(
-                "request %r (%s) stopped: its client left %d bytes of notifications unread",
-                call.id, call.method, self.pending,
-            )
-            self.state = _Reply.GONE
-            self.events = None
-            call.cancel()
-        self.wake()
-
-    @property
-    def gone(self) -> bool:
-        """The client left or stopped reading (set by callbacks while the response loop awaits)."""
-        return self.state is _Reply.GONE
-
-    def wake(self, _: Any = None) -> None:
-        waiter = self.waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    def received(self, watch: asyncio.Task[Message]) -> None:
-        """What the client sent after its body: only a disconnect is expected."""
-        if watch.cancelled():
-            return
-        exc = watch.exception()
-        if exc is None and watch.result().get("type") != "http.disconnect":
-            # Not a disconnect (an ASGI server may report trailing empty body chunks): keep watching.
-            assert self.receive is not None
-            again = self.watch = asyncio.get_running_loop().create_task(_next(self.receive))
-            again.add_done_callback(self.received)
-            return
-        self.state = _Reply.GONE
-        call = self.call
-        if call is not None and call.task is not None and not call.task.done():
-            log.info("request %r (%s) cancelled: the client closed the connection", call.id, call.method)
-            call.cancel()
-        self.wake()
-
-
-async def _next(receive: Receive) -> Message:
-    return await receive()
-
-
-_COROUTINE = types.CoroutineType  # what an ``async def`` receive() returns: `__call__` runs its first step eagerly
-_USUAL_ACCEPT = b"application/json, text/event-stream"
-
-
-class _Eager:
-    """A coroutine already run to its first suspension (``waiting``), awaited from there on.
-
-    `__call__` starts the first ``receive()`` itself: when it returns without
-    suspending (the body is in hand), no read deadline is needed. When it
-    suspends, the future it waits on is handed to the task, and awaiting this
-    object carries on the coroutine exactly as ``await`` would have
-    (``yield from``'s rules: values sent and exceptions thrown in are passed to
-    it, its return value is the result).
-    """
-
-    __slots__ = ("coro", "waiting")
-
-    def __init__(self, coro: Coroutine[Any, Any, Message], waiting: Any) -> None:
-        self.coro = coro
-        self.waiting = waiting
-
-    def __await__(self) -> Generator[Any, Any, Message]:
-        coro = self.coro
-        waiting = self.waiting
-        while True:
-            try:
-                sent = yield waiting
-            except GeneratorExit:
-                coro.close()
-                raise
-            except BaseException as exc:  # noqa: BLE001 - thrown into the coroutine, as `yield from` does
-                try:
-                    waiting = coro.throw(exc)
-                except StopIteration as stop:
-                    return stop.value  # type: ignore[no-any-return]  # the coroutine's result is a Message
-            else:
-                try:
-                    waiting = coro.send(sent)
-                except StopIteration as stop:
-                    return stop.value  # type: ignore[no-any-return]  # likewise
-
-
-class _ReadDeadlines:
-    """One timer for every body read in progress; it cancels the reads past their deadline.
-
-    Cheaper than a timeout per request (``asyncio.timeout`` costs about 4 µs,
-    a third of this app's own work on a small request): a read registers its
-    task and deadline in a dict, and a single timer, running only while reads
-    are pending, checks them every quarter of the timeout. A read therefore
-    times out between 1 and 1.25 times ``read_timeout`` after it began.
-    """
-
-    __slots__ = ("timeout", "reading", "expired", "handle", "loop")
-
-    def __init__(self, timeout: float) -> None:
-        self.timeout = timeout
-        self.reading: dict[asyncio.Task[Any], float] = {}
-        self.expired: set[asyncio.Task[Any]] = set()
-        self.handle: asyncio.TimerHandle | None = None
-        self.loop: asyncio.AbstractEventLoop | None = None
-
-    def start(self) -> asyncio.Task[Any]:
-        # With the loop given, current_task skips get_running_loop() and its getpid() syscall.
-        task = asyncio.current_task(self.loop) if self.loop is not None else None
-        if task is None:
-            task = asyncio.current_task()
-        assert task is not None
-        loop = task.get_loop()
-        self.reading[task] = loop.time() + self.timeout
-        if self.handle is None or self.loop is not loop:
-            self.loop = loop
-            self.handle = loop.call_later(self.timeout / 4, self._check)
-        return task
-
-    def _check(self) -> None:
-        loop = self.loop
-        assert loop is not None
-        now = loop.time()
-        for task, deadline in list(self.reading.items()):
-            # A registered task is always suspended in `await receive()`: registration
-            # ends, with no await in between, as soon as the read returns.
-            if deadline <= now:
-                del self.reading[task]
-                self.expired.add(task)
-                task.cancel()
-        self.handle = loop.call_later(self.timeout / 4, self._check) if self.reading else None
-
-
-_CLOSE = ((b"connection", b"close"),)
-
-
-class _Refused(Exception):
-    """An HTTP-level refusal: status, message, extra headers; ``more_body``: the client is still sending."""
-
-    more_body = False
-
-    def __init__(self, status: int, message: str, headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.headers = headers
-
-
 class MCPApp:
     """The MCP endpoint of a `Server`, as an ASGI 3 application (see the module docs).
 
@@ -397,11 +209,10 @@ class MCPApp:
         "max_stream_backlog",
         "_guard",
         "_rules",
-        "_decoder",
-        "_request_dict",
-        "_fused_call",
-        "_answer_fused_call",
-        "_deadlines",
+        "_receive",
+        "_serve",
+        "_check_call",
+        "_reader",
         "_sessions",
         "_auth",
         "max_listens_per_client",
@@ -455,11 +266,15 @@ class MCPApp:
         self._listen_caps = ListenCaps(max_listens_per_client) if max_listens_per_client is not None else None
         self._guard = HostGuard(allowed_hosts, allowed_origins)
         self._rules = HeaderRules(server)
-        self._decoder = Decoder(MCP, max_size=max_body_size, max_depth=max_depth)
-        self._request_dict = self._decoder.request_dict
-        self._fused_call = server.fused_call
-        self._answer_fused_call = server.answer_fused_call
-        self._deadlines = _ReadDeadlines(read_timeout) if read_timeout is not None else None
+        # The server's side of this endpoint: every POST body goes to its `receive`; modern requests
+        # start with `serve` (legacy ones in their session's own connection, `_sessions`).
+        conn = ServerConnection(
+            server, _no_write, line=False, legacy=legacy, decoder=Decoder(MCP, max_size=max_body_size, max_depth=max_depth)
+        )
+        self._receive = conn.receive
+        self._serve = conn.serve
+        self._check_call = self._rules.check_call
+        self._reader = BodyReader(max_body_size, read_timeout)
         # The client's address, set per request on the general path only, for telemetry's spans
         # (server/_telemetry.py) and middleware's callers (server/middleware/_keys.py); None without either.
         self._peer: ContextVar[Any] | None = None
@@ -572,86 +387,59 @@ class MCPApp:
         if problem is not None or scope["method"] != "POST":
             await self._not_a_post(scope["method"], problem, headers, receive, send)
             return
-        # The HTTP-level checks (`_refusal`), their usual case compared inline; then the body.
-        ctype = headers.get(b"content-type")
-        accept = headers.get(b"accept")
-        length = headers.get(b"content-length")
-        if (
-            (ctype == b"application/json" or is_json_content_type(ctype))
-            and (accept == _USUAL_ACCEPT or accepts_json_and_sse(accept))
-            and (length is None or not length.isdigit() or int(length) <= self.max_body_size)
-        ):
-            # The first receive() runs at once (`_eager`): uvicorn has a small body in hand, and then
-            # no read deadline is registered; one that would wait is awaited in `_body`, under it.
-            pending: Any = receive()
-            first: Message | None = None
-            if type(pending) is _COROUTINE:
-                try:
-                    waiting = pending.send(None)
-                except StopIteration as stop:
-                    first = stop.value
-                    pending = None
-                else:
-                    pending = _Eager(pending, waiting)
-            if (
-                first is not None
-                and first["type"] == "http.request"
-                and not first.get("more_body")
-                and len(body := first.get("body", b"")) <= self.max_body_size
-            ):
-                pass  # the whole body, in one message: the common case
-            else:
-                try:
-                    read = await self._body(receive, pending, first)
-                except _Refused as refused:
-                    await refuse(send, receive, refused, http_error(refused.message))
-                    return
-                if read is None:
-                    return  # the client went away
-                body = read
+        # The HTTP-level checks and the body (`_body`): in hand at once in the usual case.
+        started = self._reader.begin(headers, receive)
+        if type(started) is bytes:
+            body: bytes = started
         else:
-            refusal = self._refusal(ctype, accept, length)
-            await refuse(send, receive, refusal, http_error(refusal.message))
-            return
-        checked = False  # the header rules have passed (the fused path tried)
-        # The fused path: a fused call decoded and checked, the header rules, the tool's reply;
-        # anything it declines takes the general path below.
-        call = self._fused_call(body, self._decoder) if self._auth is None else None
-        if call is not None:
-            checked = self._rules.check_call(headers, call[3], call[1], call[2])  # if not, `_request` checks
-            reply = self._answer_fused_call(call) if checked else None
-            if reply is not None:
-                data, status = reply
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 200 if status is None else STATUS_BY_CODE.get(status, 200),
-                        "headers": [JSON_CONTENT_TYPE, (b"content-length", b"%d" % len(data))],
-                    }
-                )
-                await send({"type": "http.response.body", "body": data})
-                return
-        if self._peer is not None:  # telemetry or middleware: client.address, client.port (not on the fused path)
-            self._peer.set(scope.get("client"))
-        obj = self._request_dict(body)
-        if obj is None:
-            try:
-                msg = self._decoder.decode(body)
-            except JSONRPCError as exc:
-                log.debug("refused a POST body: %s", exc.message)
-                data, code = reply_failed(getattr(exc, "id", None), exc)
-                await json_reply(send, STATUS_BY_CODE.get(code, 400), data)
-                return
-        else:  # a request of the four members only: checked, no `Request` made unless it is needed
-            params = obj["params"]
-            msg = Request(obj["id"], obj["method"], params)
-        kind = type(msg)
+            read = await self._reader.finish(started, receive, send)  # type: ignore[arg-type]  # a Started
+            if read is None:
+                return  # refused, or the client went away
+            body = read
+        # The server's one entry point: the fused stage (vetted by the header rules; off behind the
+        # resource server, whose scope check is per request), else the body decoded once, the era decided.
         sessions = self._sessions
         session_id = headers.get(SESSION_HEADER) if sessions is not None else None
-        if kind is Request:
-            assert isinstance(msg, Request)
-            # The era, per request (versioning.mdx, "Backward Compatibility ..."), decided by the server.
-            if request_era(msg, session_id is not None, sessions is not None) is Era.LEGACY:
+        auth = self._auth
+        out = self._receive(  # (positional: hold, defer, in_session, vet)
+            body,
+            auth is not None,
+            False,
+            session_id is not None,
+            functools.partial(self._check_call, headers) if auth is None else None,
+        )
+        kind = type(out)
+        if kind is tuple:  # a Reply: the fused call's, or the error of a body that does not decode
+            reply: Reply = out  # type: ignore[assignment]  # kind is tuple: a Reply
+            data, code = reply
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200 if code is None else STATUS_BY_CODE.get(code, 200),
+                    "headers": [JSON_CONTENT_TYPE, (b"content-length", b"%d" % len(data))],
+                }
+            )
+            await send({"type": "http.response.body", "body": data})
+            return
+        await self._route(out, scope, session_id, headers, receive, send)  # type: ignore[arg-type]  # not a Reply
+
+    async def _route(
+        self,
+        out: Held | Notified | Response | ErrorResponse | None,
+        scope: Scope,
+        session_id: bytes | None,
+        headers: dict[bytes, bytes],
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        """Where a message the server did not answer at once goes: its session, the modern path, or a refusal."""
+        sessions = self._sessions
+        kind = type(out)
+        if self._peer is not None:  # telemetry or middleware: client.address, client.port (not on the fused path)
+            self._peer.set(scope.get("client"))
+        if kind is Held:
+            msg, era = cast(Held, out)
+            if era is Era.LEGACY:
                 assert sessions is not None
                 await self._legacy_request(sessions, session_id, msg, headers, receive, send, client_key(scope))
             elif sessions is not None and session_id is None and self._lost_legacy_client(msg, headers):
@@ -659,19 +447,20 @@ class MCPApp:
             elif msg.method == methods.SUBSCRIPTIONS_LISTEN and self.max_listens_per_client is not None:
                 await self._listen(msg, headers, receive, send, client_key(scope))
             else:
-                await self._request(msg, headers, receive, send, checked)
+                await self._request(msg, headers, receive, send)
             return
+        note = out.note if kind is Notified else None  # type: ignore[union-attr]  # kind is Notified
         if session_id is not None:
             assert sessions is not None
             session = await sessions.find(session_id)
             if session is None:
                 await self._no_session(send)
-            elif kind is Notification:
-                await sessions.notification(session, msg, headers, send)  # type: ignore[arg-type]  # kind is Notification
+            elif note is not None:
+                await sessions.notification(session, note, headers, send)
             else:  # the answer to one of the server's requests
-                await sessions.response(session, msg, headers, send)  # type: ignore[arg-type]  # Response or ErrorResponse
-        elif kind is Notification:
-            log.debug("notification %s accepted and dropped", msg.method)  # type: ignore[union-attr]  # a Notification
+                await sessions.response(session, out, headers, send)  # type: ignore[arg-type]  # Response or ErrorResponse
+        elif note is not None:
+            log.debug("notification %s accepted and dropped", note.method)
             await empty_reply(send, 202)
         else:  # Response or ErrorResponse
             not_allowed = InvalidRequest(
@@ -765,103 +554,11 @@ class MCPApp:
             ),
         )
 
-    def _refusal(self, ctype: bytes | None, accept: bytes | None, length: bytes | None) -> _Refused:
-        """Why a POST is refused at the HTTP level (``Content-Type``, ``Accept``, ``Content-Length``), in that order.
-
-        Called once `__call__`'s inline test of the three has failed, so one of them is refused.
-        """
-        if not is_json_content_type(ctype):
-            return _Refused(415, "Unsupported Media Type: the body must be Content-Type: application/json")
-        if not accepts_json_and_sse(accept):
-            return _Refused(
-                406, "Not Acceptable: the Accept header must list both application/json and text/event-stream"
-            )
-        assert length is not None
-        return self._too_large(int(length))
-
-    async def _body(self, receive: Receive, pending: Awaitable[Message] | None, msg: Message | None) -> bytes | None:
-        """The body of a POST, or ``None`` if the client left; under the read deadline.
-
-        ``msg``: the first message, already received (and not a whole small
-        body); else ``pending``, the first ``receive()``, still to be awaited.
-        """
-        limit = self.max_body_size
-        deadlines = self._deadlines
-        task = deadlines.start() if deadlines is not None else None
+    async def _request(self, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
+        """Answer a modern request: the header rules (their one place), the scopes, then the server's pipeline."""
+        ex = Exchange(self.max_stream_backlog)
         try:
-            if msg is None:
-                assert pending is not None
-                msg = await pending
-            if msg["type"] != "http.request":
-                return None
-            body: bytes = msg.get("body", b"")
-            if len(body) > limit:
-                raise self._too_large(None, msg.get("more_body", False))
-            if not msg.get("more_body"):
-                return body
-            return await self._read(receive, body)
-        except asyncio.CancelledError:
-            if deadlines is None or task not in deadlines.expired:
-                raise
-            assert task is not None
-            task.uncancel()
-            raise _Refused(
-                408,
-                f"Request Timeout: the body did not arrive within {deadlines.timeout:g} s",
-                _CLOSE,
-            ) from None
-        finally:
-            if deadlines is not None:
-                assert task is not None
-                deadlines.reading.pop(task, None)
-                deadlines.expired.discard(task)
-
-    async def _read(self, receive: Receive, first: bytes | None = None) -> bytes | None:
-        """The body; ``first``: its first part, already received (and more is coming)."""
-        limit = self.max_body_size
-        if first is None:
-            msg = await receive()
-            if msg["type"] != "http.request":
-                return None
-            body: bytes = msg.get("body", b"")
-            if len(body) > limit:
-                raise self._too_large(None, msg.get("more_body", False))
-            if not msg.get("more_body"):
-                return body  # the whole body in one message: the common case
-        else:
-            body = first
-        size = len(body)
-        chunks = [body]
-        while True:
-            msg = await receive()
-            if msg["type"] != "http.request":
-                return None
-            chunk = msg.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                raise self._too_large(None, msg.get("more_body", False))
-            chunks.append(chunk)
-            if not msg.get("more_body"):
-                return b"".join(chunks)
-
-    def _too_large(self, size: int | None, more_body: bool = True) -> _Refused:
-        told = f"{size} bytes" if size is not None else "longer than that"
-        log.warning("refused a request body: %s; the limit is %d", told, self.max_body_size)
-        refused = _Refused(
-            413, f"Content Too Large: the body is {told}; the limit is {self.max_body_size} bytes", _CLOSE
-        )
-        refused.more_body = more_body  # then `refuse` lingers: the client reads the 413 (_linger)
-        return refused
-
-    async def _request(
-        self, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send, checked: bool = False
-    ) -> None:
-        """Answer a modern request; ``checked``: its header rules have passed already (the fused path)."""
-        ex = _Exchange(self.max_stream_backlog)
-        call = ex.call = Call(req.id, req.method, ex, line=False)
-        try:
-            if not checked:
-                self._rules.check(headers, req)
+            self._rules.check(headers, req)
         except HeaderMismatch as exc:
             if req.method == "initialize":
                 # versioning.mdx, Backward Compatibility: name our versions to a legacy client.
@@ -869,111 +566,25 @@ class MCPApp:
                     f"{exc.message}; this endpoint serves MCP {', '.join(self.server.supported_versions)} "
                     "only, which has no initialize (every request carries its version in params._meta)"
                 )
-            await self._final(send, ex, *reply_failed(req.id, exc))
+            await final(send, ex, *reply_failed(req.id, exc))
             return
         except BaseException as exc:  # noqa: BLE001 - every failure gets its reply
-            await self._final(send, ex, *reply_failed(req.id, exc))
+            await final(send, ex, *reply_failed(req.id, exc))
             return
         refused: list[InsufficientScope] = []
         if self._auth is None:
-            reply = call.start(self.server.handle, req)
+            out = self._serve(req, ex)
         else:  # hook 2 (see _auth): a token without the operation's scopes is a 403, not a JSON-RPC error
-            reply = call.start(functools.partial(self._auth.scoped, self.server.handle, refused), req)
+            out = self._serve(req, ex, functools.partial(self._auth.scoped, self.server.handle, refused))
             if refused:
                 await self._auth.forbidden(send, req.id, refused[0])
                 return
-        if reply is not None:
-            await self._final(send, ex, *reply)
+        if type(out) is tuple:
+            await final(send, ex, *out)
             return
-        await self._stream(ex, call, receive, send, refused)
-
-    @staticmethod
-    async def _final(send: Send, ex: _Exchange, data: bytes, code: int | None) -> None:
-        """Answer a request whose reply is ready: JSON, or SSE when it emitted first."""
-        ex.state = _Reply.DONE
-        if ex.events:
-            await send(sse_start())
-            await send({"type": "http.response.body", "body": b"".join(ex.events) + b"data: " + data + b"\n"})
-            return
-        # `json_reply`, inline: one coroutine less per request.
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200 if code is None else STATUS_BY_CODE.get(code, 200),
-                "headers": [JSON_CONTENT_TYPE, (b"content-length", b"%d" % len(data))],
-            }
-        )
-        await send({"type": "http.response.body", "body": data})
-
-    async def _stream(self, ex: _Exchange, call: Call, receive: Receive, send: Send, refused: list[Any]) -> None:
-        """Await an asynchronous handler, streaming what it emits (see the module docs)."""
-        loop = asyncio.get_running_loop()
-        task = call.task = loop.create_task(call.finish())
-        task.add_done_callback(ex.wake)
-        self._shutdown.track(task)
-        ex.receive = receive
-        watch = ex.watch = loop.create_task(_next(receive))
-        watch.add_done_callback(ex.received)
-        keepalive = self.keepalive_interval
-        try:
-            while True:
-                if ex.gone:
-                    return
-                events = ex.events
-                if events:
-                    chunk = b"".join(events)
-                    events.clear()
-                    ex.pending = 0
-                    if ex.state is _Reply.PENDING:
-                        ex.state = _Reply.STREAMING
-                        await send(sse_start())
-                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
-                    continue
-                if task.done():
-                    break
-                waiter = ex.waiter = loop.create_future()
-                timer = loop.call_later(keepalive, fire, waiter) if keepalive is not None else None
-                try:
-                    woken_by = await waiter
-                finally:
-                    ex.waiter = None
-                    if timer is not None:
-                        timer.cancel()
-                if woken_by is KEEPALIVE and not ex.gone:
-                    if ex.state is _Reply.PENDING:
-                        ex.state = _Reply.STREAMING
-                        await send(sse_start())
-                    await send({"type": "http.response.body", "body": KEEPALIVE_COMMENT, "more_body": True})
-            reply = None if task.cancelled() else task.result()
-            if reply is None and not ex.gone and self._shutdown.draining:
-                # Cancelled by the shutdown's drain while the client waits: it is owed a reply
-                # (not a bare HTTP 500 from the ASGI server, with an error in the log).
-                reply = reply_failed(call.id, InternalError(_SHUT_DOWN))
-            if reply is None or ex.gone:
-                return  # cancelled: nothing more is sent
-            streaming = ex.state is _Reply.STREAMING
-            ex.state = _Reply.DONE
-            data, code = reply
-            if refused and not streaming and self._auth is not None:  # refused after an await (a task's scopes)
-                await self._auth.forbidden(send, call.id, refused[0])
-            elif streaming:
-                await send({"type": "http.response.body", "body": b"data: " + data + b"\n"})
-            else:
-                await json_reply(send, 200 if code is None else STATUS_BY_CODE.get(code, 200), data)
-        finally:
-            if ex.state is not _Reply.DONE:
-                ex.state = _Reply.GONE  # emit drops from now on
-            call.cancel()  # a no-op once replied; otherwise its notifications drop from now on
-            if not task.done():
-                task.cancel()  # the client left, or this app is being shut down
-            watch = ex.watch
-            if watch is not None and not watch.done():
-                watch.cancel()
-
-
-#: The error of a request the shutdown cancelled after ``Server.shutdown_grace``.
-_SHUT_DOWN = "the server shut down before the request finished (cancelled after its shutdown grace period)"
-
+        call = cast(Call, out)  # not a Reply: the running Call
+        ex.call = call
+        await stream(ex, call, receive, send, refused, self.keepalive_interval, self._shutdown, self._auth)
 
 def asgi_app(server: Server, **options: Any) -> MCPApp:
     """The MCP endpoint of ``server`` as an ASGI app; options as for `MCPApp`."""
@@ -982,3 +593,8 @@ def asgi_app(server: Server, **options: Any) -> MCPApp:
 
 #: Request headers a handler never sees through ``ctx.headers``.
 _CREDENTIAL_HEADERS = frozenset({b"authorization", b"proxy-authorization", b"dpop", b"cookie"})
+
+
+def _no_write(data: bytes) -> None:
+    """The endpoint connection's own ``write``: each modern request writes to its exchange, never here."""
+    raise AssertionError("a modern HTTP request writes to its own exchange")

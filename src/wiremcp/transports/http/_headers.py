@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...jsonrpc import Request
 from ...protocol import methods
@@ -53,6 +53,9 @@ from ...protocol.errors import HeaderMismatch
 from ...protocol.headers import InvalidHeaderAnnotation, decode_header_value, encode_header_value, header_annotations
 from ...protocol.meta import PROTOCOL_VERSION
 from ...server import Server, Tool
+
+if TYPE_CHECKING:
+    from ...server.transport import FusedCall
 
 __all__ = [
     "PROTOCOL_VERSION_HEADER",
@@ -247,11 +250,12 @@ class HeaderRules:
             if annotated:
                 self._check_params(headers, annotated, params.get("arguments"))
 
-    def check_call(self, headers: dict[bytes, bytes], version: str, tool: Tool, arguments: dict[str, Any]) -> bool:
-        """For the fused path: True when `check_fields` passes for a fused ``tools/call`` (`Server.fused_call`).
+    def check_call(self, headers: dict[bytes, bytes], call: FusedCall) -> bool:
+        """For the fused stage: True when `check_fields` passes for a fused ``tools/call`` (a `FusedCall`).
 
-        ``version`` is the body's ``_meta`` protocol version, ``tool`` the
-        tool it names, ``arguments`` as sent. False when it might not pass:
+        The call's ``version`` is the body's ``_meta`` protocol version, its
+        ``tool`` the tool it names, its ``arguments`` as sent; `MCPApp` hands
+        this method to `ServerConnection.receive` as its ``vet``. False when it might not pass:
         the general path then runs `check_fields`, which gives the exact
         error. The three routing headers are looked up together, and each
         distinct triple of raw values is decoded and its ``Mcp-Method``
@@ -263,14 +267,15 @@ class HeaderRules:
         known = self._calls.get(key)
         if known is None:
             known = self._call_headers(key)
+        tool = call.tool
         name = tool.name
-        if not known or known[0] != version or known[1] != name:
+        if not known or known[0] != call.version or known[1] != name:
             return False
         cached = self._params.get(name)  # `_tool_params`, inline, for the tool in hand
         annotated = cached[1] if cached is not None and cached[0] is tool else self._tool_params(name)
         if annotated:
             try:
-                self._check_params(headers, annotated, arguments)
+                self._check_params(headers, annotated, call.arguments)
             except HeaderMismatch:
                 return False
         return True

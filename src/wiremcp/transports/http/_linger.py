@@ -38,7 +38,7 @@ log = logging.getLogger("wiremcp.http")
 
 
 class Refusal(Protocol):
-    """What `refuse` reads of an HTTP-level refusal (``_app._Refused``)."""
+    """What `refuse` reads of an HTTP-level refusal (``_body._Refused``)."""
 
     status: int
     headers: tuple[tuple[bytes, bytes], ...]

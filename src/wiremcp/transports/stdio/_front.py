@@ -6,11 +6,13 @@ each line itself, so that a server whose first requests are fused calls
 replies before asyncio (and ``ssl``, which asyncio loads) is imported. The
 rules it keeps:
 
-* a line is answered here only when it is a fused ``tools/call``
-  (`Server.fused_call`: every envelope rule holds, and every rule of the
-  call: an inline synchronous tool with a scalar schema, on a server without
-  middleware; no suspension, no worker thread, no `Context`) that the fused
-  path answers (`Server.answer_fused_call`). That is the reply the event loop's
+* each line goes to the server's one entry point,
+  `ServerConnection.receive`, with ``defer``: it is answered here only when
+  it is a fused ``tools/call`` (the pipeline's fused stage, `_intake`: every
+  envelope rule holds, and every rule of the call: an inline synchronous tool
+  with a scalar schema, on a server without middleware; no suspension, no
+  worker thread, no `Context`) that the fused stage answers; anything else
+  comes back `DEFERRED`, untouched. That is the reply the event loop's
   `LineServer` would write, byte for byte, and it is written before the next
   line is read: nothing is ever in flight here, so concurrency, cancellation
   (a ``notifications/cancelled`` could only name a finished request, which the
@@ -38,6 +40,7 @@ import sys
 
 from ...jsonrpc import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_SIZE, MCP, Decoder
 from ...server import Server
+from ...server.transport import DEFERRED, ServerConnection
 
 __all__ = ["serve_before_loop"]
 
@@ -62,8 +65,7 @@ def serve_before_loop(
         return b""
     server.check_ready()  # what entering the lifespan checks first (a tool's ui:// resource exists)
     decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
-    fused_call = server.fused_call
-    answer = server.answer_fused_call
+    receive = ServerConnection(server, _never_written, decoder=decoder).receive
     in_fd = sys.stdin.fileno()
     out_fd = sys.stdout.fileno()
     saved_stdout = sys.stdout
@@ -82,11 +84,10 @@ def serve_before_loop(
                 nl = data.find(b"\n", start)
                 if nl < 0:
                     return data[start:]  # a line in more than one read: the event loop's splitter joins it
-                call = fused_call(data[start:nl], decoder)
-                reply = answer(call) if call is not None else None
-                if reply is None:
+                reply = receive(data[start:nl], False, True)  # defer: a fused call's reply, or DEFERRED
+                if reply is DEFERRED:
                     return data[start:]
-                line = reply[0]
+                line: bytes = reply[0]  # type: ignore[index, assignment]  # with defer, not DEFERRED: a Reply
                 try:
                     written = os.write(out_fd, line)
                     if written != len(line):  # a full pipe took part of it
@@ -99,3 +100,8 @@ def serve_before_loop(
                 start = nl + 1
     finally:
         sys.stdout = saved_stdout
+
+
+def _never_written(data: bytes) -> None:
+    """The connection's ``write``: unused, since nothing is ever in flight here (no session, no request to the client)."""
+    raise AssertionError("serve_before_loop holds nothing that writes")

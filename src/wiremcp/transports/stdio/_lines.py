@@ -37,10 +37,12 @@ keeps (basic/transports/stdio.mdx, basic/patterns/cancellation.mdx):
   binding: they are logged and ignored, never answered (answering a response
   would start a loop).
 
-The decisions (the era of a request, its one reply, cancellation, the
-legacy session and the server's requests to the client) are the server's
-`ServerConnection`; this module frames lines, runs the asynchronous calls as
-tasks and holds the requests that wait for a slot.
+The decisions (decoding each line once, the fused stage, the era of a
+request, its one reply, cancellation, the legacy session and the server's
+requests to the client) are the server's `ServerConnection`: each line goes
+to `ServerConnection.receive`, the server's one entry point, and this module
+acts on the outcome it names. It frames lines, runs the asynchronous calls
+as tasks and holds the requests that wait for a slot.
 """
 
 from __future__ import annotations
@@ -51,22 +53,10 @@ import logging
 from collections import deque
 from typing import Callable
 
-from ...jsonrpc import (
-    DEFAULT_MAX_DEPTH,
-    DEFAULT_MAX_MESSAGE_SIZE,
-    MCP,
-    Decoder,
-    InvalidNotification,
-    InvalidRequest,
-    JSONRPCError,
-    LineSplitter,
-    Notification,
-    Request,
-    TooLong,
-)
+from ...jsonrpc import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_SIZE, MCP, Decoder, InvalidRequest, LineSplitter, Notification, Request, TooLong
 from ...protocol import methods
 from ...server import Server
-from ...server.transport import Call, LegacySession, ServerBusy, ServerConnection, reply_failed
+from ...server.transport import Call, Held, LegacySession, Notified, ServerBusy, ServerConnection, reply_failed
 
 __all__ = ["LineServer", "DEFAULT_MAX_IN_FLIGHT", "DEFAULT_MAX_WAITING", "DEFAULT_MAX_LISTENS"]
 
@@ -107,15 +97,13 @@ class LineServer:
             raise ValueError("max_listens must be below max_in_flight (listens must leave slots for other requests)")
         self.server = server
         self.write = write
-        self.conn = ServerConnection(server, write, line=True)
+        decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
+        # subscriptions/listen comes back held: this transport caps the listens open at once.
+        self.conn = ServerConnection(server, write, line=True, decoder=decoder, held=frozenset((_LISTEN,)))
         self._calls = self.conn.calls
-        self._decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
         # Bound once: looked up per line otherwise.
-        self._decode = self._decoder.decode
-        self._request_dict = self._decoder.request_dict
+        self._receive = self.conn.receive
         self._request = self.conn.request
-        self._fused_call = server.fused_call
-        self._answer_fused_call = server.answer_fused_call
         self._splitter = LineSplitter(max_message_size)
         self._max_in_flight = max_in_flight
         self._max_waiting = max_waiting
@@ -174,55 +162,38 @@ class LineServer:
         await self.wait_closed()
 
     def _line(self, line: bytes | TooLong) -> None:
-        if type(line) is bytes:
-            # The fused path: a fused call answered now, when a slot is free and its id is not in flight.
-            call = self._fused_call(line, self._decoder)
-            if call is not None and not self._waiting and len(self._calls) < self._max_in_flight and call[0] not in self._calls:
-                reply = self._answer_fused_call(call)
-                if reply is not None:
-                    self.write(reply[0])
-                    return
-            obj = self._request_dict(line)
-            if obj is not None:  # a request of the four members only: checked, no `Request` made unless it is needed
-                request = Request(obj["id"], obj["method"], obj["params"])
-                if self._waiting or len(self._calls) >= self._max_in_flight:
-                    self._wait(request)
-                else:
-                    self._start(request)
-                return
-        elif type(line) is TooLong:
+        if type(line) is TooLong:
             exc = InvalidRequest(
                 f"Invalid Request: the message is {line.size} bytes; the limit is {self._splitter.max_line}"
             )
             log.warning("refused a %d-byte line (limit %d)", line.size, self._splitter.max_line)
             self.write(reply_failed(None, exc)[0])
             return
-        try:
-            msg = self._decode(line)  # type: ignore[arg-type]  # not TooLong: bytes
-        except InvalidNotification as exc:  # JSON-RPC 2.0 §4.1: never answered, whatever is wrong with it
-            log.warning("ignored a malformed notification (%s): %s", exc.method or "no method", exc.message)
-            return
-        except JSONRPCError as exc:
-            log.warning("bad message: %s", exc.message)
-            self.write(reply_failed(getattr(exc, "id", None), exc)[0])
-            return
-        t = type(msg)
-        if t is Request:
-            if self._waiting or len(self._calls) >= self._max_in_flight:
-                self._wait(msg)  # type: ignore[arg-type]  # t is Request
-                return
-            self._start(msg)  # type: ignore[arg-type]  # t is Request
-        elif t is Notification:
-            cancelled = self.conn.notification(msg)  # type: ignore[arg-type]  # t is Notification
+        # No free slot: a request waits its turn (and no fused call overtakes the waiting ones).
+        busy = len(self._calls) >= self._max_in_flight or bool(self._waiting)
+        out = self._receive(line, busy)  # type: ignore[arg-type]  # not TooLong: bytes
+        t = type(out)
+        if t is tuple:  # a Reply: the fused call's, a synchronous handler's, or a bad message's
+            self.write(out[0])  # type: ignore[index, arg-type]  # t is tuple: a Reply
+        elif t is Call:
+            self._run(out)  # type: ignore[arg-type]  # t is Call
+        elif t is Held:  # no free slot, or a subscriptions/listen (capped here)
+            request = out.request  # type: ignore[union-attr]  # t is Held
+            if busy:
+                self._wait(request)
+            else:
+                self._start(request)
+        elif t is Notified:
+            cancelled = out.cancelled  # type: ignore[union-attr]  # t is Notified
             if cancelled is not None:
                 self._listens.discard(cancelled)  # its slot is free now, not when its task has unwound
-            elif self._waiting and msg.method == _CANCELLED:  # type: ignore[union-attr]  # t is Notification
-                self._cancel_waiting(msg)  # type: ignore[arg-type]  # t is Notification
-        elif not self.conn.response(msg):  # type: ignore[arg-type]  # a Response or ErrorResponse
+            elif self._waiting and out.note.method == _CANCELLED:  # type: ignore[union-attr]  # t is Notified
+                self._cancel_waiting(out.note)  # type: ignore[union-attr]  # t is Notified
+        elif out is not None:  # a response that answers none of the server's requests
             log.warning(
                 "ignored a response (id %r) from the client: the server sends no requests on stdio "
                 "in MCP 2026-07-28",
-                getattr(msg, "id", None),
+                getattr(out, "id", None),
             )
 
     def _start(self, request: Request) -> None:
@@ -243,7 +214,10 @@ class LineServer:
         if type(out) is tuple:
             self.write(out[0])
             return
-        call: Call = out  # type: ignore[assignment]  # not a reply: a Call to run
+        self._run(out)  # type: ignore[arg-type]  # not a reply: a Call to run
+
+    def _run(self, call: Call) -> None:
+        """Run a started `Call` in a task; its reply is written when it finishes."""
         task = asyncio.get_running_loop().create_task(self._finish(call))
         # Clean up in a done-callback: it also runs for a task cancelled before its first step.
         task.add_done_callback(functools.partial(self._finished, call))

@@ -21,7 +21,7 @@ import logging
 import os
 import stat
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from ...server import Server
 from ._lines import LineServer
@@ -34,11 +34,18 @@ log = logging.getLogger("wiremcp.transport")
 READ_CHUNK = 256 * 1024
 
 
-class _Input(asyncio.Protocol):
-    def __init__(self, on_data: Any, on_eof: Any) -> None:
+class _Input(LineServer, asyncio.Protocol):
+    """The `LineServer` of stdin, and the read pipe's protocol: the event loop feeds it directly.
+
+    ``data_received`` is `LineServer.feed` itself (a class attribute: no call
+    in between per read); end of input and a lost pipe call ``on_eof``.
+    """
+
+    data_received = LineServer.feed
+
+    def __init__(self, server: Server, write: Callable[[bytes], None], on_eof: Callable[[], None], **limits: Any) -> None:
+        super().__init__(server, write, **limits)
         self.on_eof = on_eof
-        # The event loop calls ``data_received``: the line server's ``feed`` itself, one call less per read.
-        self.data_received = on_data  # type: ignore[method-assign]  # an instance attribute, on purpose
 
     def eof_received(self) -> bool:
         self.on_eof()
@@ -73,7 +80,9 @@ class _StdioLink:
         self.write_fd: int | None = None
         self.output_gone = False
         self._reasons = 0  # reasons to keep reading paused (the writer is full)
-        self.lines = LineServer(server, self.write, **limits)
+        #: Set by `_flush` once stdout is being closed: resolved when the pipe reports it closed.
+        self.flushed: asyncio.Future[None] | None = None
+        self.lines = _Input(server, self.write, self.input_ended, **limits)
 
     def write(self, data: bytes) -> None:
         if self.output_gone:
@@ -106,6 +115,9 @@ class _StdioLink:
         self.output_gone = True
         if not self.done.done():
             self.done.set_result("output closed")
+        flushed = self.flushed
+        if flushed is not None and not flushed.done():
+            flushed.set_result(None)  # `_flush` was waiting for this
 
 
 async def serve_stdio(server: Server, *, first: bytes = b"", **limits: Any) -> None:
@@ -141,9 +153,7 @@ async def _serve_stdio(server: Server, first: bytes, **limits: Any) -> None:
         if stat.S_ISREG(mode) or (stat.S_ISCHR(mode) and not os.isatty(in_fd)):
             reader_task = loop.create_task(_read_file(in_fd, link))
         else:
-            link.read_transport, _ = await loop.connect_read_pipe(
-                lambda: _Input(link.lines.feed, link.input_ended), in_file
-            )
+            link.read_transport, _ = await loop.connect_read_pipe(lambda: link.lines, in_file)
             small_reads(link.read_transport)
         reason = await link.done
         if reason == "eof":
@@ -216,12 +226,7 @@ async def _flush(link: _StdioLink) -> None:
     if transport is None or transport.is_closing():
         return
     waiter: asyncio.Future[None] = link.loop.create_future()
-
-    def closed() -> None:
-        if not waiter.done():
-            waiter.set_result(None)
-
-    link.output_closed = closed  # type: ignore[method-assign]  # from now on, connection_lost ends the flush
+    link.flushed = waiter  # from now on, connection_lost (`output_closed`) ends the flush
     transport.close()  # flushes what is buffered, then reports connection_lost
     try:
         await asyncio.wait_for(waiter, timeout=30)

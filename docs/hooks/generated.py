@@ -1,0 +1,237 @@
+"""The generated sections of the docs, committed as plain Markdown: ``python tests/test_docs_generated.py`` rewrites them.
+
+Rules this module keeps:
+
+- A page of docs/ reads on a code host as it reads on the site: what is
+  generated is written into the page between two HTML comments (invisible on
+  the code host) and committed; tests/test_docs_generated.py fails when a
+  section differs from what this module makes now. Three kinds of section:
+
+  * ``<!-- include: PATH -->`` ... ``<!-- /include -->``: the file PATH of
+    the repository, as a code block (the tutorials show the very examples
+    tests/tutorials/ run);
+  * ``<!-- generated: NAME -->`` ... ``<!-- /generated -->``: a section
+    written by `generate` (the CLI reference from the argument parsers, the
+    conformance results from the record of a conformance run, the settings and
+    error tables from the code);
+  * a ```` ```bash ```` block followed by ``<!-- wire -->`` ...
+    ``<!-- /wire -->``: the output of the block, run by bash in the
+    repository root with this Python's ``wiremcp`` first on ``PATH``: the
+    real envelopes. A command that fails is an error, never a section.
+
+- To add a section, write its opening and closing comments with nothing
+  between them (for a capture: the ``bash`` block, then ``<!-- wire -->`` and
+  ``<!-- /wire -->``) and run ``python tests/test_docs_generated.py``.
+- What differs from run to run in a capture (a task id, a time stamp, a
+  sealed ``requestState``, a timing in ms) is masked by `normalize` before
+  two versions are compared; everything else must be equal.
+- Only bench/README.md is not copied (``<!-- generated: benchmarks -->`` stays
+  empty and the site build fills it in, docs/hooks/site.py): a figure lives in
+  one place, and a code host reader follows the page's link to it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+
+WIRE = re.compile(
+    r"^```bash\n(?P<cmd>(?:[^`]|`(?!``))*?)^```\n<!-- wire -->\n(?P<body>.*?)^<!-- /wire -->\n", re.S | re.M
+)
+INCLUDE = re.compile(r"^<!-- include: (?P<path>\S+) -->\n(?P<body>.*?)^<!-- /include -->\n", re.S | re.M)
+GENERATED = re.compile(r"^<!-- generated: (?P<name>[\w-]+) -->\n(?P<body>.*?)^<!-- /generated -->\n", re.S | re.M)
+LANGUAGES = {".py": "python", ".json": "json", ".toml": "toml", ".sh": "bash", ".conf": "nginx", ".yml": "yaml"}
+#: Sections filled in by the site build only (docs/hooks/site.py), never committed.
+SITE_ONLY = ("benchmarks",)
+
+#: What changes between two runs of the same capture, and what it reads as once masked.
+VOLATILE = (
+    (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
+    (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?"), "<time>"),
+    (re.compile(r'"requestState": "[^"]*"'), '"requestState": "<sealed>"'),
+    (re.compile(r"\+ *\d+(?:\.\d+)? ms"), "+ <ms>"),
+)
+
+
+class SectionError(Exception):
+    """A section cannot be made: a missing file, an unknown generator, a command that failed."""
+
+
+def normalize(text: str) -> str:
+    """``text`` with what differs between two runs of a capture masked (`VOLATILE`)."""
+    for pattern, mask in VOLATILE:
+        text = pattern.sub(mask, text)
+    return text
+
+
+def pages() -> list[Path]:
+    """Every Markdown page of docs/ (the hooks are not pages)."""
+    return sorted(p for p in DOCS.rglob("*.md") if "hooks" not in p.relative_to(DOCS).parts)
+
+
+def _fence(text: str, info: str) -> str:
+    """``text`` as a fenced block whose fence is longer than any run of backticks in it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}\n"
+
+
+def env() -> dict[str, str]:
+    """The environment commands run in: this tree's wiremcp, this Python's ``wiremcp`` first on PATH, fixed width."""
+    environ = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100", "PYTHONPATH": str(ROOT / "src")}
+    environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + environ.get("PATH", "")
+    return environ
+
+
+def capture(command: str) -> str:
+    """The section under a ``<!-- wire -->`` block: what ``command`` prints, as a text block."""
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command],
+        cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )
+    output = (done.stdout + done.stderr).rstrip("\n")
+    if done.returncode != 0:
+        raise SectionError(f"the capture `{command.strip()}` exited with {done.returncode}:\n{output}")
+    return _fence(output, "text")
+
+
+def include(path: str) -> str:
+    """The section of ``<!-- include: PATH -->``: the file, as a code block titled with its path."""
+    file = ROOT / path
+    if not file.is_file():
+        raise SectionError(f"include of {path}, which is not in the repository")
+    language = LANGUAGES.get(file.suffix, "text")
+    return _fence(file.read_text().rstrip("\n"), f'{language} title="{path}"')
+
+
+def generate(name: str) -> str:
+    """The Markdown of one generated section (``<!-- generated: NAME -->``)."""
+    makers: dict[str, Callable[[], str]] = {
+        "cli": cli, "conformance": conformance, "settings": settings, "errors": errors, "benchmarks": lambda: "",
+    }
+    if name not in makers:
+        raise SectionError(f"no generator named {name}")
+    return makers[name]()
+
+
+def rewrite(text: str) -> str:
+    """``text`` with every section made anew (a page with no section comes back unchanged)."""
+    commands = [m["cmd"] for m in WIRE.finditer(text)]
+    with ThreadPoolExecutor(4) as pool:
+        outputs = dict(zip(commands, pool.map(capture, commands)))
+    text = WIRE.sub(lambda m: f"```bash\n{m['cmd']}```\n<!-- wire -->\n{outputs[m['cmd']]}<!-- /wire -->\n", text)
+    text = INCLUDE.sub(lambda m: f"<!-- include: {m['path']} -->\n{include(m['path'])}<!-- /include -->\n", text)
+    return GENERATED.sub(lambda m: f"<!-- generated: {m['name']} -->\n{generate(m['name'])}<!-- /generated -->\n", text)
+
+
+# -- the generators --------------------------------------------------------------------------------
+
+
+def cli() -> str:
+    """Every command's ``--help``, as ``wiremcp COMMAND --help`` prints it (the commands read from the parser)."""
+    sys.path.insert(0, str(DOCS / "hooks"))
+    try:
+        from cli_reference import commands
+    finally:
+        sys.path.pop(0)
+
+    def helps(words: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "wiremcp", *words, "--help"], cwd=ROOT, env=env(), capture_output=True, text=True, timeout=60
+        )
+
+    every = commands()
+    with ThreadPoolExecutor(4) as pool:
+        runs = list(pool.map(helps, every))
+    parts = []
+    for words, done in zip(every, runs):
+        if done.returncode != 0:
+            raise SectionError(f"`wiremcp {' '.join(words)} --help` exited with {done.returncode}: {done.stderr}")
+        title = " ".join(["wiremcp", *words])
+        parts.append(f"## `{title}`\n\n{_fence(done.stdout.rstrip(), 'text')}")
+    return "\n".join(parts)
+
+
+CONFORMANCE_RECORD = DOCS / "reference" / "conformance.json"
+
+
+def conformance() -> str:
+    """The table of the last conformance run (docs/reference/conformance.json, written by
+    ``python docs/hooks/conformance.py``; tests/test_site.py checks it is current)."""
+    record: dict[str, Any] = json.loads(CONFORMANCE_RECORD.read_text())
+    lines = [
+        f"Suite: `@modelcontextprotocol/conformance` {record['suite']}, run on {record['date']} "
+        f"at commit `{record['commit']}`.",
+        "",
+    ]
+    for leg in record["legs"]:
+        lines += [f"### {leg['side']} {leg['revision']}: {leg['passed']}/{leg['total']} scored scenarios passed", ""]
+        lines += ["| scenario | scored | status | checks passed |", "| --- | --- | --- | ---: |"]
+        for s in leg["scenarios"]:
+            note = f" ({s['reason']})" if s.get("reason") else ""
+            lines.append(f"| `{s['name']}` | {'yes' if s['scored'] else 'no'} | {s['status']}{note} | {s.get('checks', '')} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def benchmarks() -> str:
+    """bench/README.md, the method and the latest table, without its title (the site build only)."""
+    return re.sub(r"^# .*\n", "", (ROOT / "bench" / "README.md").read_text(), count=1)
+
+
+def settings() -> str:
+    """The table of wiremcp/server/_settings.py's docstring, checked against its ``ENV`` mapping."""
+    from wiremcp.server import _settings as module
+
+    doc = (module.__doc__ or "").splitlines()
+    border = next(line for line in doc if line.startswith("===="))
+    spans = [(m.start(), m.end()) for m in re.finditer(r"=+", border)]
+    spans[-1] = (spans[-1][0], 10_000)
+    rows = [line for line in doc if line.startswith("``")]
+    lines = ["| `Server(...)` argument | environment variable | default | what it sets |", "| --- | --- | --- | --- |"]
+    seen = set()
+    for row in rows:
+        cells = [row[start:end].strip() for start, end in spans]
+        argument, variable = cells[0].strip("`"), cells[1].strip("`")
+        if module.ENV.get(argument) != variable:
+            raise SectionError(f"reference/settings.md: {argument} / {variable} is not in wiremcp.server._settings.ENV")
+        seen.add(argument)
+        lines.append("| " + " | ".join(cell.replace("``", "`") for cell in cells) + " |")
+    missing = sorted(set(module.ENV) - seen)
+    if missing:
+        raise SectionError(f"reference/settings.md: the settings {missing} are missing from the table of _settings.py")
+    return "\n".join(lines) + "\n"
+
+
+def errors() -> str:
+    """Every error code wiremcp sends, with its name and the HTTP status it travels with."""
+    from wiremcp import jsonrpc
+    from wiremcp.protocol import errors as protocol_errors
+    from wiremcp.server import transport
+    from wiremcp.transports.http import STATUS_BY_CODE
+
+    codes = [
+        (jsonrpc.PARSE_ERROR, "PARSE_ERROR", "`wiremcp.jsonrpc`", "the bytes are not one JSON text"),
+        (jsonrpc.INVALID_REQUEST, "INVALID_REQUEST", "`wiremcp.jsonrpc`", "JSON, but not a valid JSON-RPC 2.0 request (or a batch, or too big, or too deep)"),
+        (jsonrpc.METHOD_NOT_FOUND, "METHOD_NOT_FOUND", "`wiremcp.jsonrpc`", "no such method in this revision"),
+        (jsonrpc.INVALID_PARAMS, "INVALID_PARAMS", "`wiremcp.jsonrpc`", "`params` or `_meta` malformed; unknown tool, prompt or resource; bad cursor; refused `requestState` or answer"),
+        (jsonrpc.INTERNAL_ERROR, "INTERNAL_ERROR", "`wiremcp.jsonrpc`", "a resource, prompt or completer failed (tools answer `isError: true` instead)"),
+        (transport.SERVER_BUSY, "SERVER_BUSY", "`wiremcp.server.transport`", "a cap of the server is reached; try again later (HTTP 429 when this client holds its share)"),
+        (protocol_errors.HEADER_MISMATCH, "HEADER_MISMATCH", "`wiremcp.protocol`", "an `Mcp-*` HTTP header disagrees with the body, or is missing"),
+        (protocol_errors.MISSING_REQUIRED_CLIENT_CAPABILITY, "MISSING_REQUIRED_CLIENT_CAPABILITY", "`wiremcp.protocol`", "the request needs a client capability it did not declare; `data.requiredCapabilities`"),
+        (protocol_errors.UNSUPPORTED_PROTOCOL_VERSION, "UNSUPPORTED_PROTOCOL_VERSION", "`wiremcp.protocol`", "the revision named is not served; `data.supported`, `data.requested`"),
+    ]
+    lines = ["| code | name | defined in | HTTP status | when |", "| ---: | --- | --- | ---: | --- |"]
+    for code, name, module, when in codes:
+        lines.append(f"| {code} | `{name}` | {module} | {STATUS_BY_CODE.get(code, 200)} | {when} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,220 @@
+"""The HTTP side of one modern request: its reply as one JSON body, or as an SSE stream.
+
+A modern request is one `Call` whose ``write`` is an `Exchange`. The rules
+kept here (streamable-http.mdx, "Sending Messages" and "Receiving
+Messages"):
+
+* a reply ready before anything was emitted is one ``application/json``
+  body, with the status `STATUS_BY_CODE` gives its code (`final`);
+* once the handler emits before its result is ready, or is silent for the
+  keep-alive interval, the reply turns into ``text/event-stream``: one
+  ``data:`` event per notification, ``: keep-alive`` comments, then the
+  response as the last event (`stream`);
+* the client closing the connection cancels the call; notifications a
+  client leaves unread pile up to the exchange's backlog at most, past that
+  the call is stopped;
+* a call the shutdown's drain cancelled while its client waits is answered
+  with -32603 (`_SHUT_DOWN`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+from typing import TYPE_CHECKING, Any
+
+from ...jsonrpc import InternalError
+from ...server.transport import Call, reply_failed
+from ._asgi import JSON_CONTENT_TYPE, KEEPALIVE, KEEPALIVE_COMMENT, STATUS_BY_CODE, Message, Receive, Send, fire, json_reply, sse_start
+from ._session_rules import ENTRY_COST
+
+if TYPE_CHECKING:
+    from ._auth import AuthGate
+    from ._shutdown import Shutdown
+
+__all__ = ["Exchange", "ReplyState", "final", "stream"]
+
+log = logging.getLogger("wiremcp.transport")
+
+
+class ReplyState(enum.Enum):
+    """Where the HTTP response to a modern request is."""
+
+    PENDING = "pending"  #: nothing sent: the reply may still be one JSON body
+    STREAMING = "streaming"  #: the SSE head is sent: the rest goes as events
+    DONE = "done"  #: the response is complete
+    GONE = "gone"  #: the client disconnected or stopped reading: nothing more is sent
+
+
+class Exchange:
+    """The HTTP side of one modern request: the events its `Call` wrote, and whether anyone still listens.
+
+    The exchange is the call's ``write``: each notification becomes a
+    ``data:`` event, held here until the response loop sends it.
+    """
+
+    __slots__ = ("call", "backlog", "events", "pending", "state", "waiter", "receive", "watch")
+
+    def __init__(self, backlog: int) -> None:
+        self.call: Call | None = None
+        self.backlog = backlog  # the most bytes `events` may hold
+        self.events: list[bytes] | None = None
+        self.pending = 0  # bytes in `events`
+        self.state = ReplyState.PENDING
+        self.waiter: asyncio.Future[Any] | None = None
+        self.receive: Receive | None = None
+        self.watch: asyncio.Task[Message] | None = None
+
+    def __call__(self, data: bytes) -> None:
+        if self.state is ReplyState.GONE or self.state is ReplyState.DONE:
+            return
+        event = b"data: " + data + b"\n\n"
+        if self.events is None:
+            self.events = [event]
+        else:
+            self.events.append(event)
+        self.pending += len(event) + ENTRY_COST  # an exact-size bytes, its header and its slot
+        call = self.call
+        if self.pending > self.backlog and call is not None and call.task is not None:
+            # The client does not read its stream (the write is blocked): stop, rather than
+            # buffer without bound. The response ends without its final message.
+            log.warning(
+                "request %r (%s) stopped: its client left %d bytes of notifications unread",
+                call.id, call.method, self.pending,
+            )
+            self.state = ReplyState.GONE
+            self.events = None
+            call.cancel()
+        self.wake()
+
+    @property
+    def gone(self) -> bool:
+        """The client left or stopped reading (set by callbacks while the response loop awaits)."""
+        return self.state is ReplyState.GONE
+
+    def wake(self, _: Any = None) -> None:
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def received(self, watch: asyncio.Task[Message]) -> None:
+        """What the client sent after its body: only a disconnect is expected."""
+        if watch.cancelled():
+            return
+        exc = watch.exception()
+        if exc is None and watch.result().get("type") != "http.disconnect":
+            # Not a disconnect (an ASGI server may report trailing empty body chunks): keep watching.
+            assert self.receive is not None
+            again = self.watch = asyncio.get_running_loop().create_task(_next(self.receive))
+            again.add_done_callback(self.received)
+            return
+        self.state = ReplyState.GONE
+        call = self.call
+        if call is not None and call.task is not None and not call.task.done():
+            log.info("request %r (%s) cancelled: the client closed the connection", call.id, call.method)
+            call.cancel()
+        self.wake()
+
+
+async def _next(receive: Receive) -> Message:
+    return await receive()
+
+
+async def final(send: Send, ex: Exchange, data: bytes, code: int | None) -> None:
+    """Answer a request whose reply is ready: JSON, or SSE when it emitted first."""
+    ex.state = ReplyState.DONE
+    if ex.events:
+        await send(sse_start())
+        await send({"type": "http.response.body", "body": b"".join(ex.events) + b"data: " + data + b"\n"})
+        return
+    # `json_reply`, inline: one coroutine less per request.
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200 if code is None else STATUS_BY_CODE.get(code, 200),
+            "headers": [JSON_CONTENT_TYPE, (b"content-length", b"%d" % len(data))],
+        }
+    )
+    await send({"type": "http.response.body", "body": data})
+
+
+async def stream(
+    ex: Exchange,
+    call: Call,
+    receive: Receive,
+    send: Send,
+    refused: list[Any],
+    keepalive: float | None,
+    shutdown: Shutdown,
+    auth: AuthGate | None,
+) -> None:
+    """Await an asynchronous handler, streaming what it emits (see the module docs)."""
+    loop = asyncio.get_running_loop()
+    task = call.task = loop.create_task(call.finish())
+    task.add_done_callback(ex.wake)
+    shutdown.track(task)
+    ex.receive = receive
+    watch = ex.watch = loop.create_task(_next(receive))
+    watch.add_done_callback(ex.received)
+    try:
+        while True:
+            if ex.gone:
+                return
+            events = ex.events
+            if events:
+                chunk = b"".join(events)
+                events.clear()
+                ex.pending = 0
+                if ex.state is ReplyState.PENDING:
+                    ex.state = ReplyState.STREAMING
+                    await send(sse_start())
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                continue
+            if task.done():
+                break
+            waiter = ex.waiter = loop.create_future()
+            timer = loop.call_later(keepalive, fire, waiter) if keepalive is not None else None
+            try:
+                woken_by = await waiter
+            finally:
+                ex.waiter = None
+                if timer is not None:
+                    timer.cancel()
+            if woken_by is KEEPALIVE and not ex.gone:
+                if ex.state is ReplyState.PENDING:
+                    ex.state = ReplyState.STREAMING
+                    await send(sse_start())
+                await send({"type": "http.response.body", "body": KEEPALIVE_COMMENT, "more_body": True})
+        reply = None if task.cancelled() else task.result()
+        if reply is None and not ex.gone and shutdown.draining:
+            # Cancelled by the shutdown's drain while the client waits: it is owed a reply
+            # (not a bare HTTP 500 from the ASGI server, with an error in the log).
+            reply = reply_failed(call.id, InternalError(_SHUT_DOWN))
+        if reply is None or ex.gone:
+            return  # cancelled: nothing more is sent
+        streaming = ex.state is ReplyState.STREAMING
+        ex.state = ReplyState.DONE
+        data, code = reply
+        if refused and not streaming and auth is not None:  # refused after an await (a task's scopes)
+            await auth.forbidden(send, call.id, refused[0])
+        elif streaming:
+            await send({"type": "http.response.body", "body": b"data: " + data + b"\n"})
+        else:
+            await json_reply(send, 200 if code is None else STATUS_BY_CODE.get(code, 200), data)
+    finally:
+        if ex.state is not ReplyState.DONE:
+            ex.state = ReplyState.GONE  # emit drops from now on
+        call.cancel()  # a no-op once replied; otherwise its notifications drop from now on
+        if not task.done():
+            task.cancel()  # the client left, or this app is being shut down
+        watch = ex.watch
+        if watch is not None and not watch.done():
+            watch.cancel()
+
+
+
+#: The error of a request the shutdown cancelled after ``Server.shutdown_grace``.
+_SHUT_DOWN = "the server shut down before the request finished (cancelled after its shutdown grace period)"
+
+

@@ -107,7 +107,7 @@ NAMESPACES = {
     ],
     "wiremcp.server.apps": ["UI_EXTENSION", "UI_MIME_TYPE", "RESOURCE_URI_META_KEY", "UiCsp", "Visibility", "supports_apps"],
     "wiremcp.server.forward": ["Upstream", "Ask", "Forwarder", "RESUME_KEY", "reporting_context"],
-    "wiremcp.server.schema": ["compile_validator"],
+    "wiremcp.server.schema": ["compile_validator", "SchemaWarning"],
     "wiremcp.server.middleware": [
         "RateLimit",
         "RateLimited",

@@ -139,8 +139,8 @@ def test_a_modern_client_hears_of_upstream_list_changes_through_the_proxy() -> N
         proxy = ["-m", "wiremcp", "proxy", MODERN_ONLY]
         async with Client.stdio(sys.executable, proxy) as c:
             echoed = await c.call_tool("echo", {"text": "x"})
-            # The client talks to the proxy: its serverInfo, not the upstream's.
-            assert echoed.raw["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "wiremcp-proxy"
+            # The client talks to the proxy: its serverInfo, named after the upstream's (issue 28).
+            assert echoed.raw["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "modern-asks (via wiremcp proxy)"
             async with c.listen(tools=True) as sub:
                 assert (await c.call_tool("grow", {})).text == "grown"
                 method, _ = await asyncio.wait_for(sub.__anext__(), 10)

@@ -40,6 +40,11 @@ Rules:
 * progress and log notifications of an upstream call go to the downstream
   request that asked; cancelling a downstream request cancels its upstream
   call;
+* the proxy calls itself after its upstream: once connected, its
+  ``serverInfo`` is the upstream's ``name`` and ``title`` with
+  ``" (via wiremcp proxy)"`` added, and the upstream's ``version`` (a
+  ``name=``/``version=`` given to `proxy` wins); before it connected, and for
+  an upstream that sent none, it is ``wiremcp-proxy``;
 * **credentials are never passed through** (security best practices,
   "Token Passthrough" and "Confused Deputy"): the downstream client's
   headers and token stay with the proxy; the proxy authenticates to the
@@ -70,6 +75,10 @@ log = logging.getLogger("wiremcp.bridge")
 
 _MRTR = frozenset({methods.TOOLS_CALL, methods.PROMPTS_GET, methods.RESOURCES_READ})
 _INPUT_METHODS = {"elicitation": "elicitation/create", "sampling": "sampling/createMessage", "roots": "roots/list"}
+#: The proxy's name before it connected (the first lines `wiremcp proxy` prints), or for an upstream without one.
+PLACEHOLDER_NAME = "wiremcp-proxy"
+#: What the proxy adds to its upstream's name and title.
+VIA = " (via wiremcp proxy)"
 _LIST_CHANGED = {
     "notifications/tools/list_changed": "tools",
     "notifications/prompts/list_changed": "prompts",
@@ -111,9 +120,11 @@ def upstream_client(
 class ClientUpstream:
     """The `wiremcp.server.forward.Upstream` of a proxy: a `Client` to the upstream server."""
 
-    def __init__(self, server: Server, client_factory: Any) -> None:
+    def __init__(self, server: Server, client_factory: Any, *, name: str | None = None, version: str | None = None) -> None:
         self.server = server
         self._factory = client_factory
+        #: The proxy's own name and version, when given; else the upstream's are taken (`_take_info`).
+        self._name, self._version = name, version
         self.client: Client | None = None
         self._active: list[_Forwarding] = []
         self._listener: asyncio.Task[None] | None = None
@@ -216,6 +227,21 @@ class ClientUpstream:
         except Exception as exc:  # noqa: BLE001 - the proxy goes on without change notifications
             log.warning("the upstream's subscriptions/listen ended: %s", exc)
 
+    def _take_info(self, server: Server, upstream: dict[str, Any]) -> None:
+        """Name the proxy after its upstream (``NAME (via wiremcp proxy)``, its version), unless told otherwise.
+
+        Runs in the lifespan, before the first request is read: the ``serverInfo``
+        dict every result shares is filled in place then, and never after.
+        """
+        info = server.server_info
+        name, version, title = upstream.get("name"), upstream.get("version"), upstream.get("title")
+        if self._name is None and type(name) is str and name:
+            server.name = info["name"] = f"{name}{VIA}"
+            if type(title) is str and title:
+                info["title"] = f"{title}{VIA}"
+        if self._version is None and type(version) is str and version:
+            server.version = info["version"] = version
+
     @contextlib.asynccontextmanager
     async def connected(self, server: Server) -> AsyncIterator[Client]:
         """The proxy server's lifespan: connect upstream, follow its changes, close."""
@@ -227,6 +253,7 @@ class ClientUpstream:
         )
         await client.connect()
         self.client = client
+        self._take_info(server, client.server_info or {})
         if client.era is Era.MODERN:
             self._listener = asyncio.get_running_loop().create_task(self._listen(client))
         try:
@@ -249,8 +276,8 @@ def proxy(
     *,
     auth: Any = None,
     headers: dict[str, str] | None = None,
-    name: str = "wiremcp-proxy",
-    version: str = "0.0.0",
+    name: str | None = None,
+    version: str | None = None,
     client_options: dict[str, Any] | None = None,
     **server_options: Any,
 ) -> Server:
@@ -258,7 +285,9 @@ def proxy(
 
     ``auth`` (a ``wiremcp.auth.OAuthClient``) and ``headers`` are the proxy's
     own credentials for an HTTP upstream; the downstream clients' are never
-    forwarded. ``client_options`` go to the upstream `Client` (``timeout``,
+    forwarded. ``name`` and ``version`` are the proxy's ``serverInfo``; by
+    default the upstream's, once connected (``NAME (via wiremcp proxy)``).
+    ``client_options`` go to the upstream `Client` (``timeout``,
     ``era``...), ``server_options`` to the `Server`.
     """
     if "lifespan" in server_options:
@@ -273,7 +302,7 @@ def proxy(
         assert upstream is not None
         return upstream.connected(server)
 
-    server = Server(name, version, lifespan=lifespan, **server_options)
-    upstream = ClientUpstream(server, factory)
+    server = Server(name or PLACEHOLDER_NAME, version or "0.0.0", lifespan=lifespan, **server_options)
+    upstream = ClientUpstream(server, factory, name=name, version=version)
     server.forward(upstream)
     return server

@@ -201,10 +201,12 @@ def _child_env() -> dict[str, str]:
     """The environment of the server process: ours, with the current folder first on PYTHONPATH.
 
     ``wiremcp dev my_pkg.server:app`` run from the project folder finds the module, as the
-    folder is where dev looked for it (`watched_paths`).
+    folder is where dev looked for it (`watched_paths`); the process shows `SchemaWarning`s.
     """
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (os.getcwd(), env.get("PYTHONPATH", "")) if p)
+    # what registration accepts silently (an untyped parameter, no return annotation), said at the def
+    env["WIREMCP_SCHEMA_WARNINGS"] = "1"
     return env
 
 

@@ -214,7 +214,8 @@ async def _name_hint(client: Client, command: str, rest: list[str], exc: Excepti
             names = [p["name"] for p in await client.list_prompts()]
         elif command == "read":
             names = [r["uri"] for r in await client.list_resources()]
-            names += [t["uriTemplate"] for t in await client.list_resource_templates()]
+            # a template that matches the URI already served it (its function said "not found")
+            names += [t["uriTemplate"] for t in await client.list_resource_templates() if not _matches(t["uriTemplate"], name)]
         else:
             return ""
     except (ClientError, KeyError, TypeError):
@@ -222,6 +223,16 @@ async def _name_hint(client: Client, command: str, rest: list[str], exc: Excepti
     if name in names:
         return ""
     return did_you_mean(name, names)
+
+
+def _matches(template: str, uri: str) -> bool:
+    """Whether the URI template ``template`` (as listed: it may be malformed) matches ``uri``."""
+    from ..server import TemplateError, UriTemplate  # the matcher is the server's; loaded for this hint only
+
+    try:
+        return UriTemplate(template).match(uri) is not None
+    except TemplateError:
+        return False
 
 
 def _heading(out: TextIO, style: Style, text: str) -> None:

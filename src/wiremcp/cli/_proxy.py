@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         metavar="NAME:VALUE",
         help="a header the proxy sends to an HTTP upstream (its own credentials), repeatable",
     )
-    parser.add_argument("--name", default="wiremcp-proxy", help="the proxy's server name (default: wiremcp-proxy)")
+    parser.add_argument("--name", help="the proxy's server name (default: the upstream's, as 'NAME (via wiremcp proxy)')")
     parser.add_argument(
         "--log-level",
         default="WARNING",

@@ -24,6 +24,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar, overload
 
 from ..backends import ChangeBus
+from ._definition import at_def
 from ._apps import UI_EXTENSION, UI_MIME_TYPE, UiCsp, ui_resource_parts
 from ._options import CacheScope, PromptOptions, ResourceOptions
 
@@ -132,7 +133,10 @@ class ContentRegistry:
         """
         from ._resources import Resource
 
-        resource = Resource(fn, uri, options, **keywords)
+        try:
+            resource = Resource(fn, uri, options, **keywords)
+        except (TypeError, ValueError) as exc:  # told at the user's def, without our frames (`_definition`)
+            raise at_def(fn, exc) from None
         self._resources.add(resource)
         self._engine.offer()
         self.notify_resources_changed()
@@ -238,7 +242,10 @@ class ContentRegistry:
         """
         from ._prompts import Prompt
 
-        prompt = Prompt(fn, options, **keywords)
+        try:
+            prompt = Prompt(fn, options, **keywords)
+        except (TypeError, ValueError) as exc:  # told at the user's def, without our frames (`_definition`)
+            raise at_def(fn, exc) from None
         self._prompts.add(prompt)
         self._engine.offer()
         self.notify_prompts_changed()

@@ -59,6 +59,7 @@ from ..jsonrpc import JSONRPCError
 from ..protocol.content import CONTENT_TYPES
 from ._apps import tool_ui_meta
 from ._context import Context, scope_tuple
+from ._definition import warn_at_def
 from ._failures import ToolError, failure_message
 from ._inject import context_param
 from ._options import ToolOptions
@@ -297,6 +298,7 @@ class Tool:
         self.inputs: list[BoundInput] = _find_inputs(fn, where)
         input_schema, doc, return_hint = self._input(options.input_schema, where)
         self._output(options, return_hint, where)
+        _warn_untyped(self, options, return_hint, where)
         #: ``(types by argument, required names, str returns are one text block)`` when a call may
         #: take the fused ``tools/call`` path (`_intake.FastPath`): an inline synchronous function
         #: with no context, inputs or scopes, and a schema of scalar properties.
@@ -666,3 +668,26 @@ def _check_meta(meta: Any, where: str) -> dict[str, Any]:
         if len(labels) >= 2 and labels[1] in ("modelcontextprotocol", "mcp"):
             log.warning("%s: _meta key %r uses a prefix reserved for MCP itself", where, key)
     return dict(meta)
+
+
+def _warn_untyped(tool: Tool, options: ToolOptions, return_hint: Any, where: str) -> None:
+    """`SchemaWarning`s (shown by ``wiremcp dev``) for what registration accepts silently.
+
+    A parameter with no type hint takes any JSON value as it decodes; a tool with
+    no return annotation publishes no ``outputSchema``.
+    """
+    skipped = {tool.context_param, *(b.name for b in tool.inputs)}
+    if options.input_schema is None:
+        for param in inspect.signature(tool.fn).parameters.values():
+            if param.annotation is param.empty and param.name not in skipped and param.kind is not param.VAR_KEYWORD:
+                warn_at_def(
+                    tool.fn,
+                    f"{where}: parameter {param.name!r} has no type hint: it takes any JSON value, unchecked "
+                    f"(annotate it, e.g. `{param.name}: str`)",
+                )
+    if return_hint is inspect.Parameter.empty and tool.output_schema is None and options.structured_output is None:
+        warn_at_def(
+            tool.fn,
+            f"{where}: no return annotation: the tool publishes no outputSchema "
+            "(annotate `-> str` for text, or a data type such as `-> dict[str, int]` for structured content)",
+        )

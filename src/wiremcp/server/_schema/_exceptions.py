@@ -13,3 +13,6 @@ __all__ = ["SchemaError"]
 
 class SchemaError(TypeError, ValueError):
     """A type hint that cannot be expressed as JSON Schema, or a schema we cannot compile."""
+
+
+SchemaError.__module__ = "wiremcp.server"  # its public home: a traceback names it so

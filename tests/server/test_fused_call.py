@@ -96,9 +96,7 @@ DECODER = Decoder(MCP)
 def fused(server: wiremcp.Server, id_: Any, params: Any) -> tuple[bytes, int | None] | None:
     """The fused path's reply to this request's line, or None when it declines."""
     line = orjson.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": params})
-    stage = FastPath(server, DECODER)
-    found = stage.check(line)
-    return None if found is None else stage.answer(found)
+    return FastPath(server, DECODER).serve(line)
 
 
 def call(name: str, arguments: Any, meta: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -21,9 +21,10 @@ this module keeps:
   decoration (``_meta`` with the server info): byte for byte the reply
   `Server.handle` would give. When converting the arguments fails, `serve`
   returns None before the tool ran, and the general stage decides.
-* **The general stage decodes once** (`decode_message`): a request of the
-  four members only is taken from the parse `Decoder.request_dict` made;
-  anything else is parsed by `Decoder.decode`, which gives the exact error.
+* **The general stage parses once** (`decode_message`,
+  `Decoder.decode_common`): a request of the four members only is taken on
+  four checks; anything else gets `Decoder.decode`'s verdict (the exact
+  error) from the same parse.
 * The server's pipeline is fixed once serving starts (`Server.freeze`), so
   whether the fused stage can apply at all (no middleware, no observers)
   is decided once, when the `FastPath` is made.
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Callable, Container
 
 import orjson
 
-from ..jsonrpc import Batch, Decoder, JSONRPCError, Message, Request
+from ..jsonrpc import Batch, Decoder, JSONRPCError, Message
 from ..protocol import methods
 from ._mrtr import InputRequired, input_required_result
 from ._reply import Reply, reply_complete, reply_failed, reply_ok
@@ -181,11 +182,8 @@ class FastPath:
 
 
 def decode_message(decoder: Decoder, data: bytes) -> Message | Batch:
-    """One message of ``data``: a request of the four members from one parse, else `Decoder.decode`'s verdict.
+    """One message of ``data``, from one parse: `Decoder.decode_common` (the common request first).
 
     Raises what `Decoder.decode` raises (the exact error to answer).
     """
-    obj = decoder.request_dict(data)
-    if obj is not None:  # a request of the four members only: checked, no second look
-        return Request(obj["id"], obj["method"], obj["params"])
-    return decoder.decode(data)
+    return decoder.decode_common(data)

@@ -11,8 +11,9 @@
     python bench/instructions.py cold-floor       # the same for fixtures/raw_echo.py
     python bench/instructions.py part-call        # one piece of the path in a loop: part-empty (the loop
                                                   # itself), part-loads, part-decode, part-request-dict (Decoder),
-                                                  # part-fused-call (FastPath.check: msgspec),
-                                                  # part-answer (FastPath.answer), part-receive
+                                                  # part-fused-call (FastPath.check: msgspec, the checks),
+                                                  # part-answer (FastPath.serve: the whole fused stage,
+                                                  # checks, the tool's run, the reply), part-receive
                                                   # (ServerConnection.receive), part-handle (the
                                                   # general path: ServerConnection.request), part-headers
                                                   # (HeaderRules.check_fields), part-check-call (check_call)
@@ -178,9 +179,8 @@ def _part(name: str) -> Callable[[int, int], None]:
             from wiremcp.server._intake import FastPath
 
             stage = FastPath(server, decoder)
-            found = stage.check(line)
-            assert found is not None
-            f = lambda: stage.answer(found)  # noqa: E731
+            assert stage.serve(line) is not None
+            f = lambda: stage.serve(line)  # noqa: E731
         elif name == "part-receive":  # the fused stage through the server's one entry point
             from wiremcp.server.transport import ServerConnection
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import wiremcp
 from wiremcp import Context, ToolError, ToolResult
-from wiremcp.jsonrpc import MCP, Decoder, InvalidParams, Request
+from wiremcp.jsonrpc import MCP, Decoder, InvalidParams, JSONRPCError, Request
 from wiremcp.server.transport import ServerConnection
 from wiremcp.server._mrtr import InputRequired
 from wiremcp.server._intake import FastPath
@@ -96,9 +96,7 @@ DECODER = Decoder(MCP)
 def fused(server: wiremcp.Server, id_: Any, params: Any) -> tuple[bytes, int | None] | None:
     """The fused path's reply to this request's line, or None when it declines."""
     line = orjson.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": params})
-    stage = FastPath(server, DECODER)
-    found = stage.check(line)
-    return None if found is None else stage.answer(found)
+    return FastPath(server, DECODER).serve(line)
 
 
 def call(name: str, arguments: Any, meta: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -331,3 +329,33 @@ def test_request_dict_keeps_the_depth_and_size_limits() -> None:
     assert Decoder(MCP, max_depth=8).request_dict(big) is not None
     assert Decoder(MCP).request_dict(b"\xef\xbb\xbf" + data) is None
     assert Decoder(MCP).request_dict(b"[" + data + b"]") is None
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}',
+        b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{},"x":1}',
+        b'{"jsonrpc":"2.0","id":1,"result":{}}',
+        b"{",
+    ],
+)
+def test_the_general_stage_parses_a_declined_body_once(data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    from wiremcp.jsonrpc import _codec
+    from wiremcp.server._intake import decode_message
+
+    parses: list[bytes] = []
+    loads = orjson.loads
+
+    def counting(raw: Any) -> Any:
+        parses.append(raw)
+        return loads(raw)
+
+    monkeypatch.setattr(orjson, "loads", counting)  # what `jsonrpc.Decoder` calls
+    monkeypatch.setattr(_codec, "_loads", counting, raising=False)  # and any alias of it bound at import
+    try:
+        decode_message(DECODER, data)
+    except JSONRPCError:
+        pass
+    assert len(parses) == 1

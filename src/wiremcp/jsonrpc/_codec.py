@@ -49,7 +49,7 @@ from typing import Any
 
 import orjson
 
-from ._errors import InvalidNotification, InvalidRequest, InvalidResponse, LocalProtocolError, ParseError
+from ._errors import InvalidNotification, InvalidRequest, InvalidResponse, JSONRPCError, LocalProtocolError, ParseError
 from ._messages import Batch, ErrorResponse, Message, Notification, Request, RequestId, Response
 
 __all__ = [
@@ -79,7 +79,6 @@ _ORJSON_MAX_DEPTH = 1024
 _COUNT_BELOW = 4096
 
 _BOM = b"\xef\xbb\xbf"
-_loads = orjson.loads
 
 
 class Profile:
@@ -178,6 +177,43 @@ class Decoder:
                 data = data.encode("utf-8")
             except UnicodeEncodeError as exc:
                 raise ParseError(f"Parse error: the text is not valid Unicode ({exc.reason})") from None
+        return self._verdict(self._parse(data))
+
+    def decode_common(self, data: bytes) -> Message | Batch:
+        """`decode` for bytes, the common request first: one parse whatever the message.
+
+        A request of the four members only (what `request_dict` accepts) is
+        taken on four checks; anything else gets `decode`'s verdict (the
+        message, or the exact error it raises) from the same parse, so a body
+        that is not that request is never parsed twice.
+        """
+        obj = self._parse(data)
+        if type(obj) is dict and len(obj) == 4:  # `request_dict`'s checks, inline
+            id_ = obj.get("id")
+            t = type(id_)
+            if (
+                (t is str or t is int)
+                and obj.get("jsonrpc") == "2.0"
+                and type(method := obj.get("method")) is str
+                and type(params := obj.get("params")) is dict
+            ):
+                return Request(id_, method, params)
+        return self._verdict(obj)
+
+    def _verdict(self, obj: Any) -> Message | Batch:
+        """What a parsed message is (`decode` after the parse), or the exact error."""
+        if type(obj) is dict:
+            if "method" in obj:  # `message`, inline: one call less per request
+                return self._request(obj)
+            return self.message(obj)
+        if type(obj) is list:
+            return self._batch(obj)
+        raise InvalidRequest(
+            f"Invalid Request: a JSON-RPC message must be an object, not {_type_name(obj)}"
+        )
+
+    def _parse(self, data: bytes | bytearray | memoryview) -> Any:
+        """``data`` parsed, within the size and depth limits; raises as `decode` says."""
         size = len(data)
         if size > self.max_size:
             raise InvalidRequest(
@@ -205,15 +241,7 @@ class Decoder:
                 if type(obj) is dict and "method" in obj and "id" not in obj:
                     raise _refused(message, obj, False, None)  # a notification: never answered
                 raise InvalidRequest(message)
-        if type(obj) is dict:
-            if "method" in obj:  # `message`, inline: one call less per request
-                return self._request(obj)
-            return self.message(obj)
-        if type(obj) is list:
-            return self._batch(obj)
-        raise InvalidRequest(
-            f"Invalid Request: a JSON-RPC message must be an object, not {_type_name(obj)}"
-        )
+        return obj
 
     def request_dict(self, data: bytes) -> dict[str, Any] | None:
         """The request in ``data`` as a dict, when it has the four members and no other; else None: `decode` decides.
@@ -224,27 +252,14 @@ class Decoder:
         the size and depth limits. Every rule `decode` keeps holds for it, so
         a transport may serve it without a `Request` object. Anything else
         (notifications, responses, unknown members, every error) is None,
-        never an exception, and costs a second parse in `decode`.
+        never an exception (`decode_common` parses once and decides both).
         """
-        size = len(data)
-        if size > self.max_size:
-            return None
         try:
-            obj = _loads(data)
-        except orjson.JSONDecodeError:
+            obj = self._parse(data)
+        except JSONRPCError:
             return None
         if type(obj) is not dict or len(obj) != 4:  # the four members, each checked below, and no other
             return None
-        if size > self._count_above:  # the depth rule, as in `decode`
-            if size <= _COUNT_BELOW:
-                opened = data.count(b"{")
-                if b"[" in data:
-                    opened += data.count(b"[")
-                suspect = opened > self.max_depth
-            else:
-                suspect = True
-            if suspect and _depth_exceeds(obj, self.max_depth):
-                return None
         id_ = obj.get("id")
         t = type(id_)
         if (t is not str and t is not int) or obj.get("jsonrpc") != "2.0":

@@ -236,7 +236,8 @@ class ServerConnection:
         hold: bool = False,
         defer: bool = False,
         in_session: bool | None = None,
-        vet: Callable[[FusedCall], bool] | None = None,
+        vet: Callable[[Any, FusedCall], bool] | None = None,
+        headers: Any = None,
     ) -> Reply | Call | Held | Notified | Response | ErrorResponse | _Deferred | None:
         """Serve one message's bytes: the outcome the transport acts on (see the module docs).
 
@@ -247,18 +248,17 @@ class ServerConnection:
         names one; every request then comes back `Held`, with its era, and
         a message that does not decode (a malformed notification included)
         comes back as its error reply, from which HTTP takes the status.
-        ``vet``: the transport's own test of a fused call before it runs
-        (HTTP: the header rules' verdict, `HeaderRules.check_call`); False
+        ``vet``: the transport's own test of a fused call before it runs,
+        called as ``vet(headers, call)`` (HTTP: the header rules' verdict,
+        `HeaderRules.check_call`, on the request's ``headers``); False
         leaves it to the general stage, where the transport's checks give the
         exact error.
         """
         fast = self.fast
         if fast is not None and not hold:
-            fused = fast.check(data)
-            if fused is not None and fused.id not in self.calls and (vet is None or vet(fused)):
-                reply = fast.answer(fused)
-                if reply is not None:
-                    return reply
+            reply = fast.serve(data, self.calls, vet, headers)
+            if reply is not None:
+                return reply
         if defer:
             return DEFERRED
         try:

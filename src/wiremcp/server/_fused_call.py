@@ -31,9 +31,9 @@ rules it keeps:
   objects whose values nest at most three levels (`_V3`), so a fused call nests
   at most `MAX_FUSED_DEPTH` levels (the default limit is 128), and no walk or
   count is needed; a call whose capabilities nest deeper is no fused call, and
-  `FastPath.check` declines everything under a limit below that.
+  `FastPath` declines everything under a limit below that.
 * A refusal is a `msgspec.DecodeError` (`msgspec.ValidationError` is one),
-  which `FastPath.check` turns into None. Nothing here raises otherwise.
+  which `FastPath.serve` turns into None. Nothing here raises otherwise.
 
 `FastPath` imports this module (and msgspec with it) when it is first asked
 for a fused call, not with `wiremcp`: a client, or a server that never
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 __all__ = ["MAX_FUSED_DEPTH", "DecodeError", "FusedCall", "FusedEnvelope", "decode_fused_call"]
 
 class FusedCall(msgspec.Struct, gc=False):
-    """A fused ``tools/call``, decoded and checked, not yet run: `FastPath.check`'s named result.
+    """A fused ``tools/call``, decoded and checked, not yet run: `FastPath.serve`'s named result, handed to the transport's vet.
 
     ``id``: the request id; ``tool``: the `Tool` it names; ``arguments``: as
     sent; ``version``: its ``_meta`` protocol version; ``data``: its bytes.

@@ -5,24 +5,26 @@ Every transport hands the bytes of each message it reads to
 `serve_before_loop`; HTTP: `MCPApp`), and `receive` begins here. The rules
 this module keeps:
 
-* **The fused stage comes first** (`FastPath`): a fused ``tools/call``
+* **The fused stage comes first** (`FastPath.serve`, one call: the hot path): a fused ``tools/call``
   (`_fused_call`: ``name``, scalar ``arguments``, the usual ``_meta`` and
   nothing else) is decoded and type-checked in one msgspec pass, and checked
   against the tool (an inline synchronous function with a scalar schema,
   `Tool.fused_arguments`) and the decoder's limits. What it accepts is a
-  `FusedCall` (`_fused_call`: a msgspec struct, made in C), which every rule `Server.handle` keeps holds for; nothing has
+  `FusedCall` (`_fused_call`: a msgspec struct, made in C, only for a transport's ``vet``), which every rule `Server.handle` keeps holds for; nothing has
   run yet, so that the transport may still check what is its own (an id in
   flight, a free slot, the HTTP headers). Anything else, every problem
   included, is None, never an exception: the general stage decides.
-* **A fused call's reply is built by the one funnel** (`_reply.reply_ok`,
-  `reply_failed`) from the result the tool's own method makes
-  (`Tool.run_inline`), with the server's result decoration
-  (``_meta`` with the server info): byte for byte the reply `Server.handle`
-  would give. When converting the arguments fails, `FusedCall.answer`
+* **A fused call's reply is built by the one funnel** (`_reply.reply_complete`,
+  `reply_failed`) from the result of the run the tool prepared when it was
+  made (`Tool.fused_arguments`, a `FusedArguments`: no method of the tool is
+  called, none of its private members read), with the server's result
+  decoration (``_meta`` with the server info): byte for byte the reply
+  `Server.handle` would give. When converting the arguments fails, `serve`
   returns None before the tool ran, and the general stage decides.
-* **The general stage decodes once** (`decode_message`): a request of the
-  four members only is taken from the parse `Decoder.request_dict` made;
-  anything else is parsed by `Decoder.decode`, which gives the exact error.
+* **The general stage parses once** (`decode_message`,
+  `Decoder.decode_common`): a request of the four members only is taken on
+  four checks; anything else gets `Decoder.decode`'s verdict (the exact
+  error) from the same parse.
 * The server's pipeline is fixed once serving starts (`Server.freeze`), so
   whether the fused stage can apply at all (no middleware, no observers)
   is decided once, when the `FastPath` is made.
@@ -33,26 +35,27 @@ msgspec (and `_fused_call`) is imported with the first fused call, not with
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Container
 
 import orjson
 
-from ..jsonrpc import Batch, Decoder, Message, Request
+from ..jsonrpc import Batch, Decoder, JSONRPCError, Message
 from ..protocol import methods
 from ._mrtr import InputRequired, input_required_result
-from ._reply import Reply, reply_failed, reply_ok
+from ._reply import Reply, reply_complete, reply_failed, reply_ok
 
 if TYPE_CHECKING:
     from ._fused_call import FusedCall, FusedEnvelope
     from ._server import Server
+    from ._tools import Tool
 
 __all__ = ["FastPath", "decode_message"]
 
 
 class FastPath:
-    """The fused stage of one server's pipeline: `check` a message's bytes, `answer` a `FusedCall`."""
+    """The fused stage of one server's pipeline: `serve` a message's bytes when they are a fused call."""
 
-    __slots__ = ("server", "decoder", "enabled", "_get_tool", "_decode", "_refused", "_depth", "_made")
+    __slots__ = ("server", "decoder", "enabled", "_tools", "_decode", "_refused", "_made")
 
     def __init__(self, server: Server, decoder: Decoder) -> None:
         self.server = server
@@ -60,25 +63,39 @@ class FastPath:
         pipeline = server.freeze()  # fixed from now on: middleware and observers see every request
         #: Whether any message can be a fused call on this server (none with middleware or observers).
         self.enabled = not server.middlewares and not pipeline.observers
-        self._get_tool = server.get_tool
+        #: `Server.get_tool`'s lookup, bound once: the server's tool table (one dict, changed in place) read directly.
+        self._tools: Callable[[str], Tool | None] = server._tools.get
         self._decode: Callable[[bytes], FusedEnvelope] | None = None
         self._made: type[FusedCall] | None = None
         self._refused: type[Exception] = Exception
-        self._depth = 0
 
-    def check(self, data: bytes) -> FusedCall | None:
-        """The fused call in ``data``, checked (see the module docs); or None: the general stage decides."""
+    def serve(
+        self,
+        data: bytes,
+        in_flight: Container[Any] = (),
+        vet: Callable[[Any, FusedCall], bool] | None = None,
+        headers: Any = None,
+    ) -> Reply | None:
+        """The reply to the fused call in ``data``, its tool run; or None, nothing run: the general stage decides.
+
+        ``in_flight``: the ids of the requests in flight (a fused call reusing
+        one is declined). ``vet``: the transport's own test of the
+        `FusedCall` before it runs, ``vet(headers, call)`` (False declines;
+        ``headers`` is the transport's, handed through as they are, so that
+        the transport makes nothing per request). One call does it all,
+        checking, running and encoding (see the module docs): the fused path
+        is the hot one.
+        """
         server = self.server
         if not self.enabled or server.forwarder is not None:
             return None
-        decoder = self.decoder
-        if len(data) > decoder.max_size:
+        if len(data) > self.decoder.max_size:
             return None
         decode = self._decode
         if decode is None:
             decode = self._load()
-        if decoder.max_depth < self._depth:
-            return None  # a fused call nests at most this deep (`_fused_call`): no walk or count needed
+            if decode is None:
+                return None  # the nesting limit is below what a fused call may nest: never one
         try:
             envelope = decode(data)
         except self._refused:
@@ -87,7 +104,7 @@ class FastPath:
         version = params.meta.version
         if version not in server.supported_versions:
             return None
-        tool = self._get_tool(params.name)
+        tool = self._tools(params.name)
         if tool is None:
             return None
         fused = tool.fused_arguments
@@ -96,55 +113,77 @@ class FastPath:
         arguments = params.arguments
         if arguments is None:
             arguments = {}
-        types, required, _ = fused
+        types, required, text_block, convert, fn, failed, result = fused
         for key, value in arguments.items():
             allowed = types.get(key)
             if allowed is None or type(value) not in allowed:
                 return None
         if required and len(arguments) != len(types) and not arguments.keys() >= required:
             return None  # (every key is a property: holding them all, it holds the required ones)
-        return self._made(envelope.id, tool, arguments, version, data)  # type: ignore[misc]  # set with `_decode`
+        id_ = envelope.id
+        if id_ in in_flight or (vet is not None and not vet(headers, self._made(id_, tool, arguments, version, data))):  # type: ignore[misc]  # set with `_decode`
+            return None
+        try:  # `Tool.call`'s run, inline (`FusedArguments`)
+            if convert is not None:  # pure: a problem leaves the call to the general stage, nothing run
+                try:
+                    arguments = convert(arguments)
+                except Exception:
+                    return None
+            try:
+                value = fn(**arguments)
+            except JSONRPCError:
+                raise  # a deliberate protocol error stays one (as in `Tool._run`)
+            except Exception as exc:
+                out = failed(exc, server.mask_errors)
+            else:
+                if type(value) is str and text_block:
+                    out = {"resultType": "complete", "content": [{"type": "text", "text": value}]}  # `_unstructured`
+                else:
+                    out = result(value)
+        except BaseException as exc:  # noqa: BLE001 - answered as `handle` and `Call.start` answer it
+            return self._raised(id_, data, exc)
+        return reply_complete(id_, out, server._result_meta)  # with the server's result decoration (`Server._complete`)
 
-    def _load(self) -> Callable[[bytes], FusedEnvelope]:
-        """`_fused_call.decode_fused_call`, imported (with msgspec) on the first fused call."""
+    def check(self, data: bytes) -> FusedCall | None:
+        """The `FusedCall` `serve` would answer in ``data``, without running it; or None (for tests and tools)."""
+        found: list[FusedCall] = []
+
+        def keep(_: Any, call: FusedCall) -> bool:
+            found.append(call)
+            return False  # declined: nothing runs
+
+        self.serve(data, (), keep)
+        return found[0] if found else None
+
+    def _load(self) -> Callable[[bytes], FusedEnvelope] | None:
+        """`_fused_call.decode_fused_call`, imported (with msgspec) on the first fused call.
+
+        None, and the stage off, under a nesting limit below `_fused_call.MAX_FUSED_DEPTH`: a fused
+        call nests at most that deep, so no walk or count is needed, and under a lower limit the
+        stage declines everything.
+        """
         from ._fused_call import MAX_FUSED_DEPTH, DecodeError, FusedCall, decode_fused_call
 
+        if self.decoder.max_depth < MAX_FUSED_DEPTH:
+            self.enabled = False
+            return None
         self._made = FusedCall
         self._decode = decode_fused_call
         self._refused = DecodeError
-        self._depth = MAX_FUSED_DEPTH
         return decode_fused_call
 
-    def answer(self, call: FusedCall) -> Reply | None:
-        """Run the tool of ``call`` and make its reply; None (the tool has not run) when its arguments do not convert."""
-        server = self.server
-        try:
-            out = call.tool.run_inline(call.arguments, server.mask_errors)
-        except BaseException as exc:  # noqa: BLE001 - answered as `handle` and `Call.start` answer it
-            return self._raised(call, exc)
-        if out is None:
-            return None
-        shared = server._result_meta  # the server's result decoration (`Server._complete`)
-        if shared is not None:
-            own = out.get("_meta")
-            out["_meta"] = shared if own is None else {**shared, **own}
-        return reply_ok(call.id, out)
-
-    def _raised(self, call: FusedCall, exc: BaseException) -> Reply:
+    def _raised(self, id_: Any, data: bytes, exc: BaseException) -> Reply:
         """The tool raised past its own failure handling: `InputRequired` as `handle`, the rest as `Call.start`."""
         if isinstance(exc, InputRequired):
             server = self.server
-            params = orjson.loads(call.data)["params"]
-            return reply_ok(call.id, server._complete(input_required_result(server.state_sealer, methods.TOOLS_CALL, params, exc)))
-        return reply_failed(call.id, exc)
+            params = orjson.loads(data)["params"]
+            return reply_ok(id_, server._complete(input_required_result(server.state_sealer, methods.TOOLS_CALL, params, exc)))
+        return reply_failed(id_, exc)
 
 
 def decode_message(decoder: Decoder, data: bytes) -> Message | Batch:
-    """One message of ``data``: a request of the four members from one parse, else `Decoder.decode`'s verdict.
+    """One message of ``data``, from one parse: `Decoder.decode_common` (the common request first).
 
     Raises what `Decoder.decode` raises (the exact error to answer).
     """
-    obj = decoder.request_dict(data)
-    if obj is not None:  # a request of the four members only: checked, no second look
-        return Request(obj["id"], obj["method"], obj["params"])
-    return decoder.decode(data)
+    return decoder.decode_common(data)

@@ -31,7 +31,7 @@ from ..jsonrpc import INTERNAL_ERROR, JSONRPCError, LocalProtocolError, encode_e
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["Reply", "reply_ok", "reply_failed", "reply_cancelled", "settle", "error_object", "ServerBusy", "SERVER_BUSY", "CallerBusy", "CALLER_BUSY"]
+__all__ = ["Reply", "reply_ok", "reply_complete", "reply_failed", "reply_cancelled", "settle", "error_object", "ServerBusy", "SERVER_BUSY", "CallerBusy", "CALLER_BUSY"]
 
 log = logging.getLogger("wiremcp.server")
 
@@ -85,6 +85,21 @@ def reply_ok(id: Any, result: Any) -> Reply:
             encode_error(id, {"code": INTERNAL_ERROR, "message": f"Internal error: {exc}"}, line=True),
             INTERNAL_ERROR,
         )
+
+
+def reply_complete(id: Any, result: dict[str, Any], shared: dict[str, Any] | None) -> Reply:
+    """`reply_ok` for a result the server decorates: ``shared`` (the server's ``_meta``, or None) merged first.
+
+    The fused stage's reply (`_intake.FastPath.serve`): the result's own
+    ``_meta`` members win over the server's, as in `Server._complete`.
+    """
+    if shared is not None:
+        own = result.get("_meta")
+        result["_meta"] = shared if own is None else {**shared, **own}
+    try:  # `reply_ok`, inline
+        return _dumps({"jsonrpc": "2.0", "id": id, "result": result}, option=_LINE), None
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return reply_ok(id, result)
 
 
 def reply_failed(id: Any, exc: BaseException) -> tuple[bytes, int]:

@@ -51,7 +51,7 @@ import logging
 import re
 import sys
 import typing
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypedDict
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, NamedTuple, TypedDict
 
 import orjson
 
@@ -299,14 +299,17 @@ class Tool:
         input_schema, doc, return_hint = self._input(options.input_schema, where)
         self._output(options, return_hint, where)
         _warn_untyped(self, options, return_hint, where)
-        #: ``(types by argument, required names, str returns are one text block)`` when a call may
-        #: take the fused ``tools/call`` path (`_intake.FastPath`): an inline synchronous function
-        #: with no context, inputs or scopes, and a schema of scalar properties.
+        #: What the fused ``tools/call`` stage (`_intake.FastPath`) needs, prepared once (`FusedArguments`),
+        #: when a call may take it: an inline synchronous function with no context, inputs or scopes,
+        #: and a schema of scalar properties; else None.
         self.fused_arguments: FusedArguments | None = None
         if not self.is_async and not self.threaded and self.context_param is None and not self.inputs and not self.scopes:
             arguments = scalar_arguments(input_schema)
             if arguments is not None:
-                self.fused_arguments = (*arguments, self.output_schema is None)
+                types, required = arguments
+                self.fused_arguments = FusedArguments(
+                    types, required, self.output_schema is None, self._convert, fn, self._failed, self._result
+                )
         self.definition = self._definition(options, input_schema, doc, where)
         if self.app_only or self.task is not None:
             self.fused_arguments = None  # the general path decides: visibility per client (`_apps`), task creation (`_tasks`)
@@ -466,27 +469,6 @@ class Tool:
             arguments = {**arguments, self.context_param: ctx}
         return self._run(arguments, ctx, workers, mask)
 
-    def run_inline(self, arguments: dict[str, Any], mask: bool = True) -> dict[str, Any] | None:
-        """A fused call's run (`fused_arguments` is set; the arguments are checked): its result dict.
-
-        None, before the function ran, when the arguments do not convert (the
-        general path then gives the exact error). As `call` otherwise.
-        """
-        if self._convert is not None:  # pure: a problem leaves the call to the general path
-            try:
-                arguments = self._convert(arguments)
-            except Exception:
-                return None
-        try:
-            value = self.fn(**arguments)
-        except JSONRPCError:
-            raise  # a deliberate protocol error stays one (as in `_run`)
-        except Exception as exc:
-            return self._failed(exc, mask)
-        if type(value) is str and self.output_schema is None:
-            return {"resultType": "complete", "content": [{"type": "text", "text": value}]}  # `_unstructured`, inline
-        return self._result(value)
-
     def _run(
         self, arguments: dict[str, Any], ctx: Context | None, workers: Workers | None, mask: bool
     ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
@@ -555,8 +537,25 @@ class Tool:
 
 #: A scalar schema's argument types (exact Python types per name) and its required names.
 ArgumentTypes = tuple[dict[str, frozenset[type]], frozenset[str]]
-#: `Tool.fused_arguments`: the argument types, the required names, and whether a ``str`` return is one text block.
-FusedArguments = tuple[dict[str, frozenset[type]], frozenset[str], bool]
+class FusedArguments(NamedTuple):
+    """`Tool.fused_arguments`: a tool's fused run, prepared once when the tool is made.
+
+    The fused stage (`_intake.FastPath.serve`) checks the arguments against
+    ``types`` and ``required``, then runs the tool as `Tool.call` would,
+    without a call of its own: ``convert`` (None: as sent; pure, so a problem
+    leaves the call to the general path), ``fn(**arguments)``, then
+    ``failed(exc, mask)`` for an exception that is not a `JSONRPCError`, or
+    the result: one text block for a ``str`` when ``text_block`` (no output
+    schema), else ``result(value)``.
+    """
+
+    types: dict[str, frozenset[type]]
+    required: frozenset[str]
+    text_block: bool
+    convert: Callable[[dict[str, Any]], dict[str, Any]] | None
+    fn: Callable[..., Any]
+    failed: Callable[[Exception, bool], dict[str, Any]]
+    result: Callable[[Any], dict[str, Any]]
 
 _SCALAR_TYPES: dict[str, frozenset[type]] = {
     "string": frozenset({str}),

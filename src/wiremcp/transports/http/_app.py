@@ -401,12 +401,13 @@ class MCPApp:
         sessions = self._sessions
         session_id = headers.get(SESSION_HEADER) if sessions is not None else None
         auth = self._auth
-        out = self._receive(  # (positional: hold, defer, in_session, vet)
+        out = self._receive(  # (positional: hold, defer, in_session, vet, headers)
             body,
             auth is not None,
             False,
             session_id is not None,
-            functools.partial(self._check_call, headers) if auth is None else None,
+            self._check_call if auth is None else None,
+            headers,
         )
         kind = type(out)
         if kind is tuple:  # a Reply: the fused call's, or the error of a body that does not decode

@@ -973,7 +973,7 @@ def test_public_surface():
         "DEFAULT_READ_TIMEOUT", "DEFAULT_KEEPALIVE_INTERVAL", "DEFAULT_MAX_STREAM_BACKLOG",
         "GRACEFUL_SHUTDOWN_TIMEOUT", "encode_header_value", "decode_header_value",
         "uvicorn_config", "DEFAULT_LIMIT_CONCURRENCY", "DEFAULT_TIMEOUT_KEEP_ALIVE", "DEFAULT_BACKLOG",
-        "DEFAULT_MAX_HEAD_SIZE", "HostGuard", "HTTP_ENV", "from_environment",
+        "DEFAULT_MAX_HEAD_SIZE", "HostGuard", "HTTP_ENV", "from_environment", "address_problem",
     }
     assert all(hasattr(http_transport, name) for name in http_transport.__all__)
 

@@ -16,11 +16,11 @@ Rules it keeps:
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import socket
 import threading
 from typing import Any, Iterator
 
+from .._ssrf import is_loopback_host
 from ._app import issuer_app
 from ._issuer import DevIssuer
 
@@ -31,14 +31,8 @@ class NotLoopback(ValueError):
     """The issuer was asked to listen on an address others can reach."""
 
 
-def is_loopback(host: str) -> bool:
-    """``localhost`` or a loopback IP address (``127.0.0.0/8``, ``::1``)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+#: ``localhost`` or a loopback IP address (``127.0.0.0/8``, ``::1``): the SSRF guard's own test.
+is_loopback = is_loopback_host
 
 
 def bind(host: str = "127.0.0.1", port: int = 0, *, force: bool = False) -> socket.socket:

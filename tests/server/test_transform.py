@@ -220,6 +220,8 @@ def _source() -> Server:
         ({"arguments": {"q": Arg(hide=True, default="x", rename="y")}}, "rename= and description= do not apply"),
         ({"arguments": {"q": Arg(default=object())}}, "is not JSON"),
         ({"arguments": {"q": "query"}}, "must be an Arg"),
+        ({"arguments": {"limit": Arg(hide=True, default="ten")}}, "the value given for argument 'limit' does not fit"),
+        ({"arguments": {"lang": Arg(default=3)}}, "the value given for argument 'lang' does not fit"),
         ({"output_schema": {"type": "object"}}, "give output= too"),
         ({"name": "search"}, "a tool named 'search' is already registered"),
     ],

@@ -158,6 +158,7 @@ class ArgumentMap:
             _claim(new_properties, new, entry, where)
             if new != old:
                 back[new] = old
+        _check_values(source_schema, properties, [*fixed.items(), *((old, value) for _, old, value in defaults)], where)
         schema = {k: v for k, v in source_schema.items() if k not in ("properties", "required", "additionalProperties")}
         schema["properties"] = new_properties
         if new_required:
@@ -187,6 +188,19 @@ def _claim(properties: dict[str, Any], name: str, sub: Any, where: str) -> None:
     if name in properties:
         raise ValueError(f"{where}: two arguments would be named {name!r}")
     properties[name] = sub
+
+
+def _check_values(source: dict[str, Any], properties: dict[str, Any], values: list[tuple[str, Any]], where: str) -> None:
+    """A fixed or default value the source's own schema refuses is a registration error, not a failing call."""
+    for old, value in values:
+        one = {k: v for k, v in source.items() if k in ("$defs", "definitions")}
+        one.update({"type": "object", "properties": {old: properties[old]}})
+        try:
+            problem = compile_validator(one, noun="argument")({old: value})
+        except SchemaError:
+            continue  # the source's schema is its own business: its call checks the value
+        if problem is not None:
+            raise ValueError(f"{where}: the value given for argument {old!r} does not fit the source's schema: {problem}")
 
 
 def _check_json(value: Any, what: str) -> None:
@@ -325,6 +339,7 @@ class TransformedTool(Tool):
         return self._finish_later(out, mask)
 
     def prepare(self, arguments: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """Not for a derived tool (the task path's step): it never becomes a task; TypeError."""
         raise TypeError(f"tool {self.name!r} is derived: it never runs as a task of its own")
 
     async def _finish_later(self, pending: Awaitable[dict[str, Any]], mask: bool) -> dict[str, Any]:

@@ -25,7 +25,9 @@ import wiremcp.server
 import wiremcp.server.apps
 import wiremcp.server.forward
 import wiremcp.server.schema
+import wiremcp.server.depends
 import wiremcp.server.tasks
+import wiremcp.server.transform
 import wiremcp.server.transport
 from wiremcp.cli._target import Target, parse_target
 from wiremcp.server import Tool
@@ -50,6 +52,10 @@ LAZY = (
     "wiremcp.server._inputs",
     "wiremcp.server._elicit",
     "wiremcp.server._tasks",
+    "wiremcp.server._transform",  # tool transformation (issue 27): only for server.add_transformed
+    "wiremcp.server.transform",
+    "wiremcp.server._depends",  # dependency injection (issue 27): only once Depends is imported
+    "wiremcp.server.depends",
 )
 
 _PROGRAM = textwrap.dedent(
@@ -128,6 +134,8 @@ NAMESPACES = [
     wiremcp.server.apps,
     wiremcp.server.forward,
     wiremcp.server.schema,
+    wiremcp.server.transform,
+    wiremcp.server.depends,
 ]
 
 

@@ -3,7 +3,8 @@
 `wiremcp.server` is what a server author writes against, so it stays at most
 45 names (issue 25: "a public API a user can hold in their head"). What a
 transport, a task store, an MCP App or a forwarding proxy needs beyond it lives
-in a namespace of its own (`transport`, `tasks`, `apps`, `forward`, `schema`),
+in a namespace of its own (`transport`, `tasks`, `apps`, `forward`, `schema`,
+`transform`, `depends`),
 and each public name is exported by exactly one of them. A name added to or
 taken from any of these lists is a change to the API: change this test with it.
 """
@@ -108,6 +109,8 @@ NAMESPACES = {
     "wiremcp.server.apps": ["UI_EXTENSION", "UI_MIME_TYPE", "RESOURCE_URI_META_KEY", "UiCsp", "Visibility", "supports_apps"],
     "wiremcp.server.forward": ["Upstream", "Ask", "Forwarder", "RESUME_KEY", "reporting_context"],
     "wiremcp.server.schema": ["compile_validator", "SchemaWarning"],
+    "wiremcp.server.transform": ["Arg", "TransformOptions", "TransformedTool", "Output"],
+    "wiremcp.server.depends": ["Depends", "Scope"],
     "wiremcp.server.middleware": [
         "RateLimit",
         "RateLimited",

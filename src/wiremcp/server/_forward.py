@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     import secrets
     import asyncio
     from ._server import Server
+    from ._transform import ForwardedTransforms
 
 __all__ = ["Upstream", "Ask", "Forwarder", "FORWARDED", "RESUME_KEY", "reporting_context"]
 
@@ -129,6 +130,16 @@ class Forwarder:
         self.suspended: dict[str, _Suspended] = {}
         self._keys = itertools.count(1)
         self.handlers = {method: self._handler for method in FORWARDED}
+        #: Tools derived from upstream tools (``server.add_transformed``; `_transform`), or None.
+        self._transforms: ForwardedTransforms | None = None
+
+    def transforms(self) -> ForwardedTransforms:
+        """The tools derived from upstream tools, made on first use (`_transform.ForwardedTransforms`)."""
+        if self._transforms is None:
+            from ._transform import ForwardedTransforms
+
+            self._transforms = ForwardedTransforms()
+        return self._transforms
 
     def capabilities(self) -> dict[str, Any]:
         """The upstream's tools, resources, prompts and completions capabilities (listChanged as we serve it)."""
@@ -158,10 +169,22 @@ class Forwarder:
         server = self.server
         method = request.method
         ctx = Context(request.id, method, meta, server, emit)
+        transforms = self._transforms
+        derived = None
+        if transforms is not None and method == methods.TOOLS_CALL:  # a derived tool: checked, mapped (_transform)
+            params, derived, refused = await transforms.before_call(self.upstream, params, ctx)
+            if refused is not None:
+                return self._finish(method, refused)
         if meta.era == "legacy":  # a legacy downstream: real requests, the call goes on
             result = await self.upstream.request(method, _upstream_params(params), ctx, ctx.ask)
         else:
             result = await self._modern(method, params, ctx, meta)
+        if transforms is not None:
+            if method == methods.TOOLS_LIST:
+                result = transforms.listed(result)
+            elif derived is not None:
+                finished = derived.finish(result, server.mask_errors)
+                result = finished if type(finished) is dict else await finished  # type: ignore[misc]
         return self._finish(method, result)
 
     async def _modern(self, method: str, params: dict[str, Any], ctx: Context, meta: RequestMeta) -> dict[str, Any]:

@@ -72,7 +72,7 @@ class Lifespan:
         self.users = 0
         self._value: Any = _NOT_RUNNING
         self._manager: AsyncContextManager[Any] | None = None
-        self._children: list[Lifespan] = []
+        self._children: list[AsyncContextManager[Any]] = []
         self._entering: asyncio.Future[None] | None = None
 
     @property
@@ -93,8 +93,8 @@ class Lifespan:
             )
         return self._value
 
-    def include(self, child: Lifespan) -> None:
-        """Enter ``child`` (a mounted server's lifespan) inside this one."""
+    def include(self, child: AsyncContextManager[Any]) -> None:
+        """Enter ``child`` (a mounted server's lifespan, lifespan-scoped dependencies) inside this one, before the factory."""
         self._children.append(child)
 
     def exclude(self, child: Lifespan) -> None:
@@ -115,7 +115,7 @@ class Lifespan:
             return self._value
         entering = self._entering = asyncio.get_running_loop().create_future()
         try:
-            entered: list[Lifespan] = []
+            entered: list[AsyncContextManager[Any]] = []
             try:
                 check_links(self.server)  # a tool linked to a ui:// resource that is not registered (_apps)
                 for child in self._children:

@@ -45,8 +45,9 @@ if TYPE_CHECKING:
     from ._apps import Visibility
     from ._tasks._modes import TaskMode
     from ._tools import ToolAnnotations
+    from ._transform import Arg, Output
 
-__all__ = ["ToolOptions", "ResourceOptions", "PromptOptions", "CacheScope", "ServerSettings", "DEFAULT_LIST_TTL_MS", "task_options"]
+__all__ = ["ToolOptions", "TransformOptions", "ResourceOptions", "PromptOptions", "CacheScope", "ServerSettings", "DEFAULT_LIST_TTL_MS", "task_options"]
 
 CacheScope = Literal["public", "private"]
 #: How long clients may cache list results and discovery, unless configured.
@@ -71,6 +72,28 @@ class ToolOptions:
     ui: str | None = None
     visibility: Visibility | Iterable[Visibility] | None = None
     task: TaskMode = "never"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TransformOptions:
+    """A derived tool's options (see ``Server.add_transformed`` and `wiremcp.server.transform`).
+
+    ``name`` is the new tool's name (required); ``title`` and ``description``
+    replace the source's (None keeps them); ``arguments`` maps a source
+    argument's name to its `Arg` (renamed, described, hidden, given a
+    default); ``output`` receives the source's result (a `ToolResult`) and
+    returns the derived tool's, as a tool function's return value;
+    ``output_schema`` publishes one for it (else its return annotation's);
+    ``replace`` takes the source off this server's list under its own name.
+    """
+
+    name: str
+    title: str | None = None
+    description: str | None = None
+    arguments: dict[str, Arg] | None = None
+    output: Output | None = None
+    output_schema: dict[str, Any] | None = None
+    replace: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -56,6 +56,8 @@ if TYPE_CHECKING:
     from ._middleware import Middleware
     from ._mount import Mount
     from ._forward import Forwarder, Upstream
+    from ._transform import Arg, Output, TransformedTool
+    from ._depends import Resources
 
 # Loaded on first use, each by the method that needs it (bench/README.md, "Cold start": a server of
 # tools alone imports none of them): resources, prompts and completion (`_resources`, `_prompts`,
@@ -168,6 +170,8 @@ class Server(ContentRegistry):
         self.mounts: list[Mount] = []
         #: Set by `forward`: tools, resources, prompts and completions answered by another server.
         self.forwarder: Forwarder | None = None
+        #: Lifespan-scoped dependency values (`_depends`): made by the first tool that needs one.
+        self._dependencies: Resources | None = None
         #: Extensions this server declares, identifier -> settings (extensions/overview.mdx); see `declare_extension`.
         self._extensions: dict[str, dict[str, Any]] = {}
         #: Tasks (see _tasks): None until a tool may become a task (``task=`` other than "never").
@@ -240,8 +244,48 @@ class Server(ContentRegistry):
             tool = Tool(fn, options, **keywords)
         except (TypeError, ValueError) as exc:  # told at the user's def, without our frames (`_definition`)
             raise at_def(fn, exc) from None
+        return self._register(tool)
+
+    def add_transformed(
+        self,
+        source: Tool | str,
+        *,
+        name: str,
+        title: str | None = None,
+        description: str | None = None,
+        arguments: dict[str, Arg] | None = None,
+        output: Output | None = None,
+        output_schema: dict[str, Any] | None = None,
+        replace: bool = False,
+    ) -> TransformedTool | None:
+        """Register a tool ``name`` derived from ``source`` (docs/transform.md, `wiremcp.server.transform`).
+
+        ``source`` is a `Tool` or the name of one: a tool of this server
+        (mounted ones included), or, on a server that forwards
+        (``wiremcp.proxy``), a tool of the upstream. ``arguments`` maps a
+        source argument to its `Arg` (``rename``, ``description``,
+        ``default``, ``hide``); ``title``/``description`` replace the
+        source's; ``output`` receives the source's result (a `ToolResult`)
+        and returns the derived tool's (``output_schema``, else its return
+        annotation, publishes an ``outputSchema``). ``replace=True`` takes the
+        source off this server's list. Returns the derived tool, or None for a
+        forwarded source (made when the upstream's list is read).
+        """
+        from ._options import TransformOptions
+        from ._transform import install
+
+        chosen = TransformOptions(
+            name=name, title=title, description=description, arguments=arguments, output=output,
+            output_schema=output_schema, replace=replace,
+        )
+        return install(self, source, chosen)
+
+    def _register(self, tool: Tool) -> Tool:
+        """Add a made tool to the registry, announce it and apply what it needs (MCP Apps, tasks, dependencies)."""
         if tool.name in self._tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
+        if tool.depends is not None:
+            tool.depends.bind(self)  # its lifespan-scoped dependencies open with this server's lifespan (_depends)
         if tool.ui_uri is not None or tool.app_only:
             self._extensions.setdefault(UI_EXTENSION, {})  # MCP Apps, opted in (see _apps)
         self._tools[tool.name] = tool

@@ -79,6 +79,7 @@ from ._schema import (
 )
 
 if TYPE_CHECKING:
+    from ._depends import Injection
     from ._inputs import BoundInput
 
 __all__ = ["Tool", "ToolAnnotations", "ToolError", "ToolResult", "TOOL_ANNOTATIONS"]
@@ -266,6 +267,7 @@ class Tool:
         "app_only",
         "task",
         "fused_arguments",
+        "depends",
     )
 
     def __init__(self, fn: Callable[..., Any], options: ToolOptions | None = None, /, **keywords: Any) -> None:
@@ -296,6 +298,8 @@ class Tool:
         self.context_param = _context_param(fn)
         #: Parameters the framework gathers from the client before the body runs (`_inputs`).
         self.inputs: list[BoundInput] = _find_inputs(fn, where)
+        #: Parameters filled by dependency functions (``Annotated[T, Depends(f)]``, `_depends`), or None.
+        self.depends: Injection | None = _find_depends(fn, where)
         input_schema, doc, return_hint = self._input(options.input_schema, where)
         self._output(options, return_hint, where)
         _warn_untyped(self, options, return_hint, where)
@@ -303,7 +307,10 @@ class Tool:
         #: when a call may take it: an inline synchronous function with no context, inputs or scopes,
         #: and a schema of scalar properties; else None.
         self.fused_arguments: FusedArguments | None = None
-        if not self.is_async and not self.threaded and self.context_param is None and not self.inputs and not self.scopes:
+        if (
+            not self.is_async and not self.threaded and self.context_param is None and not self.inputs
+            and not self.scopes and self.depends is None
+        ):
             arguments = scalar_arguments(input_schema)
             if arguments is not None:
                 types, required = arguments
@@ -319,7 +326,8 @@ class Tool:
         fn = self.fn
         if input_schema is None:
             skip = frozenset({self.context_param}) if self.context_param else frozenset()
-            info = signature_info(fn, skip=skip | {b.name for b in self.inputs})
+            injected = {b.name for b in self.inputs} | (set(self.depends.params) if self.depends is not None else set())
+            info = signature_info(fn, skip=skip | injected)
             input_schema = info.schema
             doc = info.description
             return_hint = info.return_hint
@@ -411,8 +419,8 @@ class Tool:
 
     @property
     def wants_context(self) -> bool:
-        """Whether a call needs a `Context` (a ``ctx`` parameter, or declared inputs to gather)."""
-        return self.context_param is not None or bool(self.inputs)
+        """Whether a call needs a `Context` (a ``ctx`` parameter, declared inputs to gather, or dependencies)."""
+        return self.context_param is not None or bool(self.inputs) or self.depends is not None
 
     def call(
         self, arguments: dict[str, Any], ctx: Context | None, workers: Workers | None = None, mask: bool = True
@@ -436,6 +444,8 @@ class Tool:
             if ctx is None:
                 raise TypeError(f"tool {self.name!r} declares inputs: call it with a Context")
             return self._gathered(arguments, ctx, workers, mask)
+        if self.depends is not None:
+            return self._injected(arguments, ctx, workers, mask)
         return self._run(arguments, ctx, workers, mask)
 
     # -- the task path (`_tasks`): arguments and declared inputs on the request, the body in the task --
@@ -467,6 +477,8 @@ class Tool:
         """Run the body on prepared arguments (declared inputs included), ``ctx`` bound to its parameter."""
         if self.context_param is not None:
             arguments = {**arguments, self.context_param: ctx}
+        if self.depends is not None:
+            return self._injected(arguments, ctx, workers, mask)
         return self._run(arguments, ctx, workers, mask)
 
     def _run(
@@ -493,6 +505,24 @@ class Tool:
             values = await gather(self.inputs, ctx)
         except Declined as exc:
             return error_result(str(exc))
+        if self.depends is not None:
+            return await self._injected({**arguments, **values}, ctx, workers, mask)
+        out = self._run({**arguments, **values}, ctx, workers, mask)
+        if isinstance(out, dict):
+            return out
+        return await out
+
+    async def _injected(
+        self, arguments: dict[str, Any], ctx: Context | None, workers: Workers | None, mask: bool
+    ) -> dict[str, Any]:
+        """Fill the dependencies' parameters (`_depends`), then run the body."""
+        assert self.depends is not None
+        try:
+            values = await self.depends.resolve(ctx)
+        except JSONRPCError:
+            raise  # a deliberate protocol error stays one
+        except Exception as exc:
+            return self._failed(exc, mask)
         out = self._run({**arguments, **values}, ctx, workers, mask)
         if isinstance(out, dict):
             return out
@@ -625,6 +655,15 @@ def _find_inputs(fn: Callable[..., Any], where: str) -> list[BoundInput]:
     return found
 
 
+def _find_depends(fn: Callable[..., Any], where: str) -> Injection | None:
+    """`_depends.find_depends`: None while `_depends` is not loaded (no annotation can hold a `Depends` then)."""
+    depends = sys.modules.get(f"{__package__}._depends")
+    if depends is None:
+        return None
+    found: Injection | None = depends.find_depends(fn, where)
+    return found
+
+
 def _return_hint(fn: Callable[..., Any]) -> Any:
     try:
         return typing.get_type_hints(fn, include_extras=True).get("return", inspect.Parameter.empty)
@@ -675,7 +714,7 @@ def _warn_untyped(tool: Tool, options: ToolOptions, return_hint: Any, where: str
     A parameter with no type hint takes any JSON value as it decodes; a tool with
     no return annotation publishes no ``outputSchema``.
     """
-    skipped = {tool.context_param, *(b.name for b in tool.inputs)}
+    skipped = {tool.context_param, *(b.name for b in tool.inputs), *(tool.depends.params if tool.depends else ())}
     if options.input_schema is None:
         for param in inspect.signature(tool.fn).parameters.values():
             if param.annotation is param.empty and param.name not in skipped and param.kind is not param.VAR_KEYWORD:

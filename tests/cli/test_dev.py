@@ -252,3 +252,95 @@ def test_on_a_terminal_dev_inspects_again_after_each_change(tmp_path: Path) -> N
         proc.terminate()
         proc.wait(30)
         os.close(controller)
+
+
+ASKING = '''import wiremcp
+from typing import Annotated
+
+server = wiremcp.Server("asking", version="1")
+
+
+@server.tool()
+async def chatty(ctx: wiremcp.Context) -> str:
+    ctx.report_progress(1, 2, "looking")
+    ctx.info("looked")
+    answer = await ctx.elicit("Go on?", bool)
+    return f"chatty {answer.value}"
+
+
+@server.tool()
+async def quiet(ctx: wiremcp.Context) -> str:
+    answer = await ctx.elicit("Go on?", bool)
+    ctx.report_progress(1, 1, "done")
+    return f"quiet {answer.value}"
+
+
+@server.tool()
+def declared(go: Annotated[bool, wiremcp.Elicit("Go on?")]) -> str:
+    return f"declared {go}"
+
+
+def helper(n: int) -> int:
+    return 10 // n
+
+
+@server.tool()
+def divide(n: int) -> int:
+    return helper(n)
+'''
+
+#: What a host that answers elicitations and wants progress and log messages sends with each call.
+ASKING_META = {
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+    "progressToken": "p",
+    "io.modelcontextprotocol/logLevel": "info",
+}
+
+
+def _round_one(dev: Dev, request_id: int, tool: str) -> dict[str, object]:
+    """The first round's result of ``tool``, past its progress and log notifications."""
+    dev.send(call(request_id, tool, **ASKING_META))
+    while "id" not in (message := dev.recv()):
+        pass
+    result: dict[str, object] = message["result"]
+    assert result["resultType"] == "input_required", result
+    return result
+
+
+def test_a_handler_that_asks_after_visible_work_is_warned_about(tmp_path: Path) -> None:
+    """Issue 28 item 7: progress and log before a question are sent again when the handler re-runs; dev says so."""
+    (tmp_path / "srv.py").write_text(ASKING)
+    dev = Dev(["srv.py"], tmp_path)
+    try:
+        _round_one(dev, 1, "quiet")     # asks before anything visible: nothing to say
+        _round_one(dev, 2, "declared")  # declared inputs: asked before the body runs
+        _round_one(dev, 3, "chatty")
+        line = dev.wait_for("RerunWarning")
+        def_line = ASKING.splitlines().index("async def chatty(ctx: wiremcp.Context) -> str:") + 1
+        assert line.startswith(f"{tmp_path / 'srv.py'}:{def_line}: RerunWarning: tool 'chatty' sent progress and a log message, "
+                               "then asked the client (elicitation/create): with a 2026-07-28 client it runs again from the top")
+        assert "declare the input as a parameter" in line and 'docs/server.md, "Declared inputs"' in line
+        # the warnings of the earlier calls would have come first, on the same stream
+        assert [text for text in dev.err_lines if "RerunWarning" in text] == [line]
+    finally:
+        dev.close_stdin()
+    assert dev.wait() == 0
+
+
+def test_a_tool_that_raises_shows_the_traceback_of_the_users_code(tmp_path: Path) -> None:
+    """Issue 28 item 8b: the client gets the usual masked isError result, the developer the exception."""
+    (tmp_path / "srv.py").write_text(ASKING)
+    dev = Dev(["srv.py"], tmp_path)
+    try:
+        result = dev.ask(call(1, "divide", {"n": 0}))["result"]
+        text = "Error in tool 'divide': an internal error occurred (the details are in the server's log)"
+        assert result["isError"] is True and result["content"][0]["text"] == text
+        dev.wait_for(f"wiremcp.server: tool 'divide' raised ZeroDivisionError; the client got: {text}")
+        dev.wait_for("ZeroDivisionError: integer division or modulo by zero")
+        start = next(i for i, line in enumerate(dev.err_lines) if "raised ZeroDivisionError" in line)
+        end = next(i for i, line in enumerate(dev.err_lines) if line.startswith("ZeroDivisionError"))
+        frames = [line.strip() for line in dev.err_lines[start + 1 : end] if line.strip().startswith("File ")]
+        assert frames == [f'File "{tmp_path / "srv.py"}", line 33, in divide', f'File "{tmp_path / "srv.py"}", line 28, in helper']
+    finally:
+        dev.close_stdin()
+    assert dev.wait() == 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -307,3 +308,23 @@ def test_on_a_terminal_it_asks_before_writing(box: Box, answer: bytes, written: 
     path = box.home / ".cursor" / "mcp.json"
     assert path.exists() is written
     assert status == (0 if written else 1)
+
+
+def test_claude_code_dry_run_prints_claude_mcp_add(box: Box) -> None:
+    """Issue 28 item 8d: the dry run shows the same change as Claude Code's own command."""
+    done = box.wiremcp("install", "claude-code", "srv.py", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    entry = json.loads(done.stdout)["mcpServers"]["srv"]
+    lines = done.stderr.splitlines()
+    at = lines.index("or with Claude Code's own command:")
+    assert shlex.split(lines[at + 1]) == ["claude", "mcp", "add", "--scope", "user", "srv", "--", entry["command"], *entry["args"]]
+    assert lines[at + 2] == "(dry run: nothing written)"
+    # with --env the name follows -- (claude's --env would take it for a variable); URL targets use --transport http
+    done = box.wiremcp("install", "claude-code", "srv.py", "--scope", "project", "--env", "A=x y", "--dry-run")
+    command = shlex.split(done.stderr.splitlines()[-2])
+    assert command[:8] == ["claude", "mcp", "add", "--scope", "project", "--env", "A=x y", "--"] and command[8] == "srv"
+    done = box.wiremcp("install", "claude-code", "https://mcp.example.com/mcp", "--dry-run")
+    assert shlex.split(done.stderr.splitlines()[-2]) == [
+        "claude", "mcp", "add", "--transport", "http", "--scope", "user", "mcp", "https://mcp.example.com/mcp"
+    ]
+    assert not (box.home / ".claude.json").exists()

@@ -28,8 +28,10 @@ def ok(request_id: object) -> dict[str, object]:
 
 
 def test_a_clean_plain_jsonl_conversation_passes(tmp_path: Path) -> None:
-    done = validate(jsonl(tmp_path / "ok.jsonl", call(1, "echo"), ok(1), call(2, "echo"), ok(2)))
-    assert (done.returncode, done.stdout) == (0, "")
+    path = jsonl(tmp_path / "ok.jsonl", call(1, "echo"), ok(1), call(2, "echo"), ok(2))
+    done = validate(path)
+    # issue 28 item 8a: a clean capture says what was checked (it printed nothing, as if nothing was read)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", f"{path}: 4 messages, no problems\n")
 
 
 def test_each_problem_is_reported_with_its_line_number(tmp_path: Path) -> None:
@@ -76,14 +78,15 @@ def test_directions_come_from_the_capture_not_from_guessing(tmp_path: Path) -> N
     rows = [("c2s", legacy_init), ("s2c", init_ok), ("s2c", server_request), ("c2s", {"jsonrpc": "2.0", "id": 1, "result": {"roots": []}})]
     path.write_bytes(b"".join(orjson.dumps({"t": 0.0, "dir": d, "msg": m, "problems": []}) + b"\n" for d, m in rows))
     done = validate(path)
-    assert (done.returncode, done.stdout) == (0, "")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", f"{path}: 4 messages, no problems\n")
 
 
 @pytest.mark.parametrize("content", [b"", b"\n\n"])
 def test_an_empty_capture_has_no_problem(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "empty.jsonl"
     path.write_bytes(content)
-    assert validate(path).returncode == 0
+    done = validate(path)
+    assert (done.returncode, done.stderr) == (0, f"{path}: 0 messages, no problems\n")
 
 
 def test_a_missing_file(tmp_path: Path) -> None:

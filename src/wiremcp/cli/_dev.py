@@ -201,12 +201,16 @@ def _child_env() -> dict[str, str]:
     """The environment of the server process: ours, with the current folder first on PYTHONPATH.
 
     ``wiremcp dev my_pkg.server:app`` run from the project folder finds the module, as the
-    folder is where dev looked for it (`watched_paths`); the process shows `SchemaWarning`s.
+    folder is where dev looked for it (`watched_paths`); the process shows `SchemaWarning`s, a `RerunWarning`
+    for a handler that did visible work before asking the client, and a failing tool's traceback.
     """
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (os.getcwd(), env.get("PYTHONPATH", "")) if p)
     # what registration accepts silently (an untyped parameter, no return annotation), said at the def
     env["WIREMCP_SCHEMA_WARNINGS"] = "1"
+    # what a running handler does that a developer wants told: visible work before a question
+    # (it is done again with the answer), a tool's exception with its traceback (server/_definition.py)
+    env["WIREMCP_DEV"] = "1"
     return env
 
 

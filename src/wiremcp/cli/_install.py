@@ -57,7 +57,7 @@ from ._output import INTERRUPTED, OK, fail
 from ._safe_files import links_to_confirm, read_no_follow, replace_file
 from ._target import parse_target
 
-__all__ = ["HOSTS", "Host", "InstallError", "add_arguments", "handle", "config_path", "server_entry"]
+__all__ = ["HOSTS", "Host", "InstallError", "add_arguments", "claude_mcp_add", "handle", "config_path", "server_entry"]
 
 
 class InstallError(Exception):
@@ -449,6 +449,20 @@ def _show_command(argv: list[str] | None, entry: Entry) -> str:
     return "\n".join(lines)
 
 
+def claude_mcp_add(name: str, scope: str, entry: Entry) -> list[str]:
+    """The ``claude mcp add`` command that adds ``entry`` as Claude Code's own CLI would write it."""
+    if entry.get("type") == "http":
+        return ["claude", "mcp", "add", "--transport", "http", "--scope", scope, name, str(entry["url"])]
+    argv = ["claude", "mcp", "add", "--scope", scope]
+    env = entry.get("env") or {}
+    for key, value in env.items():
+        argv += ["--env", f"{key}={value}"]
+    command = [str(entry["command"]), *map(str, entry.get("args") or ())]
+    # claude's --env takes every value up to the next option: a NAME after it would be read as
+    # one more variable (anthropics/claude-code#62332), so with --env the name comes after --
+    return [*argv, "--", name, *command] if env else [*argv, name, "--", *command]
+
+
 def _install(args: argparse.Namespace) -> int:
     host = HOSTS[args.host]
     env = read_env_file(args.env_file) if args.env_file else {}
@@ -486,6 +500,8 @@ def _install(args: argparse.Namespace) -> int:
     content = config.render()
     if args.dry_run:
         sys.stdout.write(content.decode("utf-8"))
+        if host.name == "claude-code":  # the same change through Claude Code's own command (safe while it runs)
+            print(f"or with Claude Code's own command:\n  {shlex.join(claude_mcp_add(name, scope, entry))}", file=sys.stderr)
         print("(dry run: nothing written)", file=sys.stderr)
         return OK
     _confirm("Add this server?", args)

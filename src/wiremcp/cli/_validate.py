@@ -20,6 +20,9 @@ FILE is a capture written by ``wiremcp tap`` (one record per line: ``t``,
   at the end (a request never answered) names the line of the request.
   Exit status: 0 when there is none, 1 when there is any, 2 when FILE
   cannot be read.
+* The last line, on stderr, says how much was checked: ``FILE: 42 messages,
+  no problems`` for a clean capture (never silence: silence looked like
+  nothing was read), ``N problems found`` otherwise.
 """
 
 from __future__ import annotations
@@ -46,8 +49,12 @@ def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
     return validate_file(args.file)
 
 
-def validate_lines(lines: Iterator[bytes]) -> Iterator[tuple[int, Problem]]:
-    """``(line number, problem)`` for each problem of the capture, in order."""
+def validate_lines(lines: Iterator[bytes], seen: list[int] | None = None) -> Iterator[tuple[int, Problem]]:
+    """``(line number, problem)`` for each problem of the capture, in order.
+
+    ``seen``, when given, gets the number of messages checked appended once the capture is read.
+    """
+    messages = 0
     checker = WireChecker()
     requests_from: dict[tuple[Direction, bool, Any], int] = {}
     sent: dict[tuple[bool, Any], Direction] = {}
@@ -55,6 +62,7 @@ def validate_lines(lines: Iterator[bytes]) -> Iterator[tuple[int, Problem]]:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
+        messages += 1
         try:
             value = orjson.loads(line)
         except orjson.JSONDecodeError:
@@ -68,6 +76,8 @@ def validate_lines(lines: Iterator[bytes]) -> Iterator[tuple[int, Problem]]:
                 yield number, problem("bad-record", f'"dir" must be "c2s" or "s2c", not {orjson.dumps(direction).decode()[:40]}')
                 continue
             if value["msg"] is None:
+                if type(value.get("raw")) is not str:
+                    messages -= 1  # tap's record of the end, not a message
                 if value.get("closedFirst") in ("client", "server"):
                     closed_first = "c2s" if value["closedFirst"] == "client" else "s2c"
                 raw = value.get("raw")
@@ -85,6 +95,8 @@ def validate_lines(lines: Iterator[bytes]) -> Iterator[tuple[int, Problem]]:
             requests_from[(direction, *key)] = number
         for found in checker.check_message(direction, msg):
             yield number, found
+    if seen is not None:
+        seen.append(messages)
     inflight = checker.inflight()
     for (sender, request_id, method), (_direction, found) in zip(inflight, checker.finish()):
         if method in HUNG_UP_STREAMS and sender == closed_first:
@@ -112,10 +124,13 @@ def validate_file(path: str, out: TextIO | None = None) -> int:
     except OSError as exc:
         return fail("validate", f"cannot read {path}: {exc.strerror}")
     count = 0
-    for number, found in validate_lines(iter(data.split(b"\n"))):
+    seen: list[int] = []
+    for number, found in validate_lines(iter(data.split(b"\n")), seen):
         count += 1
         print(f"{path}:{number}: {found['code']}: {found['message']}", file=out)
     if count:
         print(f"{count} problem{'s' if count != 1 else ''} found", file=sys.stderr)
         return FAILED
+    messages = seen[0] if seen else 0
+    print(f"{path}: {messages} message{'s' if messages != 1 else ''}, no problems", file=sys.stderr)
     return OK

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Ty
 from ..jsonrpc import InvalidRequest, RequestId
 from ..protocol import methods
 from ..protocol.meta import RequestMeta
+from ._definition import DEV
 from ._mrtr import ELICIT, ROOTS, SAMPLE, InputRequired, check_answer, check_capabilities
 
 if TYPE_CHECKING:
@@ -116,10 +117,27 @@ def _discard(method: str, params: dict[str, Any]) -> None:
     return None
 
 
+class _Watched:
+    """``wiremcp dev`` only: a request's emitter that remembers what visible work went out (progress, log)."""
+
+    __slots__ = ("emit", "sent")
+
+    def __init__(self, emit: Emit) -> None:
+        self.emit = emit
+        self.sent: dict[str, None] = {}
+
+    def __call__(self, method: str, params: dict[str, Any]) -> None:
+        self.sent[_VISIBLE.get(method, method)] = None
+        self.emit(method, params)
+
+
+_VISIBLE = {methods.PROGRESS: "progress", methods.MESSAGE: "a log message"}
+
+
 class Context:
     """The request being served: its id, its ``_meta`` fields, progress and logging."""
 
-    __slots__ = ("request_id", "method", "meta", "server", "auth", "_emit", "_asked")
+    __slots__ = ("request_id", "method", "meta", "server", "auth", "_emit", "_asked", "_watched")
 
     def __init__(
         self,
@@ -137,6 +155,8 @@ class Context:
         self.auth: Any = current_auth.get()
         self._emit: Emit = emit or _discard
         self._asked = 0
+        if DEV:  # read once at import: outside `wiremcp dev` nothing is watched
+            self._emit = self._watched = _Watched(self._emit)
 
     def from_thread(self, loop: asyncio.AbstractEventLoop) -> None:
         """Make progress and log notifications safe to send from a worker thread (hops to ``loop``)."""
@@ -218,7 +238,10 @@ class Context:
                 check_answer(key, request, answers[key])
             return {k: answers[k] for k in requests}
         check_capabilities(missing, self.meta.client_capabilities)
-        raise InputRequired(missing, answers)
+        asking = InputRequired(missing, answers)
+        if DEV and self._watched.sent:  # the engine warns that this work will be done again (`warn_rerun`)
+            asking.visible = tuple(self._watched.sent)
+        raise asking
 
     def _key(self, key: str | None) -> str:
         self._asked += 1

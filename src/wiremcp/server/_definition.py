@@ -17,7 +17,14 @@ Rules kept:
   ``wiremcp run`` or ``python server.py`` prints nothing): it is issued only
   when ``WIREMCP_SCHEMA_WARNINGS=1`` is in the environment, which ``wiremcp
   dev`` sets for its server process; the ``warnings`` filters then apply as
-  to any warning (``error`` makes it fatal, ``ignore`` silences it).
+  to any warning (``error`` makes it fatal, ``ignore`` silences it);
+* what a running handler does that a developer would want to know is said
+  only under ``wiremcp dev`` (`DEV`: ``WIREMCP_DEV=1`` in its server process,
+  read once at import, so a server outside dev pays nothing): a handler
+  that sent progress or a log message and then asked the client a question
+  runs again from the top with the answer, so those repeat (a `RerunWarning`
+  at its ``def``, `warn_rerun`); a tool that raised is told with the
+  traceback of the user's code (`_failures`).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ import os
 import warnings
 from typing import Any, Callable
 
-__all__ = ["SchemaWarning", "SHOW_ENV", "at_def", "def_location", "warn_at_def"]
+__all__ = ["DEV", "DEV_ENV", "RerunWarning", "SchemaWarning", "SHOW_ENV", "at_def", "def_location", "warn_at_def", "warn_rerun"]
 
 
 class SchemaWarning(UserWarning):
@@ -43,6 +50,23 @@ SchemaWarning.__module__ = "wiremcp.server.schema"  # its public home; traceback
 #: Not a global warnings filter: a library must not change those, a ``-W`` option cannot name
 #: our category (it is read before ``wiremcp`` can be imported), and pytest resets them per test.
 SHOW_ENV = "WIREMCP_SCHEMA_WARNINGS"
+
+#: Set by ``wiremcp dev`` for its server process: what a running handler does is told (see the module docs).
+DEV_ENV = "WIREMCP_DEV"
+#: Read once, at import: the checks it guards cost nothing outside ``wiremcp dev``.
+DEV = os.environ.get(DEV_ENV) == "1"
+
+
+class RerunWarning(UserWarning):
+    """``wiremcp dev``: a handler did visible work (progress, a log message) before asking the client a question.
+
+    With a 2026-07-28 client the handler runs again from the top once the answer comes, so that
+    work is done again: ask first, or declare the inputs as parameters (docs/server.md, "Declared inputs").
+    """
+
+
+#: `warn_rerun`'s registry: each message is shown once per location (the ``default`` action), not every round.
+_rerun_registry: dict[Any, Any] = {}
 
 #: How far below the first decorator the ``def`` line is looked for.
 _DECORATOR_LINES = 40
@@ -123,3 +147,13 @@ def warn_at_def(fn: Callable[..., Any], message: str) -> None:
         return
     module = getattr(fn, "__module__", None) or "<unknown>"
     warnings.warn_explicit(message, SchemaWarning, location[0], location[1], module=module)
+
+
+def warn_rerun(fn: Callable[..., Any] | None, message: str) -> None:
+    """Issue a `RerunWarning` located at ``fn``'s ``def`` line (``wiremcp dev`` only: the caller checks `DEV`)."""
+    location = def_location(fn) if fn is not None else None
+    if location is None:
+        warnings.warn(message, RerunWarning, stacklevel=2)
+        return
+    module = getattr(fn, "__module__", None) or "<unknown>"
+    warnings.warn_explicit(message, RerunWarning, location[0], location[1], module=module, registry=_rerun_registry)

@@ -171,6 +171,8 @@ class Engine:
         try:
             out = handler(request, params, meta, emit)
         except InputRequired as exc:
+            if exc.visible:
+                _rerun_warning(server, method, params, exc)
             return self.complete(input_required_result(server.state_sealer, method, params, exc))
         if type(out) is dict:
             return out
@@ -190,6 +192,8 @@ class Engine:
         try:
             return await pending
         except InputRequired as exc:
+            if exc.visible:
+                _rerun_warning(self.server, method, params, exc)
             return self.complete(input_required_result(self.server.state_sealer, method, params, exc))
 
     # -- results -------------------------------------------------------------
@@ -247,3 +251,22 @@ class Engine:
         if server.tasks is not None:  # 2025-11-25 basic/utilities/tasks.mdx, Server Capabilities
             caps["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
         return caps
+
+
+def _rerun_warning(server: Server, method: str, params: dict[str, Any], exc: InputRequired) -> None:
+    """``wiremcp dev``: the handler did visible work, then asked; with the answer it runs again from the top."""
+    from ._definition import warn_rerun
+
+    kind = {methods.TOOLS_CALL: "tool", methods.PROMPTS_GET: "prompt", methods.RESOURCES_READ: "resource"}[method]
+    name = params.get("uri") if method == methods.RESOURCES_READ else params.get("name")
+    tool = server._tools.get(name) if method == methods.TOOLS_CALL and type(name) is str else None
+    asked = ", ".join(sorted({str(r.get("method")) for r in exc.input_requests.values()}))
+    work = " and ".join(exc.visible)
+    again = f"{work} {'are' if len(exc.visible) > 1 else 'is'} sent again"
+    warn_rerun(
+        tool.fn if tool is not None else None,
+        f"{kind} {name!r} sent {work}, then asked the client ({asked}): with a 2026-07-28 client it runs again "
+        f"from the top once the answer comes, so {again}, and anything else done before the "
+        "question (a write, a payment) is done again. Ask first, or declare the input as a parameter "
+        "(Annotated[T, wiremcp.Elicit(...)]) so the body runs once: docs/server.md, \"Declared inputs\"",
+    )

@@ -11,7 +11,10 @@ Rules (the same for tools, resources, prompts and completers):
   client gets a generic message that names the handler; with
   ``mask_errors=False`` (development) it gets ``Type: message``;
 * either way the full exception, traceback included, goes to the
-  ``wiremcp.server`` log.
+  ``wiremcp.server`` log; under ``wiremcp dev`` (`_definition.DEV`) the
+  record says what the client got and carries the traceback of the user's
+  code only (wiremcp's own frames and the standard library's above it cut),
+  where the developer reads it: dev's stderr.
 
 A tool's failure becomes a result with ``isError: true`` (the model reads
 it, server/tools.mdx "Error Handling"); a resource's, prompt's or completer's
@@ -23,10 +26,11 @@ protocol error.
 from __future__ import annotations
 
 import logging
-
+import os
 from typing import Any
 
 from ..jsonrpc import InternalError
+from ._definition import DEV
 
 __all__ = ["ToolError", "HandlerFailed", "ClientRequestFailed", "failure_message"]
 
@@ -65,7 +69,25 @@ def failure_message(kind: str, name: str, exc: BaseException, mask: bool) -> str
     if isinstance(exc, (ToolError, ClientRequestFailed)):
         log.info("%s %r failed: %s", kind, name, exc)
         return str(exc)
-    log.error("%s %r raised %s", kind, name, type(exc).__name__, exc_info=exc)
     if mask:
-        return f"Error in {kind} {name!r}: an internal error occurred (the details are in the server's log)"
-    return f"Error in {kind} {name!r}: {type(exc).__name__}: {exc}"
+        text = f"Error in {kind} {name!r}: an internal error occurred (the details are in the server's log)"
+    else:
+        text = f"Error in {kind} {name!r}: {type(exc).__name__}: {exc}"
+    if DEV:
+        log.error("%s %r raised %s; the client got: %s\n%s", kind, name, type(exc).__name__, text, _user_traceback(exc))
+    else:
+        log.error("%s %r raised %s", kind, name, type(exc).__name__, exc_info=exc)
+    return text
+
+
+def _user_traceback(exc: BaseException) -> str:
+    """``exc``'s traceback from the first frame of the user's code on (all of it if there is none)."""
+    import sysconfig  # `wiremcp dev` only: nothing of this at a server's start
+    import traceback
+
+    # where the frames cut live: wiremcp, the standard library (asyncio, concurrent.futures)
+    ours = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep, sysconfig.get_paths()["stdlib"] + os.sep)
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(ours):
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(type(exc), exc, tb or exc.__traceback__)).rstrip("\n")

@@ -81,6 +81,10 @@ class InputRequired(BaseException):
     must let it propagate to `Server.handle`.
     """
 
+    #: Under ``wiremcp dev`` only: the visible work the handler did before asking (``"progress"``,
+    #: ``"a log message"``), which the engine warns will be done again (`_definition.warn_rerun`).
+    visible: tuple[str, ...] = ()
+
     def __init__(self, input_requests: dict[str, dict[str, Any]], answers: dict[str, Any] | None = None) -> None:
         super().__init__("input required")
         self.input_requests = input_requests

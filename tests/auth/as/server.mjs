@@ -99,6 +99,7 @@ provider.use(async (ctx, next) => {
 const server = provider.listen(config.port, '127.0.0.1', () => {
   process.stdout.write(`ready ${config.issuer}\n`);
 });
-const stop = () => server.close(() => process.exit(0));
+// close() waits for open connections: a client's idle keep-alive one would keep the process running
+const stop = () => { server.close(() => process.exit(0)); server.closeAllConnections(); };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

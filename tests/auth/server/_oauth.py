@@ -8,10 +8,18 @@ from it with the client_credentials grant and a resource indicator
 dynamically and logs in a fixed account without a person (the authorization
 code flow of tests/auth/test_full_loop.py; see server.mjs). The node packages are
 installed with ``npm ci`` on first use (the ``node`` fixture of tests/auth/conftest.py).
+
+An interrupted run (Ctrl-C, or SIGINT sent to pytest alone) leaves no ``node`` behind:
+a process interrupted while it starts is ended there (`start`), a second Ctrl-C during
+`stop` does not cut it short (SIGKILL follows), and whatever is still running when the
+interpreter exits is killed at exit (`_kill_left`: a fixture interrupted before its
+``finally`` was entered never calls `stop`). server.mjs closes its open connections when
+it stops, so a client's keep-alive connection does not keep it running.
 """
 
 from __future__ import annotations
 
+import atexit
 import base64
 import hashlib
 import json
@@ -79,6 +87,21 @@ class DPoPKey:
         return jwt.encode(claims, self.key, algorithm="ES256", headers={"typ": "dpop+jwt", "jwk": self.public_jwk})
 
 
+#: The node processes started and not yet stopped, killed at exit if still running (`_kill_left`).
+_RUNNING: set[subprocess.Popen[bytes]] = set()
+
+
+def _kill_left() -> None:
+    for proc in list(_RUNNING):
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        _RUNNING.discard(proc)
+
+
+atexit.register(_kill_left)
+
+
 class AuthorizationServer:
     """One oidc-provider process (see the module docs)."""
 
@@ -111,29 +134,39 @@ class AuthorizationServer:
         }
         path = self.tmp / f"as-{self.port}-{uuid.uuid4().hex[:6]}.json"
         path.write_text(json.dumps(config))
-        self.proc = subprocess.Popen(
+        self.proc = proc = subprocess.Popen(
             [self.node, str(AS_DIR / "server.mjs"), str(path)],
             cwd=AS_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline().decode()
+        _RUNNING.add(proc)
+        try:
+            assert proc.stdout is not None
+            line = proc.stdout.readline().decode()
+        except BaseException:  # Ctrl-C while it starts: the fixture never yields, so no finally stops it
+            self.stop()
+            raise
         if not line.startswith("ready"):
-            self.proc.kill()
-            pytest.fail(f"the authorization server did not start: {line}{self.proc.stderr.read().decode()}")  # type: ignore[union-attr]
+            proc.kill()
+            pytest.fail(f"the authorization server did not start: {line}{proc.stderr.read().decode()}")  # type: ignore[union-attr]
         return self
 
     def stop(self) -> None:
         proc = self.proc
         if proc is not None:
-            proc.terminate()
             try:
+                proc.terminate()
                 proc.wait(10)
             except subprocess.TimeoutExpired:  # pragma: no cover
-                proc.kill()
-            for stream in (proc.stdout, proc.stderr):
-                if stream is not None:
-                    stream.close()
-            self.proc = None
+                pass
+            finally:  # also after a second Ctrl-C during the wait
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+                _RUNNING.discard(proc)
+                for stream in (proc.stdout, proc.stderr):
+                    if stream is not None:
+                        stream.close()
+                self.proc = None
 
     def token_response(
         self, client: str, resource: str, scope: str | None = None, *, dpop: DPoPKey | None = None

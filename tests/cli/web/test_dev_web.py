@@ -5,6 +5,7 @@ Synchronised on dev's own stderr lines (``watching``, ``restarted``), never on s
 
 from __future__ import annotations
 
+import asyncio
 import os
 import select
 import signal
@@ -109,3 +110,82 @@ def test_dev_web_and_http_are_exclusive(tmp_path: Path) -> None:
         [sys.executable, "-m", "wiremcp", "dev", "--web", "--http", "srv.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 2 and "--web" in done.stderr and done.stdout == ""
+
+
+WAITING = '''import asyncio
+import wiremcp
+
+server = wiremcp.Server("devweb", version="1")
+
+
+@server.tool()
+def search(query: str) -> str:
+    return "{answer}: " + query
+
+
+@server.tool()
+async def wait() -> str:
+    await asyncio.sleep(600)
+    return "late"
+'''
+
+#: JavaScript: each wire row of the client-server channel as [summary, pending mark, data-pending, session].
+ROWS = (
+    "Array.from(document.querySelectorAll('#wire li[data-channel=\"client-server\"]')).map(r =>"
+    " [r.querySelector('.summary').textContent, r.querySelector('.pending-mark').textContent, r.dataset.pending, r.dataset.session])"
+)
+
+
+def test_the_page_names_what_was_called_flags_unanswered_requests_and_labels_sessions(tmp_path: Path) -> None:
+    """Issue 28 item 8c: a hint in the empty middle panel, the tool's name in its wire rows, a request
+    without a reply flagged (never answered once the server restarted), ids of the new server's session labelled."""
+    from inspector_harness import Chromium, Page
+
+    source = tmp_path / "srv.py"
+    source.write_text(WAITING.replace("{answer}", "one"))
+    dev = DevWeb(tmp_path)
+    browser = Chromium()
+
+    async def scenario() -> None:
+        async with Page(browser) as page:
+            await page.goto(dev.url)
+            await page.wait_for("document.querySelectorAll('#tools button').length === 2")
+            hint = await page.evaluate("(() => { const h = document.querySelector('#work-hint'); return [h.hidden, h.textContent]; })()")
+            assert hint == [False, "Pick a tool, resource or prompt on the left: its form opens here, and what the server answers shows below it."]
+            await page.click("#tools button[data-name='search']")
+            assert await page.evaluate("document.querySelector('#work-hint').hidden") is True
+
+            await page.evaluate("window.wiremcpInspector.callTool('search', {query: 'mcp'})")
+            rows = await page.wait_for(f"(() => {{ const r = {ROWS}.filter(r => r[0].includes('search')); return r.length === 2 && r; }})()")
+            asked, answered = rows
+            asked_id = asked[0].rsplit("#", 1)[1]
+            assert asked == [f"tools/call search #{asked_id}", "", "", "1"]  # answered: no mark left
+            assert answered == [f"result #{asked_id} to tools/call search", "", "", "1"]
+
+            await page.evaluate("void window.wiremcpInspector.callTool('wait')")  # never answered by this server
+            waiting = await page.wait_for(f"{ROWS}.find(r => r[0].startsWith('tools/call wait #')) || false")
+            assert waiting[1:] == ["no reply yet", "waiting", "1"]
+
+            dev.wait_for("wiremcp dev: watching")
+            source.write_text(WAITING.replace("{answer}", "two"))
+            dev.wait_for("srv.py changed; restarted")
+            await page.evaluate("window.wiremcpInspector.callTool('search', {query: 'again'})")
+            again = await page.wait_for(
+                f"(() => {{ const r = {ROWS}.filter(r => r[0].startsWith('tools/call search') && r[3] === '2'); return r.length === 1 && r[0]; }})()"
+            )
+            assert again[0].startswith("tools/call search #") and again[0].endswith(" (session 2)") and again[1:3] == ["", ""]
+            waited = await page.evaluate(f"{ROWS}.find(r => r[0].startsWith('tools/call wait #'))")
+            assert waited[1:] == ["never answered (the server was restarted)", "never", "1"]
+
+    try:
+        dev.wait_for("wiremcp dev: the inspector is at " + dev.url)
+        asyncio.run(scenario())
+    finally:
+        browser.close()
+        if dev.proc.poll() is None:
+            dev.proc.send_signal(signal.SIGINT)
+        try:
+            dev.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            dev.proc.kill()
+            dev.proc.wait()

@@ -146,6 +146,14 @@ async def _inspect_main(args: argparse.Namespace, target: str, factory: ClientFa
     return OK
 
 
+def _pass_stderr(data: bytes) -> None:
+    try:
+        sys.stderr.buffer.write(data)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
 class WebRunner:
     """``wiremcp dev --web``'s runner: the inspector in a thread, reconnected after each change."""
 
@@ -166,6 +174,7 @@ class WebRunner:
         return Client.stdio(
             sys.executable, ["-m", "wiremcp", "run", self.target], env=self.env,
             name="wiremcp-dev-web", on_wire=on_wire, elicitation=elicitation, capabilities=APPS_CAPABILITIES,
+            on_stderr=_pass_stderr,  # the server's warnings and a failing tool's traceback, on dev's stderr
         )
 
     def _main(self) -> None:

@@ -10,8 +10,11 @@ the command line alone). It keeps these rules:
   Apps host will add ``"view-host"`` for postMessage envelopes with the same
   fields), who sent it (``from``/``to``), the time since the inspector
   started, for a response the time since its request (``elapsed_ms``), its
-  text exactly as it crossed, and the problems `WireChecker` (the rules of
-  ``wiremcp tap``) finds in it. The last `HISTORY` records are kept and
+  text exactly as it crossed, the problems `WireChecker` (the rules of
+  ``wiremcp tap``) finds in it, and its ``session``: the number of the
+  connection it crossed (request ids start again at 1 when the client
+  connects again, after a change under ``wiremcp dev --web``; the page
+  labels ids of later sessions with it). The last `HISTORY` records are kept and
   replayed to a page that connects; a page that cannot keep up (`QUEUE`
   events waiting) is disconnected, and gets the whole history again when it
   reconnects: nothing is dropped without the page knowing.
@@ -79,6 +82,9 @@ class Record(TypedDict):
     id: Any
     text: str
     problems: list[Problem]
+    #: Which connection of this inspector process it crossed: 1, then one more each time the
+    #: client connects again (``wiremcp dev --web`` after a change), where request ids start again at 1.
+    session: int
     #: On view-host: the number of the view in the page.
     view: NotRequired[int]
 
@@ -123,6 +129,8 @@ class Inspector:
         self.question_ids = itertools.count(1)
         self.state: dict[str, Any] = {"connected": False, "target": target}
         self.view_checkers: dict[int, ViewChecker] = {}
+        #: The number of the current connection (`Record`'s ``session``): 1 for the first.
+        self.session = 0
 
     # -- the client ------------------------------------------------------------------------
 
@@ -130,6 +138,7 @@ class Inspector:
         """Connect (a fresh client each time) and list what the server offers; a failure is kept in the state."""
         self.checker = WireChecker()
         self.sent_at.clear()
+        self.session += 1
         self.client = self.factory(self.on_wire, self.elicit)
         try:
             await self.client.connect()
@@ -294,6 +303,7 @@ class Inspector:
             "id": id_,
             "text": bytes(data).decode("utf-8", "replace").rstrip("\r\n"),
             "problems": checked["problems"],
+            "session": self.session,
         }
         self.records.append(record)
         self.publish("wire", record)
@@ -355,6 +365,7 @@ class Inspector:
             "id": id_,
             "text": text,
             "problems": checked["problems"],
+            "session": self.session,
             "view": view,
         }
         self.records.append(record)

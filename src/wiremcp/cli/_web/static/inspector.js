@@ -187,6 +187,7 @@
   let submit = null;
 
   function openForm(title, description, build, run) {
+    $("work-hint").hidden = true;
     $("call-title").textContent = title;
     $("call-description").textContent = description || "";
     const readers = build($("call-fields"));
@@ -218,6 +219,7 @@
   }
 
   function readResource(resource) {
+    $("work-hint").hidden = true;
     $("call-form").hidden = true;
     call({ kind: "resource", uri: resource.uri }, "resources/read " + resource.uri);
   }
@@ -340,33 +342,90 @@
 
   let wireCount = 0;
   let problemCount = 0;
+  // Requests without a reply yet: key (channel, view, session, sender's direction, id) -> {item, label, session}.
+  const pending = new Map();
+  let session = 1;
 
-  function summary(record) {
-    const id = record.id === null || record.id === undefined ? "" : " #" + JSON.stringify(record.id);
-    if (record.kind === "request") return record.method + id;
+  const reversed = { c2s: "s2c", s2c: "c2s", v2h: "h2v", h2v: "v2h" };
+  const pendingKey = (record, direction) =>
+    [record.channel, record.view === undefined ? "" : record.view, record.session || 1, direction, JSON.stringify(record.id)].join("|");
+
+  // What a request is about: the tool or prompt name, the resource's URI.
+  function subject(record) {
+    if (record.kind !== "request") return "";
+    try {
+      const params = JSON.parse(record.text).params || {};
+      const what = record.method === "resources/read" ? params.uri : params.name;
+      return typeof what === "string" ? " " + what : "";
+    } catch (e) { return ""; }
+  }
+
+  // "#6", and after the server was started again (wiremcp dev), "#6 (session 2)": ids start again at 1.
+  function idLabel(record) {
+    if (record.id === null || record.id === undefined) return "";
+    const label = " #" + JSON.stringify(record.id);
+    return (record.session || 1) > 1 ? label + ` (session ${record.session})` : label;
+  }
+
+  function summary(record, asked) {
+    const id = idLabel(record);
+    const about = asked ? " to " + asked : "";
+    if (record.kind === "request") return record.method + subject(record) + id;
     if (record.kind === "notification") return record.method;
-    if (record.kind === "response") return "result" + id;
+    if (record.kind === "response") return "result" + id + about;
     if (record.kind === "error") {
-      try { return "error" + id + " " + JSON.parse(record.text).error.code; } catch (e) { return "error" + id; }
+      try { return "error" + id + " " + JSON.parse(record.text).error.code + about; } catch (e) { return "error" + id + about; }
     }
     return "not an envelope";
+  }
+
+  function markUnanswered(entry, why) {
+    entry.item.classList.add("unanswered");
+    entry.item.dataset.pending = "never";
+    entry.mark.textContent = why;
   }
 
   function addRecord(record) {
     const panel = $("wire-panel");
     const atBottom = panel.scrollHeight - panel.scrollTop - panel.clientHeight < 40;
+    if ((record.session || 1) > session) {  // the server was started again: what it was asked is never answered
+      session = record.session;
+      for (const [key, entry] of pending) {
+        if (entry.session < session) { markUnanswered(entry, "never answered (the server was restarted)"); pending.delete(key); }
+      }
+    }
+    let asked = null;
+    if (record.kind === "response" || record.kind === "error") {
+      const key = pendingKey(record, reversed[record.direction]);
+      const entry = pending.get(key);
+      if (entry) {
+        pending.delete(key);
+        entry.item.dataset.pending = "";
+        entry.mark.textContent = "";
+        asked = entry.label;
+      }
+    }
     const arrow = record.direction === "c2s" || record.direction === "v2h" ? "→" : "←";
+    const mark = el("span", { class: "pending-mark" });
     const line = el("summary", { class: "line" },
       el("span", { class: "time", text: "+" + record.t_ms.toFixed(1) + " ms" }),
       el("span", { class: "arrow", text: `${arrow} ${record.sender} to ${record.receiver}${record.view === undefined ? "" : " (view " + record.view + ")"}` }),
-      el("span", { class: "summary", text: summary(record) }),
+      el("span", { class: "summary", text: summary(record, asked) }),
+      mark,
       el("span", { class: "elapsed", text: record.elapsed_ms === null ? "" : record.elapsed_ms.toFixed(1) + " ms" }));
     const item = el("li", {
       class: record.direction + (record.kind === "error" ? " error-reply" : ""),
       "data-seq": record.seq, "data-channel": record.channel, "data-direction": record.direction,
       "data-view": record.view === undefined ? "" : record.view,
-      "data-kind": record.kind, "data-method": record.method || "",
+      "data-kind": record.kind, "data-method": record.method || "", "data-session": record.session || 1,
+      "data-pending": "",
     }, el("details", {}, line, el("pre", { class: "envelope", text: prettyText(record.text) })));
+    if (record.kind === "request") {
+      item.dataset.pending = "waiting";
+      mark.textContent = "no reply yet";
+      pending.set(pendingKey(record, record.direction),
+        { item, mark, session: record.session || 1, label: record.method + subject(record) });
+    }
     for (const problem of record.problems) {
       item.append(el("div", { class: "problem", text: `! ${problem.code}: ${problem.message}` }));
     }
@@ -394,6 +453,8 @@
       $("wire").replaceChildren();
       wireCount = 0;
       problemCount = 0;
+      pending.clear();
+      session = 1;
       for (const id of Array.from(questions.keys())) closeElicitation(id);
     });
     on("state", renderState);

@@ -50,6 +50,7 @@ LAZY = (
     "wiremcp.server._inputs",
     "wiremcp.server._elicit",
     "wiremcp.server._tasks",
+    "wiremcp.server._visibility",  # tags are data; only visibility rules (enable, disable, include_tags) load it
 )
 
 _PROGRAM = textwrap.dedent(

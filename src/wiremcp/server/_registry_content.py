@@ -172,6 +172,7 @@ class ContentRegistry:
         ttl_ms: int | None = None,
         cache_scope: CacheScope | None = None,
         scopes: Iterable[str] | None = None,
+        tags: Iterable[str] | None = None,
     ) -> Resource:
         """Register an MCP Apps view: an HTML document at a ``ui://`` URI (see `wiremcp.server._apps`).
 
@@ -191,7 +192,7 @@ class ContentRegistry:
         self._extensions.setdefault(UI_EXTENSION, {})  # MCP Apps, opted in
         options = ResourceOptions(
             name=name or uri, title=title, description=description, mime_type=UI_MIME_TYPE, size=size, icons=icons,
-            meta=ui_meta, ttl_ms=ttl_ms, cache_scope=cache_scope, scopes=scopes, inline=True,
+            meta=ui_meta, ttl_ms=ttl_ms, cache_scope=cache_scope, scopes=scopes, tags=tags, inline=True,
         )
         return self.add_resource(read, uri, options)
 

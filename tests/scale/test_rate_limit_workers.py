@@ -7,7 +7,8 @@ calls over both workers still gets 3 in all, and the fourth is HTTP 429 with
 ``Retry-After`` and -32000 ``data.retryAfterMs``, whichever worker it
 reaches. Without Redis (the memory store) each worker counts alone: the same
 client gets 3 from each (the "before"). Redis lost: the limit is not lifted,
-the request is refused with 503.
+the request is refused with 503. A 2025-11-25 session kept in Redis gets the same 429 on whichever
+worker its refused request reaches.
 """
 
 from __future__ import annotations
@@ -94,3 +95,43 @@ def test_redis_lost_refuses_rather_than_lifting_the_limit(two_workers: tuple[Wor
     assert status == 503 and headers["retry-after"] == "1"  # the transport's own figure: no wait is known
     assert body["error"]["code"] == -32000 and "rate limit cannot be checked" in body["error"]["message"]
     assert "rate limit store" in a.log()
+
+
+def test_a_legacy_session_on_redis_gets_429_from_either_worker(redis_server: RedisServer) -> None:
+    """A 2025-11-25 session kept in Redis (``WIREMCP_REDIS_URL``: any worker serves any of its messages): the
+    POST carrying only the refused request is 429 with ``Retry-After``, as on one worker and as in 2026-07-28."""
+    env = {"KIT_REDIS_URL": redis_server.url, "WIREMCP_REDIS_URL": redis_server.url, "WIREMCP_STATE_KEY": "k" * 32, "KIT_RATE": "3"}
+    a, b = Worker(SERVER, env), None
+    try:
+        b = Worker(SERVER, env)
+        base = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+        def post(port: int, message: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+            try:
+                conn.request("POST", "/mcp", orjson.dumps(message), headers)
+                resp = conn.getresponse()
+                return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+            finally:
+                conn.close()
+
+        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+        status, got, _ = post(a.port, init, base)
+        assert status == 200, got
+        headers = {**base, "Mcp-Session-Id": got["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
+        assert post(b.port, {"jsonrpc": "2.0", "method": "notifications/initialized"}, headers)[0] == 202
+        replies = [
+            post(worker.port, {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                               "params": {"name": "echo", "arguments": {"text": "x"}}}, headers)
+            for i, worker in enumerate([a, b, a, b], start=1)
+        ]
+        assert [r[0] for r in replies] == [200, 200, 200, 429], replies
+        _, refused, body = replies[-1]
+        error = orjson.loads(body)["error"]
+        assert error["code"] == -32000 and error["data"]["retryAfterMs"] > 0
+        assert int(refused["retry-after"]) == -(-error["data"]["retryAfterMs"] // 1000)
+    finally:
+        a.stop()
+        if b is not None:
+            b.stop()

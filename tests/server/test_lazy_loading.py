@@ -56,6 +56,7 @@ LAZY = (
     "wiremcp.server.transform",
     "wiremcp.server._depends",  # dependency injection (issue 27): only once Depends is imported
     "wiremcp.server.depends",
+    "wiremcp.server._visibility",  # tags are data; only visibility rules (enable, disable, include_tags) load it
 )
 
 _PROGRAM = textwrap.dedent(

@@ -180,35 +180,40 @@ def test_http_private_list_is_never_shared_between_anonymous_callers() -> None:
 
 
 @pytest.mark.slow
-def test_http_legacy_session_is_limited_in_the_reply() -> None:
-    """A 2025-11-25 session's replies are 200 whatever they carry (the session's own reply path, as for the
-    task caps): the refusal is the -32000 error with ``retryAfterMs`` in the body, not a 429."""
+def test_http_legacy_session_refusal_is_429_with_retry_after() -> None:
+    """A 2025-11-25 session's POST carrying only a refused request gets 429 with ``Retry-After``, as a
+    2026-07-28 request does (the JSON-RPC -32000 with ``retryAfterMs`` in the body); the session lives on."""
     with wiremcp_http(SERVER) as url:
         port = int(url.rsplit(":", 1)[1].split("/")[0])
         init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
         base = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Host": f"127.0.0.1:{port}"}
+
+        def post(message: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+            conn.request("POST", "/mcp", orjson.dumps(message), headers)
+            resp = conn.getresponse()
+            return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+
         try:
-            conn.request("POST", "/mcp", orjson.dumps(init), base)
-            resp = conn.getresponse()
-            resp.read()
-            session = resp.getheader("Mcp-Session-Id")
-            assert resp.status == 200 and session
+            status, got, _ = post(init, base)
+            session = got["mcp-session-id"]
+            assert status == 200 and session
             headers = {**base, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"}
-            conn.request("POST", "/mcp", orjson.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), headers)
-            resp = conn.getresponse()
-            resp.read()
-            statuses = []
-            for i in range(1, 5):
-                message = {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}}
-                conn.request("POST", "/mcp", orjson.dumps(message), headers)
-                resp = conn.getresponse()
-                body = resp.read()
-                statuses.append(resp.status)
-            assert statuses == [200, 200, 200, 200]
+            assert post({"jsonrpc": "2.0", "method": "notifications/initialized"}, headers)[0] == 202
+            replies = [
+                post({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}}, headers)
+                for i in range(1, 5)
+            ]
+            assert [r[0] for r in replies] == [200, 200, 200, 429]
+            _, refused_headers, body = replies[-1]
+            assert refused_headers["content-type"] == "application/json"
             error = orjson.loads(body)["error"]
             assert error["code"] == -32000 and error["data"]["retryAfterMs"] > 0
+            assert int(refused_headers["retry-after"]) == -(-error["data"]["retryAfterMs"] // 1000)
+            # the session is still open: a request the limit does not cover is answered
+            status, _, listed = post({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {}}, headers)
+            assert status == 200 and "tools" in orjson.loads(listed)["result"]
         finally:
             conn.close()
 

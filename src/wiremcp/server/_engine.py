@@ -98,7 +98,11 @@ class Engine:
         """Serve each method exactly while its capability is declared; otherwise it is -32601."""
         server = self.server
         made = server.__dict__  # a registry not made yet holds nothing: asking does not make it
-        wanted = bool(made.get("_resources")), bool(made.get("_prompts")), bool(made.get("_completers"))
+        visibility = made.get("_visibility")
+        if visibility is None:
+            wanted = bool(made.get("_resources")), bool(made.get("_prompts")), bool(made.get("_completers"))
+        else:  # what is registered, served now or not (see _visibility)
+            wanted = bool(visibility.static or visibility.templates), bool(visibility.prompts), bool(made.get("_completers"))
         table = self.methods
         if any(wanted):
             from ._handlers_content import content_handlers  # only for a server with resources, prompts or completers
@@ -121,13 +125,14 @@ class Engine:
         if server.forwarder is not None:  # a proxy: what the upstream offers (see _forward)
             return server.forwarder.capabilities()
         caps: dict[str, Any] = {}
-        if server._tools:
+        made = server.__dict__  # (a registry not made yet holds nothing: asking does not make it)
+        visibility = made.get("_visibility")  # with rules: what is registered, served now or not (see _visibility)
+        if server._tools or (visibility is not None and visibility.tools):
             caps["tools"] = {"listChanged": True}
         # resources / prompts / completions: declared while any is registered.
-        made = server.__dict__  # (a registry not made yet holds nothing: asking does not make it)
-        if made.get("_resources"):
+        if made.get("_resources") or (visibility is not None and (visibility.static or visibility.templates)):
             caps["resources"] = {"subscribe": True, "listChanged": True}
-        if made.get("_prompts"):
+        if made.get("_prompts") or (visibility is not None and visibility.prompts):
             caps["prompts"] = {"listChanged": True}
         if made.get("_completers"):
             caps["completions"] = {}

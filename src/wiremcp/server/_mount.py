@@ -41,6 +41,7 @@ from ._subscriptions import Event
 
 if TYPE_CHECKING:
     from ._server import Server
+    from ._visibility import VisibilityRules
 
 __all__ = ["Mount", "SEPARATOR"]
 
@@ -98,20 +99,28 @@ class Mount:
 
     def _drop(self, *, tools: bool, prompts: bool, resources: bool) -> None:
         parent = self.parent
+        visibility: VisibilityRules | None = parent.__dict__.get("_visibility")  # the parent's rules: its registered tables too
         if tools:
             for name in self.tools:
                 parent._tools.pop(name, None)
+                if visibility is not None:
+                    visibility.tools.pop(name, None)
             self.tools = []
             parent._engine.tools.forget()
         if prompts:
             for name in self.prompts:
                 parent._prompts.by_name.pop(name, None)
+                if visibility is not None:
+                    visibility.prompts.pop(name, None)
             self.prompts = []
             parent._prompts._defs = None
         if resources:
             for uri in self.resources:
                 parent._resources.static.pop(uri, None)
                 parent._resources.templates.pop(uri, None)
+                if visibility is not None:
+                    visibility.static.pop(uri, None)
+                    visibility.templates.pop(uri, None)
             self.resources = []
             parent._resources._defs = parent._resources._template_defs = None
         if prompts or resources:
@@ -123,18 +132,23 @@ class Mount:
         """Replace the parent's copies of the child's entries of the given kinds, then announce it."""
         parent, child = self.parent, self.server
         self._drop(tools=tools, prompts=prompts, resources=resources)
+        # With visibility rules the parent registers the entries and serves those its rules let through (_visibility).
+        visibility: VisibilityRules | None = parent.__dict__.get("_visibility")
         if tools:
+            registered = parent._tools if visibility is None else visibility.tools
             for tool in child._tools.values():
                 name = self.name(tool.name)
-                if name in parent._tools:
+                if name in registered:
                     raise ValueError(f"mount {self.namespace!r}: the parent already has a tool named {name!r}")
                 entry = copy.copy(tool)
                 entry.name = name
                 entry.definition = {**tool.definition, "name": name}
-                parent._tools[name] = entry
+                registered[name] = entry
                 self.tools.append(name)
                 if tool.task is not None:
                     parent.enable_tasks()  # the parent runs it as a task: its store, its tasks/* (see the docs above)
+            if visibility is not None:
+                visibility.refresh("tool")
             parent._engine.tools.forget()
             parent.notify_tools_changed()
         if prompts:
@@ -143,13 +157,28 @@ class Mount:
                 entry_p = copy.copy(prompt)
                 entry_p.name = name
                 entry_p.definition = {**prompt.definition, "name": name}
-                parent._prompts.add(entry_p)
+                if visibility is None:
+                    parent._prompts.add(entry_p)
+                elif name in visibility.prompts:
+                    raise ValueError(f"a prompt named {name!r} is already registered")
+                else:
+                    visibility.prompts[name] = entry_p
                 self.prompts.append(name)
+            if visibility is not None:
+                visibility.refresh("prompt")
             parent.notify_prompts_changed()
         if resources:
             for resource in (*child._resources.static.values(), *child._resources.templates.values()):
-                parent._resources.add(resource)
+                if visibility is None:
+                    parent._resources.add(resource)
+                else:
+                    table = visibility.table("resource", resource)
+                    if resource.uri in table:
+                        raise ValueError(f"a resource {resource.uri!r} is already registered")
+                    table[resource.uri] = resource
                 self.resources.append(resource.uri)
+            if visibility is not None:
+                visibility.refresh("resource")
             parent.notify_resources_changed()
         if prompts or resources:
             for completer in child._completers.by_key.values():

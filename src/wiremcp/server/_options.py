@@ -47,11 +47,39 @@ if TYPE_CHECKING:
     from ._tools import ToolAnnotations
     from ._transform import Arg, Output
 
-__all__ = ["ToolOptions", "TransformOptions", "ResourceOptions", "PromptOptions", "CacheScope", "ServerSettings", "DEFAULT_LIST_TTL_MS", "task_options"]
+__all__ = [
+    "ToolOptions", "TransformOptions", "ResourceOptions", "PromptOptions", "CacheScope", "ServerSettings",
+    "DEFAULT_LIST_TTL_MS", "task_options", "TAGS_META", "tag_set", "with_tags",
+]
 
 CacheScope = Literal["public", "private"]
 #: How long clients may cache list results and discovery, unless configured.
 DEFAULT_LIST_TTL_MS = 60_000
+#: The ``_meta`` key a listed component's tags are published under (sorted), when it has any:
+#: wiremcp's own reverse-DNS prefix (basic/index.mdx, "_meta": ``io.modelcontextprotocol/`` is MCP's).
+TAGS_META = "io.wiremcp/tags"
+
+
+def tag_set(tags: Iterable[str] | None, where: str) -> frozenset[str]:
+    """Registration's ``tags=`` (and ``include_tags``...): a set of non-empty strings (TypeError, ValueError otherwise)."""
+    if tags is None:
+        return frozenset()
+    if isinstance(tags, str):
+        raise TypeError(f"{where}: tags are a set of tag names, not one string (write {{{tags!r}}})")
+    out = frozenset(tags)
+    for tag in out:
+        if type(tag) is not str or not tag:
+            raise ValueError(f"{where}: {tag!r} is not a tag (a non-empty string)")
+    return out
+
+
+def with_tags(meta: dict[str, Any] | None, tags: frozenset[str], where: str) -> dict[str, Any] | None:
+    """A definition's ``_meta`` with the component's tags under `TAGS_META` (``meta`` itself when it has none)."""
+    if not tags:
+        return meta
+    if meta and TAGS_META in meta:
+        raise ValueError(f"{where}: _meta key {TAGS_META!r} is where tags= are published; pass tags=, not meta=")
+    return {**(meta or {}), TAGS_META: sorted(tags)}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,6 +96,7 @@ class ToolOptions:
     icons: list[dict[str, Any]] | None = None
     meta: dict[str, Any] | None = None
     scopes: Iterable[str] | None = None
+    tags: Iterable[str] | None = None
     inline: bool = False
     ui: str | None = None
     visibility: Visibility | Iterable[Visibility] | None = None
@@ -111,6 +140,7 @@ class ResourceOptions:
     ttl_ms: int | None = None
     cache_scope: CacheScope | None = None
     scopes: Iterable[str] | None = None
+    tags: Iterable[str] | None = None
     inline: bool = False
 
 
@@ -124,6 +154,7 @@ class PromptOptions:
     icons: list[dict[str, Any]] | None = None
     meta: dict[str, Any] | None = None
     scopes: Iterable[str] | None = None
+    tags: Iterable[str] | None = None
     inline: bool = False
 
 

@@ -33,7 +33,7 @@ from ._content import CONTENT_TYPES
 from ._context import Context, scope_tuple
 from ._failures import HandlerFailed, failure_message
 from ._inject import Signature
-from ._options import PromptOptions
+from ._options import PromptOptions, tag_set, with_tags
 from ._workers import Workers, run_handler
 
 __all__ = ["Prompt", "Prompts", "to_messages", "message", "user", "assistant", "ROLES"]
@@ -70,7 +70,7 @@ def assistant(content: str | Mapping[str, Any]) -> dict[str, Any]:
 class Prompt:
     """A registered prompt: its wire definition and how to get it."""
 
-    __slots__ = ("name", "sig", "definition", "description", "scopes", "threaded")
+    __slots__ = ("name", "sig", "definition", "description", "scopes", "threaded", "tags")
 
     def __init__(self, fn: Callable[..., Any], options: PromptOptions | None = None, /, **keywords: Any) -> None:
         """A prompt of ``fn`` with ``options``, or the same options as keywords (those of ``Server.prompt``)."""
@@ -86,6 +86,8 @@ class Prompt:
         if type(prompt_name) is not str or not prompt_name:
             raise ValueError("a prompt needs a name (a non-empty string)")
         self.name = prompt_name
+        #: Its tags (`Server` serves a subset by them; published in ``_meta``, `_options.TAGS_META`).
+        self.tags = tag_set(options.tags, f"prompt {prompt_name!r}")
         self.sig = Signature(fn, f"prompt {self.name!r}")
         #: A plain function not registered ``inline=True``: it runs in a worker thread.
         self.threaded = not self.sig.is_async and not options.inline
@@ -109,8 +111,9 @@ class Prompt:
             definition["arguments"] = arguments
         if options.icons:
             definition["icons"] = options.icons
-        if options.meta:
-            definition["_meta"] = options.meta
+        meta = with_tags(options.meta, self.tags, f"prompt {prompt_name!r}")
+        if meta:
+            definition["_meta"] = meta
         self.definition = definition
 
     @property

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ._engine import Engine
     from ._prompts import Prompt, Prompts
     from ._resources import Resource, Resources
+    from ._visibility import VisibilityRules
 
 __all__ = ["ContentRegistry", "check_name", "check_decorated"]
 
@@ -95,6 +96,7 @@ class ContentRegistry:
         ttl_ms: int | None = None,
         cache_scope: CacheScope | None = None,
         scopes: Iterable[str] | None = None,
+        tags: Iterable[str] | None = None,
         inline: bool = False,
     ) -> Callable[[F], F]:
         """Decorator: register a function as the resource at ``uri``; returns it unchanged.
@@ -103,7 +105,7 @@ class ContentRegistry:
         whose variables are the function's parameters. ``ttl_ms`` and
         ``cache_scope`` set the caching hints of its ``resources/read``
         results (default: the server's). A plain function runs in a worker
-        thread unless ``inline=True``.
+        thread unless ``inline=True``. ``tags``: as a tool's (``Server.tool``).
         """
         if callable(uri):
             raise TypeError(
@@ -114,7 +116,7 @@ class ContentRegistry:
             raise TypeError(f"@server.resource needs the resource's URI as a non-empty string, not {uri!r}")
         options = ResourceOptions(
             name=name, title=title, description=description, mime_type=mime_type, size=size, annotations=annotations,
-            icons=icons, meta=meta, ttl_ms=ttl_ms, cache_scope=cache_scope, scopes=scopes, inline=inline,
+            icons=icons, meta=meta, ttl_ms=ttl_ms, cache_scope=cache_scope, scopes=scopes, tags=tags, inline=inline,
         )
 
         def register(fn: F) -> F:
@@ -137,7 +139,16 @@ class ContentRegistry:
             resource = Resource(fn, uri, options, **keywords)
         except (TypeError, ValueError) as exc:  # told at the user's def, without our frames (`_definition`)
             raise at_def(fn, exc) from None
-        self._resources.add(resource)
+        visibility: VisibilityRules | None = self.__dict__.get("_visibility")
+        if visibility is None:
+            self._resources.add(resource)
+        else:  # registered; served if the rules let it through (see _visibility)
+            table = visibility.table("resource", resource)
+            if resource.uri in table:
+                kind = "resource" if resource.template is None else "resource template"
+                raise ValueError(f"a {kind} {resource.uri!r} is already registered")
+            table[resource.uri] = resource
+            visibility.refresh("resource")
         self._engine.offer()
         self.notify_resources_changed()
         return resource
@@ -161,6 +172,7 @@ class ContentRegistry:
         ttl_ms: int | None = None,
         cache_scope: CacheScope | None = None,
         scopes: Iterable[str] | None = None,
+        tags: Iterable[str] | None = None,
     ) -> Resource:
         """Register an MCP Apps view: an HTML document at a ``ui://`` URI (see `wiremcp.server._apps`).
 
@@ -180,25 +192,33 @@ class ContentRegistry:
         self._extensions.setdefault(UI_EXTENSION, {})  # MCP Apps, opted in
         options = ResourceOptions(
             name=name or uri, title=title, description=description, mime_type=UI_MIME_TYPE, size=size, icons=icons,
-            meta=ui_meta, ttl_ms=ttl_ms, cache_scope=cache_scope, scopes=scopes, inline=True,
+            meta=ui_meta, ttl_ms=ttl_ms, cache_scope=cache_scope, scopes=scopes, tags=tags, inline=True,
         )
         return self.add_resource(read, uri, options)
 
     def remove_resource(self, uri: str) -> None:
         """Unregister the resource or template registered as ``uri`` (KeyError if none)."""
-        self._resources.remove(uri)
+        visibility: VisibilityRules | None = self.__dict__.get("_visibility")
+        if visibility is None:
+            self._resources.remove(uri)
+        else:
+            del (visibility.static if uri in visibility.static else visibility.templates)[uri]
+            visibility.forget("resource", uri)
+            visibility.refresh("resource")
         self._engine.offer()
         self.notify_resources_changed()
 
     @property
     def resources(self) -> dict[str, Resource]:
-        """The static resources by URI, in registration order (a copy)."""
-        return dict(self._resources.static)
+        """The static resources by URI, in registration order (a copy), served now or not (``Server.enable``)."""
+        visibility: VisibilityRules | None = self.__dict__.get("_visibility")
+        return dict(self._resources.static if visibility is None else visibility.static)
 
     @property
     def resource_templates(self) -> dict[str, Resource]:
-        """The resource templates by URI template, in registration order (a copy)."""
-        return dict(self._resources.templates)
+        """The resource templates by URI template, in registration order (a copy), served now or not."""
+        visibility: VisibilityRules | None = self.__dict__.get("_visibility")
+        return dict(self._resources.templates if visibility is None else visibility.templates)
 
     @overload
     def prompt(self, name: F, /) -> F: ...
@@ -213,6 +233,7 @@ class ContentRegistry:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         scopes: Iterable[str] | None = None,
+        tags: Iterable[str] | None = None,
         inline: bool = False,
     ) -> Callable[[F], F]: ...
 
@@ -220,7 +241,8 @@ class ContentRegistry:
         """Decorator: register a function as a prompt; its parameters are the prompt's arguments.
 
         ``@server.prompt()`` and bare ``@server.prompt`` both work. A plain
-        function runs in a worker thread unless ``inline=True``.
+        function runs in a worker thread unless ``inline=True``. ``tags``: as
+        a tool's (``Server.tool``).
         """
         if callable(name):  # used bare: the function came as `name`
             self.add_prompt(name, PromptOptions(**options))
@@ -246,21 +268,35 @@ class ContentRegistry:
             prompt = Prompt(fn, options, **keywords)
         except (TypeError, ValueError) as exc:  # told at the user's def, without our frames (`_definition`)
             raise at_def(fn, exc) from None
-        self._prompts.add(prompt)
+        visibility: VisibilityRules | None = self.__dict__.get("_visibility")
+        if visibility is None:
+            self._prompts.add(prompt)
+        else:  # registered; served if the rules let it through (see _visibility)
+            if prompt.name in visibility.prompts:
+                raise ValueError(f"a prompt named {prompt.name!r} is already registered")
+            visibility.prompts[prompt.name] = prompt
+            visibility.refresh("prompt")
         self._engine.offer()
         self.notify_prompts_changed()
         return prompt
 
     def remove_prompt(self, name: str) -> None:
         """Unregister the prompt ``name`` (KeyError if there is none) and announce that the prompt list changed."""
-        self._prompts.remove(name)
+        visibility: VisibilityRules | None = self.__dict__.get("_visibility")
+        if visibility is None:
+            self._prompts.remove(name)
+        else:
+            del visibility.prompts[name]
+            visibility.forget("prompt", name)
+            visibility.refresh("prompt")
         self._engine.offer()
         self.notify_prompts_changed()
 
     @property
     def prompts(self) -> dict[str, Prompt]:
-        """The registered prompts by name, in registration order (a copy)."""
-        return dict(self._prompts.by_name)
+        """The registered prompts by name, in registration order (a copy), served now or not (``Server.enable``)."""
+        visibility: VisibilityRules | None = self.__dict__.get("_visibility")
+        return dict(self._prompts.by_name if visibility is None else visibility.prompts)
 
     def complete(
         self,

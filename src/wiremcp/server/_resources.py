@@ -39,7 +39,7 @@ from ..protocol import ResourceNotFound
 from ._context import Context, scope_tuple
 from ._failures import HandlerFailed, failure_message
 from ._inject import Signature
-from ._options import CacheScope, ResourceOptions
+from ._options import CacheScope, ResourceOptions, tag_set, with_tags
 from ._workers import Workers, run_handler
 
 __all__ = ["Resource", "Resources", "to_contents"]
@@ -61,6 +61,7 @@ class Resource:
         "cache_scope",
         "scopes",
         "threaded",
+        "tags",
     )
 
     def __init__(self, fn: Callable[..., Any], uri: str, options: ResourceOptions | None = None, /, **keywords: Any) -> None:
@@ -85,6 +86,8 @@ class Resource:
         self.template = None if template.is_literal else template
         self.name = options.name or getattr(fn, "__name__", None) or uri
         what = f"resource {uri!r}"
+        #: Its tags (`Server` serves a subset by them; published in ``_meta``, `_options.TAGS_META`).
+        self.tags = tag_set(options.tags, what)
         self.sig = Signature(fn, what)
         #: A plain function not registered ``inline=True``: it runs in a worker thread.
         self.threaded = not self.sig.is_async and not options.inline
@@ -117,8 +120,9 @@ class Resource:
             definition["annotations"] = options.annotations
         if options.icons:
             definition["icons"] = options.icons
-        if options.meta:
-            definition["_meta"] = options.meta
+        meta = with_tags(options.meta, self.tags, what)
+        if meta:
+            definition["_meta"] = meta
         self.definition = definition
 
     def arguments(self, uri: str) -> dict[str, Any] | None:

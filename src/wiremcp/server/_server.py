@@ -25,6 +25,7 @@ Rules it keeps:
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, TypeVar, overload
 
 from ..jsonrpc import JSONRPCError, Request
@@ -58,12 +59,14 @@ if TYPE_CHECKING:
     from ._forward import Forwarder, Upstream
     from ._transform import Arg, Output, TransformedTool
     from ._depends import Resources
+    from ._visibility import Kind, VisibilityRules
 
 # Loaded on first use, each by the method that needs it (bench/README.md, "Cold start": a server of
 # tools alone imports none of them): resources, prompts and completion (`_resources`, `_prompts`,
 # `_completion`, their registries and `_handlers_content`; see `_registry_content`), middleware
 # (`add_middleware`), composition (`mount`, `forward`), legacy sessions (`open_session`) and
-# subscriptions/listen (`_subscriptions`, from `_handlers_listen`).
+# subscriptions/listen (`_subscriptions`, from `_handlers_listen`), and visibility rules (`_visibility`:
+# ``include_tags``/``exclude_tags``, the first `enable` or `disable`).
 
 __all__ = ["Server", "DEFAULT_LIST_TTL_MS"]
 
@@ -116,6 +119,8 @@ class Server(ContentRegistry):
         max_tasks_per_owner: int | None = None,
         task_max_ttl_ms: int | None = None,
         telemetry: bool | Mapping[str, Any] | None = None,
+        include_tags: Iterable[str] | None = None,
+        exclude_tags: Iterable[str] | None = None,
     ) -> None:
         settings = ServerSettings.read(  # an argument wins, then a WIREMCP_* variable, then the default
             list_ttl_ms=list_ttl_ms, cache_scope=cache_scope, page_size=page_size, state_keys=state_keys,
@@ -137,7 +142,10 @@ class Server(ContentRegistry):
         self.server_info = info
         # Shared by every result; never mutated after this point.
         self._result_meta: dict[str, Any] | None = {SERVER_INFO: info} if server_info_in_results else None
+        #: The tools served now, by name (what the engine reads; `tools` is every registered one).
         self._tools: dict[str, Tool] = {}
+        if include_tags is not None or exclude_tags is not None:  # serve a subset (see _visibility)
+            self.__dict__["_visibility"] = _rules(self, include_tags, exclude_tags)
         #: The request engine (`_engine`): the method table, reading this registry. Resources,
         #: templates, prompts, completers (`_resources`, `_prompts`, `_completers`) are made on first use.
         self._engine = Engine(self)
@@ -199,6 +207,7 @@ class Server(ContentRegistry):
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         scopes: Iterable[str] | None = None,
+        tags: Iterable[str] | None = None,
         inline: bool = False,
         ui: str | None = None,
         visibility: Visibility | Iterable[Visibility] | None = None,
@@ -213,6 +222,9 @@ class Server(ContentRegistry):
         ``structured_output=False`` turns off the one made from the return
         annotation, ``True`` requires one (see `wiremcp.server._tools`).
         ``scopes`` are the OAuth scopes a caller's token needs (see `_context`).
+        ``tags`` name groups the tool belongs to: `enable` and `disable` switch
+        tools by tag, ``Server(include_tags=..., exclude_tags=...)`` serves a
+        subset, and the listed tool shows them in ``_meta["io.wiremcp/tags"]``.
         A plain function runs in a worker thread; ``inline=True`` keeps a
         microsecond-scale one on the event loop (see `_workers`).
         MCP Apps (see `wiremcp.server._apps`): ``ui="ui://..."`` shows the
@@ -282,14 +294,19 @@ class Server(ContentRegistry):
 
     def _register(self, tool: Tool) -> Tool:
         """Add a made tool to the registry, announce it and apply what it needs (MCP Apps, tasks, dependencies)."""
-        if tool.name in self._tools:
+        visibility: VisibilityRules | None = self.__dict__.get("_visibility")
+        if tool.name in self._tools or (visibility is not None and tool.name in visibility.tools):
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         if tool.depends is not None:
             tool.depends.bind(self)  # its lifespan-scoped dependencies open with this server's lifespan (_depends)
         if tool.ui_uri is not None or tool.app_only:
             self._extensions.setdefault(UI_EXTENSION, {})  # MCP Apps, opted in (see _apps)
-        self._tools[tool.name] = tool
-        self._engine.tools.forget()
+        if visibility is None:
+            self._tools[tool.name] = tool
+            self._engine.tools.forget()
+        else:  # registered; served if the rules let it through
+            visibility.tools[tool.name] = tool
+            visibility.refresh("tool")
         if tool.task is not None:
             self.enable_tasks()
         self.notify_tools_changed()
@@ -335,18 +352,52 @@ class Server(ContentRegistry):
 
     def remove_tool(self, name: str) -> None:
         """Unregister the tool ``name`` (KeyError if there is none) and announce that the tool list changed."""
-        del self._tools[name]
+        visibility: VisibilityRules | None = self.__dict__.get("_visibility")
+        if visibility is None:
+            del self._tools[name]
+        else:
+            del visibility.tools[name]
+            visibility.forget("tool", name)
+            visibility.refresh("tool")
         self._engine.tools.forget()
         self.notify_tools_changed()
 
     @property
     def tools(self) -> dict[str, Tool]:
-        """The registered tools by name, in registration order (a copy)."""
-        return dict(self._tools)
+        """The registered tools by name, in registration order (a copy), served now or not (see `enable`)."""
+        visibility: VisibilityRules | None = self.__dict__.get("_visibility")
+        return dict(self._tools if visibility is None else visibility.tools)
 
     def get_tool(self, name: str) -> Tool | None:
-        """The tool registered under ``name``, or None (no copy: for hot paths)."""
+        """The tool served under ``name``, or None (no copy: for hot paths); a disabled one is None."""
         return self._tools.get(name)
+
+    # -- visibility: tags, enable, disable (see _visibility) --------------------------
+
+    @cached_property
+    def _visibility(self) -> VisibilityRules:
+        return _rules(self)  # on the first enable or disable: a server without rules never loads _visibility
+
+    def enable(self, name: str | None = None, /, *, tags: Iterable[str] | None = None, kind: Kind | None = None) -> None:
+        """Serve again the component ``name``, or every component with one of ``tags`` (see `disable`).
+
+        ``name`` is a tool's or a prompt's name, a resource's URI or URI
+        template; ``kind`` ("tool", "prompt", "resource") says which when a
+        tool and a prompt share it. KeyError when nothing of that name is
+        registered; ValueError for a component outside the subset the server
+        serves (``include_tags``, ``exclude_tags``). The latest `enable` or
+        `disable` naming a component, by name or by one of its tags, decides.
+        """
+        self._visibility.switch(True, name, tags, kind)
+
+    def disable(self, name: str | None = None, /, *, tags: Iterable[str] | None = None, kind: Kind | None = None) -> None:
+        """Stop serving the component ``name``, or every component with one of ``tags`` (registered later too).
+
+        A disabled component is in no list and a request for it gets the
+        error of an unknown one; the lists that changed are announced
+        (``notifications/tools/list_changed``...) in both eras. `enable` undoes it.
+        """
+        self._visibility.switch(False, name, tags, kind)
 
     def capabilities(self) -> dict[str, Any]:
         """The capabilities the server declares: each feature while anything of it is registered, and its extensions."""
@@ -500,6 +551,13 @@ class Server(ContentRegistry):
     def _complete(self, result: dict[str, Any]) -> dict[str, Any]:
         """``result`` with the server's shared ``_meta`` (`Engine.complete`)."""
         return self._engine.complete(result)
+
+
+def _rules(server: Server, include: Iterable[str] | None = None, exclude: Iterable[str] | None = None) -> VisibilityRules:
+    """The server's visibility rules (`_visibility`, imported now: only a server that has rules needs it)."""
+    from ._visibility import VisibilityRules
+
+    return VisibilityRules(server, include, exclude)
 
 
 def _sqlite_store() -> TaskStore:

@@ -62,7 +62,7 @@ from ._context import Context, scope_tuple
 from ._definition import warn_at_def
 from ._failures import ToolError, failure_message
 from ._inject import context_param
-from ._options import ToolOptions
+from ._options import ToolOptions, tag_set, with_tags
 from ._workers import Workers
 from ._schema import (
     ArgumentError,
@@ -268,6 +268,7 @@ class Tool:
         "task",
         "fused_arguments",
         "depends",
+        "tags",
     )
 
     def __init__(self, fn: Callable[..., Any], options: ToolOptions | None = None, /, **keywords: Any) -> None:
@@ -290,6 +291,8 @@ class Tool:
                 self.name,
             )
         where = f"tool {self.name!r}"
+        #: Its tags (`Server` serves a subset by them; published in ``_meta``, `_options.TAGS_META`).
+        self.tags = tag_set(options.tags, where)
         #: Whether a call may become a task (`_tasks`): None (never), "auto", "always" or a function.
         self.task = None if options.task == "never" else _check_task_mode(options.task, where)
         self.is_async = inspect.iscoroutinefunction(fn)
@@ -409,6 +412,7 @@ class Tool:
         self.ui_uri: str | None = ui_block.get("resourceUri") if ui_block else None
         #: ``visibility`` leaves out the model: hidden from clients without MCP Apps (`_apps`).
         self.app_only = ui_block is not None and "model" not in ui_block.get("visibility", ("model",))
+        meta = with_tags(meta, self.tags, where)
         if meta:
             definition["_meta"] = _check_meta(meta, where)
         try:

@@ -141,7 +141,8 @@ def test_http_the_callers_share_is_429_the_servers_cap_503_both_with_retry_after
 
 def test_http_a_legacy_session_of_a_caller_past_its_share_gets_32000(http_url):
     """2025-11-25 over HTTP: the same caller's share (the owner is the token's caller, whatever the era);
-    inside a session the -32000 comes with HTTP 200, as every answer in a session does."""
+    inside a session the -32000 comes with HTTP 429 and ``Retry-After``, as in 2026-07-28 (a refusal of the
+    caller's share answered alone; every other answer in a session is a 200)."""
     import httpx
 
     base = {"content-type": "application/json", "accept": "application/json, text/event-stream", "authorization": "Bearer t-alice"}
@@ -163,7 +164,8 @@ def test_http_a_legacy_session_of_a_caller_past_its_share_gets_32000(http_url):
     for n in (1, 2):
         assert "task" in body(send({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": task}, session))["result"]
     over = send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": task}, session)
-    assert over.status_code == 200 and body(over)["error"]["code"] == -32000, over.text
+    assert over.status_code == 429 and over.headers["retry-after"] == "1", (over.status_code, over.text)
+    assert body(over)["error"]["code"] == -32000, over.text
     assert body(over)["error"]["message"].startswith("Too many tasks: this caller holds 2 live tasks")
 
 

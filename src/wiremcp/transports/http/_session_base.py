@@ -23,7 +23,12 @@ keeps only how it holds its streams. Rules kept here:
   priming event with empty data (`priming`); a ``Last-Event-ID`` names a
   stream only when both numbers are digits, at most `MAX_ID_DIGITS` each
   (`event_id`);
-* the first piece of an SSE response is preceded by its head (`write_sse`).
+* the first piece of an SSE response is preceded by its head (`write_sse`);
+* a request refused because the caller holds its share of a cap (`CallerBusy`:
+  ``RateLimit``, a caller's live tasks) is answered, when its reply is all the
+  POST carries, with **429** and ``Retry-After``, as a 2026-07-28 request is
+  (`refusal_status`); every other reply in a session is a 200, whatever it
+  carries (2025-11-25 maps no error code to a status).
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import abc
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...server.transport import Call, ConnectionState, LegacySession, Reply, ServerConnection, Write
+from ...server.transport import CALLER_BUSY, Call, ConnectionState, LegacySession, Reply, ServerConnection, Write
 from ._asgi import STATUS_BY_CODE, Send, sse_start
 
 if TYPE_CHECKING:
@@ -47,12 +52,20 @@ class Store(Protocol):
     server: Server
     options: SessionOptions
 
-__all__ = ["SessionBase", "PRIMING_SINCE", "MAX_ID_DIGITS", "discard", "unline", "event", "priming", "event_id", "write_sse"]
+__all__ = [
+    "SessionBase", "PRIMING_SINCE", "MAX_ID_DIGITS", "discard", "unline", "event", "priming", "event_id", "write_sse",
+    "refusal_status",
+]
 
 #: The first revision whose clients accept an SSE event with empty data (the priming event).
 PRIMING_SINCE = "2025-11-25"
 #: Digits of either number of an event id we could have given out; a longer one names no stream.
 MAX_ID_DIGITS = 20
+
+
+def refusal_status(reply: Reply | None) -> int:
+    """The HTTP status of a session's POST whose one JSON body is ``reply``: 429 for the caller's share of a cap, else 200."""
+    return STATUS_BY_CODE[CALLER_BUSY] if reply is not None and reply[1] == CALLER_BUSY else 200
 
 
 def discard(data: bytes) -> None:

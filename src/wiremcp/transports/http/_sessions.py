@@ -30,7 +30,9 @@ Messages in a session ("Sending Messages to the Server")
 
 * a request is served with the server's ordinary handlers (`LegacySession`);
   its JSON-RPC answer has status 200 whether result or error (2025-11-25 maps
-  no error code to a status); a request id already in flight is -32600;
+  no error code to a status), except a refusal of the caller's share of a cap
+  (``RateLimit``...) answered alone: 429 with ``Retry-After``, as in 2026-07-28
+  (`_session_base.refusal_status`); a request id already in flight is -32600;
 * a notification is 202: ``notifications/initialized`` marks the session
   initialized; ``notifications/cancelled`` cancels the request it names, and
   nothing more is sent for that request, not even its response;
@@ -111,7 +113,7 @@ from ._asgi import KEEPALIVE, Receive, Send, empty_reply, fire, json_reply
 from ._carrier import Signal, carry
 from ._auth import principal
 from ._coalesce import redundant
-from ._session_base import SessionBase, unline
+from ._session_base import SessionBase, refusal_status, unline
 from ._session_rules import LAST_EVENT_ID_HEADER, SESSION_HEADER, SessionOptions, SessionRules
 from ._stream_engine import SessionStreams, Stream, StreamState
 
@@ -249,7 +251,7 @@ class _Stream(Stream):
     requests made by that request's handler): calling it adds a message.
     """
 
-    __slots__ = ("session", "call")
+    __slots__ = ("session", "call", "status")
 
     carrier: _Pump | None
 
@@ -257,6 +259,11 @@ class _Stream(Stream):
         super().__init__(streams, sid, request_id, method)
         self.session = session
         self.call: Call | None = None  # the request in flight whose stream this is
+        self.status = 200  # of its reply as one JSON body (`refusal_status`)
+
+    async def answer(self, send: Send, body: bytes) -> None:
+        """Write the request's reply as the one JSON body of its POST (`_carrier.carry`'s ``answer``)."""
+        await json_reply(send, self.status, body)
 
     def __call__(self, data: bytes) -> None:
         """Add one encoded message (a notification, a request to the client)."""
@@ -562,6 +569,7 @@ class Sessions:
         stream = session.new_stream(req.id, req.method)
         out = session.conn.request(req, stream)
         if type(out) is tuple:
+            stream.status = refusal_status(out)
             stream.end(unline(out[0]))
         else:
             assert isinstance(out, Call)
@@ -570,10 +578,10 @@ class Sessions:
             task.add_done_callback(functools.partial(_settled, stream, out))
         if stream.state is StreamState.CLOSING and not stream.pending:  # answered at once, nothing sent before: JSON
             stream.state = StreamState.CLOSED
-            await json_reply(send, 200, stream.final or b"")
+            await json_reply(send, stream.status, stream.final or b"")
             return
         stream.carrier = _Pump(receive, stream)
-        await carry(stream.carrier, send, json_ok=True, keepalive=self.options.keepalive_interval)
+        await carry(stream.carrier, send, json_ok=True, keepalive=self.options.keepalive_interval, answer=stream.answer)
 
     async def notification(self, session: HTTPSession, note: Notification, headers: dict[bytes, bytes], send: Send) -> None:
         session.touch()
@@ -626,7 +634,9 @@ async def _run(stream: _Stream, call: Call) -> Reply | None:
 
 
 def _settled(stream: _Stream, call: Call, task: asyncio.Task[Reply | None]) -> None:
-    final = stream.session.settle(call, None if task.cancelled() else task.result())
+    reply = None if task.cancelled() else task.result()
+    stream.status = refusal_status(reply)
+    final = stream.session.settle(call, reply)
     # The stream and its call refer to each other (``stream.call``, ``call.write``), and the
     # task's context holds the stream (`_CURRENT`): a cycle through the task's result (the
     # reply, up to megabytes) that only the cyclic collector would free, long after the fact.

@@ -7,7 +7,7 @@ any session, so a load balancer needs no stickiness. It keeps the wire rules
 of `_sessions` (status codes, ``Mcp-Session-Id``, ``MCP-Protocol-Version``:
 `_session_rules`; event ids ``{stream}-{n}``, ``Last-Event-ID`` resumption,
 the priming event, one JSON body for a request answered before it sends
-anything: the one carrier loop, `_carrier.carry`, fed from Redis by
+anything, 429 for a refusal of the caller's share: the one carrier loop, `_carrier.carry`, fed from Redis by
 `_shared_streams.RedisFeed`; what a session is, `SharedSession` shares with
 the local one: `_session_base`). What is kept in Redis, and the Lua scripts
 that write it, is `wiremcp.backends.redis.sessions`. Its rules of its own:
@@ -121,7 +121,7 @@ from ...server.transport import Call, ServerBusy, Write, reply_failed
 from ._asgi import Receive, Send, empty_reply, http_error, json_reply
 from ._auth import principal
 from ._carrier import carry
-from ._session_base import SessionBase, event_id, unline
+from ._session_base import SessionBase, event_id, refusal_status, unline
 from ._session_rules import ENTRY_COST, LAST_EVENT_ID_HEADER, SESSION_HEADER, SessionOptions, SessionRules
 from ._shared_streams import CURRENT, RedisFeed, StreamWriter
 
@@ -545,7 +545,7 @@ class SharedSessions:
             await self._save_state(session, before)
             if writer.idle:  # answered at once, nothing sent before: one JSON body, no stream
                 writer.abandon()
-                await json_reply(send, 200, out[0])
+                await json_reply(send, refusal_status(out), out[0])
                 return
             writer.finish(out[0])
             await self._carry(session, stream, 0, receive, send, json_ok=True, prime=session.primes)
@@ -555,11 +555,18 @@ class SharedSessions:
         session.writers[req.id] = writer
         await self.store.runs_here(session.id, stream)
 
+        status = 200  # of the reply as the POST's one JSON body (`refusal_status`)
+
+        async def answer(send: Send, body: bytes) -> None:
+            await json_reply(send, status, body)
+
         async def run() -> None:
+            nonlocal status
             CURRENT.set(writer)
             reply = None
             try:
                 reply = await call.finish()
+                status = refusal_status(reply)
             finally:
                 final = session.settle(call, reply)
                 session.writers.pop(req.id, None)
@@ -572,7 +579,7 @@ class SharedSessions:
 
         task = call.task = asyncio.get_running_loop().create_task(run())
         del task
-        await self._carry(session, stream, 0, receive, send, json_ok=True, prime=session.primes)
+        await self._carry(session, stream, 0, receive, send, json_ok=True, prime=session.primes, answer=answer)
 
     async def _notification(self, session: Any, note: Notification, headers: dict[bytes, bytes], send: Send) -> None:
         assert isinstance(session, SharedSession)
@@ -648,11 +655,18 @@ class SharedSessions:
     # -- carrying a stream from Redis on one response -------------------------------------------------
 
     async def _carry(
-        self, session: SharedSession, stream: int, after: int, receive: Receive, send: Send, *, json_ok: bool, prime: bool
+        self, session: SharedSession, stream: int, after: int, receive: Receive, send: Send, *, json_ok: bool, prime: bool,
+        answer: Callable[[Send, bytes], Awaitable[None]] | None = None,
     ) -> None:
-        """Write one stream's events from Redis on this response (`_carrier.carry`, the wire rules)."""
+        """Write one stream's events from Redis on this response (`_carrier.carry`, the wire rules).
+
+        ``answer`` writes a reply that is all there is as one JSON body (default: a 200).
+        """
         feed = RedisFeed(self, session, stream, after, receive, prime=prime)
-        await carry(feed, send, json_ok=json_ok, keepalive=self.options.keepalive_interval)
+        if answer is None:
+            await carry(feed, send, json_ok=json_ok, keepalive=self.options.keepalive_interval)
+        else:
+            await carry(feed, send, json_ok=json_ok, keepalive=self.options.keepalive_interval, answer=answer)
 
     async def worker_gone(self, session: SharedSession, stream: int) -> bool:
         """Whether the worker running this stream's request died; if so, end the stream with an error (once)."""

@@ -346,11 +346,16 @@ def check_tool_result(tool: dict[str, Any], result: dict[str, Any]) -> list[Find
 
 
 def _has_json_text(result: dict[str, Any]) -> bool:
+    """A text block holds the structured content as JSON (or, for ``{"result": X}``, the SDKs' wrapping of a non-object, X)."""
+    structured = result["structuredContent"]
+    accepted = [structured]
+    if type(structured) is dict and list(structured) == ["result"]:
+        accepted.append(structured["result"])
     content = result.get("content")
     for block in content if type(content) is list else []:
         if type(block) is dict and block.get("type") == "text" and type(block.get("text")) is str:
             try:
-                if json.loads(block["text"]) == result["structuredContent"]:
+                if json.loads(block["text"]) in accepted:
                     return True
             except ValueError:
                 continue

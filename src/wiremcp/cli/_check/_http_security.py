@@ -319,13 +319,14 @@ async def check_session_ids(url: str, session: aiohttp.ClientSession) -> list[Fi
             f"initialize got {exchanges[-1].status}")
         return _not_run((SESSION_ID_CHARSET, SESSION_ID_STRENGTH), why, url, exchanges[-1])
     ids = [e.headers["mcp-session-id"] for e in given]
-    lines = tuple(line for e in given for line in e.lines if "session-id" in line.lower())
+    lines = tuple(line for e in given for line in (e.lines[0], *(x for x in e.lines if x.startswith("<<< mcp-session-id"))))
     findings = []
     bad = [i for i in ids if not i or any(not 0x21 <= ord(c) <= 0x7E for c in i)]
     if bad:
         findings.append(Finding(SESSION_ID_CHARSET, f"session id {bad[0]!r} has characters outside 0x21-0x7E", url, lines))
-    for problem in session_id_problems(ids):
-        findings.append(Finding(SESSION_ID_STRENGTH, problem, url, lines))
+    problems = session_id_problems(ids)
+    if problems:
+        findings.append(Finding(SESSION_ID_STRENGTH, "; ".join(problems), url, lines))
     return findings
 
 

@@ -52,6 +52,10 @@ TOOL_CASES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {
         [tool(outputSchema={"type": "object", "required": ["total"]})],
     ),
     "schema-output-schema-object": ([tool(outputSchema={"type": "array"})], [tool(outputSchema={"type": "object"})]),
+    "schema-x-mcp-header": (
+        [tool(inputSchema={"type": "object", "properties": {"price": {"type": "number", "x-mcp-header": "Price"}}})],
+        [tool(inputSchema={"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}})],
+    ),
     "schema-tool-name": ([tool("add numbers!")], [tool("admin.tools.list")]),
     "schema-tool-name-hosts": ([tool("x" * 65)], [tool("x" * 64)]),
     "schema-tool-name-unique": ([tool("add"), tool("add")], [tool("add"), tool("sub")]),
@@ -79,8 +83,9 @@ TOOL_CASES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {
 @pytest.mark.parametrize("rule_id", sorted(TOOL_CASES))
 def test_each_tool_rule_fails_its_broken_fixture_and_passes_the_fixed_one(rule_id: str) -> None:
     broken, good = TOOL_CASES[rule_id]
-    assert rule_id in ids(check_tools(broken, era="legacy"))
-    got = check_tools(good, era="legacy")
+    era = "modern" if rule_id == "schema-x-mcp-header" else "legacy"  # x-mcp-header is of the modern era
+    assert rule_id in ids(check_tools(broken, era=era))
+    got = check_tools(good, era=era)
     if rule_id == "schema-tool-name":  # the dot the spec allows is one the model APIs refuse
         assert ids(got) == ["schema-tool-name-hosts"]
     else:

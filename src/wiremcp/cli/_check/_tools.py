@@ -54,6 +54,7 @@ import unicodedata
 from typing import Any, Iterator
 
 from ...protocol import Era, era_of
+from ...protocol.headers import InvalidHeaderAnnotation, header_annotations
 from ._findings import CHECK_NOT_RUN, Finding, Rule, rule
 
 __all__ = [
@@ -93,6 +94,14 @@ OUTPUT_SCHEMA_OBJECT = rule(
     "schema-output-schema-object", "schema", "error", "A 2025-11-25 tool's outputSchema has \"type\": \"object\" at the root",
     "Currently restricted to type: \"object\" at the root level.",
     "schema.ts (2025-11-25), Tool.outputSchema (2026-07-28 allows any JSON Schema)",
+)
+X_MCP_HEADER = rule(
+    "schema-x-mcp-header", "schema", "error", "x-mcp-header annotations keep their rules",
+    "Clients using the Streamable HTTP transport MUST reject tool definitions where any `x-mcp-header` value "
+    "violates these constraints. Rejection means the client MUST exclude the invalid tool from the result of "
+    "`tools/list`. (Constraints: not empty; an HTTP token; case-insensitively unique; on integer, string or "
+    "boolean properties only; statically reachable from the schema root.)",
+    "server/tools.mdx (2026-07-28), x-mcp-header",
 )
 TOOL_NAME = rule(
     "schema-tool-name", "schema", "warning", "A tool's name is 1 to 128 of A-Z a-z 0-9 _ - .",
@@ -262,6 +271,11 @@ def _schema_findings(tool: dict[str, Any], subject: str, legacy: bool) -> Iterat
             yield Finding(INPUT_SCHEMA_VALID, f"inputSchema {problem}", subject)
         if type(schema) is dict and schema.get("type") != "object":
             yield Finding(INPUT_SCHEMA_OBJECT, f"inputSchema's root type is {_show(schema.get('type'))}", subject)
+        if not legacy and type(schema) is dict and "x-mcp-header" in json.dumps(schema):
+            try:
+                header_annotations(schema)
+            except InvalidHeaderAnnotation as exc:
+                yield Finding(X_MCP_HEADER, f"inputSchema: {exc}; hosts on Streamable HTTP drop this tool", subject)
     if "outputSchema" in tool:
         schema = tool["outputSchema"]
         problem = _schema_problem(schema)

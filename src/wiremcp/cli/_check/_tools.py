@@ -405,7 +405,7 @@ INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("override", r"\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|other)\s+"
                      r"(instructions|prompts?|messages|rules|directions)"),
         ("markup block", r"<\s*/?\s*(important|system|instructions?|secret|hidden|admin)\s*>"),
-        ("chat template", r"<\|im_start\|>|\[/?INST\]|^\s*(system|assistant)\s*:"),
+        ("chat template", r"<\|im_(start|end)\|>|\[/?INST\]|<<\s*/?SYS\s*>>"),
         ("concealment", r"\b(do\s+not|don'?t|never)\s+(tell|inform|mention|reveal|show|alert|notify)\b.{0,30}?\buser\b"
                         r"|\bwithout\s+(telling|informing|notifying|alerting)\s+(the\s+)?user\b"),
         ("preamble", r"\bbefore\s+(using|calling|running)\s+(this|any|the)\s+tool\b.{0,40}?\b(read|call|run|send|fetch|open)\b"),

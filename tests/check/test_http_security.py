@@ -133,3 +133,9 @@ def test_wiremcp_protected_example_passes_every_auth_check(issuer: Any) -> None:
     with serving_http(args, port, issuer.env(url)):
         got = run(url, auth=True, issuer=issuer.issuer)
     assert got == [], [(f.rule.id, f.message) for f in got]
+
+
+def test_a_server_that_does_not_answer_is_reported_not_run() -> None:
+    got = run(f"http://127.0.0.1:{free_port()}/mcp")  # nothing listens there
+    assert {f.rule.id for f in got} == {"check-not-run"} and len(got) == 6
+    assert all("ClientConnectorError" in f.message for f in got)

@@ -489,10 +489,10 @@ async def check_http_security(url: str, *, auth: bool, issuer: DevIssuer | None 
             try:
                 found, token = await check_auth(url, session, issuer)
                 findings += found
-            except ImportError as exc:
-                findings += _not_run((AUTH_CHALLENGE, AUTH_METADATA), f"needs wiremcp[auth] ({exc})", url)
-            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
-                findings += _not_run((AUTH_CHALLENGE, AUTH_METADATA), f"{type(exc).__name__}: {exc}", url)
+            except (ImportError, aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                rules = (AUTH_CHALLENGE, AUTH_METADATA) + ((AUTH_AUDIENCE, AUTH_EXPIRED, AUTH_SIGNATURE, AUTH_UNSIGNED) if issuer else ())
+                why = f"needs wiremcp[auth] ({exc})" if isinstance(exc, ImportError) else f"{type(exc).__name__}: {exc}"
+                findings += _not_run(rules, why, url)
     headers = {"Authorization": f"Bearer {token}"} if token else None
     async with aiohttp.ClientSession(headers=headers) as session:
         probes = (

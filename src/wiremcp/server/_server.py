@@ -165,8 +165,7 @@ class Server(ContentRegistry):
         self.lifespan = Lifespan(self, with_backend(self.backend, lifespan))
         #: Middleware (_middleware) and observers (protocol.observers), fixed by `freeze` (_pipeline).
         self._stages = Stages()
-        # OpenTelemetry (see _telemetry): decided once, here; when on, the first observer.
-        #: Whether OpenTelemetry spans and metrics are made (the argument, else WIREMCP_OTEL / OTEL_*).
+        #: Whether OpenTelemetry spans and metrics are made (the argument, else WIREMCP_OTEL / OTEL_*; _telemetry).
         self.telemetry = telemetry_wanted(telemetry)
         if self.telemetry:
             from ._telemetry import instrument, providers

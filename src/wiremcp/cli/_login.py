@@ -68,7 +68,7 @@ async def forget(store: Any, url: str) -> list[tuple[str, str]]:
 def _check_url(url: str, doing: str) -> str | None:
     if not url.startswith(("http://", "https://")):
         return f"{url!r} is not an http(s) URL"
-    return missing_extra(doing, "aiohttp")
+    return missing_extra(doing, "aiohttp") or missing_extra(doing, "httpx", "auth")
 
 
 async def _login(url: str, timeout: float, out: TextIO, err: TextIO) -> int:

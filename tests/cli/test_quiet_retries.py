@@ -8,7 +8,7 @@ import io
 import logging
 
 from wiremcp.cli._output import quiet_retries
-from wiremcp.client._driver import RETRY_EVENT
+from wiremcp.client import RETRY_EVENT
 
 
 def test_the_retry_notice_is_matched_by_its_event_attribute_not_its_text() -> None:

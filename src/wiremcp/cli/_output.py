@@ -105,7 +105,7 @@ def log_warnings() -> None:
 def _not_a_retry_notice(record: logging.LogRecord) -> bool:
     """False for the client's notice that a request not sent is tried once more (client/_driver.py):
     the ``wiremcp.client`` record whose ``wiremcp_event`` is `RETRY_EVENT`, whatever its wording."""
-    from ..client._driver import RETRY_EVENT
+    from ..client import RETRY_EVENT
 
     return not (record.name == "wiremcp.client" and getattr(record, "wiremcp_event", None) == RETRY_EVENT)
 

@@ -5,6 +5,8 @@ the loopback redirect listener, as a person who approves would."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import stat
 import subprocess
@@ -73,15 +75,57 @@ def test_login_then_auth_then_logout(servers: tuple[AuthorizationServer, Protect
     assert '"subject":"carol"' in called.stdout.replace(" ", "")
     assert len(log.read_text().splitlines()) == 1
 
-    # logout forgets them (no network needed); the server then refuses a call without --auth
+    # logout revokes them at the authorization server (RFC 7009), then forgets them; the
+    # server then refuses a call without --auth
+    tokens = json.loads(stored.read_text())["entry"]["tokens"]
+    assert issuer.introspect(tokens["refresh_token"], "refresh_token")["active"] is True
     logout = wiremcp("logout", protected.url, env=env)
     assert logout.returncode == 0, logout.stdout + logout.stderr
-    assert f"logged out of {protected.url}" in logout.stdout
+    assert logout.stdout == f"logged out of {protected.url} (authorization server {issuer.issuer}): tokens revoked\n"
+    assert logout.stderr == ""
+    assert issuer.introspect(tokens["refresh_token"], "refresh_token") == {"active": False}
     assert list(directory.iterdir()) == []
     again = wiremcp("logout", protected.url, env=env)
     assert again.returncode == 1 and "no tokens kept" in again.stdout
     refused = wiremcp("call", "--no-color", protected.url, "whoami", env=env)
     assert refused.returncode != 0 and "Unauthorized" in refused.stdout + refused.stderr
+
+
+def test_logout_when_revocation_fails_still_forgets(
+    servers: tuple[AuthorizationServer, ProtectedServer], tmp_path: Path
+) -> None:
+    """The authorization server is gone by logout time: one line says the tokens could not be
+    revoked, and they are deleted here all the same."""
+    issuer, protected = servers
+    log = tmp_path / "browser.log"
+    env = {
+        **os.environ,
+        "BROWSER": f"{sys.executable} {ROOT / 'tests' / 'auth' / 'fake_browser.py'} %s",
+        "FAKE_BROWSER_LOG": str(log),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+    }
+    login = wiremcp("login", protected.url, env=env)
+    assert login.returncode == 0, login.stdout + login.stderr
+    directory = tmp_path / "state" / "wiremcp" / "oauth"
+    [stored] = list(directory.iterdir())
+    doc = json.loads(stored.read_text())
+    # the same entry, but its authorization server now listens nowhere (a port nothing holds)
+    gone = AuthorizationServer(issuer.node, tmp_path).issuer
+    from wiremcp.auth import FileTokenStore
+
+    store = FileTokenStore(directory)
+    stored.unlink()
+    doc["entry"]["client"]["issuer"] = gone
+    asyncio.run(store.save(gone, doc["resource"], doc["entry"]))
+
+    logout = wiremcp("logout", protected.url, env=env)
+    assert logout.returncode == 0, logout.stdout + logout.stderr
+    assert logout.stdout == f"logged out of {protected.url} (authorization server {gone}): tokens forgotten here\n"
+    [line] = logout.stderr.splitlines()
+    assert line.startswith(f"wiremcp logout: could not revoke the tokens at {gone} (authorization server metadata")
+    assert line.endswith("); they were removed here all the same") and "Traceback" not in logout.stderr
+    assert list(directory.iterdir()) == []
+    assert doc["entry"]["tokens"]["refresh_token"] not in logout.stdout + logout.stderr
 
 
 def test_login_failure_names_the_step(servers: tuple[AuthorizationServer, ProtectedServer], tmp_path: Path) -> None:

@@ -18,7 +18,8 @@ for private_key_jwt, DPoP and assertions): ``pip install 'wiremcp[auth]'``.
 Modules: `_client` (`OAuthClient`, the flow), `_discovery` (RFC 9728 / RFC
 8414 discovery), `_challenge` (``WWW-Authenticate``), `_pkce`, `_jose` (keys,
 JWTs, DPoP proofs), `_grants` (client credentials, JWT bearer, enterprise),
-`_redirect` (redirect handlers), `_storage` (token stores), `_ssrf` and
+`_redirect` (redirect handlers), `_revocation` (RFC 7009, for `OAuthClient.logout`),
+`_storage` (token stores), `_ssrf` and
 `_http` (guarded, bounded fetching), `_errors` (`AuthError`).
 """
 
@@ -29,12 +30,14 @@ from ._errors import AuthError
 from ._grants import ClientCredentialsGrant, EnterpriseGrant, JWTBearerGrant, PreRegisteredClient
 from ._jose import dpop_proof, generate_key, jwk_thumbprint, load_private_key, public_jwk, sign_jwt
 from ._redirect import HeadlessRedirect, LoopbackRedirect, RedirectHandler, check_authorization_url
+from ._revocation import Revocation
 from ._ssrf import URLGuard
 from ._storage import FileTokenStore, KeyringTokenStore, MemoryTokenStore, TokenStore
 
 __all__ = [
     "OAuthClient",
     "AuthError",
+    "Revocation",
     # client identity and grants
     "PreRegisteredClient",
     "ClientCredentialsGrant",

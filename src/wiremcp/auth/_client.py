@@ -45,6 +45,11 @@ Rules it keeps:
   ``ath`` with the token), server nonces from ``DPoP-Nonce`` kept per origin
   and a ``use_dpop_nonce`` error answered by one retry, at the
   authorization server and at the MCP server;
+* **logout** (`OAuthClient.logout`): the tokens of the server are revoked
+  (RFC 7009, `_revocation`) where the authorization server names a
+  ``revocation_endpoint``, the client authenticating as at the token
+  endpoint; then they are forgotten, here and in the store, even when
+  revocation failed (the failure is returned, one line per entry);
 * **limits**: one authorization at a time (a lock); a fresh token refused
   again on its first use is tried at most ``max_authorizations`` times in a
   row; a failed JWT-bearer grant is never retried.
@@ -52,7 +57,7 @@ Rules it keeps:
 The steps live in modules of their own, each with its rules: discovery
 (`_discovery`), the client's identity (`_registration`), the authorization
 code (`_code_flow`), the other grants (`_grant_requests`), the token
-endpoint (`_token_endpoint`), DPoP (`_dpop`); this class holds the state
+endpoint (`_token_endpoint`), DPoP (`_dpop`), revocation (`_revocation`); this class holds the state
 of one flow and runs it in order.
 """
 
@@ -66,14 +71,15 @@ from urllib.parse import urlsplit
 
 from ._challenge import Challenge, bearer_challenge
 from ._code_flow import authorization_code, authorization_endpoint
-from ._discovery import ServerMetadata, discover_resource, discover_server, legacy_server
+from ._discovery import ServerMetadata, discover_resource, discover_server, legacy_server, resource_matches
 from ._dpop import DPoPKey
 from ._errors import AuthError
-from ._grant_requests import grant_request
+from ._grant_requests import grant_client, grant_request
 from ._grants import ClientCredentialsGrant, Grant, JWTBearerGrant, PreRegisteredClient
 from ._http import DEFAULT_MAX_BODY, DEFAULT_TIMEOUT, Fetcher
 from ._redirect import HeadlessRedirect, RedirectHandler
 from ._registration import identify, private_key
+from ._revocation import Revocation, revoke_tokens
 from ._ssrf import Resolver, URLGuard
 from ._storage import MemoryTokenStore, TokenStore
 from ._token_endpoint import NO_CLIENT, TokenClient, expired, token_request
@@ -195,6 +201,57 @@ class OAuthClient:
         close = getattr(self.redirect_handler, "aclose", None)
         if close is not None:
             await close()
+
+    # -- logging out -----------------------------------------------------------
+
+    async def logout(self, server_url: str | None = None) -> list[Revocation]:
+        """Log out of an MCP server: revoke its tokens (RFC 7009) where the authorization server
+        offers it, then forget them, here and in the store, whether or not revocation worked.
+
+        The entries: the one this client uses, if any, and every stored entry whose resource is
+        ``server_url`` (default: the server this client was used with) or a parent path of it,
+        when the store lists its keys (the three stores here do). One `Revocation` per entry; a
+        failure to revoke is its ``problem`` (one line), never raised."""
+        url = server_url or self.server_url
+        if url is None:
+            raise ValueError("logout needs the MCP server's URL: this client has not been used yet")
+        fetch = self._bind(url)
+        async with self._lock:
+            keys: list[tuple[str, str]] = []
+            if self._metadata is not None and self._resource is not None:
+                keys.append((self._metadata.issuer, self._resource))
+            listed = getattr(self.store, "keys", None)
+            if listed is not None:
+                keys += [key for key in await listed() if resource_matches(key[1], url) and key not in keys]
+            outcomes = [await self._logout_one(fetch, issuer, resource) for issuer, resource in keys]
+            self._token = None
+            self._uses = 0
+        return outcomes
+
+    async def _logout_one(self, fetch: Fetcher, issuer: str, resource: str) -> Revocation:
+        outcome = Revocation(issuer, resource)
+        entry = await self.store.load(issuer, resource) or {}
+        tokens, client = entry.get("tokens"), entry.get("client")
+        current = self._metadata is not None and self._metadata.issuer == issuer
+        if current and resource == self._resource and self._token is not None:
+            tokens, client = self._token, self._client_info
+        try:
+            if isinstance(tokens, dict):
+                metadata = self._metadata if current and self._metadata is not None else await discover_server(fetch, issuer)
+                await revoke_tokens(fetch, metadata, tokens, self._revoker(issuer, client), outcome)
+        except AuthError as exc:
+            outcome.problem = f"{exc.step}: {exc.reason}"
+        finally:
+            await self.store.delete(issuer, resource)
+        return outcome
+
+    def _revoker(self, issuer: str, client: Any) -> TokenClient:
+        """Who asks ``issuer`` to revoke: the client the tokens were issued to, as it authenticated for them."""
+        if isinstance(client, dict) and client.get("issuer") == issuer and isinstance(client.get("client_id"), str):
+            return self._sender(client)
+        if self.grant is not None:
+            return grant_client(self.grant)
+        return NO_CLIENT
 
     # -- 401 / 403 ------------------------------------------------------------
 
@@ -372,14 +429,18 @@ class OAuthClient:
         if metadata.token_endpoint is None:
             raise AuthError("authorization server metadata", f"{metadata.issuer!r} lists no token endpoint")
         if client is not None:
-            method = client.get("token_endpoint_auth_method")
-            key = algorithm = None
-            if method == "private_key_jwt" or (method is None and private_key(self.preregistered) is not None):
-                key = private_key(self.preregistered)
-                algorithm = self.preregistered.signing_algorithm if self.preregistered else None
-            sender = TokenClient(client["client_id"], client.get("client_secret"), method, key, algorithm)
+            sender = self._sender(client)
         use_dpop = self._dpop.wanted(self.dpop, metadata)
         self._use_token(await token_request(fetch, metadata, form, sender, self._dpop, use_dpop, scopes))
+
+    def _sender(self, client: Mapping[str, Any]) -> TokenClient:
+        """How ``client`` (an identity of `_registration`) authenticates at the token endpoint."""
+        method = client.get("token_endpoint_auth_method")
+        key = algorithm = None
+        if method == "private_key_jwt" or (method is None and private_key(self.preregistered) is not None):
+            key = private_key(self.preregistered)
+            algorithm = self.preregistered.signing_algorithm if self.preregistered else None
+        return TokenClient(client["client_id"], client.get("client_secret"), method, key, algorithm)
 
     async def _try_refresh(self) -> bool:
         """The refresh_token grant (OAuth 2.1 section 4.3); False (and the token dropped) when refused."""

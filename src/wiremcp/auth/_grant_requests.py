@@ -13,7 +13,9 @@ Rules it keeps:
   an answer that is not an ID-JAG is an `AuthError`;
 * every request carries the ``resource`` (RFC 8707) and the scopes asked
   for, when there are any;
-* an unknown grant is a `TypeError`.
+* an unknown grant is a `TypeError`;
+* `grant_client`: who sends a grant's requests, at the token endpoint and
+  at the revocation endpoint (`OAuthClient.logout`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from ._http import Fetcher
 from ._jose import load_private_key
 from ._token_endpoint import TokenClient, basic_credentials
 
-__all__ = ["grant_request", "token_exchange"]
+__all__ = ["grant_request", "grant_client", "token_exchange"]
 
 
 async def grant_request(
@@ -46,22 +48,29 @@ async def grant_request(
         form = {"grant_type": "client_credentials", "resource": resource}
         if scopes:
             form["scope"] = " ".join(scopes)
-        key = load_private_key(grant.private_key) if isinstance(grant.private_key, str) else grant.private_key
-        return form, TokenClient(
-            grant.client_id, grant.client_secret, "private_key_jwt" if key is not None else None, key, grant.signing_algorithm
-        )
+        return form, grant_client(grant)
     if isinstance(grant, JWTBearerGrant):
         form = {"grant_type": JWT_BEARER, "assertion": await resolve_token(grant.assertion), "resource": resource}
         if scopes:
             form["scope"] = " ".join(scopes)
-        return form, TokenClient(grant.client_id, grant.client_secret)
+        return form, grant_client(grant)
     if isinstance(grant, EnterpriseGrant):
         jag = await token_exchange(grant, fetch, metadata, resource, scopes)
         form = {"grant_type": JWT_BEARER, "assertion": jag, "resource": resource}
         if scopes:
             form["scope"] = " ".join(scopes)
-        return form, TokenClient(grant.client_id, grant.client_secret)
+        return form, grant_client(grant)
     raise TypeError(f"unknown grant {grant!r}")
+
+
+def grant_client(grant: Grant) -> TokenClient:
+    """Who sends ``grant``'s requests to the authorization server (its token and revocation endpoints)."""
+    if isinstance(grant, ClientCredentialsGrant):
+        key = load_private_key(grant.private_key) if isinstance(grant.private_key, str) else grant.private_key
+        return TokenClient(
+            grant.client_id, grant.client_secret, "private_key_jwt" if key is not None else None, key, grant.signing_algorithm
+        )
+    return TokenClient(grant.client_id, grant.client_secret)
 
 
 async def token_exchange(grant: EnterpriseGrant, fetch: Fetcher, metadata: ServerMetadata, resource: str, scopes: list[str]) -> str:

@@ -59,7 +59,7 @@ COMMANDS = (
     Command("read", "_inspect", "read a resource: TARGET URI", tail=True),
     Command("prompt", "_inspect", "get a prompt: TARGET NAME [key=value ...]", tail=True),
     Command("login", "_login", "log in to an OAuth-protected MCP server in the browser; keep the tokens"),
-    Command("logout", "_login", "forget the tokens kept for an MCP server"),
+    Command("logout", "_login", "revoke and forget the tokens kept for an MCP server"),
     Command("auth", "_auth_dev", "a local authorization server for development: auth dev, auth token"),
     Command(
         "install", "_install",

@@ -2,7 +2,7 @@
 
     wiremcp login https://mcp.example.com/mcp      # log in in the browser; tokens kept for later
     wiremcp call --auth https://mcp.example.com/mcp whoami
-    wiremcp logout https://mcp.example.com/mcp     # forget them
+    wiremcp logout https://mcp.example.com/mcp     # revoke them (where the server can) and forget them
 
 Rules it keeps:
 
@@ -15,9 +15,12 @@ Rules it keeps:
 * tokens go to `FileTokenStore()` (``$XDG_STATE_HOME/wiremcp/oauth``,
   directory 0700, files 0600), keyed by issuer and resource, the store
   that ``--auth`` on ``inspect``/``call``/``read``/``prompt`` reads;
-* ``logout`` needs no network: it deletes every stored entry whose
-  resource is the server's URL or a parent path of it (the entries a
-  later ``--auth`` would use for that URL);
+* ``logout`` takes every stored entry whose resource is the server's URL
+  or a parent path of it (the entries a later ``--auth`` would use for that
+  URL), revokes its tokens (RFC 7009) where the authorization server offers
+  it (``revocation_endpoint``; `OAuthClient.logout`), then deletes it. A
+  revocation that fails (refused, unreachable) is said in one line on
+  stderr, and the entry is deleted all the same: the exit status is still 0;
 * exit status: 0 done, 1 nothing to do (``logout`` with nothing stored,
   ``login`` to a server that asks for no authorization), 2 failure (the
   step that failed is named, never a token).
@@ -62,10 +65,10 @@ async def forget(store: Any, url: str) -> list[tuple[str, str]]:
     return gone
 
 
-def _check_url(url: str, reach: bool = False) -> str | None:
+def _check_url(url: str, doing: str) -> str | None:
     if not url.startswith(("http://", "https://")):
         return f"{url!r} is not an http(s) URL"
-    return missing_extra("logging in", "aiohttp") if reach else None
+    return missing_extra(doing, "aiohttp") or missing_extra(doing, "httpx", "auth")
 
 
 async def _login(url: str, timeout: float, out: TextIO, err: TextIO) -> int:
@@ -98,22 +101,37 @@ async def _login(url: str, timeout: float, out: TextIO, err: TextIO) -> int:
     return OK
 
 
-async def _logout(url: str, out: TextIO) -> int:
-    from ..auth import FileTokenStore  # the [auth] extra, as above
+async def _logout(url: str, out: TextIO, err: TextIO) -> int:
+    from ..auth import FileTokenStore, OAuthClient  # the [auth] extra, as above
 
-    store = FileTokenStore()
-    gone = await forget(store, url)
-    if not gone:
+    auth = OAuthClient(client_name="wiremcp", store=FileTokenStore())
+    try:
+        outcomes = await auth.logout(url)
+    finally:
+        await auth.aclose()
+    if not outcomes:
         print(f"no tokens kept for {url}", file=out)
         return FAILED
-    for issuer, resource in gone:
-        print(f"logged out of {resource} (authorization server {issuer})", file=out)
+    for outcome in outcomes:
+        if outcome.revoked:
+            how = "tokens revoked"
+        elif outcome.offered or outcome.problem is not None:
+            how = "tokens forgotten here"
+        else:
+            how = "tokens forgotten here; the authorization server offers no revocation"
+        print(f"logged out of {outcome.resource} (authorization server {outcome.issuer}): {how}", file=out)
+        if outcome.problem is not None:
+            print(
+                f"wiremcp logout: could not revoke the tokens at {outcome.issuer} ({outcome.problem}); "
+                "they were removed here all the same",
+                file=err,
+            )
     return OK
 
 
 def run_login(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    problem = _check_url(args.url, reach=True)
+    problem = _check_url(args.url, "logging in")
     if problem is not None:
         print(f"wiremcp login: {problem}", file=err)
         return USAGE
@@ -125,8 +143,11 @@ def run_login(args: argparse.Namespace, out: TextIO | None = None, err: TextIO |
 
 def run_logout(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    problem = _check_url(args.url)
+    problem = _check_url(args.url, "logging out")
     if problem is not None:
         print(f"wiremcp logout: {problem}", file=err)
         return USAGE
-    return asyncio.run(_logout(args.url, out))
+    try:
+        return asyncio.run(_logout(args.url, out, err))
+    except KeyboardInterrupt:
+        return INTERRUPTED

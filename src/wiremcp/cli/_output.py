@@ -102,12 +102,12 @@ def log_warnings() -> None:
     quiet_retries()
 
 
-#: The client's notice that a connection failed and is tried once more (client/_driver.py).
-_RETRY_NOTICE = "%s was not sent (%s); retrying once in %g s"
-
-
 def _not_a_retry_notice(record: logging.LogRecord) -> bool:
-    return not (record.name == "wiremcp.client" and record.msg == _RETRY_NOTICE)
+    """False for the client's notice that a request not sent is tried once more (client/_driver.py):
+    the ``wiremcp.client`` record whose ``wiremcp_event`` is `RETRY_EVENT`, whatever its wording."""
+    from ..client import RETRY_EVENT
+
+    return not (record.name == "wiremcp.client" and getattr(record, "wiremcp_event", None) == RETRY_EVENT)
 
 
 def quiet_retries() -> None:

@@ -23,6 +23,7 @@ live in the docstrings of `_protocol`, `_inbox`, `_eras`, `_mrtr`, `_cache`,
 
 from . import events
 from ._client import DEFAULT_PROBE_TIMEOUT, DEFAULT_TIMEOUT, Client
+from ._driver import RETRY_EVENT
 from ._eras import EraCache
 from ._options import DEFAULT, CallOptions
 from ._protocol import DEFAULT_MAX_INPUT_ROUNDS, ClientProtocol, Outgoing
@@ -65,6 +66,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "DEFAULT_PROBE_TIMEOUT",
     "DEFAULT_MAX_INPUT_ROUNDS",
+    "RETRY_EVENT",
     # results
     "Result",
     "DiscoverResult",

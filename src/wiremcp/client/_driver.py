@@ -60,9 +60,13 @@ if TYPE_CHECKING:
     from ._subscription import Subscription
     from ._task_handle import TaskHandle
 
-__all__ = ["Driver"]
+__all__ = ["Driver", "RETRY_EVENT"]
 
 log = logging.getLogger("wiremcp.client")
+
+#: The ``wiremcp_event`` attribute of the log record saying a request that was not sent is tried
+#: once more: what a log filter matches on (the CLI's `quiet_retries`), never the message's wording.
+RETRY_EVENT = "connect_retry"
 
 _NO_OPTIONS = CallOptions()
 
@@ -170,7 +174,7 @@ class Driver:
             delay = self.connect_retry_delay
             if delay is None:
                 raise
-            log.warning("%s was not sent (%s); retrying once in %g s", method, exc, delay)
+            log.warning("%s was not sent (%s); retrying once in %g s", method, exc, delay, extra={"wiremcp_event": RETRY_EVENT})
             await asyncio.sleep(delay)
             try:
                 return await self._attempt(method, params, options, deadline, cancel_on_timeout, event)

@@ -12,6 +12,10 @@
 // * Dynamic client registration (RFC 7591) is open; registered clients use the authorization
 //   code grant with PKCE and get refresh tokens; their access tokens live `dynamic_ttl`
 //   seconds (300 by default).
+// * Token revocation (RFC 7009) at /token/revocation and introspection (RFC 7662) are on.
+// * `dpop_nonce`: true gives DPoP server nonces (RFC 9449 section 8): a `DPoP-Nonce` on every
+//   answer to a proof that lacked the current one, success included; a nonce is then required
+//   for the refresh_token grant only. GET /test/stats counts the `use_dpop_nonce` refusals.
 // * Logging in needs no person: the interaction URL (/interaction/UID) signs in the fixed
 //   account `account` ("alice") and grants exactly the scopes the request asked for, then
 //   redirects back to the authorization endpoint, so a user agent that follows redirects
@@ -49,6 +53,14 @@ const provider = new Provider(config.issuer, {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
     introspection: { enabled: true },
+    revocation: { enabled: true },
+    dPoP: config.dpop_nonce
+      ? {
+          enabled: true,
+          nonceSecret: Buffer.alloc(32, 7),
+          requireNonce: (ctx) => ctx.oidc?.params?.grant_type === 'refresh_token',
+        }
+      : { enabled: true },
     registration: { enabled: true },
     resourceIndicators: {
       enabled: true,
@@ -66,6 +78,19 @@ const provider = new Provider(config.issuer, {
   },
 });
 provider.proxy = false;
+
+// What the tests read back: how many times a DPoP proof was refused for its nonce.
+const stats = { use_dpop_nonce: 0 };
+provider.on('grant.error', (ctx, error) => {
+  if (error.error === 'use_dpop_nonce') stats.use_dpop_nonce += 1;
+});
+provider.use(async (ctx, next) => {
+  if (ctx.method === 'GET' && ctx.path === '/test/stats') {
+    ctx.body = stats;
+    return undefined;
+  }
+  return next();
+});
 
 // The browserless login: sign in `account`, grant what was asked, go back to the flow.
 provider.use(async (ctx, next) => {

@@ -106,8 +106,10 @@ class AuthorizationServer:
     """One oidc-provider process (see the module docs)."""
 
     def __init__(
-        self, node: str, tmp: Path, *, port: int | None = None, alg: str = "ES256", account: str = "alice", dynamic_ttl: int = 300
+        self, node: str, tmp: Path, *, port: int | None = None, alg: str = "ES256", account: str = "alice", dynamic_ttl: int = 300,
+        dpop_nonce: bool = False,
     ) -> None:
+        self.dpop_nonce = dpop_nonce
         self.node = node
         self.account = account
         self.dynamic_ttl = dynamic_ttl
@@ -126,6 +128,7 @@ class AuthorizationServer:
             "alg": self.alg,
             "account": self.account,
             "dynamic_ttl": self.dynamic_ttl,
+            "dpop_nonce": self.dpop_nonce,
             "keys": [jwk for jwk, _ in keys],
             "clients": [
                 {"client_id": cid, "client_secret": CLIENT_SECRET, "scope": scope, "ttl": ttl}
@@ -223,6 +226,19 @@ class AuthorizationServer:
         }, timeout=10)
         assert token.status_code == 200, token.text
         return str(token.json()["access_token"]), client_id
+
+    def introspect(self, token: str, hint: str) -> dict[str, Any]:
+        """RFC 7662 introspection of ``token`` by the confidential client ``reader``."""
+        got = httpx.post(
+            f"{self.issuer}/token/introspection", data={"token": token, "token_type_hint": hint},
+            auth=("reader", CLIENT_SECRET), timeout=10,
+        )
+        assert got.status_code == 200, got.text
+        return got.json()  # type: ignore[no-any-return]
+
+    def stats(self) -> dict[str, Any]:
+        """What server.mjs counted (``use_dpop_nonce`` refusals)."""
+        return httpx.get(f"{self.issuer}/test/stats", timeout=10).json()  # type: ignore[no-any-return]
 
     def forge(self, claims: dict[str, Any], *, kid: str | None = None, headers: dict[str, Any] | None = None) -> str:
         """A token signed with one of the issuer's own keys (the first, or ``kid``)."""

@@ -2,7 +2,8 @@
 this server's nonces required (``ResourceServer(dpop_nonce=True)``, RFC 9449 section 9).
 
 Run as ``python -m uvicorn nonce_app:app --app-dir tests/auth/server`` with ``NONCE_ISSUER`` (the
-authorization server) and ``NONCE_RESOURCE`` (this server's URI; its port is the one uvicorn binds).
+authorization server), ``NONCE_RESOURCE`` (this server's URI; its port is the one uvicorn binds)
+and ``NONCE_SECRET`` (hex; the nonces' secret, so that the test can make an older window's nonce).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from wiremcp.transports.http import MCPApp
 
 ISSUER = os.environ["NONCE_ISSUER"]
 RESOURCE = os.environ["NONCE_RESOURCE"]
+SECRET = bytes.fromhex(os.environ["NONCE_SECRET"]) if os.environ.get("NONCE_SECRET") else None
 
 server = wiremcp.Server("nonces", version="1")
 
@@ -32,5 +34,6 @@ auth = ResourceServer(
     scopes_supported=["mcp"],
     required_scopes=["mcp"],
     dpop_nonce=True,
+    dpop_nonce_secret=SECRET,
 )
 app = MCPApp(server, auth=auth)

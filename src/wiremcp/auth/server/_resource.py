@@ -25,7 +25,9 @@ servers, its scopes, a `TokenVerifier`) and the rules; the HTTP transport
   instead of ``Bearer``;
 * with ``dpop_nonce=True`` (RFC 9449 section 9), a DPoP proof must carry a
   nonce this server gave out (`DPoPNonces`): without one, 401
-  ``use_dpop_nonce``, and the transport sends `dpop_nonce` in ``DPoP-Nonce``.
+  ``use_dpop_nonce``, and the transport sends `dpop_nonce` in ``DPoP-Nonce``;
+  a request accepted with the previous window's nonce gets the current one
+  in ``DPoP-Nonce`` on its answer, whatever its status (`fresh_nonce`).
 
 The token is verified for this resource only and is never forwarded: a
 handler that calls another service gets its own token for it
@@ -187,6 +189,17 @@ class ResourceServer:
     def dpop_nonce(self) -> str | None:
         """The nonce to send in ``DPoP-Nonce`` now, or None when nonces are not used."""
         return self.nonces.current() if self.nonces is not None else None
+
+    def fresh_nonce(self, dpop: list[str]) -> str | None:
+        """The nonce to send with an accepted request's answer (RFC 9449 section 8): the current one
+        when the proof in ``dpop`` (the ``DPoP`` header values) carried an older one still accepted,
+        so that the client moves on before that one runs out; None when it is current or nonces are
+        not used."""
+        nonces = self.nonces
+        if nonces is None or len(dpop) != 1:
+            return None
+        current = nonces.current()
+        return None if proof_nonce(dpop[0].strip()) == current else current
 
     def expand(self, token: AccessToken) -> AccessToken:
         """``token`` with the scopes its scopes imply (``scope_implies``) added."""

@@ -18,6 +18,9 @@ kept here:
   holding a copy (``SET NX`` on the change's name, in the same call:
   `append_notification`), and what no GET carried yet is bounded in bytes
   and count, the oldest dropped first (`delivered` marks what a GET took);
+  a list change is not written again while an unsent copy of it is held
+  (``coalesce``; the rule of transports/http/_coalesce.py, as the engine's
+  `Stream.add` keeps it for the in-memory store);
 * a live session holds one slot; `open_slot` drops the expired slots and
   takes one in the same call, or reports the cap reached.
 
@@ -74,27 +77,40 @@ return n
 #: A session notification for the standalone (GET) stream, written once whatever the number of
 #: workers holding a copy of the session (the first to write a change wins: ``seen``), kept
 #: until a GET carries it, at most ARGV[6] bytes and ARGV[8] notifications of them (the
-#: oldest dropped first); returns {its number (0: written already), how many were dropped}.
+#: oldest dropped first); returns {its number (0: not written), how many were dropped}.
+#: ARGV[9] '1': a list change (transports/http/_coalesce.py), not written when an unsent copy
+#: of the same bytes is held (KEYS[6]: unsent list change -> its number).
 _NOTIFY = """
 if ARGV[4] ~= '' and not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[5]) then return {0, 0} end
+if ARGV[9] == '1' and redis.call('HEXISTS', KEYS[6], ARGV[2]) == 1 then return {0, 0} end
 local n = redis.call('INCR', KEYS[2])
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'n', n, 'd', ARGV[2], 'f', '0')
 local size = string.len(ARGV[2]) + tonumber(ARGV[7])
 redis.call('RPUSH', KEYS[4], n .. ' ' .. id .. ' ' .. size)
+if ARGV[9] == '1' then redis.call('HSET', KEYS[6], ARGV[2], n) end
 local bytes = redis.call('INCRBY', KEYS[5], size)
 local limit, most, dropped = tonumber(ARGV[6]), tonumber(ARGV[8]), 0
 local held = redis.call('LLEN', KEYS[4])
+local oldest = 0
 while (bytes > limit or held > most) and held > 1 do
   local m, eid, sz = string.match(redis.call('LPOP', KEYS[4]), '(%d+) (%S+) (%d+)')
   redis.call('XDEL', KEYS[1], eid)
   bytes = redis.call('DECRBY', KEYS[5], sz)
   held = held - 1
   dropped = dropped + 1
+  oldest = tonumber(m)
 end
-for _, key in ipairs({KEYS[1], KEYS[2], KEYS[4], KEYS[5]}) do redis.call('PEXPIRE', key, ARGV[3]) end
+if dropped > 0 then
+  local signals = redis.call('HGETALL', KEYS[6])
+  for i = 1, #signals, 2 do
+    if tonumber(signals[i + 1]) <= oldest then redis.call('HDEL', KEYS[6], signals[i]) end
+  end
+end
+for _, key in ipairs({KEYS[1], KEYS[2], KEYS[4], KEYS[5], KEYS[6]}) do redis.call('PEXPIRE', key, ARGV[3]) end
 return {n, dropped}
 """
-#: A GET carried the standalone stream's events up to ARGV[1]: no longer unsent.
+#: A GET carried the standalone stream's events up to ARGV[1]: no longer unsent (nor are the
+#: list changes among them, KEYS[4]).
 _DELIVERED = """
 local n = tonumber(ARGV[1])
 if n > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], n, 'PX', ARGV[2]) end
@@ -105,6 +121,10 @@ while true do
   if tonumber(m) > n then break end
   redis.call('LPOP', KEYS[2])
   redis.call('DECRBY', KEYS[3], sz)
+end
+local signals = redis.call('HGETALL', KEYS[4])
+for i = 1, #signals, 2 do
+  if tonumber(signals[i + 1]) <= n then redis.call('HDEL', KEYS[4], signals[i]) end
 end
 return 0
 """
@@ -219,6 +239,7 @@ class RedisSessionStore:
         await self.conn.delete(
             self.key(sid), self.key(sid, "calls"), self.key(sid, "out"), self.key(sid, "runs"),
             self.key(sid, "streams"), self.key(sid, "unsent"), self.key(sid, "unsent", "bytes"),
+            self.key(sid, "unsent", "signals"),
         )  # fmt: skip
         await self.release_slot(sid)
 
@@ -303,21 +324,24 @@ class RedisSessionStore:
             self.key(sid, "ended"), MAX_EVENTS, data, b"1", self.ttl_ms, str(stream),
         )  # fmt: skip
 
-    async def append_notification(self, sid: str, data: bytes, change: tuple[str, int], limit: int) -> int:
-        """Write a session notification to the standalone stream unless another worker wrote this change; how many unsent were dropped."""
+    async def append_notification(
+        self, sid: str, data: bytes, change: tuple[str, int], limit: int, *, coalesce: bool = False
+    ) -> int:
+        """Write a session notification to the standalone stream unless another worker wrote this change
+        (or, ``coalesce``: unless an unsent copy of the same bytes is held); how many unsent were dropped."""
         publisher, number = change
         _, dropped = await self.conn.eval(
-            _NOTIFY, 5, self.stream_key(sid, 0), self.key(sid, "n", 0), self.key(sid, "seen", publisher, number),
-            self.key(sid, "unsent"), self.key(sid, "unsent", "bytes"),
-            MAX_EVENTS, data, self.ttl_ms, publisher, _SEEN_MS, limit, self.entry_cost, MAX_UNSENT,
+            _NOTIFY, 6, self.stream_key(sid, 0), self.key(sid, "n", 0), self.key(sid, "seen", publisher, number),
+            self.key(sid, "unsent"), self.key(sid, "unsent", "bytes"), self.key(sid, "unsent", "signals"),
+            MAX_EVENTS, data, self.ttl_ms, publisher, _SEEN_MS, limit, self.entry_cost, MAX_UNSENT, b"1" if coalesce else b"0",
         )  # fmt: skip
         return int(dropped)
 
     async def delivered(self, sid: str, number: int) -> None:
         """The standalone stream's events up to ``number`` are handed to a GET: no longer unsent."""
         await self.conn.eval(
-            _DELIVERED, 3, self.key(sid, "sent", 0), self.key(sid, "unsent"), self.key(sid, "unsent", "bytes"),
-            number, self.ttl_ms,
+            _DELIVERED, 4, self.key(sid, "sent", 0), self.key(sid, "unsent"), self.key(sid, "unsent", "bytes"),
+            self.key(sid, "unsent", "signals"), number, self.ttl_ms,
         )  # fmt: skip
 
     async def last_delivered(self, sid: str) -> int:

@@ -353,8 +353,11 @@ class MCPApp:
         root = scope.get("root_path")
         if root and path.startswith(root):
             path = path[len(root) :] or "/"
-        if self._auth is not None and await self._auth.gate(scope, path, send):  # hook 1 (see _auth)
-            return
+        if self._auth is not None:  # hook 1 (see _auth)
+            gated = await self._auth.gate(scope, path, send)
+            if gated is None:
+                return
+            send = gated
         if path != self.path:
             await plain_reply(send, 404, b"Not Found")
             return

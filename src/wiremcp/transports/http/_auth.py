@@ -11,7 +11,9 @@
    400 (malformed credentials) or 503 (the authorization server cannot be
    reached), each with ``WWW-Authenticate`` and a JSON-RPC error body without
    an id; a 401 ``use_dpop_nonce`` also carries ``DPoP-Nonce``. Accepted: the token is put in ``wiremcp.server.transport.current_auth`` for
-   the rest of the request (``ctx.auth``) and the app carries on;
+   the rest of the request (``ctx.auth``) and the app carries on, with a
+   ``send`` that adds the current ``DPoP-Nonce`` to the answer when the
+   proof carried an older nonce (RFC 9449 section 8; `ResourceServer.fresh_nonce`);
 2. ``MCPApp._request``, where `Server.handle` raised (`AuthGate.scoped`): a
    ``wiremcp.server.InsufficientScope`` (a tool, resource, prompt or task
    whose ``scopes`` the token lacks; see ``server._authorization``) becomes
@@ -46,7 +48,7 @@ import orjson
 from ...jsonrpc import Request
 from ...server import InsufficientScope, Server
 from ...server.transport import current_auth, reply_failed
-from ._asgi import Scope, Send, http_error, json_reply
+from ._asgi import Message, Scope, Send, http_error, json_reply
 
 if TYPE_CHECKING:  # imported when an AuthGate is made: an endpoint without auth never loads them
     from ...auth.server import AuthError, ResourceServer
@@ -75,13 +77,14 @@ class AuthGate:
         self.metadata_paths = frozenset({rs.metadata_path, METADATA_WELL_KNOWN})
         self._document = orjson.dumps(rs.metadata())
 
-    async def gate(self, scope: Scope, path: str, send: Send) -> bool:
-        """Answer the request here (metadata, refusal: True) or let the app serve it (False)."""
+    async def gate(self, scope: Scope, path: str, send: Send) -> Send | None:
+        """Answer the request here (metadata, refusal: None) or let the app serve it: the ``send``
+        it answers with (``send`` itself, or one that adds a fresh ``DPoP-Nonce``)."""
         if path != self.endpoint:
             if path in self.metadata_paths or scope["path"] in self.metadata_paths:
                 await self._metadata(scope["method"], send)
-                return True
-            return False
+                return None
+            return send
         authorization: list[str] = []
         dpop: list[str] = []
         for name, value in scope["headers"]:
@@ -97,9 +100,10 @@ class AuthGate:
         except self._error as exc:
             used_dpop = bool(authorization) and authorization[0].lstrip().lower().startswith("dpop ")
             await self.refuse(send, exc, dpop_scheme=used_dpop)
-            return True
+            return None
         current_auth.set(token)
-        return False
+        nonce = self.rs.fresh_nonce(dpop) if dpop and self.rs.nonces is not None else None
+        return send if nonce is None else _with_header(send, (b"dpop-nonce", nonce.encode("ascii")))
 
     async def _metadata(self, method: str, send: Send) -> None:
         if method in ("GET", "HEAD"):
@@ -153,6 +157,17 @@ async def _scoped_later(pending: Awaitable[dict[str, Any]], refused: list[Insuff
     except InsufficientScope as exc:  # a check that needs the store (a task's scopes): `MCPApp._stream` answers 403
         refused.append(exc)
         raise
+
+
+def _with_header(send: Send, header: tuple[bytes, bytes]) -> Send:
+    """``send`` adding ``header`` to the response's head."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", ()), header]}
+        await send(message)
+
+    return sending
 
 
 def principal() -> tuple[str | None, str | None, str | None] | None:

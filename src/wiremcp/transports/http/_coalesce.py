@@ -14,6 +14,13 @@ A ``notifications/tools/list_changed`` (and its ``prompts`` and
   ``params``, with and without the line's newline), so a message of any
   other shape is never taken for one.
 
+Where it is applied: the legacy stream engine's `Stream.add`
+(_stream_engine.py), so every stream of the in-memory session store; and the
+Redis session store's standalone stream, where session notifications wait
+for a GET (`signal` says which to coalesce; backends/redis/sessions.py keeps
+the unsent list changes it holds). A request's stream in the Redis store is
+written to Redis at once, so nothing waits there unsent to compare with.
+
 Without this, a legacy session with no ``GET`` stream open (a client that
 never opens one, or a session its client abandoned until the idle timeout
 ends it) kept a copy per change up to ``replay_buffer`` (256 KiB of
@@ -26,7 +33,7 @@ from __future__ import annotations
 
 from ...jsonrpc import encode_notification
 
-__all__ = ["redundant"]
+__all__ = ["redundant", "signal"]
 
 _METHODS = (
     "notifications/tools/list_changed",
@@ -43,6 +50,11 @@ _SIGNALS = frozenset(
 _LONGEST = max(map(len, _SIGNALS))
 
 
+def signal(data: bytes) -> bool:
+    """Whether ``data`` is one of the list changes (any of the encodings above)."""
+    return type(data) is bytes and len(data) <= _LONGEST and data in _SIGNALS
+
+
 def redundant(data: bytes, pending: list[bytes]) -> bool:
     """Whether ``data`` need not be added to a stream's unsent ``pending``: a list change it holds already."""
-    return type(data) is bytes and len(data) <= _LONGEST and data in _SIGNALS and data in pending
+    return signal(data) and data in pending

@@ -167,8 +167,11 @@ class LegacySSEApp:
             await json_reply(send, 403, http_error(f"Forbidden: {problem}"))
             return
         gate = self._gates.get(path)
-        if gate is not None and await gate.gate(scope, path, send):
-            return
+        if gate is not None:
+            gated = await gate.gate(scope, path, send)
+            if gated is None:
+                return
+            send = gated
         if path == self.sse_path:
             if scope["method"] != "GET":
                 await json_reply(send, 405, http_error("Method Not Allowed: open the event stream with GET"), ((b"allow", b"GET"),))

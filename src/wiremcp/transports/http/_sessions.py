@@ -112,7 +112,6 @@ from ...server.transport import Call, Reply, ServerBusy, Write, reply_failed
 from ._asgi import KEEPALIVE, Receive, Send, empty_reply, fire, json_reply
 from ._carrier import Signal, carry
 from ._auth import principal
-from ._coalesce import redundant
 from ._session_base import SessionBase, refusal_status, unline
 from ._session_rules import LAST_EVENT_ID_HEADER, SESSION_HEADER, SessionOptions, SessionRules
 from ._stream_engine import SessionStreams, Stream, StreamState
@@ -269,8 +268,6 @@ class _Stream(Stream):
         """Add one encoded message (a notification, a request to the client)."""
         if self.state is not StreamState.OPEN:
             log.debug("dropped a message for request %r: it is finished or cancelled", self.request_id)
-            return
-        if redundant(data, self.pending):  # a list change still unsent (_coalesce)
             return
         options = self.session.sessions.options
         limit = options.max_stream_backlog if self.carrier is not None else options.replay_buffer

@@ -121,6 +121,7 @@ from ...server.transport import Call, ServerBusy, Write, reply_failed
 from ._asgi import Receive, Send, empty_reply, http_error, json_reply
 from ._auth import principal
 from ._carrier import carry
+from ._coalesce import signal
 from ._session_base import SessionBase, event_id, refusal_status, unline
 from ._session_rules import ENTRY_COST, LAST_EVENT_ID_HEADER, SESSION_HEADER, SessionOptions, SessionRules
 from ._shared_streams import CURRENT, RedisFeed, StreamWriter
@@ -341,7 +342,7 @@ class SharedSessions:
         bound the oldest are dropped, with a log line.
         """
         limit = self.options.replay_buffer
-        dropped = await self.store.append_notification(sid, data, change, limit)
+        dropped = await self.store.append_notification(sid, data, change, limit, coalesce=signal(data))
         if dropped:
             log.warning(
                 "session %s: dropped %d unsent messages of stream 0 (limit %d bytes, %d messages)",

@@ -15,7 +15,8 @@ responses and the running requests; tests drive these with plain messages
 * what a stream holds unwritten is counted (its length plus `ENTRY_COST` per
   message): `Stream.add` says when it passes the caller's limit; the
   standalone stream then drops its oldest messages, keeping at least the
-  newest (`Stream.trim`);
+  newest (`Stream.trim`); a list change the stream holds unwritten already
+  is not added again (`_coalesce`);
 * every written event is kept for replay (`SessionStreams.retain`), at most
   ``replay_buffer`` bytes for the session, the oldest dropped first; a
   finished stream with nothing kept and no response carrying it is
@@ -38,6 +39,7 @@ import itertools
 from collections import deque
 from typing import Any
 
+from ._coalesce import redundant
 from ._session_base import event, event_id, priming
 from ._session_rules import ENTRY_COST
 
@@ -93,7 +95,10 @@ class Stream:
     # -- adding ----------------------------------------------------------------
 
     def add(self, data: bytes, limit: int) -> bool:
-        """Add one encoded message; whether what the stream holds unwritten is now past ``limit``."""
+        """Add one encoded message, unless it is a list change the stream holds unwritten already
+        (`_coalesce`); whether what the stream holds unwritten is now past ``limit``."""
+        if redundant(data, self.pending):
+            return False
         data = kept(data)
         self.pending.append(data)
         self.pending_bytes += len(data) + ENTRY_COST

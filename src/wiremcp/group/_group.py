@@ -500,8 +500,8 @@ class ClientGroup:
         out: list[dict[str, Any]] = []
         for member, entry in pairs:
             name = entry["name"]
-            plain = self.names == "collisions" and counts[name] == 1 and self.separator not in name
-            out.append({**entry, "name": name if plain else f"{member.name}{self.separator}{name}"})
+            unprefixed = self.names == "collisions" and counts[name] == 1 and self.separator not in name
+            out.append({**entry, "name": name if unprefixed else f"{member.name}{self.separator}{name}"})
         return out
 
     def route(self, name: str) -> tuple[str, str]:

@@ -130,7 +130,7 @@ from ._asgi import (
     empty_reply,
     http_error,
     json_reply,
-    plain_reply,
+    text_reply,
 )
 from ._body import BodyReader
 from ._exchange import Exchange, final, stream
@@ -356,7 +356,7 @@ class MCPApp:
         if self._auth is not None and await self._auth.gate(scope, path, send):  # hook 1 (see _auth)
             return
         if path != self.path:
-            await plain_reply(send, 404, b"Not Found")
+            await text_reply(send, 404, b"Not Found")
             return
         raw_headers = scope["headers"]
         headers: dict[bytes, bytes] = dict(raw_headers)  # one C call in the usual case: no repeated field

@@ -134,7 +134,7 @@ class _Carrying(enum.Enum):
 
     NEW = "new"  #: nothing committed: a request's reply may still be one JSON body
     STREAMING = "streaming"  #: committed to SSE (the priming event is given out)
-    RELEASED = "released"  #: the stream let go of it: its ``ending``, then the end of the response
+    RELEASED = "released"  #: the stream released it: its ``ending``, then the end of the response
     LOST = "lost"  #: ... because the session ended (404 when nothing was sent yet)
     GONE = "gone"  #: the client disconnected: nothing more is written
 

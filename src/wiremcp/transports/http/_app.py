@@ -277,6 +277,8 @@ class MCPApp:
         self._reader = BodyReader(max_body_size, read_timeout)
         # The client's address, set per request on the general path only, for telemetry's spans
         # (server/_telemetry.py) and middleware's callers (server/middleware/_keys.py); None without either.
+        # By design, and safe: these are its only readers, and both are final here (the connection
+        # above built the pipeline, so a later add_middleware raises), so a server without them pays nothing.
         self._peer: ContextVar[Any] | None = None
         if server.telemetry or server.middlewares:
             from ...protocol.telemetry import client_peer
@@ -377,13 +379,7 @@ class MCPApp:
             or (b"authorization" not in headers and b"dpop" not in headers and b"cookie" not in headers)
             else {k: v for k, v in headers.items() if k not in _CREDENTIAL_HEADERS}
         )
-        guard = self._guard  # Host, then Origin; a Host value allowed before, and no Origin, need no call
-        host = headers.get(b"host")
-        problem = None if host in guard.seen_hosts else guard.host_problem(host, scope.get("server"))
-        if problem is None:
-            origin = headers.get(b"origin")
-            if origin is not None:
-                problem = guard.origin_problem(origin)
+        problem = self._guard.request_problem(headers, scope)  # Host, then Origin (DNS rebinding): `_security`
         if problem is not None or scope["method"] != "POST":
             await self._not_a_post(scope["method"], problem, headers, receive, send)
             return

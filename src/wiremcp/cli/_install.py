@@ -510,7 +510,7 @@ def _uninstall(args: argparse.Namespace) -> int:
         del config.data[host.key]
     content: bytes | None = config.render()
     if not config.data and created_by_us:
-        content = None  # the file held only this server and wiremcp created it: remove it
+        content = None  # the file had only this server and wiremcp created it: remove it
     elif (earlier := _backup_bytes(path)) is not None and _same_json(earlier, config.data):
         content = earlier  # what the install replaced, byte for byte (its own formatting)
     if args.dry_run:

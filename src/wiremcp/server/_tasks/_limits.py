@@ -62,7 +62,7 @@ class TaskCapReached(Exception):
     """Raised by a store's ``create_capped``: the task was not created, a cap is reached."""
 
     def __init__(self, scope: Literal["owner", "server"], held: int, limit: int) -> None:
-        super().__init__(f"{held} live tasks held, the {scope} limit is {limit}")
+        super().__init__(f"{held} live tasks, the {scope} limit is {limit}")
         self.scope = scope
         self.held = held
         self.limit = limit

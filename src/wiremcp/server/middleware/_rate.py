@@ -8,7 +8,7 @@ Rules kept here:
   store holds no identity and every key has the same small size; two
   limits sharing a store keep separate buckets (``name=``, by default the
   limit's own settings);
-* the algorithm is GCRA (a token bucket held as one number per caller, the
+* the algorithm is GCRA (a token bucket kept as one number per caller, the
   "theoretical arrival time"): ``burst`` requests may arrive at once, then one
   every ``per / rate`` seconds. The store decides atomically, so the limit
   holds across every worker sharing it (`RedisRateStore`, one Lua call with

@@ -87,7 +87,7 @@ rules are `_session_rules`'s.
 Memory: at most ``max_sessions`` sessions; each keeps the written events of
 its streams for replay up to ``replay_buffer`` bytes (oldest dropped first),
 and each of its streams holds at most ``replay_buffer`` bytes unsent while no
-connection carries it. These limits bound what is really held: a message
+connection carries it. These limits bound the memory really used: a message
 is kept in an exact-size copy (orjson's own buffer is at least ~4 KiB) and
 counts its length plus `ENTRY_COST` bytes (tests/transports/test_hardening_http.py
 measures the process's RSS).

@@ -180,8 +180,8 @@ class RedisSessionStore:
 
     async def open_slot(self, sid: str, most: int) -> tuple[bool, int]:
         """Take a live-session slot for ``sid`` unless ``most`` are taken; (taken, how many are taken now)."""
-        taken, held = await self.conn.eval(_OPEN, 1, self.live_key, most, sid, self.ttl_ms)
-        return bool(taken), int(held)
+        taken, count = await self.conn.eval(_OPEN, 1, self.live_key, most, sid, self.ttl_ms)
+        return bool(taken), int(count)
 
     async def release_slot(self, sid: str) -> None:
         """Free the live-session slot of ``sid``."""

@@ -522,11 +522,11 @@ class Sessions:
         """``initialize`` without a session: a new session, its id in ``Mcp-Session-Id``."""
         if await self.rules.modern_initialize(req, headers, send):
             return
-        held = self.per_client.get(client, 0)
-        if self.options.max_sessions_per_client is not None and held >= self.options.max_sessions_per_client:
-            log.warning("refused initialize from %s: it holds %d legacy sessions, the limit", client or "?", held)
+        count = self.per_client.get(client, 0)
+        if self.options.max_sessions_per_client is not None and count >= self.options.max_sessions_per_client:
+            log.warning("refused initialize from %s: it holds %d legacy sessions, the limit", client or "?", count)
             busy = ServerBusy(
-                f"Server busy: this client holds {held} sessions, the most one client may; end one (DELETE) "
+                f"Server busy: this client holds {count} sessions, the most one client may; end one (DELETE) "
                 "or try again later"
             )
             await json_reply(send, 429, reply_failed(req.id, busy)[0])
@@ -548,7 +548,7 @@ class Sessions:
             return
         session.streams.primes = session.primes
         self.by_key[session.key] = session
-        self.per_client[client] = held + 1
+        self.per_client[client] = count + 1
         self._watch()
         log.info("session %s opened (protocol %s)", session.id[:8], session.version)
         await json_reply(send, 200, data, ((SESSION_HEADER, session.key),))

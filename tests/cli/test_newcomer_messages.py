@@ -83,7 +83,7 @@ def test_without_the_http_extra_a_stdio_target_still_works() -> None:
 
 
 def _free_port() -> int:
-    """A port nothing listens on (bound, then let go)."""
+    """A port nothing listens on (bound, then closed)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])

@@ -67,7 +67,7 @@ def test_fallback_on_silence() -> None:
     """stdio.mdx: no answer to the probe within a timeout means legacy.
 
     This server writes nothing at all, so the probe clock starts once the start-up allowance (the
-    request ``timeout``) is spent (`wiremcp.client._settle`).
+    request ``timeout``) is spent (`wiremcp.client._negotiate`).
     """
 
     async def main() -> None:

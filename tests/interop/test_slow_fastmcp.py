@@ -5,7 +5,7 @@ after the probe limit, the client fell back to ``initialize``, and fastmcp (now
 serving 2026-07-28 on that connection) answered -32022 "connection is serving the
 2026-07-28 era". The fastmcp server here prints a line to stderr, then takes
 longer than the probe limit to serve, so the probe clock runs out before it can
-answer (`wiremcp.client._settle`): the late DiscoverResult must win
+answer (`wiremcp.client._negotiate`): the late DiscoverResult must win
 (tests/client/test_slow_start.py has the -32022-first order).
 """
 

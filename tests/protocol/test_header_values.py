@@ -70,7 +70,7 @@ def test_the_sentinel_form_is_decoded() -> None:
     assert decode_header_value("=?base64??=") == ""
 
 
-def test_a_value_too_short_to_hold_both_sentinel_ends_is_plain() -> None:
+def test_a_value_too_short_to_hold_both_sentinel_ends_is_taken_as_is() -> None:
     # "=?base64?=" starts with the head and ends with the tail only by sharing its "=".
     assert decode_header_value("=?base64?=") == "=?base64?="
 

@@ -24,7 +24,7 @@ Rules:
   runs when the lifespan exits;
 * a bus delivers the event ``None`` (``server.close_subscriptions()``, a
   worker shutting down) to this process's listeners only: one worker
-  stopping never ends the streams held by the others.
+  stopping never ends the streams the others keep open.
 
 This package sits between ``protocol`` and ``server`` in the layers: the
 server imports it, it imports nothing of the server.

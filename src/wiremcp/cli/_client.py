@@ -18,7 +18,7 @@ Rules:
   the repr of the transport's exception;
 * `run_client` runs a command's coroutine: the output and stderr are made
   harmless for a terminal (`_terminal`), a `UsageError` is one line and
-  status 2, Ctrl-C is status 130; `close_auth` lets go of the OAuth client.
+  status 2, Ctrl-C is status 130; `close_auth` closes the OAuth client.
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def _auth(args: argparse.Namespace, options: dict[str, Any]) -> Any:
 
 
 async def close_auth(client: Client) -> None:
-    """Let go of the OAuth client of an HTTP target's transport, when it has one."""
+    """Close the OAuth client of an HTTP target's transport, when it has one."""
     auth = getattr(client.transport, "auth", None)
     if auth is not None:
         await auth.aclose()

@@ -135,12 +135,12 @@ async def _run(args: argparse.Namespace, tail: list[str] | None, out: TextIO, st
         answers = Answers(args.answer, args.command, dim=lambda text: err_style("2", text))
     except AnswerError as exc:
         raise UsageError(str(exc)) from None
-    held = ProbeStderr(wire=args.wire)
-    client = client_for(target, args, wire, answers, command=tail is not None, on_stderr=held.feed)
+    probe_stderr = ProbeStderr(wire=args.wire)
+    client = client_for(target, args, wire, answers, command=tail is not None, on_stderr=probe_stderr.feed)
     failed = False
     try:
         async with client:
-            held.settled(probe_fell_back=args.era == "auto" and client.era is Era.LEGACY)
+            probe_stderr.era_known(probe_fell_back=args.era == "auto" and client.era is Era.LEGACY)
             try:
                 return await _command(args.command, client, rest, out, style, detach=getattr(args, "detach", False))
             except RemoteError as exc:
@@ -154,7 +154,7 @@ async def _run(args: argparse.Namespace, tail: list[str] | None, out: TextIO, st
     finally:
         await close_auth(client)
         if not failed and not args.quiet:
-            _show_stderr(held, err_style)
+            _show_stderr(probe_stderr, err_style)
 
 
 async def _command(command: str, client: Client, rest: list[str], out: TextIO, style: Style, *, detach: bool) -> int:
@@ -187,13 +187,13 @@ def _report_failure(args: argparse.Namespace, client: Client, exc: Exception) ->
         print("server stderr:\n" + text, file=sys.stderr)
 
 
-def _show_stderr(held: ProbeStderr, style: Style) -> None:
+def _show_stderr(probe_stderr: ProbeStderr, style: Style) -> None:
     """What a stdio server wrote to stderr, after the output (dimmed on a terminal), less what the
     era probe provoked (`_probe_stderr`: one line says so; ``--wire`` shows it)."""
-    text = held.shown().rstrip()
+    text = probe_stderr.shown().rstrip()
     if text:
         print(style("2", text), file=sys.stderr)
-    note = held.note()
+    note = probe_stderr.note()
     if note is not None:
         print(style("2", note), file=sys.stderr)
 

@@ -82,7 +82,8 @@ class Host:
     cli: str | None = None  # the host's own command for this, if it has one
 
 
-def _plain(command: str, args: list[str], env: dict[str, str]) -> Entry:
+def _untyped(command: str, args: list[str], env: dict[str, str]) -> Entry:
+    """A stdio entry without a ``type`` key (the hosts that take the command alone)."""
     entry: Entry = {"command": command, "args": args}
     if env:
         entry["env"] = env
@@ -101,18 +102,18 @@ def _claude_code(command: str, args: list[str], env: dict[str, str]) -> Entry:
 
 
 HOSTS: dict[str, Host] = {
-    "claude-desktop": Host("claude-desktop", "Claude Desktop", "mcpServers", ("user",), _plain, None),
+    "claude-desktop": Host("claude-desktop", "Claude Desktop", "mcpServers", ("user",), _untyped, None),
     "claude-code": Host(
         "claude-code", "Claude Code", "mcpServers", ("user", "project"), _claude_code,
         lambda url: {"type": "http", "url": url}, "claude mcp add --scope user NAME -- COMMAND ARGS...",
     ),
-    "cursor": Host("cursor", "Cursor", "mcpServers", ("user", "project"), _plain, lambda url: {"url": url}),
+    "cursor": Host("cursor", "Cursor", "mcpServers", ("user", "project"), _untyped, lambda url: {"url": url}),
     "vscode": Host(
         "vscode", "VS Code", "servers", ("project", "user"), _typed,
         lambda url: {"type": "http", "url": url}, "code --add-mcp '{\"name\":...,\"command\":...}'",
     ),
-    "windsurf": Host("windsurf", "Windsurf", "mcpServers", ("user",), _plain, lambda url: {"serverUrl": url}),
-    "mcp-json": Host("mcp-json", "any host (printed)", "mcpServers", ("user",), _plain, lambda url: {"url": url}),
+    "windsurf": Host("windsurf", "Windsurf", "mcpServers", ("user",), _untyped, lambda url: {"serverUrl": url}),
+    "mcp-json": Host("mcp-json", "any host (printed)", "mcpServers", ("user",), _untyped, lambda url: {"url": url}),
 }
 
 
@@ -525,7 +526,7 @@ def _uninstall(args: argparse.Namespace) -> int:
         del config.data[host.key]
     content: bytes | None = config.render()
     if not config.data and created_by_us:
-        content = None  # the file held only this server and wiremcp created it: remove it
+        content = None  # the file had only this server and wiremcp created it: remove it
     elif (earlier := _backup_bytes(path)) is not None and _same_json(earlier, config.data):
         content = earlier  # what the install replaced, byte for byte (its own formatting)
     if args.dry_run:

@@ -1,4 +1,4 @@
-"""What a stdio server wrote to stderr while the client settled its era, kept apart from the rest.
+"""What a stdio server wrote to stderr while the client decided its era, kept apart from the rest.
 
 The CLI probes with ``server/discover`` (2026-07-28 stdio.mdx, "Backward Compatibility"). A legacy
 server refuses it, and some refuse loudly: an official mcp 1.x server logs some 75 lines of
@@ -6,13 +6,13 @@ pydantic validation errors. That output is the CLI's own doing, not the user's p
 
 Rules it keeps:
 
-* every chunk the server writes goes to one of two parts: *connecting* until `settled` is called
-  (the era is known), *after* from then on;
+* every chunk the server writes goes to one of two parts: *connecting* until `era_known` is called
+  (the era is decided), *after* from then on;
 * when the probe was sent and the server turned out legacy (``--era auto``, the fallback taken),
-  the connecting part is held back: `shown` is only the after part, and `note` is one line saying
-  how many lines were held and that ``--wire`` shows them. Under ``--wire`` (the probe itself is on
+  the connecting part is kept back: `shown` is only the after part, and `note` is one line saying
+  how many lines were kept back and that ``--wire`` shows them. Under ``--wire`` (the probe itself is on
   screen) and in every other case both parts are shown, in order: nothing is silently dropped;
-* a server's startup output written while the probe was in flight is held with it (the two cannot
+* a server's startup output written while the probe was in flight is kept back with it (the two cannot
   be told apart on one pipe); it is in the note's count;
 * a connection that fails is reported with the transport's own stderr, not from here;
 * each part keeps at most ``limit`` bytes, the most recent (what a server writes is bounded).
@@ -50,32 +50,32 @@ class _Part:
 class ProbeStderr:
     """An ``on_stderr`` callback (`feed`) that splits a stdio server's stderr at the era decision."""
 
-    __slots__ = ("limit", "wire", "_connecting", "_after", "_settled", "_held")
+    __slots__ = ("limit", "wire", "_connecting", "_after", "_era_known", "_kept_back")
 
     def __init__(self, *, wire: bool, limit: int = _LIMIT) -> None:
         self.limit = limit
         self.wire = wire
         self._connecting = _Part()
         self._after = _Part()
-        self._settled = False
-        self._held = False
+        self._era_known = False
+        self._kept_back = False
 
     def feed(self, data: bytes) -> None:
-        (self._after if self._settled else self._connecting).add(data, self.limit)
+        (self._after if self._era_known else self._connecting).add(data, self.limit)
 
-    def settled(self, *, probe_fell_back: bool) -> None:
-        """The era is known; ``probe_fell_back``: ``server/discover`` was sent and the server is legacy."""
-        self._settled = True
-        self._held = probe_fell_back and not self.wire
+    def era_known(self, *, probe_fell_back: bool) -> None:
+        """The era is decided; ``probe_fell_back``: ``server/discover`` was sent and the server is legacy."""
+        self._era_known = True
+        self._kept_back = probe_fell_back and not self.wire
 
     def shown(self) -> str:
         """What to show the user after the output."""
         after = self._after.text()
-        return after if self._held else self._connecting.text() + after
+        return after if self._kept_back else self._connecting.text() + after
 
     def note(self) -> str | None:
-        """One line about what was held back, or None."""
-        if not self._held or not self._connecting.size:
+        """One line about what was kept back, or None."""
+        if not self._kept_back or not self._connecting.size:
             return None
         lines = self._connecting.lines or 1
         return (

@@ -6,7 +6,7 @@ Put it between a host and a stdio server (the host's configuration names
 * Every byte is forwarded unchanged, in order, in both directions: a chunk
   read from one side is written to the other at once, before it is looked at
   (a blocking ``os.read``/``os.write`` pair per direction, on its own thread;
-  no message is held back waiting for its newline). The host's stdin EOF
+  no message is delayed waiting for its newline). The host's stdin EOF
   closes the server's stdin at once. The server's stderr is inherited.
 * Each complete line is then checked (`wiremcp.cli._wirecheck.WireChecker`)
   and logged as one JSON object per line to ``--log FILE`` (truncated at

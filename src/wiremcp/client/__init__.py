@@ -17,7 +17,7 @@ Per-call options travel as one `CallOptions`; era decisions are kept in an
 `EraCache` that belongs to the client (or to whoever shares one). The rules
 live in the docstrings of `_protocol`, `_inbox`, `_eras`, `_mrtr`, `_cache`,
 `_tasks` (tasks: `TaskHandle`, `TaskState`) and, on the asyncio side,
-`_calls`, `_driver`, `_receiver`, `_settle`; the exception tree in
+`_calls`, `_driver`, `_receiver`, `_negotiate`; the exception tree in
 `_errors`.
 """
 

@@ -5,7 +5,7 @@ Everything MCP decides is the protocol object's (`_protocol`: correlation,
 The asyncio side is split by what it holds:
 
 * `Client` (here): the public surface: the constructors, the state the
-  protocol settled, the lifecycle, and one method per MCP request; nothing
+  protocol negotiated, the lifecycle, and one method per MCP request; nothing
   else is public, and the transport never sees this object;
 * `_calls`: the rules of a call (version retry, MRTR rounds, the cache,
   pages, tools/call and tasks);
@@ -13,7 +13,7 @@ The asyncio side is split by what it holds:
   connection, the one retry of a request never sent, the protocol's events
   acted on, the answers to a legacy server's requests, observers);
 * `_receiver`: what the transport calls, and the tag each request carries;
-* `_settle`: the I/O of the era probe (``server/discover`` with
+* `_negotiate`: the I/O of the era probe (``server/discover`` with
   ``probe_timeout``, then ``initialize`` when the protocol says legacy);
 * `_settings`: what the constructor's callbacks declare.
 
@@ -50,7 +50,7 @@ from ._protocol import DEFAULT_MAX_INPUT_ROUNDS, ClientProtocol
 from ._receiver import Callback
 from ._results import CallToolResult, CompleteResult, DiscoverResult, GetPromptResult, Page, ReadResourceResult
 from ._settings import client_settings
-from ._settle import settle_era
+from ._negotiate import negotiate_era
 from ._subscription import Subscription
 from ._task_handle import TaskHandle
 from ._tasks import TaskState
@@ -269,7 +269,7 @@ class Client(Calls):
         await self.aclose()
 
     async def connect(self) -> None:
-        """Open the transport and settle the era (probe, or ``initialize`` for legacy).
+        """Open the transport and decide the era (probe, or ``initialize`` for legacy).
 
         On a client that was closed (or whose server went away), connect again
         over a fresh transport: see `restart`.
@@ -283,16 +283,16 @@ class Client(Calls):
         opened_at = clock()
         await self.transport.open(self._receiver)
         try:
-            await self._settle_era()
+            await self._negotiate_era()
         except BaseException:
             await self.aclose()
             raise
         if self._observers and self._proto.era is Era.LEGACY:  # a 2025-11-25 session is open
             self._session = session_opened(self, self._observers, opened_at)
 
-    async def _settle_era(self) -> None:
-        """stdio.mdx and streamable-http.mdx, Backward Compatibility: the I/O of `Negotiation` (`_settle`)."""
-        await settle_era(self)
+    async def _negotiate_era(self) -> None:
+        """stdio.mdx and streamable-http.mdx, Backward Compatibility: the I/O of `Negotiation` (`_negotiate`)."""
+        await negotiate_era(self)
 
     async def restart(self) -> None:
         """Close this connection and open a new one made the same way (stdio: a new server process).

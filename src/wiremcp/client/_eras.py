@@ -19,7 +19,7 @@ streamable-http.mdx, "Backward Compatibility"):
   as "legacy";
 * no reply within the probe timeout is read per transport binding: on
   stdio it means legacy (stdio.mdx: "does not respond within a reasonable
-  timeout: the server is legacy"; the I/O, `_settle`, starts that clock at
+  timeout: the server is legacy"; the I/O, `_negotiate`, starts that clock at
   the server's first output and still takes a late answer); over Streamable HTTP it is not an answer
   (streamable-http.mdx falls back only on a 4xx without a recognized modern
   error body; every HTTP request gets a status), so a slow server is

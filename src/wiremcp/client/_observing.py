@@ -8,7 +8,7 @@ Rules:
   reply (a request never sent and sent again is the same one): the observers
   may add to `ObservedRequest.meta`, which the request then carries as
   ``_meta`` (trace context); the request id, the session id and the
-  protocol version (``initialize`` settles the last two) are filled in
+  protocol version (``initialize`` decides the last two) are filled in
   before ``request_answered``;
 * `observe_write` sees every message the client writes outside a request:
   a notification (``notifications/initialized``, ``notifications/cancelled``,
@@ -87,8 +87,8 @@ def _answered(
     if event.session_id is None:  # initialize over HTTP: the session id came with its reply
         event.session_id = _session_id(client)
     if event.version is None:
-        settled = client._proto.protocol_version
-        event.version = settled if type(settled) is str else None
+        version = client._proto.protocol_version
+        event.version = version if type(version) is str else None
     for observer, state in zip(reversed(observers), reversed(states)):
         observer.request_answered(event, state, result, error)
 

@@ -25,7 +25,7 @@ Rules it keeps:
   request's id) is set when the call wants progress, ``logLevel`` when it
   wants log messages. Legacy requests carry none of it.
 * **Era** (`_eras`): `start` and the ``probe_*`` methods walk a
-  `Negotiation`; what it settles is remembered in the `EraCache` given.
+  `Negotiation`; what it decides is remembered in the `EraCache` given.
   A probe that gets no reply in time means legacy only where the binding
   says so (``silence_means_legacy``: stdio yes, Streamable HTTP no, where
   `probe_silent` raises `RequestTimeout` naming the probe).
@@ -251,7 +251,7 @@ class ClientProtocol(Inbox[T]):
         return self._apply(step)
 
     def initialize_refused(self, error: RemoteError) -> Step | None:
-        """The fallback ``initialize`` got an error: a -32022 settles the modern era; ``None``: raise the error."""
+        """The fallback ``initialize`` got an error: a -32022 decides the modern era; ``None``: raise the error."""
         step = self._negotiation.initialize_refused(error.code, error.data)
         if step is None:
             return None
@@ -262,7 +262,7 @@ class ClientProtocol(Inbox[T]):
         return {"protocolVersion": step.version, "capabilities": self.client_capabilities, "clientInfo": self.client_info}
 
     def initialized(self, result: dict[str, Any]) -> bytes:
-        """The ``initialize`` result came: settle the legacy era; returns ``notifications/initialized`` to send."""
+        """The ``initialize`` result came: the legacy era is decided; returns ``notifications/initialized`` to send."""
         self._apply(self._negotiation.initialized(result))
         return encode_notification("notifications/initialized", None)
 

@@ -11,7 +11,7 @@ Rules it keeps:
   server closes the subscription (its response to the listen request, or
   ``notifications/cancelled`` naming it); an abrupt end of the connection
   raises `ConnectionClosed`;
-* at most ``buffer`` unread notifications are held; past that the oldest
+* at most ``buffer`` unread notifications are kept; past that the oldest
   are dropped and counted in ``dropped``;
 * leaving the block cancels the subscription on the wire.
 

@@ -29,7 +29,7 @@ Rules:
   injected into the notification's ``params._meta`` (an answer to a
   server's request is not observed);
 * ``mcp.session.id`` and ``mcp.protocol.version`` that ``initialize``
-  itself settles (the HTTP session id comes with its reply) are set on its
+  itself decides (the HTTP session id comes with its reply) are set on its
   span once the reply is in;
 * errors: an error reply sets ``error.type`` and ``rpc.response.status_code``
   to its code and the status to ERROR with its message; a timeout sets
@@ -161,7 +161,7 @@ class ClientTelemetry(Observer):
             span.set_attribute("jsonrpc.request.id", str(request.id))
         if "mcp.session.id" not in attrs and request.session_id is not None:  # initialize over HTTP
             span.set_attribute("mcp.session.id", request.session_id)
-        if "mcp.protocol.version" not in attrs and request.version is not None:  # settled by initialize
+        if "mcp.protocol.version" not in attrs and request.version is not None:  # decided by initialize
             span.set_attribute("mcp.protocol.version", request.version)
         if kind is not None:
             span.set_attribute("error.type", kind)

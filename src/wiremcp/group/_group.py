@@ -158,7 +158,7 @@ class _Member:
         #: What the server listed, by kind; the kinds in `stale` are read again before the next listing.
         self.lists: dict[str, list[dict[str, Any]]] = {kind: [] for kind in _LISTS}
         self.stale: set[str] = set(_LISTS)
-        self.settled = asyncio.Event()  # ready or failed at least once
+        self.tried = asyncio.Event()  # set once it is ready or has failed: the first try is over
         self.lost = asyncio.Event()
         self.lost_reason: str | None = None
         self.task: asyncio.Task[None] | None = None
@@ -220,7 +220,7 @@ class _Member:
                     await self.refresh()
                 self.state, self.error = "ready", None
                 delay = group.reconnect_delay
-                self.settled.set()
+                self.tried.set()
                 group._changed(self.name, "ready")
                 if client.era is not None and client.era.value == "modern":
                     listener = asyncio.ensure_future(self._listen(client))
@@ -247,7 +247,7 @@ class _Member:
                 await client.aclose()
             except Exception:  # noqa: BLE001 - closing a broken connection is best effort
                 pass
-            self.settled.set()
+            self.tried.set()
             group._changed(self.name, "failed")
             await asyncio.sleep(delay)
             delay = min(delay * 2, group.max_reconnect_delay)
@@ -418,7 +418,7 @@ class ClientGroup:
             member = _Member(self, config)
             self._members[config.name] = member
             member.task = asyncio.ensure_future(member.run())
-        await asyncio.gather(*(m.settled.wait() for m in self._members.values()))
+        await asyncio.gather(*(m.tried.wait() for m in self._members.values()))
 
     async def aclose(self) -> None:
         """Close every connection (stdio servers are stopped)."""
@@ -500,8 +500,8 @@ class ClientGroup:
         out: list[dict[str, Any]] = []
         for member, entry in pairs:
             name = entry["name"]
-            plain = self.names == "collisions" and counts[name] == 1 and self.separator not in name
-            out.append({**entry, "name": name if plain else f"{member.name}{self.separator}{name}"})
+            unprefixed = self.names == "collisions" and counts[name] == 1 and self.separator not in name
+            out.append({**entry, "name": name if unprefixed else f"{member.name}{self.separator}{name}"})
         return out
 
     def route(self, name: str) -> tuple[str, str]:

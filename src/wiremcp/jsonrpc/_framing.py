@@ -1,7 +1,7 @@
 """Newline framing: one message per line over a byte stream (the stdio binding).
 
 `LineSplitter` is sans-I/O: feed it whatever the stream produced and it
-returns the complete lines. A line longer than ``max_line`` is never held in
+returns the complete lines. A line longer than ``max_line`` is never kept in
 memory whole: the splitter drops its bytes as they arrive and, when its
 newline finally comes, returns a `TooLong` in its place so that the reader
 can still answer it. Blank lines are skipped (they carry no message).
@@ -38,7 +38,7 @@ class LineSplitter:
 
     @property
     def buffered(self) -> int:
-        """Bytes of an unfinished line held right now."""
+        """Bytes of an unfinished line kept right now."""
         return len(self._buffer)
 
     def feed(self, data: bytes) -> list[bytes | TooLong]:

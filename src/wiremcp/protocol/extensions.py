@@ -13,7 +13,7 @@ object (``{}``: no settings):
 
 Rules kept here:
 
-* an extension is in force for one request only when the server declares
+* an extension applies to one request only when the server declares
   it *and* that request's client capabilities declare it; a declaration on
   an earlier request counts for nothing (tasks.md: "regardless of prior
   declarations");

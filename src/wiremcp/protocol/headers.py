@@ -136,7 +136,7 @@ def _check(node: dict[str, Any], path: tuple[str, ...], static: bool, location: 
     return HeaderParam(path, name, kind)
 
 
-def _plain(text: str) -> bool:
+def _sendable_as_is(text: str) -> bool:
     """Sendable as itself: visible ASCII and inner spaces, not sentinel-shaped."""
     return (
         text.isascii()
@@ -162,7 +162,7 @@ def encode_header_value(value: str | int | bool) -> str:
         text = value
     else:
         raise TypeError(f"cannot mirror a {type(value).__name__} into a header")
-    if _plain(text):
+    if _sendable_as_is(text):
         return text
     return SENTINEL_HEAD + base64.b64encode(text.encode("utf-8")).decode("ascii") + SENTINEL_TAIL
 

@@ -71,7 +71,7 @@ class ObservedRequest:
         self.params = params
         #: The JSON-RPC id (the client's: set once the request is sent; None before).
         self.id = id
-        #: The protocol version in force, when known (``initialize`` settles it before `request_answered`).
+        #: The protocol version in use, when known (``initialize`` decides it before `request_answered`).
         self.version = version
         #: The session id: a 2025-11-25 session's, or the ``Mcp-Session-Id`` header; None without one.
         self.session_id = session_id

@@ -63,16 +63,16 @@ _RETRIES = 50
 
 #: `create_capped`: KEYS task, live, owner-live (or ""), owner index, expiry, worker set;
 #: ARGV now, per-owner cap (-1: none), total cap, id, data, created_at, live score, expires ("": none), worker ("": none).
-#: Returns {0} created, {1, held} the owner's cap, {2, held} the server's, {3} a duplicate id.
+#: Returns {0} created, {1, live} the owner's cap, {2, live} the server's, {3} a duplicate id.
 _CREATE_CAPPED = """
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[1])
 if tonumber(ARGV[2]) >= 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[1])
-  local held = redis.call('ZCARD', KEYS[3])
-  if held >= tonumber(ARGV[2]) then return {1, held} end
+  local live = redis.call('ZCARD', KEYS[3])
+  if live >= tonumber(ARGV[2]) then return {1, live} end
 end
-local held = redis.call('ZCARD', KEYS[2])
-if held >= tonumber(ARGV[3]) then return {2, held} end
+local live = redis.call('ZCARD', KEYS[2])
+if live >= tonumber(ARGV[3]) then return {2, live} end
 if not redis.call('SET', KEYS[1], ARGV[5], 'NX') then return {3} end
 redis.call('ZADD', KEYS[4], 'NX', ARGV[6], ARGV[4])
 redis.call('ZADD', KEYS[2], ARGV[7], ARGV[4])

@@ -92,7 +92,7 @@ class Upstream(Protocol):
 def reporting_context(ask: Ask, ctx: Context) -> Context:
     """The downstream request an upstream call reports progress and logs to now.
 
-    ``ctx`` (the request that started the call), except for a call held for a
+    ``ctx`` (the request that started the call), except for a call paused for a
     modern client's input: after a retry resumed it, the retry's request.
     """
     owner = getattr(ask, "__self__", None)

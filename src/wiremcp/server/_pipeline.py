@@ -194,7 +194,7 @@ def observe_answer(
         event.version = session.version
         _answered(observers, event, states, None, exc)
         raise
-    event.version = session.version  # initialize settles it
+    event.version = session.version  # initialize decides it
     _answered(observers, event, states, result if type(result) is dict else None, None)
     return result
 

@@ -1,7 +1,8 @@
 """The one place where a handler's outcome becomes reply bytes.
 
 Every transport calls `reply_ok` / `reply_failed` (or `settle` for an
-awaitable), directly or through `Call`; nothing else turns an exception into
+awaitable: to settle a request, here and across the code, is to give it
+its one reply), directly or through `Call`; nothing else turns an exception into
 a wire error. A reply is ``(line, code)``: the encoded response, newline
 included, and the JSON-RPC error code it carries (``None`` for a result), from
 which HTTP picks its status (`CallerBusy` is -32000 on the wire and

@@ -156,7 +156,7 @@ class ServerTelemetry(Observer):
         if error is None and result is not None and result.get("isError") is True and request.method == "tools/call":
             kind = "tool_error"
             span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, "tool_error"))
-        if "mcp.protocol.version" not in measured and request.version is not None:  # initialize settled it
+        if "mcp.protocol.version" not in measured and request.version is not None:  # initialize decided it
             span.set_attribute("mcp.protocol.version", request.version)
             measured["mcp.protocol.version"] = request.version
         self._end(started, kind)

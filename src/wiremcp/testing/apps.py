@@ -203,7 +203,7 @@ class View:
         return str(await self.evaluate("document.body ? document.body.innerText : ''"))
 
     async def csp(self) -> str:
-        """The Content-Security-Policy header the browser received with the view (the policy in force)."""
+        """The Content-Security-Policy header the browser received with the view (the policy that applies to it)."""
         path = await self.view_path()
         return self.page.response_headers(path).get("content-security-policy", "")
 

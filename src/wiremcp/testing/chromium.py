@@ -19,7 +19,7 @@ Rules:
   with the page's text when it never does: tests synchronise on what the
   page shows, never on sleeps. `Page.frame_context` reaches into a frame of
   another origin (an MCP Apps view), `Page.response_headers` reads the
-  headers the browser received (the CSP in force).
+  headers the browser received (the CSP that applies).
 """
 
 from __future__ import annotations

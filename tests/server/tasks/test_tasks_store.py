@@ -184,13 +184,13 @@ def test_create_capped_counts_the_live_tasks_in_the_store(kind, tmp_path):
         await store.create_capped(record("a2", owner="alice", **live), per_owner=2, total=4, now=now)
         with pytest.raises(TaskCapReached) as refused:
             await store.create_capped(record("a3", owner="alice", **live), per_owner=2, total=4, now=now)
-        assert (refused.value.scope, refused.value.held, refused.value.limit) == ("owner", 2, 2)
+        assert (refused.value.scope, refused.value.count, refused.value.limit) == ("owner", 2, 2)
         assert await store.get("a3") is None
         await store.create_capped(record("b1", owner="bob", **live), per_owner=2, total=4, now=now)
         await store.create_capped(record("n1", owner=None, **live), per_owner=None, total=4, now=now)
         with pytest.raises(TaskCapReached) as refused:
             await store.create_capped(record("b2", owner="bob", **live), per_owner=2, total=4, now=now)
-        assert (refused.value.scope, refused.value.held, refused.value.limit) == ("server", 4, 4)
+        assert (refused.value.scope, refused.value.count, refused.value.limit) == ("server", 4, 4)
         # Not live any more: finished, TTL elapsed, worker's lease lapsed. Each frees its place.
         await store.finish("a1", "completed", now=now, result={"content": []})
         await store.create_capped(record("a3", owner="alice", **live), per_owner=2, total=4, now=now)

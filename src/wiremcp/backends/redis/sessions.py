@@ -90,13 +90,13 @@ redis.call('RPUSH', KEYS[4], n .. ' ' .. id .. ' ' .. size)
 if ARGV[9] == '1' then redis.call('HSET', KEYS[6], ARGV[2], n) end
 local bytes = redis.call('INCRBY', KEYS[5], size)
 local limit, most, dropped = tonumber(ARGV[6]), tonumber(ARGV[8]), 0
-local held = redis.call('LLEN', KEYS[4])
+local kept = redis.call('LLEN', KEYS[4])
 local oldest = 0
-while (bytes > limit or held > most) and held > 1 do
+while (bytes > limit or kept > most) and kept > 1 do
   local m, eid, sz = string.match(redis.call('LPOP', KEYS[4]), '(%d+) (%S+) (%d+)')
   redis.call('XDEL', KEYS[1], eid)
   bytes = redis.call('DECRBY', KEYS[5], sz)
-  held = held - 1
+  kept = kept - 1
   dropped = dropped + 1
   oldest = tonumber(m)
 end
@@ -129,15 +129,15 @@ end
 return 0
 """
 #: Take a slot among the live sessions of every worker (a sorted set: session id -> expiry in ms, by
-#: Redis's clock), after dropping the expired ones; returns {1, held} or, at the cap, {0, held}.
+#: Redis's clock), after dropping the expired ones; returns {1, live} or, at the cap, {0, live}.
 _OPEN = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local held = redis.call('ZCARD', KEYS[1])
-if held >= tonumber(ARGV[1]) then return {0, held} end
+local live = redis.call('ZCARD', KEYS[1])
+if live >= tonumber(ARGV[1]) then return {0, live} end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])
-return {1, held + 1}
+return {1, live + 1}
 """
 #: A message of a live session: its slot lasts another idle timeout.
 _RENEW = """
@@ -199,9 +199,9 @@ class RedisSessionStore:
     # -- the session's record and slot -----------------------------------------------------------
 
     async def open_slot(self, sid: str, most: int) -> tuple[bool, int]:
-        """Take a live-session slot for ``sid`` unless ``most`` are held; (taken, how many are held)."""
-        taken, held = await self.conn.eval(_OPEN, 1, self.live_key, most, sid, self.ttl_ms)
-        return bool(taken), int(held)
+        """Take a live-session slot for ``sid`` unless ``most`` are taken; (taken, how many are taken now)."""
+        taken, count = await self.conn.eval(_OPEN, 1, self.live_key, most, sid, self.ttl_ms)
+        return bool(taken), int(count)
 
     async def release_slot(self, sid: str) -> None:
         """Free the live-session slot of ``sid``."""

@@ -119,7 +119,7 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-async def _settled(runners: list[Runner]) -> None:
+async def _all_ended(runners: list[Runner]) -> None:
     """Until each runner (an ``asyncio.Task`` when serving) has ended, whatever its outcome."""
     await asyncio.gather(*(cast("asyncio.Future[Any]", runner) for runner in runners), return_exceptions=True)
 
@@ -469,11 +469,11 @@ class TaskEngine:
         for runner in runners:
             runner.cancel()
         if runners:
-            await _settled(runners)
+            await _all_ended(runners)
         await self.answers.aclose()
         jobs = [job for job in (self._heartbeat, *self._background) if job is not None and not job.done()]
         self._heartbeat = None
         for job in jobs:
             job.cancel()
         if jobs:
-            await _settled(jobs)
+            await _all_ended(jobs)

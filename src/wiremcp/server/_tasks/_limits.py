@@ -61,21 +61,21 @@ DEFAULT_MAX_TTL_MS = 86_400_000
 class TaskCapReached(Exception):
     """Raised by a store's ``create_capped``: the task was not created, a cap is reached."""
 
-    def __init__(self, scope: Literal["owner", "server"], held: int, limit: int) -> None:
-        super().__init__(f"{held} live tasks held, the {scope} limit is {limit}")
+    def __init__(self, scope: Literal["owner", "server"], count: int, limit: int) -> None:
+        super().__init__(f"{count} live tasks, the {scope} limit is {limit}")
         self.scope = scope
-        self.held = held
+        self.count = count
         self.limit = limit
 
     def refusal(self) -> ServerBusy:
         """The JSON-RPC error the caller gets (-32000; HTTP 429 for the owner's share, 503 for the server's)."""
         if self.scope == "owner":
             return CallerBusy(
-                f"Too many tasks: this caller holds {self.held} live tasks, the most one caller may ({self.limit}); "
+                f"Too many tasks: this caller holds {self.count} live tasks, the most one caller may ({self.limit}); "
                 "wait for one to finish or cancel one, then try again"
             )
         return ServerBusy(
-            f"Server busy: {self.held} live tasks, the most this server keeps ({self.limit}); try again later"
+            f"Server busy: {self.count} live tasks, the most this server keeps ({self.limit}); try again later"
         )
 
 
@@ -130,9 +130,9 @@ async def create_within(store: TaskStore, record: TaskRecord, limits: TaskLimits
         _warned.add(type(store))
         log.warning("tasks: the store %s has no create_capped: the task caps count this process's tasks only", type(store).__name__)
     if per_owner is not None:
-        held = sum(1 for owner in local if owner == record.owner)
-        if held >= per_owner:
-            raise TaskCapReached("owner", held, per_owner)
+        count = sum(1 for owner in local if owner == record.owner)
+        if count >= per_owner:
+            raise TaskCapReached("owner", count, per_owner)
     if len(local) >= limits.max_tasks:
         raise TaskCapReached("server", len(local), limits.max_tasks)
     await store.create(record)

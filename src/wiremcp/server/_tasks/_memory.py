@@ -35,9 +35,9 @@ class MemoryTaskStore:
 
         live = [r for r in self._tasks.values() if is_live(r, now)]
         if per_owner is not None:
-            held = sum(1 for r in live if r.owner == record.owner)
-            if held >= per_owner:
-                raise TaskCapReached("owner", held, per_owner)
+            count = sum(1 for r in live if r.owner == record.owner)
+            if count >= per_owner:
+                raise TaskCapReached("owner", count, per_owner)
         if len(live) >= total:
             raise TaskCapReached("server", len(live), total)
         await self.create(record)

@@ -181,12 +181,12 @@ class SQLiteTaskStore:
             db.execute("BEGIN IMMEDIATE")
             try:
                 if per_owner is not None:
-                    (held,) = db.execute(f"SELECT count(*) FROM tasks WHERE owner = :owner AND {_LIVE}", {"owner": record.owner, "now": now}).fetchone()
-                    if held >= per_owner:
-                        raise TaskCapReached("owner", held, per_owner)
-                (held,) = db.execute(f"SELECT count(*) FROM tasks WHERE {_LIVE}", {"now": now}).fetchone()
-                if held >= total:
-                    raise TaskCapReached("server", held, total)
+                    (count,) = db.execute(f"SELECT count(*) FROM tasks WHERE owner = :owner AND {_LIVE}", {"owner": record.owner, "now": now}).fetchone()
+                    if count >= per_owner:
+                        raise TaskCapReached("owner", count, per_owner)
+                (count,) = db.execute(f"SELECT count(*) FROM tasks WHERE {_LIVE}", {"now": now}).fetchone()
+                if count >= total:
+                    raise TaskCapReached("server", count, total)
                 _write(db, record, insert=True)
                 db.execute("COMMIT")
             except sqlite3.IntegrityError:

@@ -70,7 +70,7 @@ class ResponseCache:
 
     @property
     def size_bytes(self) -> int:
-        """The encoded bytes held."""
+        """The encoded bytes kept."""
         return self._bytes
 
     def clear(self) -> None:

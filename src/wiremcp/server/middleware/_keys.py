@@ -11,8 +11,8 @@ Rules kept here:
   2025-11-25 session; a stdio server serves one client per process
   (``"local"``);
 * `caller_key` always names someone (rate limiting needs a bucket); an HTTP
-  request whose address the transport did not name (middleware registered
-  after the app was made) is one shared anonymous caller, and that is
+  request whose address the transport did not name (the ASGI server gave
+  none, as on a Unix socket) is one shared anonymous caller, and that is
   logged once;
   `private_key` names only a caller that no other caller can share a key
   with (a principal, a legacy session, the stdio client), and is None for an
@@ -75,8 +75,8 @@ def _warn_no_address() -> None:
         _warned.append(True)
         log.warning(
             "an HTTP request reached the middleware without its client's address: every anonymous caller "
-            "shares one rate-limit bucket. Register middleware before making the app (MCPApp(server)), "
-            "or pass RateLimit(key=...)"
+            "shares one rate-limit bucket. The ASGI server gave no client address (as on a Unix socket); "
+            "pass RateLimit(key=...) to tell callers apart"
         )
 
 

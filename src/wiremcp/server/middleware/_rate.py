@@ -8,7 +8,7 @@ Rules kept here:
   store holds no identity and every key has the same small size; two
   limits sharing a store keep separate buckets (``name=``, by default the
   limit's own settings);
-* the algorithm is GCRA (a token bucket held as one number per caller, the
+* the algorithm is GCRA (a token bucket kept as one number per caller, the
   "theoretical arrival time"): ``burst`` requests may arrive at once, then one
   every ``per / rate`` seconds. The store decides atomically, so the limit
   holds across every worker sharing it (`RedisRateStore`, one Lua call with
@@ -93,14 +93,14 @@ class MemoryRateStore:
     async def acquire(self, key: str, interval_ms: float, burst: int) -> int:
         """See `RateStore.acquire`."""
         now = self._clock() * 1000.0
-        held = self._tat
-        new, wait = gcra(held.get(key), now, interval_ms, burst)
+        tats = self._tat
+        new, wait = gcra(tats.get(key), now, interval_ms, burst)
         if new is not None:
-            held[key] = new
-        if key in held:
-            held.move_to_end(key)  # refused callers stay tracked too
-        while len(held) > self.max_keys:
-            held.popitem(last=False)
+            tats[key] = new
+        if key in tats:
+            tats.move_to_end(key)  # refused callers stay tracked too
+        while len(tats) > self.max_keys:
+            tats.popitem(last=False)
         return wait
 
 

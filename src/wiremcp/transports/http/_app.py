@@ -130,7 +130,7 @@ from ._asgi import (
     empty_reply,
     http_error,
     json_reply,
-    plain_reply,
+    text_reply,
 )
 from ._body import BodyReader
 from ._exchange import Exchange, final, stream
@@ -277,6 +277,8 @@ class MCPApp:
         self._reader = BodyReader(max_body_size, read_timeout)
         # The client's address, set per request on the general path only, for telemetry's spans
         # (server/_telemetry.py) and middleware's callers (server/middleware/_keys.py); None without either.
+        # By design, and safe: these are its only readers, and both are final here (the connection
+        # above built the pipeline, so a later add_middleware raises), so a server without them pays nothing.
         self._peer: ContextVar[Any] | None = None
         if server.telemetry or server.middlewares:
             from ...protocol.telemetry import client_peer
@@ -359,7 +361,7 @@ class MCPApp:
                 return
             send = gated
         if path != self.path:
-            await plain_reply(send, 404, b"Not Found")
+            await text_reply(send, 404, b"Not Found")
             return
         raw_headers = scope["headers"]
         headers: dict[bytes, bytes] = dict(raw_headers)  # one C call in the usual case: no repeated field
@@ -380,13 +382,7 @@ class MCPApp:
             or (b"authorization" not in headers and b"dpop" not in headers and b"cookie" not in headers)
             else {k: v for k, v in headers.items() if k not in _CREDENTIAL_HEADERS}
         )
-        guard = self._guard  # Host, then Origin; a Host value allowed before, and no Origin, need no call
-        host = headers.get(b"host")
-        problem = None if host in guard.seen_hosts else guard.host_problem(host, scope.get("server"))
-        if problem is None:
-            origin = headers.get(b"origin")
-            if origin is not None:
-                problem = guard.origin_problem(origin)
+        problem = self._guard.request_problem(headers, scope)  # Host, then Origin (DNS rebinding): `_security`
         if problem is not None or scope["method"] != "POST":
             await self._not_a_post(scope["method"], problem, headers, receive, send)
             return

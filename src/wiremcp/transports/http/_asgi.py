@@ -42,7 +42,7 @@ __all__ = [
     "sse_start",
     "http_error",
     "json_reply",
-    "plain_reply",
+    "text_reply",
     "empty_reply",
     "lifespan",
 ]
@@ -123,7 +123,8 @@ def _retry_after(body: bytes) -> tuple[bytes, bytes]:
     return (b"retry-after", b"%d" % max(1, -(-wait // 1000))) if type(wait) is int and wait >= 0 else _RETRY_AFTER
 
 
-async def plain_reply(send: Send, status: int, body: bytes) -> None:
+async def text_reply(send: Send, status: int, body: bytes) -> None:
+    """A ``text/plain`` reply (404 for a path that is not the endpoint)."""
     headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

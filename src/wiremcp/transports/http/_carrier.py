@@ -24,8 +24,8 @@ streamable-http.mdx, "Sending Messages"):
 * the client leaving ends the loop with nothing more written (`Signal.GONE`):
   a legacy stream waits for the client to resume, a modern call is cancelled
   by its feed's `Feed.close` (so is one that ended with no reply owed, or
-  whose client left its backlog unread); a stream that lets its
-  response go ends it with its ``ending`` (`Signal.RELEASED`); a session that
+  whose client left its backlog unread); a stream that releases its
+  response ends it with its ``ending`` (`Signal.RELEASED`); a session that
   ended is 404 when nothing was written yet (`Signal.LOST`), else the end of
   the response; a stream finished with nothing left ends it (`Signal.ENDED`).
 """
@@ -47,7 +47,7 @@ class Signal(enum.Enum):
 
     READY = "ready"  #: events (or the stream's last) to write
     QUIET = "quiet"  #: nothing for ``keepalive`` seconds
-    RELEASED = "released"  #: the stream let go of the response: its `Feed.ending`, then the end
+    RELEASED = "released"  #: the stream released the response: its `Feed.ending`, then the end
     LOST = "lost"  #: the session ended
     GONE = "gone"  #: the client disconnected
     ENDED = "ended"  #: the stream is finished and nothing is left to write
@@ -93,7 +93,7 @@ async def carry(
     keepalive: float | None,
     answer: Callable[[Send, bytes], Awaitable[None]] = _json_200,
 ) -> None:
-    """Write a stream on one HTTP response until it ends, the client leaves, or the stream lets go (module docs).
+    """Write a stream on one HTTP response until it ends, the client leaves, or the stream releases it (module docs).
 
     ``answer`` writes the response `Feed.alone` gives as the one JSON body (a 200 by default).
     """

@@ -25,7 +25,7 @@ Without this, a legacy session with no ``GET`` stream open (a client that
 never opens one, or a session its client abandoned until the idle timeout
 ends it) kept a copy per change up to ``replay_buffer`` (256 KiB of
 accounting, about 1,300 copies, some 150 KiB of real memory): under the soak's
-list changes every such session held its buffer full, and the HTTP server's
+list changes every such session kept its buffer full, and the HTTP server's
 memory was mostly these copies (bench/README.md, "Soak (30 minutes)").
 """
 

@@ -57,7 +57,7 @@ class Exchange:
     """The HTTP side of one modern request: the events its `Call` wrote, and whether anyone still listens.
 
     The exchange is the call's ``write``: each notification becomes a
-    ``data:`` event, held here until the response loop sends it.
+    ``data:`` event, kept here until the response loop sends it.
     """
 
     __slots__ = ("call", "backlog", "events", "pending", "state", "waiter", "receive", "watch")

@@ -16,7 +16,7 @@ added:
 * the count is per ``data_received`` call: a head still incomplete after
   the read that crosses the budget is refused, one that ends within that
   read is served (so a head may pass the budget by less than one read:
-  asyncio and uvloop read 256 KiB at most); the memory held is bounded
+  asyncio and uvloop read 256 KiB at most); the memory used is bounded
   either way;
 * the count starts again after each request (keep-alive, pipelining).
 

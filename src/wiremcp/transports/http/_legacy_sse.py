@@ -160,9 +160,7 @@ class LegacySSEApp:
             await self.app(scope, receive, send)
             return
         headers = dict(scope["headers"])
-        problem = self._guard.host_problem(headers.get(b"host"), scope.get("server"))
-        if problem is None:
-            problem = self._guard.origin_problem(headers.get(b"origin"))
+        problem = self._guard.request_problem(headers, scope)
         if problem is not None:
             await json_reply(send, 403, http_error(f"Forbidden: {problem}"))
             return

@@ -12,7 +12,7 @@ sending a body that is too large would see "connection reset" instead of its
   the body ends, the client leaves, `LINGER_TIME` seconds pass or
   `LINGER_BYTES` more bytes have come, whichever is first; then the response
   ends and the ASGI server closes the connection;
-* the discarded bytes are never held: each part is dropped as it arrives
+* the discarded bytes are never kept: each part is dropped as it arrives
   (the ASGI server's flow control holds at most its own buffer);
 * any other refusal is answered as it is (the ASGI server drains an unread
   body of a keep-alive connection itself).

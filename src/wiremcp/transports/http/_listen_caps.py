@@ -31,31 +31,31 @@ log = logging.getLogger("wiremcp.transport")
 class ListenCaps:
     """Open listens by client key, each at most ``limit``."""
 
-    __slots__ = ("limit", "held")
+    __slots__ = ("limit", "open_count")
 
     def __init__(self, limit: int) -> None:
         if limit < 1:
             raise ValueError("max_listens_per_client must be at least 1 (or None for no per-client cap)")
         self.limit = limit
-        self.held: dict[str, int] = {}
+        self.open_count: dict[str, int] = {}
 
     async def serve(self, client: str, req: Request, send: Send, listen: Callable[[], Awaitable[None]]) -> None:
         """Run ``listen`` in one of ``client``'s slots, or refuse it with 429 when it holds them all."""
-        held = self.held.get(client, 0)
-        if held >= self.limit:
-            log.warning("refused subscriptions/listen from %s: it holds %d open, the limit", client, held)
+        count = self.open_count.get(client, 0)
+        if count >= self.limit:
+            log.warning("refused subscriptions/listen from %s: it holds %d open, the limit", client, count)
             busy = ServerBusy(
-                f"Server busy: this client holds {held} open subscriptions/listen streams, the most one client "
+                f"Server busy: this client holds {count} open subscriptions/listen streams, the most one client "
                 "may; close one or try again later"
             )
             await json_reply(send, 429, reply_failed(req.id, busy)[0])
             return
-        self.held[client] = held + 1
+        self.open_count[client] = count + 1
         try:
             await listen()
         finally:
-            left = self.held[client] - 1
+            left = self.open_count[client] - 1
             if left:
-                self.held[client] = left
+                self.open_count[client] = left
             else:
-                del self.held[client]
+                del self.open_count[client]

@@ -21,7 +21,7 @@ Rules (streamable-http.mdx, "Security & Endpoint" and "Sending Messages"):
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 __all__ = [
     "DEFAULT_ALLOWED_HOSTS",
@@ -94,7 +94,6 @@ class HostGuard:
         "_local_default",
         "_seen_hosts",
         "_seen_origins",
-        "seen_hosts",
     )
 
     def __init__(self, allowed_hosts: Iterable[str] | None = None, allowed_origins: Iterable[str] | None = None) -> None:
@@ -120,10 +119,25 @@ class HostGuard:
         # Host and Origin values already found allowed by the lists (clients repeat them),
         # each in its own set: a value allowed as one is never taken for the other.
         self._seen_hosts: set[bytes] = set()
-        #: Raw ``Host`` values already allowed by the rules (bounded): a caller may test membership
-        #: first and call `host_problem` only for the others. The same set, never replaced.
-        self.seen_hosts = self._seen_hosts
         self._seen_origins: set[bytes] = set()
+
+    def request_problem(self, headers: Mapping[bytes, bytes], scope: Mapping[str, Any]) -> str | None:
+        """Why a request's ``Host`` or ``Origin`` is refused (the 403 of the module docs), or ``None``.
+
+        The DNS-rebinding gate, run once per request: ``Host`` first, then
+        ``Origin``. ``headers`` maps lower-case field names to raw values;
+        ``scope`` is the ASGI scope, whose ``server`` (the address the
+        connection arrived at) is read only for a ``Host`` not allowed before.
+        In the usual case (a ``Host`` allowed before, no ``Origin``) this is
+        two lookups and no further call.
+        """
+        host = headers.get(b"host")
+        problem = None if host in self._seen_hosts else self.host_problem(host, scope.get("server"))
+        if problem is None:
+            origin = headers.get(b"origin")
+            if origin is not None:
+                problem = self.origin_problem(origin)
+        return problem
 
     def host_problem(self, host: bytes | None, server: tuple[str, int | None] | None) -> str | None:
         """Why ``Host`` is refused, or ``None`` when it is allowed."""

@@ -89,7 +89,7 @@ rules are `_session_rules`'s.
 Memory: at most ``max_sessions`` sessions; each keeps the written events of
 its streams for replay up to ``replay_buffer`` bytes (oldest dropped first),
 and each of its streams holds at most ``replay_buffer`` bytes unsent while no
-connection carries it. These limits bound what is really held: a message
+connection carries it. These limits bound the memory really used: a message
 is kept in an exact-size copy (orjson's own buffer is at least ~4 KiB) and
 counts its length plus `ENTRY_COST` bytes (tests/transports/test_hardening_http.py
 measures the process's RSS).
@@ -135,7 +135,7 @@ class _Carrying(enum.Enum):
 
     NEW = "new"  #: nothing committed: a request's reply may still be one JSON body
     STREAMING = "streaming"  #: committed to SSE (the priming event is given out)
-    RELEASED = "released"  #: the stream let go of it: its ``ending``, then the end of the response
+    RELEASED = "released"  #: the stream released it: its ``ending``, then the end of the response
     LOST = "lost"  #: ... because the session ended (404 when nothing was sent yet)
     GONE = "gone"  #: the client disconnected: nothing more is written
 
@@ -526,11 +526,11 @@ class Sessions:
         """``initialize`` without a session: a new session, its id in ``Mcp-Session-Id``."""
         if await self.rules.modern_initialize(req, headers, send):
             return
-        held = self.per_client.get(client, 0)
-        if self.options.max_sessions_per_client is not None and held >= self.options.max_sessions_per_client:
-            log.warning("refused initialize from %s: it holds %d legacy sessions, the limit", client or "?", held)
+        count = self.per_client.get(client, 0)
+        if self.options.max_sessions_per_client is not None and count >= self.options.max_sessions_per_client:
+            log.warning("refused initialize from %s: it holds %d legacy sessions, the limit", client or "?", count)
             busy = ServerBusy(
-                f"Server busy: this client holds {held} sessions, the most one client may; end one (DELETE) "
+                f"Server busy: this client holds {count} sessions, the most one client may; end one (DELETE) "
                 "or try again later"
             )
             await json_reply(send, 429, reply_failed(req.id, busy)[0])
@@ -552,7 +552,7 @@ class Sessions:
             return
         session.streams.primes = session.primes
         self.by_key[session.key] = session
-        self.per_client[client] = held + 1
+        self.per_client[client] = count + 1
         self._watch()
         log.info("session %s opened (protocol %s)", session.id[:8], session.version)
         await json_reply(send, 200, data, ((SESSION_HEADER, session.key),))

@@ -499,11 +499,11 @@ class SharedSessions:
         if await self.rules.modern_initialize(req, headers, send):
             return
         sid = secrets.token_urlsafe(32)
-        taken, held = await self.store.open_slot(sid, self.options.max_sessions)
+        taken, count = await self.store.open_slot(sid, self.options.max_sessions)
         if not taken:  # every worker's sessions count: the same refusal as one process's
-            log.warning("refused initialize: %d legacy sessions are open on all workers, the limit", held)
+            log.warning("refused initialize: %d legacy sessions are open on all workers, the limit", count)
             busy = ServerBusy(
-                f"Server busy: {held} sessions are open, the most this server keeps; try again later "
+                f"Server busy: {count} sessions are open, the most this server keeps; try again later "
                 "(MCP 2026-07-28 clients need no session)"
             )
             await json_reply(send, 503, reply_failed(req.id, busy)[0])

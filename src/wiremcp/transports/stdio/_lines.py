@@ -98,7 +98,7 @@ class LineServer:
         self.server = server
         self.write = write
         decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
-        # subscriptions/listen comes back held: this transport caps the listens open at once.
+        # subscriptions/listen comes back `Held` (not started): this transport caps the listens open at once.
         self.conn = ServerConnection(server, write, line=True, decoder=decoder, held=frozenset((_LISTEN,)))
         self._calls = self.conn.calls
         # Bound once: looked up per line otherwise.

@@ -22,7 +22,7 @@ streamable-http.mdx, "Backward Compatibility"; basic/versioning.mdx):
   probe is then cancelled (``notifications/cancelled``: the server is
   initialized by then);
 * a -32022 in reply to the fallback ``initialize`` means modern too
-  (`ClientProtocol.initialize_refused`): a modern server that settled the
+  (`ClientProtocol.initialize_refused`): a modern server that decided the
   connection's era with the probe's answer refuses ``initialize``;
 * Streamable HTTP: the probe has ``probe_timeout`` from when it is sent, and
   no reply in time is a `RequestTimeout`, never the legacy era (every HTTP
@@ -43,15 +43,15 @@ from ._options import DEFAULT, CallOptions, Default
 if TYPE_CHECKING:
     from ._client import Client
 
-__all__ = ["settle_era", "DEFAULT_STARTUP"]
+__all__ = ["negotiate_era", "DEFAULT_STARTUP"]
 
 #: Seconds a stdio server that has written nothing gets to start when calls have no timeout.
 DEFAULT_STARTUP = 60.0
 _NO_OPTIONS = CallOptions()
 
 
-async def settle_era(client: Client) -> None:
-    """Walk the protocol's `Negotiation` to a settled era, sending what it asks for."""
+async def negotiate_era(client: Client) -> None:
+    """Walk the protocol's `Negotiation` until the era is decided, sending what it asks for."""
     proto = client._proto
     step = proto.start()
     if type(step) is Probe and proto.silence_means_legacy:
@@ -140,7 +140,7 @@ async def _probe_on_stdio(client: Client) -> Step:
     if exc is None:
         await _legacy_started(client, init.result())
         probe.cancel()  # legacy: stop waiting; the server, initialized now, is told with notifications/cancelled
-        return Ready(Era.LEGACY, proto.protocol_version or fallback.version)  # settled by `_legacy_started`
+        return Ready(Era.LEGACY, proto.protocol_version or fallback.version)  # decided by `_legacy_started`
     probe.cancel()
     if isinstance(exc, RemoteError):
         step = proto.initialize_refused(exc)
@@ -150,7 +150,7 @@ async def _probe_on_stdio(client: Client) -> Step:
 
 
 async def _legacy_started(client: Client, result: dict[str, Any]) -> None:
-    """The ``initialize`` result: settle the legacy era, send ``notifications/initialized``."""
+    """The ``initialize`` result: the legacy era is decided; send ``notifications/initialized``."""
     proto = client._proto
     client._write(proto.initialized(result))
     started = getattr(client.transport, "legacy_session_started", None)

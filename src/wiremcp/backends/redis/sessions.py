@@ -18,7 +18,7 @@ kept here:
   holding a copy (``SET NX`` on the change's name, in the same call:
   `append_notification`), and what no GET carried yet is bounded in bytes
   and count, the oldest dropped first (`delivered` marks what a GET took);
-  a list change is not written again while an unsent copy of it is held
+  a list change is not written again while an unsent copy of it is kept
   (``coalesce``; the rule of transports/http/_coalesce.py, as the engine's
   `Stream.add` keeps it for the in-memory store);
 * a live session holds one slot; `open_slot` drops the expired slots and
@@ -79,7 +79,7 @@ return n
 #: until a GET carries it, at most ARGV[6] bytes and ARGV[8] notifications of them (the
 #: oldest dropped first); returns {its number (0: not written), how many were dropped}.
 #: ARGV[9] '1': a list change (transports/http/_coalesce.py), not written when an unsent copy
-#: of the same bytes is held (KEYS[6]: unsent list change -> its number).
+#: of the same bytes is kept (KEYS[6]: unsent list change -> its number).
 _NOTIFY = """
 if ARGV[4] ~= '' and not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[5]) then return {0, 0} end
 if ARGV[9] == '1' and redis.call('HEXISTS', KEYS[6], ARGV[2]) == 1 then return {0, 0} end
@@ -328,7 +328,7 @@ class RedisSessionStore:
         self, sid: str, data: bytes, change: tuple[str, int], limit: int, *, coalesce: bool = False
     ) -> int:
         """Write a session notification to the standalone stream unless another worker wrote this change
-        (or, ``coalesce``: unless an unsent copy of the same bytes is held); how many unsent were dropped."""
+        (or, ``coalesce``: unless an unsent copy of the same bytes is kept); how many unsent were dropped."""
         publisher, number = change
         _, dropped = await self.conn.eval(
             _NOTIFY, 6, self.stream_key(sid, 0), self.key(sid, "n", 0), self.key(sid, "seen", publisher, number),

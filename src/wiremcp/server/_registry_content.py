@@ -24,7 +24,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar, overload
 
 from ..backends import ChangeBus
-from ._definition import at_def
 from ._apps import UI_EXTENSION, UI_MIME_TYPE, UiCsp, ui_resource_parts
 from ._options import CacheScope, PromptOptions, ResourceOptions
 
@@ -136,6 +135,8 @@ class ContentRegistry:
         try:
             resource = Resource(fn, uri, options, **keywords)
         except (TypeError, ValueError) as exc:  # told at the user's def, without our frames (`_definition`)
+            from ._definition import at_def  # only for a registration that fails
+
             raise at_def(fn, exc) from None
         self._resources.add(resource)
         self._engine.offer()
@@ -245,6 +246,8 @@ class ContentRegistry:
         try:
             prompt = Prompt(fn, options, **keywords)
         except (TypeError, ValueError) as exc:  # told at the user's def, without our frames (`_definition`)
+            from ._definition import at_def  # only for a registration that fails
+
             raise at_def(fn, exc) from None
         self._prompts.add(prompt)
         self._engine.offer()

@@ -58,11 +58,12 @@ if TYPE_CHECKING:
     from ._server import Server
     from ._tasks._runtime import Tasks
 
-__all__ = ["Engine"]
-
-if TYPE_CHECKING:  # for type checkers only: an alias is built at import (bench/README.md, "Cold start")
+    # (for type checkers only: an alias is built at import, bench/README.md, "Cold start")
     #: A method's handler: the request, its params, its `RequestMeta` and its event sink.
     Handler = Callable[[Request, dict[str, Any], RequestMeta, "Emit | None"], "dict[str, Any] | Awaitable[dict[str, Any]]"]
+
+__all__ = ["Engine"]
+
 #: The methods served while resources, prompts or completers are registered (`offer`).
 _CONTENT_METHODS = (
     methods.RESOURCES_LIST,

@@ -44,7 +44,10 @@ LAZY = (
     "wiremcp.server.middleware",  # the ready-made middleware (issue 27): only when imported
     "wiremcp.server._telemetry",
     "wiremcp.server._legacy",
+    "wiremcp.server._legacy_2024",
     "wiremcp.server._subscriptions",
+    "wiremcp.server._handlers_listen",
+    "wiremcp.server._definition",
     "wiremcp.server._connection",
     "wiremcp.server._call",
     "wiremcp.server._outgoing",
@@ -125,6 +128,56 @@ def test_each_feature_loads_its_module_when_used():
         "prompts": {"listChanged": True},
         "completions": {},
     }
+
+
+#: What the stdio front (`serve_before_loop`) may not load to answer a fused call: the legacy era
+#: (sessions, the server's requests to the peer), the event loop, what only errors need.
+FRONT_LAZY = (
+    "asyncio",
+    "wiremcp.server._legacy",
+    "wiremcp.server._legacy_2024",
+    "wiremcp.server._outgoing",
+    "wiremcp.server._handlers_listen",
+    "wiremcp.server._subscriptions",
+    "wiremcp.server._definition",
+)
+
+_FRONT = textwrap.dedent(
+    """
+    import sys
+
+    import orjson
+
+    import wiremcp
+    from wiremcp.transports.stdio import serve_before_loop
+
+    server = wiremcp.Server("echo", version="1.0.0")
+
+    @server.tool(inline=True)
+    def echo(text: str) -> str:
+        return text
+
+    left = serve_before_loop(server)  # one fused call on stdin, then its end
+    sys.stdout.write(orjson.dumps({"left": left, "loaded": sorted(sys.modules)}).decode())
+    """
+)
+
+
+@pytest.mark.slow
+def test_the_stdio_front_answers_a_fused_call_without_the_legacy_era():
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+    }
+    params = {"name": "echo", "arguments": {"text": "hi"}, "_meta": meta}
+    line = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+    out = subprocess.run([sys.executable, "-c", _FRONT], input=line + b"\n", capture_output=True, check=True, timeout=60)
+    reply, _, rest = out.stdout.partition(b"\n")
+    assert orjson.loads(reply)["result"]["content"] == [{"type": "text", "text": "hi"}]
+    seen = orjson.loads(rest)
+    assert seen["left"] is None  # end of input: every line was served before the event loop
+    assert [name for name in FRONT_LAZY if name in seen["loaded"]] == []
 
 
 NAMESPACES = [

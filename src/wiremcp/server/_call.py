@@ -35,14 +35,16 @@ from ._reply import Reply, reply_cancelled, reply_failed, reply_ok
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["Call", "CallState", "Write", "Handle"]
+    #: `Server.handle`, or `LegacySession.handle`: a request and its emit, to a result or an awaitable of one.
+    #: (For type checkers only: an alias is built at import, bench/README.md, "Cold start".)
+    Handle = Callable[[Request, Callable[[str, dict[str, Any]], None]], dict[str, Any] | Awaitable[dict[str, Any]]]
+
+__all__ = ["Call", "CallState", "Write"]
 
 log = logging.getLogger("wiremcp.server")
 
 #: What a transport does with one encoded message (a line on stdio, an event on HTTP).
 Write = Callable[[bytes], None]
-#: `Server.handle`, or `LegacySession.handle`: a request and its emit, to a result or an awaitable of one.
-Handle = Callable[[Request, Callable[[str, dict[str, Any]], None]], dict[str, Any] | Awaitable[dict[str, Any]]]
 
 
 class CallState(enum.Enum):

@@ -77,16 +77,22 @@ from ..jsonrpc import (
 )
 from ..protocol import methods
 from ..protocol.meta import PROTOCOL_VERSION
-from ._call import Call, CallState, Handle, Write
+from ._call import Call, CallState, Write
 from ._intake import FastPath, decode_message
-from ._legacy import LegacySession
-from ._outgoing import OutgoingRequests
 from ._pipeline import observe_notification
 from ._reply import Reply, reply_failed
 
 if TYPE_CHECKING:
+    from ._call import Handle
     from ._fused_call import FusedCall
+    from ._legacy import LegacySession
+    from ._outgoing import OutgoingRequests
     from ._server import Server
+
+# Loaded on first use (bench/README.md, "Cold start": the modern path never needs them): the legacy
+# session (`_legacy`, by `Server.open_session` when a 2025-11-25 client says initialize) and the
+# server's requests to the peer (`_outgoing`, by `ServerConnection.outgoing`: a legacy session's
+# elicitation, sampling or roots request, or a response from the peer).
 
 __all__ = [
     "ServerConnection",
@@ -181,7 +187,8 @@ class ServerConnection:
         "session_id",
         "session",
         "calls",
-        "outgoing",
+        "_outgoing",
+        "_first_request_id",
         "state",
         "route",
         "close_stream",
@@ -216,7 +223,8 @@ class ServerConnection:
         self.session_id = session_id
         self.session: LegacySession | None = None  # once a legacy client said initialize
         self.calls: dict[Any, Call] = {}  # asynchronous requests in flight, by id
-        self.outgoing = OutgoingRequests(line=line, first_id=first_request_id)
+        self._outgoing: OutgoingRequests | None = None  # made by `outgoing` when first needed
+        self._first_request_id = first_request_id
         self.state = ConnectionState.OPEN
         self.route = route  # where a request to the peer goes now (HTTP: the asking request's stream)
         self.close_stream = close_stream  # `LegacySession.close_sse_stream`'s hook (HTTP resumable streams)
@@ -227,6 +235,16 @@ class ServerConnection:
         #: The fused stage (`_intake`); None when no message can be a fused call on this server.
         fast = FastPath(server, self.decoder)
         self.fast: FastPath | None = fast if fast.enabled else None
+
+    @property
+    def outgoing(self) -> OutgoingRequests:
+        """The server's requests to the peer and their answers; made (and `_outgoing` loaded) on first use."""
+        outgoing = self._outgoing
+        if outgoing is None:
+            from ._outgoing import OutgoingRequests
+
+            outgoing = self._outgoing = OutgoingRequests(line=self.line, first_id=self._first_request_id)
+        return outgoing
 
     # -- bytes in: the one entry point ---------------------------------------------
 
@@ -408,6 +426,6 @@ class ServerConnection:
         if self.state is ConnectionState.CLOSED:
             return
         self.state = ConnectionState.CLOSED
-        self.outgoing.close(reason)
+        self.outgoing.close(reason)  # and a request asked later fails at once
         if self.session is not None:
             self.session.close()

@@ -48,20 +48,22 @@ from ..protocol.meta import RequestMeta, parse_request_meta
 from ._apps import UI_EXTENSION
 from ._authorization import authorize, hide
 from ._context import Emit
-from ._handlers_listen import Listening
 from ._handlers_tools import ToolHandlers
 from ._mrtr import MRTR_METHODS, InputRequired, begin, input_required_result
 from ._pagination import paginate
 
 if TYPE_CHECKING:
+    from ._handlers_listen import Listening
     from ._legacy import LegacySession, Notify, SendRequest
     from ._server import Server
     from ._tasks._runtime import Tasks
 
-__all__ = ["Engine", "Handler"]
+    # (for type checkers only: an alias is built at import, bench/README.md, "Cold start")
+    #: A method's handler: the request, its params, its `RequestMeta` and its event sink.
+    Handler = Callable[[Request, dict[str, Any], RequestMeta, "Emit | None"], "dict[str, Any] | Awaitable[dict[str, Any]]"]
 
-#: A method's handler: the request, its params, its `RequestMeta` and its event sink.
-Handler = Callable[[Request, dict[str, Any], RequestMeta, "Emit | None"], "dict[str, Any] | Awaitable[dict[str, Any]]"]
+__all__ = ["Engine"]
+
 #: The methods served while resources, prompts or completers are registered (`offer`).
 _CONTENT_METHODS = (
     methods.RESOURCES_LIST,
@@ -76,7 +78,7 @@ _CONTENT_METHODS = (
 class Engine:
     """The method table of one `Server` and the dispatch of one request through it (see the module docs)."""
 
-    __slots__ = ("server", "methods", "legacy_methods", "tools")
+    __slots__ = ("server", "methods", "legacy_methods", "tools", "_listening")
 
     def __init__(self, server: Server) -> None:
         self.server = server
@@ -87,10 +89,22 @@ class Engine:
             methods.DISCOVER: self.tools.discover,
             methods.TOOLS_LIST: self.tools.tools_list,
             methods.TOOLS_CALL: self.tools.tools_call,
-            methods.SUBSCRIPTIONS_LISTEN: Listening(server).listen,
+            methods.SUBSCRIPTIONS_LISTEN: self.listen,
         }
+        self._listening: Listening | None = None  # made with the first stream (`listen`)
         #: Methods only a 2025-11-25 session may call.
         self.legacy_methods: dict[str, Handler] = {}
+
+    def listen(
+        self, request: Request, params: dict[str, Any], meta: RequestMeta, emit: Emit | None
+    ) -> Awaitable[dict[str, Any]]:
+        """``subscriptions/listen``: `_handlers_listen.Listening`, loaded (and made) with the first stream."""
+        listening = self._listening
+        if listening is None:
+            from ._handlers_listen import Listening
+
+            listening = self._listening = Listening(self.server)
+        return listening.listen(request, params, meta, emit)
 
     # -- the method table ----------------------------------------------------
 

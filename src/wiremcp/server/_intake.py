@@ -55,11 +55,12 @@ __all__ = ["FastPath", "decode_message"]
 class FastPath:
     """The fused stage of one server's pipeline: `serve` a message's bytes when they are a fused call."""
 
-    __slots__ = ("server", "decoder", "enabled", "_tools", "_decode", "_refused", "_made")
+    __slots__ = ("server", "decoder", "enabled", "_max_size", "_tools", "_decode", "_refused", "_made")
 
     def __init__(self, server: Server, decoder: Decoder) -> None:
         self.server = server
         self.decoder = decoder
+        self._max_size = decoder.max_size  # (the decoder's limits are fixed: read once)
         pipeline = server.freeze()  # fixed from now on: middleware and observers see every request
         #: Whether any message can be a fused call on this server (none with middleware or observers).
         self.enabled = not server.middlewares and not pipeline.observers
@@ -89,7 +90,7 @@ class FastPath:
         server = self.server
         if not self.enabled or server.forwarder is not None:
             return None
-        if len(data) > self.decoder.max_size:
+        if len(data) > self._max_size:
             return None
         decode = self._decode
         if decode is None:

@@ -35,7 +35,7 @@ from ..jsonrpc import (
     encode_request,
 )
 from ..protocol import methods
-from ._legacy import ClientRequestFailed
+from ._failures import ClientRequestFailed
 
 if TYPE_CHECKING:
     import asyncio

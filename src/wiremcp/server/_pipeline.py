@@ -41,10 +41,11 @@ if TYPE_CHECKING:
 __all__ = ["Pipeline", "Stages", "observe_answer", "observe_notification", "opened", "closed"]
 
 T = TypeVar("T")
-#: `Server.handle`'s shape: a request and its emit, to a result or an awaitable of one.
-Handle = Callable[[Request, "Emit | None"], "dict[str, Any] | Awaitable[dict[str, Any]]"]
-#: `Server.handle_in_session`'s shape.
-HandleInSession = Callable[[Request, dict[str, Any], RequestMeta, "Emit | None"], "dict[str, Any] | Awaitable[dict[str, Any]]"]
+if TYPE_CHECKING:  # for type checkers only: an alias is built at import (bench/README.md, "Cold start")
+    #: `Server.handle`'s shape: a request and its emit, to a result or an awaitable of one.
+    Handle = Callable[[Request, "Emit | None"], "dict[str, Any] | Awaitable[dict[str, Any]]"]
+    #: `Server.handle_in_session`'s shape.
+    HandleInSession = Callable[[Request, dict[str, Any], RequestMeta, "Emit | None"], "dict[str, Any] | Awaitable[dict[str, Any]]"]
 
 
 class Pipeline:

@@ -24,7 +24,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar, overload
 
 from ..backends import ChangeBus
-from ._definition import at_def
 from ._apps import UI_EXTENSION, UI_MIME_TYPE, UiCsp, ui_resource_parts
 from ._options import CacheScope, PromptOptions, ResourceOptions
 
@@ -138,6 +137,8 @@ class ContentRegistry:
         try:
             resource = Resource(fn, uri, options, **keywords)
         except (TypeError, ValueError) as exc:  # told at the user's def, without our frames (`_definition`)
+            from ._definition import at_def  # only for a registration that fails
+
             raise at_def(fn, exc) from None
         visibility: VisibilityRules | None = self.__dict__.get("_visibility")
         if visibility is None:
@@ -267,6 +268,8 @@ class ContentRegistry:
         try:
             prompt = Prompt(fn, options, **keywords)
         except (TypeError, ValueError) as exc:  # told at the user's def, without our frames (`_definition`)
+            from ._definition import at_def  # only for a registration that fails
+
             raise at_def(fn, exc) from None
         visibility: VisibilityRules | None = self.__dict__.get("_visibility")
         if visibility is None:

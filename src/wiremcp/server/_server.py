@@ -35,7 +35,6 @@ from ..protocol.meta import SERVER_INFO, RequestMeta
 from ..protocol.state import StateSealer
 from ..protocol.telemetry import wanted as telemetry_wanted
 from ._context import Context, Emit
-from ._definition import at_def
 from ._engine import Engine
 from ._options import DEFAULT_LIST_TTL_MS, CacheScope, ServerSettings, ToolOptions, task_options
 from ._registry_content import ContentRegistry, check_decorated, check_name
@@ -254,6 +253,8 @@ class Server(ContentRegistry):
         try:
             tool = Tool(fn, options, **keywords)
         except (TypeError, ValueError) as exc:  # told at the user's def, without our frames (`_definition`)
+            from ._definition import at_def  # only for a registration that fails
+
             raise at_def(fn, exc) from None
         return self._register(tool)
 

@@ -51,7 +51,7 @@ import logging
 import re
 import sys
 import typing
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypedDict
 
 import orjson
 
@@ -59,7 +59,6 @@ from ..jsonrpc import JSONRPCError
 from ..protocol.content import CONTENT_TYPES
 from ._apps import tool_ui_meta
 from ._context import Context, scope_tuple
-from ._definition import warn_at_def
 from ._failures import ToolError, failure_message
 from ._inject import context_param
 from ._options import ToolOptions, tag_set, with_tags
@@ -317,7 +316,7 @@ class Tool:
             arguments = scalar_arguments(input_schema)
             if arguments is not None:
                 types, required = arguments
-                self.fused_arguments = FusedArguments(
+                self.fused_arguments = (
                     types, required, self.output_schema is None, self._convert, fn, self._failed, self._result
                 )
         self.definition = self._definition(options, input_schema, doc, where)
@@ -571,25 +570,28 @@ class Tool:
 
 #: A scalar schema's argument types (exact Python types per name) and its required names.
 ArgumentTypes = tuple[dict[str, frozenset[type]], frozenset[str]]
-class FusedArguments(NamedTuple):
-    """`Tool.fused_arguments`: a tool's fused run, prepared once when the tool is made.
-
-    The fused stage (`_intake.FastPath.serve`) checks the arguments against
-    ``types`` and ``required``, then runs the tool as `Tool.call` would,
-    without a call of its own: ``convert`` (None: as sent; pure, so a problem
-    leaves the call to the general path), ``fn(**arguments)``, then
-    ``failed(exc, mask)`` for an exception that is not a `JSONRPCError`, or
-    the result: one text block for a ``str`` when ``text_block`` (no output
-    schema), else ``result(value)``.
-    """
-
-    types: dict[str, frozenset[type]]
-    required: frozenset[str]
-    text_block: bool
-    convert: Callable[[dict[str, Any]], dict[str, Any]] | None
-    fn: Callable[..., Any]
-    failed: Callable[[Exception, bool], dict[str, Any]]
-    result: Callable[[Any], dict[str, Any]]
+if TYPE_CHECKING:
+    #: `Tool.fused_arguments`: a tool's fused run, prepared once when the tool is made, as
+    #: ``(types, required, text_block, convert, fn, failed, result)``.
+    #:
+    #: The fused stage (`_intake.FastPath.serve`) checks the arguments against
+    #: ``types`` and ``required``, then runs the tool as `Tool.call` would,
+    #: without a call of its own: ``convert`` (None: as sent; pure, so a problem
+    #: leaves the call to the general path), ``fn(**arguments)``, then
+    #: ``failed(exc, mask)`` for an exception that is not a `JSONRPCError`, or
+    #: the result: one text block for a ``str`` when ``text_block`` (no output
+    #: schema), else ``result(value)``. A plain tuple, not a NamedTuple: the
+    #: stage unpacks it on every call, and only an exact tuple unpacks without
+    #: an iterator (bench/README.md, "Where the remaining distance goes").
+    FusedArguments = tuple[
+        dict[str, frozenset[type]],
+        frozenset[str],
+        bool,
+        "Callable[[dict[str, Any]], dict[str, Any]] | None",
+        Callable[..., Any],
+        Callable[[Exception, bool], dict[str, Any]],
+        Callable[[Any], dict[str, Any]],
+    ]
 
 _SCALAR_TYPES: dict[str, frozenset[type]] = {
     "string": frozenset({str}),
@@ -719,17 +721,21 @@ def _warn_untyped(tool: Tool, options: ToolOptions, return_hint: Any, where: str
     no return annotation publishes no ``outputSchema``.
     """
     skipped = {tool.context_param, *(b.name for b in tool.inputs), *(tool.depends.params if tool.depends else ())}
+    said: list[str] = []
     if options.input_schema is None:
         for param in inspect.signature(tool.fn).parameters.values():
             if param.annotation is param.empty and param.name not in skipped and param.kind is not param.VAR_KEYWORD:
-                warn_at_def(
-                    tool.fn,
+                said.append(
                     f"{where}: parameter {param.name!r} has no type hint: it takes any JSON value, unchecked "
-                    f"(annotate it, e.g. `{param.name}: str`)",
+                    f"(annotate it, e.g. `{param.name}: str`)"
                 )
     if return_hint is inspect.Parameter.empty and tool.output_schema is None and options.structured_output is None:
-        warn_at_def(
-            tool.fn,
+        said.append(
             f"{where}: no return annotation: the tool publishes no outputSchema "
-            "(annotate `-> str` for text, or a data type such as `-> dict[str, int]` for structured content)",
+            "(annotate `-> str` for text, or a data type such as `-> dict[str, int]` for structured content)"
         )
+    if said:
+        from ._definition import warn_at_def  # loaded only to warn (not at a server's start)
+
+        for message in said:
+            warn_at_def(tool.fn, message)

@@ -273,7 +273,6 @@ class MCPApp:
         )
         self._receive = conn.receive
         self._serve = conn.serve
-        self._check_call = self._rules.check_call
         self._reader = BodyReader(max_body_size, read_timeout)
         # The client's address, set per request on the general path only, for telemetry's spans
         # (server/_telemetry.py) and middleware's callers (server/middleware/_keys.py); None without either.
@@ -314,6 +313,9 @@ class MCPApp:
 
             self._auth = None
             warn_if_unprotected(server)
+        # The fused stage's vet: the header rules' verdict; none behind the resource server, whose
+        # scope check is per request (the fused stage is then off: `receive` holds every request).
+        self._check_call = self._rules.check_call if self._auth is None else None
 
     @property
     def session_count(self) -> int:
@@ -405,7 +407,7 @@ class MCPApp:
             auth is not None,
             False,
             session_id is not None,
-            self._check_call if auth is None else None,
+            self._check_call,
             headers,
         )
         kind = type(out)

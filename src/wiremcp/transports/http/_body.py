@@ -249,20 +249,9 @@ class BodyReader:
                 deadlines.reading.pop(task, None)
                 deadlines.expired.discard(task)
 
-    async def _read(self, receive: Receive, first: bytes | None = None) -> bytes | None:
-        """The body; ``first``: its first part, already received (and more is coming)."""
+    async def _read(self, receive: Receive, body: bytes) -> bytes | None:
+        """The rest of the body, after its first part ``body`` (`_body` read the first message: more is coming)."""
         limit = self.max_body_size
-        if first is None:
-            msg = await receive()
-            if msg["type"] != "http.request":
-                return None
-            body: bytes = msg.get("body", b"")
-            if len(body) > limit:
-                raise self._too_large(None, msg.get("more_body", False))
-            if not msg.get("more_body"):
-                return body  # the whole body in one message: the common case
-        else:
-            body = first
         size = len(body)
         chunks = [body]
         while True:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Ty
 from ..jsonrpc import InvalidRequest, RequestId
 from ..protocol import methods
 from ..protocol.meta import RequestMeta
-from ._definition import DEV
+from ._failures import DEV
 from ._mrtr import ELICIT, ROOTS, SAMPLE, InputRequired, check_answer, check_capabilities
 
 if TYPE_CHECKING:

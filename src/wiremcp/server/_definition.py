@@ -35,6 +35,8 @@ import os
 import warnings
 from typing import Any, Callable
 
+from ._failures import DEV, DEV_ENV  # (kept there: read at every server's start, this module is not)
+
 __all__ = ["DEV", "DEV_ENV", "RerunWarning", "SchemaWarning", "SHOW_ENV", "at_def", "def_location", "warn_at_def", "warn_rerun"]
 
 
@@ -51,10 +53,6 @@ SchemaWarning.__module__ = "wiremcp.server.schema"  # its public home; traceback
 #: our category (it is read before ``wiremcp`` can be imported), and pytest resets them per test.
 SHOW_ENV = "WIREMCP_SCHEMA_WARNINGS"
 
-#: Set by ``wiremcp dev`` for its server process: what a running handler does is told (see the module docs).
-DEV_ENV = "WIREMCP_DEV"
-#: Read once, at import: the checks it guards cost nothing outside ``wiremcp dev``.
-DEV = os.environ.get(DEV_ENV) == "1"
 
 
 class RerunWarning(UserWarning):

@@ -11,7 +11,7 @@ Rules (the same for tools, resources, prompts and completers):
   client gets a generic message that names the handler; with
   ``mask_errors=False`` (development) it gets ``Type: message``;
 * either way the full exception, traceback included, goes to the
-  ``wiremcp.server`` log; under ``wiremcp dev`` (`_definition.DEV`) the
+  ``wiremcp.server`` log; under ``wiremcp dev`` (`DEV`) the
   record says what the client got and carries the traceback of the user's
   code only (wiremcp's own frames and the standard library's above it cut),
   where the developer reads it: dev's stderr.
@@ -30,9 +30,13 @@ import os
 from typing import Any
 
 from ..jsonrpc import InternalError
-from ._definition import DEV
 
-__all__ = ["ToolError", "HandlerFailed", "ClientRequestFailed", "failure_message"]
+__all__ = ["ToolError", "HandlerFailed", "ClientRequestFailed", "failure_message", "DEV", "DEV_ENV"]
+
+#: Set by ``wiremcp dev`` for its server process: what a running handler does is told (see `_definition`).
+DEV_ENV = "WIREMCP_DEV"
+#: Read once, at import: the checks it guards cost nothing outside ``wiremcp dev``.
+DEV = os.environ.get(DEV_ENV) == "1"
 
 log = logging.getLogger("wiremcp.server")
 

@@ -94,6 +94,7 @@ class HostGuard:
         "_local_default",
         "_seen_hosts",
         "_seen_origins",
+        "seen_hosts",
     )
 
     def __init__(self, allowed_hosts: Iterable[str] | None = None, allowed_origins: Iterable[str] | None = None) -> None:
@@ -120,6 +121,9 @@ class HostGuard:
         # each in its own set: a value allowed as one is never taken for the other.
         self._seen_hosts: set[bytes] = set()
         self._seen_origins: set[bytes] = set()
+        #: The same set, for a caller's inline test of the usual case (a Host seen before, no
+        #: Origin: nothing to check), which skips a call to `request_problem` on every request.
+        self.seen_hosts = self._seen_hosts
 
     def request_problem(self, headers: Mapping[bytes, bytes], scope: Mapping[str, Any]) -> str | None:
         """Why a request's ``Host`` or ``Origin`` is refused (the 403 of the module docs), or ``None``.

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -235,3 +236,27 @@ def test_claude_code_is_the_pinned_one(host: Host) -> None:
     done = host.run("--version", timeout=60)
     assert done.stdout.split()[0] == CLAUDE_CODE.rsplit("-", 1)[1]
     assert shutil.which("claude", path=str(Path(host.claude).parent)) == host.claude
+
+
+def test_the_dry_runs_claude_mcp_add_is_a_command_claude_code_takes(tmp_path: Path) -> None:
+    """``install claude-code --dry-run`` prints a ``claude mcp add`` line: run as printed, it adds a connected server."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "wiremcp", "install", "claude-code", str(EVERYTHING), "--name", "wm-dry", "--dry-run",
+         *_server_env()],
+        cwd=project, env={**os.environ, "HOME": str(home)}, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not (home / ".claude.json").exists()  # a dry run writes nothing
+    lines = done.stderr.splitlines()
+    printed = lines[lines.index("or with Claude Code's own command:") + 1].strip()
+    words = shlex.split(printed)
+    assert words[:3] == ["claude", "mcp", "add"], printed
+    host = Host(home, project, _claude())
+    added = host.run(*words[1:], timeout=120)
+    assert added.returncode == 0, added.stdout + added.stderr
+    shown = host.run("mcp", "get", "wm-dry", timeout=180)
+    assert "Connected" in shown.stdout, shown.stdout + shown.stderr
+    assert f"PYTHONPATH={ROOT / 'src'}" in shown.stdout

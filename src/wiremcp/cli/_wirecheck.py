@@ -488,11 +488,14 @@ class WireChecker:
     def _response(self, direction: Direction, msg: dict[str, Any], problems: list[Problem]) -> None:
         if "result" in msg and "error" in msg:
             problems.append(problem("result-and-error", "a response carries either result or error, never both (JSON-RPC 2.0)"))
+        is_error = "error" in msg
         if "id" not in msg:
+            if is_error:  # an error to a request whose id could not be read: the schema makes its id optional
+                self._error_object(msg["error"], problems)
+                return
             problems.append(problem("invalid-envelope", "a response must carry the id of the request it answers"))
             return
         response_id = msg["id"]
-        is_error = "error" in msg
         if is_error:
             self._error_object(msg["error"], problems)
         if response_id is None:

@@ -502,6 +502,9 @@ class WireChecker:
             if not is_error:
                 problems.append(problem("null-id", "only an error response (to a request whose id could not be read) may have a null id"))
             return
+        if type(response_id) is not str and type(response_id) is not int:
+            problems.append(problem("bad-id", f"a response id is a string or an integer (the request's), not {_show(response_id)[:40]}"))
+            return
         requester = _other(direction)
         key = _id_key(response_id)
         pending = self._pending[requester].pop(key, None)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from typing import Any
 
 import orjson
@@ -229,9 +230,12 @@ def _key(value: Any) -> tuple[bool, Any]:
 class Session:
     """A `Conn`, its transcript and its `WireChecker`."""
 
-    def __init__(self, conn: Conn, timeout: float) -> None:
+    def __init__(self, conn: Conn, timeout: float, startup: float = 0.0) -> None:
         self.conn = conn
         self.timeout = timeout
+        self.startup = startup  # added to the wait for the first message: the server's start
+        self.started_in: float | None = None  # seconds from the session's start to the first message
+        self._opened = time.monotonic()
         self.checker = WireChecker()
         self.transcript: list[str] = []
         self.problems: list[tuple[Problem, tuple[str, ...]]] = []  # the server's, each with its envelopes
@@ -267,8 +271,13 @@ class Session:
         """The next message from the server (decoded; None if not JSON), judged by the checker.
 
         Raises `TimeoutError` when nothing came in time, `EOFError` when the server is gone."""
+        wait = self.timeout if timeout is None else timeout
+        if self.started_in is None:
+            wait += self.startup
         try:
-            raw = await self.conn.receive(self.timeout if timeout is None else timeout)
+            raw = await self.conn.receive(wait)
+            if self.started_in is None:
+                self.started_in = time.monotonic() - self._opened
         except asyncio.TimeoutError:
             raise TimeoutError from None
         if raw is None:

@@ -38,6 +38,7 @@ class Target:
     url: str = ""
     headers: dict[str, str] = field(default_factory=dict)
     timeout: float = 10.0
+    startup: float = 30.0  # how long a server may take to start: measured by the first session (`_runner`)
 
     @property
     def transport(self) -> Literal["stdio", "http"]:
@@ -48,8 +49,8 @@ class Target:
 
     async def open(self) -> Session:
         if self.url:
-            return Session(await HttpConn(self.url, dict(self.headers), self.timeout).start(), self.timeout)
-        return Session(await StdioConn(self.argv).start(), self.timeout)
+            return Session(await HttpConn(self.url, dict(self.headers), self.timeout).start(), self.timeout, self.startup)
+        return Session(await StdioConn(self.argv).start(), self.timeout, self.startup)
 
 
 class Era:

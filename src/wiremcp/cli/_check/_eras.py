@@ -56,8 +56,10 @@ def _result(msg: Any) -> Any:
 async def discover(session: Session) -> tuple[bool, list[Finding]]:
     """Whether the server is modern (by its answer to ``server/discover``), and findings."""
     since = len(session.transcript)
+    era = Era("modern")
+    await era.begin(session)  # on HTTP: the MCP-Protocol-Version header
     try:
-        reply = await Era("modern").request(session, "server/discover")
+        reply = await era.request(session, "server/discover")
     except TimeoutError:
         return False, []  # silence: legacy, as a client falls back
     result = _result(reply)

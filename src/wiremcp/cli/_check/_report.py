@@ -42,20 +42,23 @@ def _sorted(findings: list[Finding]) -> list[Finding]:
 
 
 def human(report: Report, out: TextIO, style: _output.Style) -> None:
+    """Grouped by group, then by rule (most severe first): the rule and its quote once, then each finding."""
     colour = {"error": "31", "warning": "33", "info": "2"}
     print(style("1", f"wiremcp check {report.target}") + f"  ({report.transport}; eras: {', '.join(report.eras) or 'none'})", file=out)
-    group = ""
+    group = rule_id = ""
     for found in _sorted(report.findings):
-        if found.rule.group != group:
-            group = found.rule.group
-            print("\n" + style("1", f"== {group} =="), file=out)
         checked = found.rule
-        subject = f" [{found.subject}]" if found.subject else ""
-        print(style(colour[checked.severity], f"{checked.severity.upper()} {checked.id}") + f": {checked.title}{subject}", file=out)
-        print(f"  {found.message}", file=out)
-        print(style("2", f"  spec: \"{checked.quote}\" ({checked.source})"), file=out)
-        for line in found.envelopes[-8:]:
-            print(style("2", "  " + (line if len(line) <= 240 else line[:237] + "...")), file=out)
+        if checked.group != group:
+            group = checked.group
+            print("\n" + style("1", f"== {group} =="), file=out)
+        if checked.id != rule_id:
+            rule_id = checked.id
+            print("\n" + style(colour[checked.severity], f"{checked.severity.upper()} {checked.id}") + f": {checked.title}", file=out)
+            print(style("2", f'  spec: "{checked.quote}" ({checked.source})'), file=out)
+        subject = f"[{found.subject}] " if found.subject else ""
+        print(f"  - {subject}{found.message}", file=out)
+        for line in found.envelopes[-6:]:
+            print(style("2", "      " + (line if len(line) <= 160 else line[:157] + "...")), file=out)
     tally = counts(report)
     failed = {f.rule.id for f in report.findings}
     passed = len([r for r in report.ran if r not in failed])

@@ -2,8 +2,11 @@
 
 Rules:
 
-* The eras are found first (`_eras.discover`, `_eras.legacy`), each in a
-  fresh session; a target that answers neither is `Unreachable` (status 2).
+* The eras are found first (`_eras.legacy`, then `_eras.discover`), each in
+  a fresh session; a target that answers neither is `Unreachable` (status
+  2). The first session measures how long the server takes to start (up
+  to 30 s): every later session's first wait gets twice that, plus 1 s,
+  on top of ``--timeout`` (a slow start is not a slow answer).
   An era asked for (``--era``) that the server does not speak is a
   ``check-not-run`` finding.
 * Every probe runs in its own session (a new process on stdio), so a probe
@@ -27,7 +30,7 @@ from typing import Any, Awaitable, Callable
 from . import _eras
 from ._conn import Session, Unreachable
 from ._context import Era, EraName, Target
-from ._findings import CHECK_NOT_RUN, Finding, Rule
+from ._findings import CHECK_NOT_RUN, RULES, Finding, Rule
 from ._probes import PROBES
 from ._wire_rules import CHECKER_RULES, finding_of
 
@@ -119,6 +122,11 @@ class _Run:
         if session is not None:
             await self.close(session)
 
+    def _tour_needed(self) -> bool:
+        """Whether a rule the tour serves is selected: its own, the checker's, the tools' checks'."""
+        own = {p.rule.id for p in PROBES} | {_eras.DISCOVER.id, _eras.NEGOTIATION.id, _eras.UNSUPPORTED.id}
+        return any(self.selected(rid) for rid in RULES if rid not in own and not rid.startswith(("security-", "check-")))
+
     async def detect(self) -> list[EraName]:
         spoken: list[EraName] = []
 
@@ -134,8 +142,15 @@ class _Run:
                 spoken.append("legacy")
             return found
 
+        async def first(session: Session) -> list[Finding]:
+            found = await legacy(session)
+            if session.started_in is not None:  # every later session waits this long for the server to start
+                self.target.startup = session.started_in * 2 + 1
+            return found
+
+        await self.session(_eras.NEGOTIATION, None, first)
         await self.session(_eras.DISCOVER, None, modern)
-        await self.session(_eras.NEGOTIATION, None, legacy)
+        spoken.sort(key=("modern", "legacy").index)
         return spoken
 
     async def era(self, name: EraName) -> None:
@@ -153,7 +168,8 @@ class _Run:
                 session.problems.append((found, session.envelopes()))
             return []
 
-        await self.session(_eras.TIMEOUT, era, tour, begin=False)
+        if self._tour_needed():
+            await self.session(_eras.TIMEOUT, era, tour, begin=False)
         await self.probes(era, [p for p in PROBES if name in p.eras and self.selected(p.rule.id)])
 
 def _era_name(era: Era | None) -> str:

@@ -181,7 +181,8 @@ class HttpConn(Conn):
                     body = await self._events(response)
                 else:
                     body = await response.read()
-                    if body.strip():
+                    # a refusal (4xx, 5xx) MAY carry a JSON-RPC error: a body of another kind is only its status
+                    if body.strip() and (response.status < 400 or kind.startswith("application/json")):
                         self.queue.put_nowait(body.strip())
                 self.statuses.append((raw, response.status, body))
         except (aiohttp.ClientError, OSError) as exc:
@@ -205,10 +206,14 @@ class HttpConn(Conn):
             self.queue.put_nowait(b"\n".join(data))
         return bytes(whole)
 
+    def status_of(self, raw: bytes) -> int | None:
+        """The HTTP status the POST of ``raw`` got (the last such), None before it came."""
+        return next((status for sent, status, _ in reversed(self.statuses) if sent == raw), None)
+
     async def settle(self) -> None:
-        """Until every POST sent has been answered."""
+        """Until every POST sent has been answered, or ``timeout`` seconds (a stream left open is not waited for)."""
         if self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+            await asyncio.wait(list(self._tasks), timeout=self.timeout)
 
     async def close(self) -> None:
         for task in list(self._tasks):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Awaitable, Callable
 
-from ._conn import HttpConn, Session
+from ._conn import HttpConn, Session, dumps
 from ._context import Era
 from ._findings import Finding, Rule, rule
 
@@ -73,10 +73,14 @@ def _finding(checks: Rule, session: Session, since: int, message: str, subject: 
 
 
 def _expect_error(
-    checks: Rule, session: Session, since: int, replies: list[Any], codes: tuple[int, ...], ids: tuple[Any, ...], what: str
+    checks: Rule, session: Session, since: int, replies: list[Any], codes: tuple[int, ...], ids: tuple[Any, ...], what: str,
+    raw: bytes | None = None,
 ) -> list[Finding]:
     """One error reply with a code of ``codes`` and an id of ``ids``, else a finding."""
     want = " or ".join(str(c) for c in codes)
+    conn = session.conn
+    if not replies and isinstance(conn, HttpConn) and raw is not None and 400 <= (conn.status_of(raw) or 0) < 500:
+        return []  # refused by its HTTP status: the JSON-RPC error in the body is a MAY (streamable-http.mdx)
     if not replies:
         return [_finding(checks, session, since, f"{what}: no reply (expected an error {want})", what)]
     reply = replies[0]
@@ -105,7 +109,7 @@ async def _bad_jsonrpc(session: Session, era: Era, checks: Rule) -> list[Finding
         msg = _request(era, session, jsonrpc=version)
         await session.send(msg, hostile=True)
         replies = await _after(session, era)
-        found += _expect_error(checks, session, since, replies, (-32600,), (msg["id"], None), f'"jsonrpc": {version!r}')
+        found += _expect_error(checks, session, since, replies, (-32600,), (msg["id"], None), f'"jsonrpc": {version!r}', dumps(msg))
     return found
 
 
@@ -117,15 +121,16 @@ async def _bad_id(session: Session, era: Era, checks: Rule) -> list[Finding]:
         msg["id"] = value
         await session.send(msg, hostile=True)
         replies = await _after(session, era)
-        found += _expect_error(checks, session, since, replies, (-32600,), (None,), f"id {value!r}")
+        found += _expect_error(checks, session, since, replies, (-32600,), (None,), f"id {value!r}", dumps(msg))
     return found
 
 
 async def _batch(session: Session, era: Era, checks: Rule) -> list[Finding]:
     since = len(session.transcript)
-    await session.send([_request(era, session), _request(era, session)], hostile=True)
+    batch = [_request(era, session), _request(era, session)]
+    await session.send(batch, hostile=True)
     replies = await _after(session, era)
-    return _expect_error(checks, session, since, replies, (-32600,), (None,), "a batch of two requests")
+    return _expect_error(checks, session, since, replies, (-32600,), (None,), "a batch of two requests", dumps(batch))
 
 
 async def _bad_params(session: Session, era: Era, checks: Rule) -> list[Finding]:
@@ -135,7 +140,7 @@ async def _bad_params(session: Session, era: Era, checks: Rule) -> list[Finding]
         msg = _request(era, session, params=params)
         await session.send(msg, hostile=True)
         replies = await _after(session, era)
-        found += _expect_error(checks, session, since, replies, (-32602, -32600), (msg["id"], None), f'"params": {params!r}')
+        found += _expect_error(checks, session, since, replies, (-32602, -32600), (msg["id"], None), f'"params": {params!r}', dumps(msg))
     return found
 
 
@@ -190,7 +195,7 @@ async def _malformed(session: Session, era: Era, checks: Rule) -> list[Finding]:
         since = len(session.transcript)
         await session.write(raw)
         replies = await _after(session, era)
-        found += _expect_error(checks, session, since, replies, (-32700,), (None,), f"the line {raw[:30]!r}")
+        found += _expect_error(checks, session, since, replies, (-32700,), (None,), f"the line {raw[:30]!r}", raw)
     return found
 
 

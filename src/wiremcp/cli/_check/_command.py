@@ -71,14 +71,14 @@ def _target(args: argparse.Namespace, tail: list[str] | None) -> object:
     problem = url_problem(words)
     if problem is not None:
         raise _output.UsageError(problem)
-    first = words[0]
+    first, label = words[0], " ".join(words)
     if args.header and not first.startswith(("http://", "https://")):
         raise OptionsError("--header goes with a URL target")
     if first.startswith(("http://", "https://")):
-        return Target(url=first, headers=_headers(args.header), timeout=args.timeout)
+        return Target(url=first, headers=_headers(args.header), timeout=args.timeout, label=label)
     if len(words) == 1 and (first.endswith(".py") if tail is not None else is_server_target(first)):
         words = [sys.executable, "-m", "wiremcp", "run", first]
-    return Target(argv=list(words), timeout=args.timeout)
+    return Target(argv=list(words), timeout=args.timeout, label=label)
 
 
 def handle(args: argparse.Namespace, tail: list[str] | None) -> int:

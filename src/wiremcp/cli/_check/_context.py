@@ -39,13 +39,14 @@ class Target:
     headers: dict[str, str] = field(default_factory=dict)
     timeout: float = 10.0
     startup: float = 30.0  # how long a server may take to start: measured by the first session (`_runner`)
+    label: str = ""  # the target as the user gave it (a report names it so)
 
     @property
     def transport(self) -> Literal["stdio", "http"]:
         return "http" if self.url else "stdio"
 
     def __str__(self) -> str:
-        return self.url or " ".join(self.argv)
+        return self.label or self.url or " ".join(self.argv)
 
     async def open(self) -> Session:
         if self.url:

@@ -82,20 +82,20 @@ def _expect_error(
     if not replies and isinstance(conn, HttpConn) and raw is not None and 400 <= (conn.status_of(raw) or 0) < 500:
         return []  # refused by its HTTP status: the JSON-RPC error in the body is a MAY (streamable-http.mdx)
     if not replies:
-        return [_finding(checks, session, since, f"{what}: no reply (expected an error {want})", what)]
+        return [_finding(checks, session, since, f"no reply (expected an error {want})", what)]
     reply = replies[0]
     if type(reply) is list:
-        return [_finding(checks, session, since, f"{what}: the reply is a JSON array (a batch reply), not one error {want}", what)]
+        return [_finding(checks, session, since, f"the reply is a JSON array (a batch reply), not one error {want}", what)]
     code = _error_code(reply)
     if code is None:
-        return [_finding(checks, session, since, f"{what}: the reply is not an error (expected {want})", what)]
+        return [_finding(checks, session, since, f"the reply is not an error (expected {want})", what)]
     found: list[Finding] = []
     if code not in codes:
-        found.append(_finding(checks, session, since, f"{what}: error {code}, expected {want}", what))
+        found.append(_finding(checks, session, since, f"error {code}, expected {want}", what))
     reply_id = reply.get("id") if type(reply) is dict else None  # absent is null: the schema makes it optional
     if not any(reply_id == i and type(reply_id) is type(i) for i in ids):
         shown = " or ".join("null (or none)" if i is None else repr(i) for i in ids)
-        found.append(_finding(checks, session, since, f"{what}: the error's id is {reply_id!r}, expected {shown}", what))
+        found.append(_finding(checks, session, since, f"the error's id is {dumps(reply_id).decode()}, expected {shown}", what))
     return found
 
 
@@ -164,7 +164,7 @@ async def _notification(session: Session, era: Era, checks: Rule) -> list[Findin
     await session.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "never-sent"}}, hostile=True)
     replies = await _after(session, era)
     found = [
-        _finding(checks, session, since, f"a notification got a reply: {str(reply)[:120]}", "notification") for reply in replies
+        _finding(checks, session, since, f"a notification got a reply: {dumps(reply).decode()[:160]}", "notification") for reply in replies
     ]
     conn = session.conn
     if isinstance(conn, HttpConn):
@@ -230,7 +230,7 @@ async def _survives(
     conn = session.conn
     if isinstance(conn, HttpConn) and any(400 <= status < 500 for _, status, _ in conn.statuses):
         return []
-    return [_finding(checks, session, since, f"{what}: no reply at all (expected a result or an error)", what)]
+    return [_finding(checks, session, since, "no reply at all (expected a result or an error)", what)]
 
 
 async def _cancel(session: Session, era: Era, checks: Rule) -> list[Finding]:
@@ -242,7 +242,7 @@ async def _cancel(session: Session, era: Era, checks: Rule) -> list[Finding]:
     found = []
     stray = [r for r in replies if not (type(r) is dict and r.get("id") == msg["id"])]
     if stray:
-        found.append(_finding(checks, session, since, f"the cancellation got a reply: {str(stray[0])[:120]}", "notifications/cancelled"))
+        found.append(_finding(checks, session, since, f"the cancellation got a reply: {dumps(stray[0]).decode()[:160]}", "notifications/cancelled"))
     if len(replies) - len(stray) > 1:
         found.append(_finding(checks, session, since, "the cancelled request was answered more than once", "notifications/cancelled"))
     return found

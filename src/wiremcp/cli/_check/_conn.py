@@ -261,6 +261,10 @@ class Session:
         if hostile and type(msg) is dict and "id" in msg:
             self.hostile.add(_key(msg["id"]))
 
+    def mark_hostile(self, request_id: Any) -> None:
+        """A request written raw (not JSON the checker can read) whose id a reply may carry."""
+        self.hostile.add(_key(request_id))
+
     async def send(self, msg: Any, hostile: bool = False) -> None:
         method = msg.get("method", "") if type(msg) is dict and type(msg.get("method")) is str else ""
         raw = dumps(msg)

@@ -213,6 +213,7 @@ async def _deep(session: Session, era: Era, checks: Rule) -> list[Finding]:
     depth = 100_000
     raw = b'{"jsonrpc":"2.0","id":"%s","method":"%s","params":{"deep":' % (msg["id"].encode(), msg["method"].encode())
     raw += b"[" * depth + b"]" * depth + b"}}"
+    session.mark_hostile(msg["id"])  # too deep for the checker to read: a reply to it is not to an unknown id
     await session.write(raw, msg["method"])
     return await _survives(session, era, checks, since, None, f"a request nested {depth} arrays deep", msg["id"])
 

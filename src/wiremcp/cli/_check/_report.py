@@ -145,7 +145,7 @@ def sarif(report: Report) -> dict[str, Any]:
     run = {
         "tool": {
             "driver": {
-                "name": "wiremcp check", "version": __version__, "informationUri": "https://github.com/wiremcp/wiremcp",
+                "name": "wiremcp check", "version": __version__,
                 "rules": [_sarif_rule(rules[rid]) for rid in order],
             }
         },

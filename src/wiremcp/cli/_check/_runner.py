@@ -179,10 +179,7 @@ def _era_name(era: Era | None) -> str:
 async def run_check(target: Target, wanted: str, selected: Callable[[str], bool]) -> Report:
     """Check ``target`` in the eras ``wanted`` (modern, legacy, both)."""
     run = _Run(target, selected)
-    try:
-        spoken = await run.detect()
-    except EOFError:  # pragma: no cover  (caught by session)
-        raise Unreachable("the server exited at once") from None
+    spoken = await run.detect()
     if not spoken:
         reason = _why_silent(run.report.findings)
         raise Unreachable(f"{target} answered neither server/discover nor initialize{reason}")

@@ -109,3 +109,11 @@ def test_a_target_that_does_not_start_is_status_2() -> None:
 def test_a_target_that_speaks_no_mcp_is_status_2() -> None:
     done = check("--timeout", "2", "--", sys.executable, "-c", "import sys; sys.stdin.read()")
     assert done.returncode == 2 and "answered neither server/discover nor initialize" in done.stderr
+
+
+def test_a_url_nothing_listens_on_is_status_2() -> None:
+    from _servers import free_port
+
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+    done = check("--timeout", "2", url)
+    assert done.returncode == 2 and f"wiremcp check: cannot connect to {url}" in done.stderr

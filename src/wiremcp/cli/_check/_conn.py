@@ -66,6 +66,11 @@ class Conn:
     def stderr_tail(self) -> str:
         return ""
 
+    def gone(self) -> str:
+        """Why the server is gone, in a few words."""
+        tail = self.stderr_tail()
+        return "the server closed the connection (exited)" + (f"; its stderr ends: {tail[-300:]}" if tail else "")
+
 
 class StdioConn(Conn):
     """A fresh server process speaking newline-delimited JSON on its stdin and stdout."""
@@ -145,6 +150,7 @@ class HttpConn(Conn):
         self.timeout = timeout
         self.session_id: str | None = None
         self.protocol_version: str | None = None
+        self.failure = ""  # why the first POST could not be made
         self._tasks: set[asyncio.Task[None]] = set()
         self._http: Any = None
 
@@ -187,8 +193,12 @@ class HttpConn(Conn):
                 self.statuses.append((raw, response.status, body))
         except (aiohttp.ClientError, OSError) as exc:
             if not self.statuses:
+                self.failure = str(exc) or type(exc).__name__
                 self.queue.put_nowait(None)
             self.statuses.append((raw, 0, str(exc).encode()))
+
+    def gone(self) -> str:
+        return f"cannot connect to {self.url}: {self.failure}" if self.failure else "the server closed the connection"
 
     async def _events(self, response: Any) -> bytes:
         """Each SSE event's data, queued as one message; the whole stream, returned."""

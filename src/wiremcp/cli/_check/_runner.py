@@ -89,8 +89,7 @@ class _Run:
         except TimeoutError:
             message = f"no answer within {self.target.timeout:g} s"
         except EOFError:
-            tail = session.conn.stderr_tail()
-            message = "the server closed the connection (exited)" + (f"; its stderr ends: {tail[-300:]}" if tail else "")
+            message = session.conn.gone()
         else:
             if type(found) is list:
                 self.add(found)
@@ -181,6 +180,9 @@ async def run_check(target: Target, wanted: str, selected: Callable[[str], bool]
     run = _Run(target, selected)
     spoken = await run.detect()
     if not spoken:
+        refused = [f.message for f in run.report.findings if f.message.startswith("cannot connect")]
+        if refused:
+            raise Unreachable(refused[0])
         reason = _why_silent(run.report.findings)
         raise Unreachable(f"{target} answered neither server/discover nor initialize{reason}")
     eras = [e for e in spoken if wanted in ("both", e)]
@@ -199,7 +201,7 @@ async def run_check(target: Target, wanted: str, selected: Callable[[str], bool]
 
 def _why_silent(findings: list[Finding]) -> str:
     for found in findings:
-        if "exited" in found.message or "no answer" in found.message:
+        if found.message.startswith(("the server closed", "cannot connect", "no answer")):
             return f" ({found.message})"
     return ""
 

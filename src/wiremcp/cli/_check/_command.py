@@ -36,6 +36,8 @@ def add_arguments(p: argparse.ArgumentParser, command: str) -> None:
     p.add_argument("--skip", metavar="RULE[,RULE]", action="append", default=[], help="do not run these rules")
     p.add_argument("--strict", action="store_true", help="warnings fail too (exit status 1)")
     p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="how long each probe waits for an answer (default: 10)")
+    p.add_argument("--auth", action="store_true", help="the HTTP server is protected: check its 401 challenge and metadata")
+    p.add_argument("--pin", metavar="FILE", help="record each tool's definition in FILE; on later runs, report what changed")
     p.add_argument("-H", "--header", action="append", default=[], metavar="NAME:VALUE", help="extra HTTP header, repeatable")
     p.add_argument("--no-color", action="store_true", help="never colour the output")
 
@@ -72,8 +74,9 @@ def _target(args: argparse.Namespace, tail: list[str] | None) -> object:
     if problem is not None:
         raise _output.UsageError(problem)
     first, label = words[0], " ".join(words)
-    if args.header and not first.startswith(("http://", "https://")):
-        raise OptionsError("--header goes with a URL target")
+    for given, name in ((args.header, "--header"), (args.auth, "--auth")):
+        if given and not first.startswith(("http://", "https://")):
+            raise OptionsError(f"{name} goes with a URL target")
     if first.startswith(("http://", "https://")):
         return Target(url=first, headers=_headers(args.header), timeout=args.timeout, label=label)
     if len(words) == 1 and (first.endswith(".py") if tail is not None else is_server_target(first)):
@@ -95,7 +98,8 @@ def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
     selected = _selector(args, sorted(RULES))
     try:
         target = _target(args, tail)
-        report = _runner.run_sync(target, args.era, selected)  # type: ignore[arg-type]
+        options = {"auth": args.auth, "pin": args.pin}
+        report = _runner.run_sync(target, args.era, selected, options)  # type: ignore[arg-type]
     except _output.UsageError as exc:
         return fail("check", str(exc))
     except Unreachable as exc:

@@ -12,7 +12,8 @@
   ``-32022`` and the supported list (``wire-unsupported-version``).
 * `tour`: each list request the server's capabilities offer, so the wire
   checker judges every result (``resultType``, caching hints, schemas);
-  the tools seen are handed to the tool checks.
+  what it lists (tools, prompts, resources) is handed to the checks of
+  `_tools` (`_extra`).
 """
 
 from __future__ import annotations
@@ -133,23 +134,27 @@ async def unsupported_version(session: Session) -> list[Finding]:
     return found
 
 
-_LISTS = (("tools", "tools/list"), ("resources", "resources/list"), ("resources", "resources/templates/list"), ("prompts", "prompts/list"))
+#: capability, list method, the member of its result holding the items
+_LISTS = (
+    ("tools", "tools/list", "tools"), ("resources", "resources/list", "resources"),
+    ("resources", "resources/templates/list", "resourceTemplates"), ("prompts", "prompts/list", "prompts"),
+)
 
 
-async def tour(session: Session, era: Era, opening: Any) -> list[dict[str, Any]]:
-    """Each list request the server offers, one page each; the tools it lists."""
+async def tour(session: Session, era: Era, opening: Any) -> dict[str, list[dict[str, Any]]]:
+    """Each list request the server offers, one page each; what each listed (by its result's member)."""
     if era.name == "modern":
         opening = await era.request(session, "server/discover")
     else:
         await session.request("ping")
     result = _result(opening)
     capabilities = result.get("capabilities") if type(result) is dict else None
-    tools: list[dict[str, Any]] = []
-    for capability, method in _LISTS:
+    listed: dict[str, list[dict[str, Any]]] = {}
+    for capability, method, member in _LISTS:
         if type(capabilities) is not dict or capability not in capabilities:
             continue
-        reply = await era.request(session, method)
-        listed = _result(reply)
-        if method == "tools/list" and type(listed) is dict and type(listed.get("tools")) is list:
-            tools = [t for t in listed["tools"] if type(t) is dict]
-    return tools
+        page = _result(await era.request(session, method))
+        items = page.get(member) if type(page) is dict else None
+        if type(items) is list:
+            listed[member] = [item for item in items if type(item) is dict]
+    return listed

@@ -1,21 +1,26 @@
 """The checks of the other modules of ``wiremcp check``, run when their module is present.
 
-* ``_tools``: the tools' schemas, names and descriptions, given the tools
-  ``tools/list`` returned: ``check_tools(tools) -> list[Finding]``.
-* ``_http_security``: over HTTP, given the URL, the headers and the
-  timeout: ``async check_http(url, headers, timeout) -> list[Finding]``.
+* ``_tools``, given what the tour listed (`_eras.tour`):
+  ``check_tools(tools, era=...)``, ``check_prompts(prompts)``,
+  ``check_resources(resources)`` (resources and templates); with ``--pin
+  FILE``: a pin file that exists is compared (``check_pin(tools, pinned)``),
+  one that does not is written (``pin(tools)``).
+* ``_http_security``, over HTTP: ``async check_http_security(url,
+  auth=...)`` (``--auth``: the server is protected).
 
-A module that is absent, or that has no such function, is skipped; the
-rules a module declares count as run once its check ran (so a clean run
-shows them passed).
+A module that is absent, or lacks a function, is skipped; the rules a
+module declares count as run once its checks ran (so a clean run shows
+them passed). A pin file that cannot be read, or is not a pin, is a
+`UsageError` (status 2).
 """
 
 from __future__ import annotations
 
 import importlib
-import inspect
+import json
 from typing import Any, Callable
 
+from .._output import UsageError
 from ._context import Target
 from ._findings import RULES, Finding, Rule
 
@@ -37,21 +42,55 @@ def load_rules() -> None:
     _module("_http_security")
 
 
-async def run_extra(target: Target, tools: list[dict[str, Any]], ran: Callable[..., None]) -> list[Finding]:
+async def run_extra(target: Target, report: Any, ran: Callable[..., None], options: dict[str, Any] | None) -> list[Finding]:
+    """The findings of the other modules' checks on ``target`` and what ``report`` listed."""
+    options = options or {}
     found: list[Finding] = []
     tools_module = _module("_tools")
-    check_tools = getattr(tools_module, "check_tools", None)
-    if check_tools is not None:
-        found += list(check_tools(tools))
+    if tools_module is not None and report.listed_era:
+        found += _listed(tools_module, report.listed, report.listed_era, options.get("pin"))
         ran(*_declared(tools_module))
-    if target.url:
-        http_module = _module("_http_security")
-        check_http = getattr(http_module, "check_http", None)
-        if check_http is not None:
-            result = check_http(target.url, dict(target.headers), target.timeout)
-            found += list(await result if inspect.isawaitable(result) else result)
-            ran(*_declared(http_module))
+    check_http = getattr(_module("_http_security"), "check_http_security", None) if target.url else None
+    if check_http is not None:
+        auth = bool(options.get("auth"))
+        found += list(await check_http(target.url, auth=auth))
+        ran(*(r for r in _declared(_module("_http_security")) if auth or not r.id.startswith("security-auth-")))
     return found
+
+
+def _listed(module: Any, listed: dict[str, list[dict[str, Any]]], era: str, pin_path: str | None) -> list[Finding]:
+    found: list[Finding] = []
+    tools = listed.get("tools", [])
+    calls: tuple[tuple[str, list[dict[str, Any]], dict[str, Any]], ...] = (
+        ("check_tools", tools, {"era": era}),
+        ("check_prompts", listed.get("prompts", []), {}),
+        ("check_resources", listed.get("resources", []) + listed.get("resourceTemplates", []), {}),
+    )
+    for name, items, keywords in calls:
+        check = getattr(module, name, None)
+        if check is not None:
+            found += list(check(items, **keywords))
+    if pin_path:
+        found += _pin(module, tools, pin_path)
+    return found
+
+
+def _pin(module: Any, tools: list[dict[str, Any]], path: str) -> list[Finding]:
+    """``--pin FILE``: compare the tools with the pin FILE holds, or write it on the first run."""
+    try:
+        with open(path, "rb") as handle:
+            pinned = json.loads(handle.read())
+    except FileNotFoundError:
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(module.pin(tools), handle, indent=2, sort_keys=True)
+            handle.write("\n")
+        return []
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read the pin file {path}: {exc}") from None
+    try:
+        return list(module.check_pin(tools, pinned))
+    except ValueError as exc:
+        raise UsageError(f"{path}: {exc}") from None
 
 
 def _declared(module: Any) -> list[Rule]:

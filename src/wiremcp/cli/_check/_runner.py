@@ -46,7 +46,8 @@ class Report:
     eras: list[str] = field(default_factory=list)
     ran: dict[str, Rule] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
-    tools: list[dict[str, Any]] = field(default_factory=list)
+    listed: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # tools, prompts, resources... (the first era's tour)
+    listed_era: str = ""
 
 
 class _Run:
@@ -161,8 +162,9 @@ class _Run:
 
         async def tour(session: Session) -> list[Finding]:
             opening = await era.begin(session)
-            tools = await _eras.tour(session, era, opening)
-            self.report.tools = self.report.tools or tools
+            listed = await _eras.tour(session, era, opening)
+            if not self.report.listed_era:
+                self.report.listed, self.report.listed_era = listed, era.name
             for _direction, found in session.checker.finish():
                 session.problems.append((found, session.envelopes()))
             return []
@@ -175,8 +177,8 @@ def _era_name(era: Era | None) -> str:
     return f"{era.name} era" if era is not None else ""
 
 
-async def run_check(target: Target, wanted: str, selected: Callable[[str], bool]) -> Report:
-    """Check ``target`` in the eras ``wanted`` (modern, legacy, both)."""
+async def run_check(target: Target, wanted: str, selected: Callable[[str], bool], options: dict[str, Any] | None = None) -> Report:
+    """Check ``target`` in the eras ``wanted`` (modern, legacy, both); ``options``: for the other modules' checks (`_extra`)."""
     run = _Run(target, selected)
     spoken = await run.detect()
     if not spoken:
@@ -195,7 +197,7 @@ async def run_check(target: Target, wanted: str, selected: Callable[[str], bool]
     run.ran(*CHECKER_RULES.values())
     from ._extra import run_extra  # the other modules' checks, when present
 
-    run.add(await run_extra(target, run.report.tools, run.ran))
+    run.add(await run_extra(target, run.report, run.ran, options))
     return run.report
 
 
@@ -206,5 +208,5 @@ def _why_silent(findings: list[Finding]) -> str:
     return ""
 
 
-def run_sync(target: Target, wanted: str, selected: Callable[[str], bool]) -> Report:
-    return asyncio.run(run_check(target, wanted, selected))
+def run_sync(target: Target, wanted: str, selected: Callable[[str], bool], options: dict[str, Any] | None = None) -> Report:
+    return asyncio.run(run_check(target, wanted, selected, options))

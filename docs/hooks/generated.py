@@ -118,6 +118,7 @@ def generate(name: str) -> str:
     """The Markdown of one generated section (``<!-- generated: NAME -->``)."""
     makers: dict[str, Callable[[], str]] = {
         "cli": cli, "conformance": conformance, "settings": settings, "errors": errors, "benchmarks": lambda: "",
+        "check-rules": check_rules,
     }
     if name not in makers:
         raise SectionError(f"no generator named {name}")
@@ -135,6 +136,21 @@ def rewrite(text: str) -> str:
 
 
 # -- the generators --------------------------------------------------------------------------------
+
+
+def check_rules() -> str:
+    """The rules of ``wiremcp check``: id, severity, title and source, by group (from the registry of rules)."""
+    from wiremcp.cli._check import _runner  # noqa: F401  (declares the wire rules)
+    from wiremcp.cli._check._extra import load_rules
+    from wiremcp.cli._check._findings import RULES
+
+    load_rules()
+    lines = ["| rule | severity | what it checks | where the rule is |", "|---|---|---|---|"]
+    order = ("wire", "schema", "host", "security", "check")
+    for found in sorted(RULES.values(), key=lambda r: (order.index(r.group), r.id)):
+        title, source = (text.replace("|", "\\|") for text in (found.title, found.source))
+        lines.append(f"| `{found.id}` | {found.severity} | {title} | {source} |")
+    return "\n".join(lines) + "\n"
 
 
 def cli() -> str:

@@ -107,6 +107,17 @@ def test_an_error_reply_with_null_id_is_allowed_and_a_result_with_null_id_is_not
     assert codes(("s2c", error), ("s2c", {"jsonrpc": "2.0", "id": None, "result": {}})) == [[], ["null-id"]]
 
 
+def test_an_error_reply_may_omit_the_id_of_an_unreadable_request_and_a_result_may_not() -> None:
+    # the schema's JSONRPCErrorResponse makes id optional (basic/index.mdx: "except in error cases where the ID could not be read")
+    error = {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}}
+    assert codes(("s2c", error), ("s2c", {"jsonrpc": "2.0", "result": {}})) == [[], ["invalid-envelope"]]
+
+
+def test_a_reply_whose_id_is_an_object_or_array_is_bad_id_not_a_crash() -> None:
+    for bad in ({"a": 1}, [1], 1.5, True):
+        assert codes(("s2c", {"jsonrpc": "2.0", "id": bad, "result": {}})) == [["bad-id"]]
+
+
 def test_a_string_id_and_an_integer_id_are_different_requests() -> None:
     assert codes(("c2s", CALL), ("s2c", ok("1"))) == [[], ["unknown-id"]]
 

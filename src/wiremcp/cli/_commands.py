@@ -72,6 +72,10 @@ COMMANDS = (
     Command(
         "proxy", "_proxy", "serve another MCP server (URL, file or command; either era) to clients of either era", tail=True
     ),
+    Command(
+        "check", "_check._command",
+        "audit any MCP server: wire rules of both eras, schemas, security: check URL | FILE | -- COMMAND...", tail=True,
+    ),
     Command("task", "_task", "follow a task a server runs: task get|cancel|watch TARGET ID", tail=True),
 )
 
@@ -79,6 +83,7 @@ if TYPE_CHECKING:  # for type checkers only: none of it runs at a server's start
     from typing import Protocol
 
     from . import _auth_dev, _demo, _dev, _inspect, _install, _login, _proxy, _run, _tap, _task, _validate
+    from ._check import _command as _check_command
 
     class CommandModule(Protocol):
         """What a command's module provides."""
@@ -88,7 +93,7 @@ if TYPE_CHECKING:  # for type checkers only: none of it runs at a server's start
         def handle(self, args: argparse.Namespace, tail: list[str] | None) -> int: ...
 
     # every module of the table has the two functions, with these signatures
-    _CHECKED: tuple[CommandModule, ...] = (_run, _demo, _inspect, _login, _auth_dev, _install, _dev, _tap, _validate, _proxy, _task)
+    _CHECKED: tuple[CommandModule, ...] = (_run, _demo, _inspect, _login, _auth_dev, _install, _dev, _tap, _validate, _proxy, _task, _check_command)
 
 
 class _Formatter(argparse.HelpFormatter):

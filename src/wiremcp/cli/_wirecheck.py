@@ -488,16 +488,22 @@ class WireChecker:
     def _response(self, direction: Direction, msg: dict[str, Any], problems: list[Problem]) -> None:
         if "result" in msg and "error" in msg:
             problems.append(problem("result-and-error", "a response carries either result or error, never both (JSON-RPC 2.0)"))
+        is_error = "error" in msg
         if "id" not in msg:
+            if is_error:  # an error to a request whose id could not be read: the schema makes its id optional
+                self._error_object(msg["error"], problems)
+                return
             problems.append(problem("invalid-envelope", "a response must carry the id of the request it answers"))
             return
         response_id = msg["id"]
-        is_error = "error" in msg
         if is_error:
             self._error_object(msg["error"], problems)
         if response_id is None:
             if not is_error:
                 problems.append(problem("null-id", "only an error response (to a request whose id could not be read) may have a null id"))
+            return
+        if type(response_id) is not str and type(response_id) is not int:
+            problems.append(problem("bad-id", f"a response id is a string or an integer (the request's), not {_show(response_id)[:40]}"))
             return
         requester = _other(direction)
         key = _id_key(response_id)

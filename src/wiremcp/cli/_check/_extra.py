@@ -1,0 +1,97 @@
+"""The checks of the other modules of ``wiremcp check``, run when their module is present.
+
+* ``_tools``, given what the tour listed (`_eras.tour`):
+  ``check_tools(tools, era=...)``, ``check_prompts(prompts)``,
+  ``check_resources(resources)`` (resources and templates); with ``--pin
+  FILE``: a pin file that exists is compared (``check_pin(tools, pinned)``),
+  one that does not is written (``pin(tools)``).
+* ``_http_security``, over HTTP: ``async check_http_security(url,
+  auth=...)`` (``--auth``: the server is protected).
+
+A module that is absent, or lacks a function, is skipped; the rules a
+module declares count as run once its checks ran (so a clean run shows
+them passed). A pin file that cannot be read, or is not a pin, is a
+`UsageError` (status 2).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Any, Callable
+
+from .._output import UsageError
+from ._context import Target
+from ._findings import RULES, Finding, Rule
+
+__all__ = ["run_extra", "load_rules"]
+
+
+def _module(name: str) -> Any:
+    try:
+        return importlib.import_module(f"{__package__}.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"{__package__}.{name}":
+            return None
+        raise
+
+
+def load_rules() -> None:
+    """Import the other modules, so that every rule is declared (``--only``/``--skip`` check names against them)."""
+    _module("_tools")
+    _module("_http_security")
+
+
+async def run_extra(target: Target, report: Any, ran: Callable[..., None], options: dict[str, Any] | None) -> list[Finding]:
+    """The findings of the other modules' checks on ``target`` and what ``report`` listed."""
+    options = options or {}
+    found: list[Finding] = []
+    tools_module = _module("_tools")
+    if tools_module is not None and report.listed_era:
+        found += _listed(tools_module, report.listed, report.listed_era, options.get("pin"))
+        ran(*_declared(tools_module))
+    check_http = getattr(_module("_http_security"), "check_http_security", None) if target.url else None
+    if check_http is not None:
+        auth = bool(options.get("auth"))
+        found += list(await check_http(target.url, auth=auth))
+        ran(*(r for r in _declared(_module("_http_security")) if auth or not r.id.startswith("security-auth-")))
+    return found
+
+
+def _listed(module: Any, listed: dict[str, list[dict[str, Any]]], era: str, pin_path: str | None) -> list[Finding]:
+    found: list[Finding] = []
+    tools = listed.get("tools", [])
+    calls: tuple[tuple[str, list[dict[str, Any]], dict[str, Any]], ...] = (
+        ("check_tools", tools, {"era": era}),
+        ("check_prompts", listed.get("prompts", []), {}),
+        ("check_resources", listed.get("resources", []) + listed.get("resourceTemplates", []), {}),
+    )
+    for name, items, keywords in calls:
+        check = getattr(module, name, None)
+        if check is not None:
+            found += list(check(items, **keywords))
+    if pin_path:
+        found += _pin(module, tools, pin_path)
+    return found
+
+
+def _pin(module: Any, tools: list[dict[str, Any]], path: str) -> list[Finding]:
+    """``--pin FILE``: compare the tools with the pin FILE holds, or write it on the first run."""
+    try:
+        with open(path, "rb") as handle:
+            pinned = json.loads(handle.read())
+    except FileNotFoundError:
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(module.pin(tools), handle, indent=2, sort_keys=True)
+            handle.write("\n")
+        return []
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read the pin file {path}: {exc}") from None
+    try:
+        return list(module.check_pin(tools, pinned))
+    except ValueError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+
+
+def _declared(module: Any) -> list[Rule]:
+    return [value for value in vars(module).values() if isinstance(value, Rule) and RULES.get(value.id) is value]

@@ -1,0 +1,40 @@
+"""``wiremcp check`` on other SDKs' servers (peers of tests/peers.py, built on first use): what each really breaks.
+
+docs/check.md ("Known findings") lists each finding with its cause; these tests keep that list true.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from peers import node_peer, python_peer
+from test_check_targets import OFFICIAL_STDIO
+from test_check_wire import check, report
+
+HERE = Path(__file__).resolve().parent
+
+pytestmark = pytest.mark.slow
+
+#: the TypeScript SDK's reference server drops invalid messages unanswered too, but answers a deeply nested request
+EVERYTHING_STDIO = {
+    "wire-rejects-bad-id", "wire-rejects-bad-jsonrpc", "wire-rejects-bad-params", "wire-rejects-batch", "wire-rejects-malformed-json",
+}
+
+
+def test_a_fastmcp_4_server_breaks_what_the_official_sdk_breaks() -> None:
+    python = python_peer("fastmcp-4.2.3")
+    done = check("--json", "--", str(python), str(HERE / "fixtures" / "fastmcp_server.py"))
+    out = report(done)
+    assert {f["rule"] for f in out["findings"]} == OFFICIAL_STDIO, out["findings"]
+    assert out["eras"] == ["modern", "legacy"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the npm bin shim is a POSIX script")
+def test_server_everything_speaks_legacy_and_drops_invalid_messages() -> None:
+    server = node_peer("server-everything-2026.8.31") / "node_modules" / ".bin" / "mcp-server-everything"
+    done = check("--json", "--", str(server))
+    out = report(done)
+    assert {f["rule"] for f in out["findings"]} == EVERYTHING_STDIO, out["findings"]
+    assert out["eras"] == ["legacy"]

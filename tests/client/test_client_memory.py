@@ -138,7 +138,7 @@ def test_public_surface() -> None:
     assert sorted(client_pkg.__all__) == sorted([
         "Client", "Subscription", "ClientTransport", "Receiver", "ClientProtocol", "Outgoing", "events",
         "CallOptions", "DEFAULT", "EraCache",
-        "DEFAULT_TIMEOUT", "DEFAULT_PROBE_TIMEOUT", "DEFAULT_MAX_INPUT_ROUNDS",
+        "DEFAULT_TIMEOUT", "DEFAULT_PROBE_TIMEOUT", "DEFAULT_MAX_INPUT_ROUNDS", "RETRY_EVENT",
         "Result", "DiscoverResult", "CallToolResult", "ReadResourceResult", "GetPromptResult", "CompleteResult", "Page",
         "ClientError", "RemoteError", "RequestTimeout", "ConnectionClosed", "NotSent", "HTTPError", "ProtocolViolation",
         "IncompatibleServer", "ToolCallError",

@@ -120,6 +120,27 @@ def test_a_fastapi_document_over_http(notes_http: HTTPServer, era: str) -> None:
 # -- from_fastapi: the app in-process ----------------------------------------------
 
 
+async def _bookshelf(client: Client) -> None:
+    async with client as c:
+        tools = {t["name"]: t for t in await c.list_tools()}
+        assert sorted(tools) == ["add_book", "list_books"]
+        assert tools["add_book"]["inputSchema"]["required"] == ["title", "author"]
+        assert set(tools["add_book"]["outputSchema"]["properties"]) == {"id", "title", "author"}
+        assert [t["uriTemplate"] for t in await c.list_resource_templates()] == ["books://shelf/books/{book_id}"]
+        added = await c.call_tool("add_book", {"title": "Emma", "author": "Jane Austen"})
+        assert added.structured_content == {"id": 2, "title": "Emma", "author": "Jane Austen"}
+        by = await c.call_tool("list_books", {"author": "Jane Austen"})
+        assert json.loads(by.text) == [added.structured_content]
+        assert json.loads((await c.read_resource("books://shelf/books/1")).text)["title"] == "Dune"
+
+
+@pytest.mark.slow
+def test_the_docs_example_over_stdio() -> None:
+    example = str(Path(__file__).resolve().parents[2] / "examples" / "openapi_server.py")
+    client = Client.stdio(sys.executable, ["-m", "wiremcp", "run", example])
+    asyncio.run(asyncio.wait_for(_bookshelf(client), 60))
+
+
 def test_from_fastapi_calls_the_app_in_process() -> None:
     sys.path.insert(0, str(SERVERS))
     try:

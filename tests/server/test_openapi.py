@@ -53,7 +53,9 @@ def notes_api() -> Iterator[str]:
 async def _notes(client: Client) -> None:
     async with client as c:
         tools = {t["name"]: t for t in await c.list_tools()}
-        assert sorted(tools) == ["create_note", "delete_note", "echo", "fail", "list_notes", "secret"]
+        assert sorted(tools) == [
+            "boom", "create_note", "delete_note", "echo", "elsewhere", "fail", "list_notes", "moved", "secret"
+        ]
         assert tools["create_note"]["inputSchema"]["required"] == ["title"]
         assert tools["list_notes"]["description"] == "List notes\n\nNewest last."
         assert tools["list_notes"]["annotations"] == {"readOnlyHint": True}
@@ -91,6 +93,11 @@ async def _notes(client: Client) -> None:
         assert not deleted.is_error and deleted.raw["content"] == []
         again = await c.call_tool("delete_note", {"note_id": note["id"]})
         assert again.is_error and "HTTP 404" in again.text
+        assert json.loads((await c.call_tool("moved", {})).text) == {"version": "1.2.0"}  # followed: same origin
+        away = await c.call_tool("elsewhere", {})  # the configured token never leaves the API's origin
+        assert away.is_error and away.text == "HTTP 307 from the upstream API: redirected to another origin: http://127.0.0.2:9/steal"
+        boom = await c.call_tool("boom", {})
+        assert boom.is_error and boom.text == "HTTP 500 from the upstream API: Internal Server Error"
         bad = await c.call_tool("echo", {"times": 2})
         assert bad.is_error and bad.text.startswith("Invalid arguments for tool 'echo'")
 
@@ -169,9 +176,13 @@ def test_from_fastapi_calls_the_app_in_process() -> None:
             assert echoed.structured_content["word"] == "a b" and echoed.structured_content["request_id"] == "r"
             failed = await mcp.call_tool("fail", {"code": 418})
             assert failed.is_error and "HTTP 418" in failed.text
+            boom = await mcp.call_tool("boom", {})  # Starlette answers 500, then re-raises: the answer stands
+            assert boom.is_error and boom.text == "HTTP 500 from the upstream API: Internal Server Error"
+            moved = await mcp.call_tool("moved", {})  # in-process, a redirect is an answer like any other
+            assert moved.is_error and moved.text == "HTTP 307 from the upstream API"
 
     asyncio.run(main())
-    assert calls == 5
+    assert calls == 7
 
 
 # -- the Swagger Petstore 3.0 document ------------------------------------------

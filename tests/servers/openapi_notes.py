@@ -6,13 +6,15 @@ Every kind of parameter is here: path (``/notes/{note_id}``,
 header (``X-Request-Id``), cookie (``session``), a JSON body (a note); an
 endpoint that answers any status asked of it (``/fail/{code}``), one that
 needs ``Authorization: Bearer s3cret`` (``/secret``, an HTTPBearer security
-scheme, so not a parameter), one answering 204 with no body, and ``/version``
-(a GET without parameters, served as a resource).
+scheme, so not a parameter), one answering 204 with no body, ``/version``
+(a GET without parameters, served as a resource), two redirects (to the
+same origin, to another) and one that raises.
 """
 
 from __future__ import annotations
 
 from fastapi import Cookie, Depends, FastAPI, Header, HTTPException, Query, Request, Response
+from fastapi.responses import RedirectResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
 
@@ -104,3 +106,18 @@ def secret(credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -
 @app.get("/version", operation_id="version", summary="The API version")
 def version() -> dict[str, str]:
     return {"version": "1.2.0"}
+
+
+@app.get("/moved", operation_id="moved", summary="Redirects to /version (same origin: followed)")
+def moved() -> RedirectResponse:
+    return RedirectResponse("/version", status_code=307)
+
+
+@app.get("/elsewhere", operation_id="elsewhere", summary="Redirects to another origin (not followed)")
+def elsewhere() -> RedirectResponse:
+    return RedirectResponse("http://127.0.0.2:9/steal", status_code=307)
+
+
+@app.get("/boom", operation_id="boom", summary="Raises")
+def boom() -> dict[str, str]:
+    raise RuntimeError("boom")

@@ -32,6 +32,9 @@ and registers each operation on a new `Server`:
 * the upstream is reached with aiohttp (the ``http`` extra), one
   ``ClientSession`` opened on first use and closed when the server's
   lifespan ends; ``client=`` passes your own session (you close it).
+  Redirects are followed (`MAX_REDIRECTS`) only within ``base_url``'s
+  origin: the configured headers never reach another host, and a redirect
+  elsewhere is an error result.
 
 ``from_fastapi(app)`` reads ``app.openapi()`` and calls the app in-process
 through its ASGI interface (`_openapi_asgi`): no socket, no HTTP client.
@@ -59,7 +62,7 @@ if TYPE_CHECKING:
 
     from ._lifespan import LifespanFactory
 
-__all__ = ["RouteMap", "Kind", "HeadersSource", "Send", "from_openapi", "from_fastapi", "MAX_ERROR_BODY"]
+__all__ = ["RouteMap", "Kind", "HeadersSource", "Send", "from_openapi", "from_fastapi", "MAX_ERROR_BODY", "MAX_REDIRECTS"]
 
 Kind = Literal["tool", "resource", "template", "exclude"]
 #: ``headers=``: fixed headers, or a function (plain or async) returning them, asked on every call.
@@ -68,6 +71,8 @@ HeadersSource = Union[Mapping[str, str], Callable[[], Union[Mapping[str, str], A
 Send = Callable[[str, str, list[tuple[str, str]], "bytes | None"], Awaitable[tuple[int, str, bytes]]]
 #: The most of an error answer's body put in a tool execution error (characters).
 MAX_ERROR_BODY = 4000
+#: Redirects followed within the API's origin (scheme, host and port of ``base_url``); one elsewhere is an error.
+MAX_REDIRECTS = 5
 _VARNAME = re.compile(r"[A-Za-z0-9_]+")
 #: Characters a cookie value may hold as they are (RFC 6265 cookie-octet, less ``%``): the rest is percent-encoded.
 _COOKIE_SAFE = "!#$&'()*+-./:<=>?@[]^_`{|}~"
@@ -402,10 +407,22 @@ class _Aiohttp:
             if self._own is None or self._own.closed:
                 self._own = aiohttp.ClientSession()
             session = self._own
+        url = URL(self.base_url + target, encoded=True)
+        origin = url.origin()
         try:
-            async with session.request(method, URL(self.base_url + target, encoded=True), headers=headers, data=body) as response:
-                content = await response.read()
-                return response.status, response.headers.get("Content-Type", ""), content
+            for _ in range(MAX_REDIRECTS + 1):
+                async with session.request(method, url, headers=headers, data=body, allow_redirects=False) as response:
+                    content = await response.read()
+                    location = response.headers.get("Location")
+                    if response.status not in (301, 302, 303, 307, 308) or location is None:
+                        return response.status, response.headers.get("Content-Type", ""), content
+                next_url = url.join(URL(location))
+                if next_url.origin() != origin:  # the configured headers never leave the API's origin
+                    return response.status, "text/plain", f"redirected to another origin: {next_url}".encode()
+                url = next_url
+                if response.status == 303 or (response.status in (301, 302) and method == "POST"):
+                    method, body = "GET", None
+            return 508, "text/plain", f"more than {MAX_REDIRECTS} redirects".encode()
         except aiohttp.ClientError as exc:
             return 502, "text/plain", f"the upstream request failed: {type(exc).__name__}: {exc}".encode()
 

@@ -11,7 +11,9 @@ request. `asgi_send(app)` returns the `Send` that `_openapi` calls:
   until the response is complete and answers ``http.disconnect``;
 * the answer is the ``http.response.start`` status and ``content-type`` and
   the ``http.response.body`` parts joined; an app that returns without
-  starting a response is a 500, as uvicorn answers it.
+  starting a response, or raises before it, is a 500, as uvicorn answers
+  it (the exception is logged); one that raises after answering (Starlette
+  re-raises after its 500) keeps the answer it sent.
 
 The app's lifespan (startup/shutdown events) is not run here.
 """
@@ -19,12 +21,14 @@ The app's lifespan (startup/shutdown events) is not run here.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any, Awaitable, Callable
 from urllib.parse import unquote
 
 __all__ = ["asgi_send"]
 
 Message = dict[str, Any]
+log = logging.getLogger("wiremcp.server")
 
 
 def asgi_send(app: Callable[..., Awaitable[None]]) -> Callable[[str, str, list[tuple[str, str]], bytes | None], Awaitable[tuple[int, str, bytes]]]:
@@ -78,6 +82,10 @@ def asgi_send(app: Callable[..., Awaitable[None]]) -> Callable[[str, str, list[t
 
         try:
             await app(scope, receive, reply)
+        except Exception as exc:  # Starlette re-raises after sending its 500: the answer sent stands
+            log.error("the ASGI app raised %s on %s %s", type(exc).__name__, method, path, exc_info=exc)
+            if status == 0:
+                return 500, "text/plain", b"Internal Server Error"
         finally:
             done.set()
         if status == 0:

@@ -24,8 +24,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, AsyncIterator, Iterator
 
 import pytest
 
@@ -251,6 +252,30 @@ def test_petstore_operations_called_against_a_local_implementation(petstore_api:
             assert gone.is_error and gone.text == "HTTP 404 from the upstream API: Pet not found"
 
     asyncio.run(main())
+
+
+def test_a_session_of_your_own_and_a_lifespan_of_your_own(petstore_api: str) -> None:
+    import aiohttp
+
+    seen: list[str] = []
+
+    @asynccontextmanager
+    async def lifespan(server: Any) -> AsyncIterator[str]:
+        seen.append("entered")
+        yield "value"
+        seen.append("exited")
+
+    async def main() -> None:
+        async with aiohttp.ClientSession(headers={"api_key": "special-key"}) as session:
+            server = from_openapi(PETSTORE, base_url=petstore_api, client=session, lifespan=lifespan, version="9")
+            assert server.version == "9"
+            async with connect(server) as mcp:
+                inventory = await mcp.call_tool("getInventory", {})  # the session's own api_key header
+                assert not inventory.is_error, inventory.raw
+            assert not session.closed  # the caller's session: the server leaves it open
+
+    asyncio.run(main())
+    assert seen == ["entered", "exited"]
 
 
 # -- the document rules ---------------------------------------------------------

@@ -103,6 +103,7 @@ class RouteMap:
         re.compile(self.pattern)  # a bad pattern is refused now
 
     def matches(self, op: Operation) -> bool:
+        """Whether this map decides ``op``: its method, path and tags, and a shape its kind can serve."""
         methods = self.methods
         if methods is not None and op.method not in methods:
             return False

@@ -26,6 +26,7 @@ import wiremcp.server.apps
 import wiremcp.server.forward
 import wiremcp.server.schema
 import wiremcp.server.depends
+import wiremcp.server.openapi
 import wiremcp.server.tasks
 import wiremcp.server.transform
 import wiremcp.server.transport
@@ -60,6 +61,10 @@ LAZY = (
     "wiremcp.server._depends",  # dependency injection (issue 27): only once Depends is imported
     "wiremcp.server.depends",
     "wiremcp.server._visibility",  # tags are data; only visibility rules (enable, disable, include_tags) load it
+    "wiremcp.server.openapi",  # servers from OpenAPI documents and FastAPI apps (issue 27): only when imported
+    "wiremcp.server._openapi",
+    "wiremcp.server._openapi_doc",
+    "wiremcp.server._openapi_asgi",
 )
 
 _PROGRAM = textwrap.dedent(
@@ -190,6 +195,7 @@ NAMESPACES = [
     wiremcp.server.schema,
     wiremcp.server.transform,
     wiremcp.server.depends,
+    wiremcp.server.openapi,
 ]
 
 

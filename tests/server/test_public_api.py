@@ -4,7 +4,7 @@
 45 names (issue 25: "a public API a user can hold in their head"). What a
 transport, a task store, an MCP App or a forwarding proxy needs beyond it lives
 in a namespace of its own (`transport`, `tasks`, `apps`, `forward`, `schema`,
-`transform`, `depends`),
+`transform`, `depends`, `middleware`, `openapi`),
 and each public name is exported by exactly one of them. A name added to or
 taken from any of these lists is a change to the API: change this test with it.
 """
@@ -111,6 +111,7 @@ NAMESPACES = {
     "wiremcp.server.schema": ["compile_validator", "SchemaWarning"],
     "wiremcp.server.transform": ["Arg", "TransformOptions", "TransformedTool", "Output"],
     "wiremcp.server.depends": ["Depends", "Scope"],
+    "wiremcp.server.openapi": ["from_openapi", "from_fastapi", "RouteMap", "Kind", "HeadersSource"],
     "wiremcp.server.middleware": [
         "RateLimit",
         "RateLimited",

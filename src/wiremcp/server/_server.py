@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from ._transform import Arg, Output, TransformedTool
     from ._depends import Resources
     from ._visibility import Kind, VisibilityRules
+    from ._storage import KeyValueStore
 
 # Loaded on first use, each by the method that needs it (bench/README.md, "Cold start": a server of
 # tools alone imports none of them): resources, prompts and completion (`_resources`, `_prompts`,
@@ -120,6 +121,7 @@ class Server(ContentRegistry):
         telemetry: bool | Mapping[str, Any] | None = None,
         include_tags: Iterable[str] | None = None,
         exclude_tags: Iterable[str] | None = None,
+        storage: KeyValueStore | str | None = None,
     ) -> None:
         settings = ServerSettings.read(  # an argument wins, then a WIREMCP_* variable, then the default
             list_ttl_ms=list_ttl_ms, cache_scope=cache_scope, page_size=page_size, state_keys=state_keys,
@@ -185,6 +187,18 @@ class Server(ContentRegistry):
         self._task_options = task_options(
             self.backend, task_store, task_ttl_ms, task_poll_interval_ms, max_tasks, max_tasks_per_owner, task_max_ttl_ms
         )
+        if not (storage is None or isinstance(storage, str) or callable(getattr(storage, "get", None))):
+            raise TypeError(f"storage= is a KeyValueStore or a name (memory, sqlite[:PATH], redis[://...]), not {storage!r}")
+        #: ``storage=`` as given; `storage` makes the store on first use (docs/state.md).
+        self._storage_spec = storage
+
+    @cached_property
+    def storage(self) -> KeyValueStore:
+        """The server's key-value store (docs/state.md), made on first use: what ``storage=`` named, else Redis on
+        a Redis backend, else memory (this process only). ``ctx.session_state`` keeps its keys here."""
+        from ._state import choose_storage  # the state modules load only for a server that uses them
+
+        return choose_storage(self, self._storage_spec)
 
     # -- registration -------------------------------------------------------
 

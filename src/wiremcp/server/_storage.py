@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Callable, Protocol, runtime_checkable
 
 import orjson
 
@@ -159,7 +159,12 @@ class MemoryStore:
     """A `KeyValueStore` in this process, bounded (``max_keys``, ``max_bytes``): state of one worker only."""
 
     def __init__(
-        self, *, max_keys: int = DEFAULT_MAX_KEYS, max_bytes: int = DEFAULT_MAX_BYTES, max_value_bytes: int = MAX_VALUE_BYTES
+        self,
+        *,
+        max_keys: int = DEFAULT_MAX_KEYS,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        max_value_bytes: int = MAX_VALUE_BYTES,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_keys < 1 or max_bytes < 1 or max_value_bytes < 1:
             raise ValueError("max_keys, max_bytes and max_value_bytes are positive")
@@ -168,6 +173,7 @@ class MemoryStore:
         self._data: dict[str, tuple[bytes, float | None]] = {}
         self._expiry: list[tuple[float, str]] = []  # a heap; entries may be stale (checked against _data)
         self._bytes = 0
+        self._clock = clock
 
     def __repr__(self) -> str:
         return f"MemoryStore(max_keys={self.max_keys}, max_bytes={self.max_bytes})"
@@ -198,7 +204,7 @@ class MemoryStore:
 
     async def get(self, key: str, default: Any = None) -> Any:
         """See `KeyValueStore.get`."""
-        data = self._live(check_key(key), time.monotonic())
+        data = self._live(check_key(key), self._clock())
         return default if data is None else decode(data)
 
     async def set(self, key: str, value: Any, *, ttl: float | None = None) -> None:
@@ -206,7 +212,7 @@ class MemoryStore:
         check_key(key)
         seconds = check_ttl(ttl)
         data = encode(value, self.max_value_bytes)
-        now = time.monotonic()
+        now = self._clock()
         self._drop_expired(now)
         old = self._data.get(key)
         grows = len(data) - (len(old[0]) if old is not None else 0)
@@ -226,7 +232,7 @@ class MemoryStore:
     async def delete(self, key: str) -> bool:
         """See `KeyValueStore.delete`."""
         check_key(key)
-        live = self._live(key, time.monotonic()) is not None
+        live = self._live(key, self._clock()) is not None
         self._remove(key)
         return live
 
@@ -234,7 +240,7 @@ class MemoryStore:
         """See `KeyValueStore.keys`."""
         check_prefix(prefix)
         check_limit(limit)
-        self._drop_expired(time.monotonic())
+        self._drop_expired(self._clock())
         return sorted(k for k in self._data if k.startswith(prefix))[:limit]
 
     async def close(self) -> None:

@@ -47,9 +47,16 @@ def default_storage_path() -> Path:
 class SQLiteStore:
     """A `KeyValueStore` in an SQLite file (created, with its directory, on first use)."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, max_value_bytes: int = MAX_VALUE_BYTES) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        max_value_bytes: int = MAX_VALUE_BYTES,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.path = Path(path) if path is not None else default_storage_path()
         self.max_value_bytes = max_value_bytes
+        self._clock = clock  # wall-clock seconds: an expiry outlives the process
         self._thread: concurrent.futures.ThreadPoolExecutor | None = None
         self._db: sqlite3.Connection | None = None
 
@@ -90,7 +97,7 @@ class SQLiteStore:
     async def get(self, key: str, default: Any = None) -> Any:
         """See `KeyValueStore.get`."""
         check_key(key)
-        now = time.time()
+        now = self._clock()
         row = await self._run(
             lambda db: db.execute(
                 "SELECT value FROM kv WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)", (key, now)
@@ -105,7 +112,7 @@ class SQLiteStore:
         data = encode(value, self.max_value_bytes)
 
         def fn(db: sqlite3.Connection) -> None:
-            now = time.time()
+            now = self._clock()
             db.execute("BEGIN IMMEDIATE")
             try:
                 db.execute("DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?", (now,))
@@ -124,14 +131,11 @@ class SQLiteStore:
     async def delete(self, key: str) -> bool:
         """See `KeyValueStore.delete`."""
         check_key(key)
-        now = time.time()
+        now = self._clock()
 
         def fn(db: sqlite3.Connection) -> bool:
-            cursor = db.execute(
-                "DELETE FROM kv WHERE key = ? RETURNING expires_at IS NULL OR expires_at > ?", (key, now)
-            )
-            rows = cursor.fetchall()
-            return bool(rows and rows[0][0])
+            rows = db.execute("DELETE FROM kv WHERE key = ? RETURNING expires_at", (key,)).fetchall()
+            return bool(rows) and (rows[0][0] is None or rows[0][0] > now)
 
         return await self._run(fn)
 
@@ -139,7 +143,7 @@ class SQLiteStore:
         """See `KeyValueStore.keys`."""
         check_prefix(prefix)
         check_limit(limit)
-        now = time.time()
+        now = self._clock()
         rows = await self._run(
             lambda db: db.execute(
                 "SELECT key FROM kv WHERE substr(key, 1, ?) = ? AND (expires_at IS NULL OR expires_at > ?) "

@@ -26,6 +26,7 @@ import wiremcp.server.apps
 import wiremcp.server.forward
 import wiremcp.server.schema
 import wiremcp.server.depends
+import wiremcp.server.storage
 import wiremcp.server.tasks
 import wiremcp.server.transform
 import wiremcp.server.transport
@@ -60,6 +61,11 @@ LAZY = (
     "wiremcp.server._depends",  # dependency injection (issue 27): only once Depends is imported
     "wiremcp.server.depends",
     "wiremcp.server._visibility",  # tags are data; only visibility rules (enable, disable, include_tags) load it
+    "wiremcp.server._state",  # state (issue 27): only for server.storage or ctx.session_state
+    "wiremcp.server._storage",
+    "wiremcp.server._storage_sqlite",
+    "wiremcp.server._storage_redis",
+    "wiremcp.server.storage",
 )
 
 _PROGRAM = textwrap.dedent(

@@ -130,9 +130,7 @@ class Server(ContentRegistry):
             client_request_timeout=client_request_timeout, shutdown_grace=shutdown_grace,
         )
         apply_log_level(settings.log_level)
-        self.name = name
-        self.version = version
-        self.instructions = instructions
+        self.name, self.version, self.instructions = name, version, instructions
         # The settings a WIREMCP_* variable may set (each documented in `ServerSettings`).
         self.list_ttl_ms, self.cache_scope, self.page_size = settings.list_ttl_ms, settings.cache_scope, settings.page_size
         self.legacy, self.legacy_log_level = settings.legacy, settings.legacy_log_level
@@ -187,10 +185,7 @@ class Server(ContentRegistry):
         self._task_options = task_options(
             self.backend, task_store, task_ttl_ms, task_poll_interval_ms, max_tasks, max_tasks_per_owner, task_max_ttl_ms
         )
-        if not (storage is None or isinstance(storage, str) or callable(getattr(storage, "get", None))):
-            raise TypeError(f"storage= is a KeyValueStore or a name (memory, sqlite[:PATH], redis[://...]), not {storage!r}")
-        #: ``storage=`` as given; `storage` makes the store on first use (docs/state.md).
-        self._storage_spec = storage
+        self._storage_spec = _storage_spec(storage)  # `storage` makes the store on first use (docs/state.md)
 
     @cached_property
     def storage(self) -> KeyValueStore:
@@ -572,6 +567,13 @@ def _rules(server: Server, include: Iterable[str] | None = None, exclude: Iterab
     from ._visibility import VisibilityRules
 
     return VisibilityRules(server, include, exclude)
+
+
+def _storage_spec(storage: Any) -> Any:
+    """``storage=`` when it may name a store (checked now; the store is made on first use), TypeError otherwise."""
+    if not (storage is None or isinstance(storage, str) or callable(getattr(storage, "get", None))):
+        raise TypeError(f"storage= is a KeyValueStore or a name (memory, sqlite[:PATH], redis[://...]), not {storage!r}")
+    return storage
 
 
 def _sqlite_store() -> TaskStore:

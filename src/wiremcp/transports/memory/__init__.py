@@ -15,7 +15,7 @@ from typing import Any, Hashable
 from ...client import ConnectionClosed, Receiver
 from ...jsonrpc import LineSplitter, TooLong
 from ...server import Server
-from ...server._context import Peer, current_peer
+from ...server.transport import Peer, current_peer
 from ..stdio._lines import LineServer
 
 __all__ = ["MemoryTransport"]

@@ -24,7 +24,7 @@ import sys
 from typing import Any, Callable
 
 from ...server import Server
-from ...server._context import Peer, current_peer
+from ...server.transport import Peer, current_peer
 from ._lines import LineServer
 
 __all__ = ["serve_stdio", "serve_streams", "READ_CHUNK"]

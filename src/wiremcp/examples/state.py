@@ -54,3 +54,7 @@ async def count_visit(ctx: Context) -> str:
     visits = await server.storage.get("visits", 0) + 1
     await server.storage.set("visits", visits)
     return f"visit {visits} (request {ctx.request_state['request']})"
+
+
+if __name__ == "__main__":
+    wiremcp.run(server)

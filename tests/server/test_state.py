@@ -196,3 +196,41 @@ def test_an_expired_key_is_never_read(tmp_path: Path) -> None:
             now[0] = 1000.0
 
     asyncio.run(main())
+
+
+# -- in process: the in-memory transport, the choice of store ------------------------
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_two_in_memory_connections_are_two_sessions(era: str) -> None:
+    import runpy
+
+    server = runpy.run_path(EXAMPLE)["server"]
+
+    async def main() -> None:
+        async with Client.memory(server, era=era) as a, Client.memory(server, era=era) as b:  # type: ignore[arg-type]
+            assert (await a.call_tool("add_to_cart", {"item": "milk"})).structured_content == {"result": ["milk"]}
+            assert (await b.call_tool("cart", {})).structured_content == {"result": []}
+            assert (await a.call_tool("cart", {})).structured_content == {"result": ["milk"]}
+            assert (await a.call_tool("count_visit", {})).text == "visit 1 (request 4)"
+        assert len(await server.storage.keys("session:")) == 1  # the one session that set a key
+
+    asyncio.run(main())
+
+
+def test_the_store_a_server_uses(tmp_path: Path) -> None:
+    from wiremcp.server import Server
+    from wiremcp.server.storage import KeyValueStore
+
+    assert isinstance(Server("a").storage, MemoryStore)
+    assert isinstance(Server("b", storage="memory").storage, MemoryStore)
+    chosen = Server("c", storage=f"sqlite:{tmp_path / 'c.db'}").storage
+    assert isinstance(chosen, SQLiteStore) and chosen.path == tmp_path / "c.db"
+    mine = MemoryStore(max_keys=5)
+    assert Server("d", storage=mine).storage is mine and isinstance(mine, KeyValueStore)
+    with pytest.raises(TypeError):
+        Server("e", storage=42)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="needs a Redis backend"):
+        Server("f", storage="redis").storage
+    with pytest.raises(ValueError, match="say memory"):
+        Server("g", storage="postgres://x").storage

@@ -78,6 +78,7 @@ class Peer:
 
     @property
     def id(self) -> str:
+        """A random id naming the connection (32 hex digits), the same for its whole life."""
         if self._id is None:
             import secrets
 

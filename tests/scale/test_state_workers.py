@@ -6,7 +6,7 @@ worker serves any of its requests) reads on one worker what it set on the
 other; a 2026-07-28 principal (behind authorization) likewise, while another
 principal reads nothing of it; ``server.storage`` keys set on one worker are
 read on the other. Redis holds the session keys under digests, never a
-session id or a subject in clear.
+session id or a subject in clear. `RedisStore` keeps the store contract.
 """
 
 from __future__ import annotations
@@ -121,3 +121,37 @@ async def test_a_modern_principal_on_two_workers(redis_server: RedisServer) -> N
         for worker in (b, a):
             if worker is not None:
                 worker.stop()
+
+
+@sync
+async def test_the_store_contract_on_redis(redis_server: RedisServer) -> None:
+    """`RedisStore` keeps the contract of the other adapters (tests/server/test_state.py), with Redis's own expiry."""
+    import redis
+
+    from wiremcp.server.storage import InvalidKey, RedisStore, ValueTooLarge
+
+    store = RedisStore(redis_server.url, prefix="t", max_value_bytes=64)
+    try:
+        assert await store.get("a") is None and await store.get("a", 5) == 5
+        await store.set("a", {"x": [1, 2.5, "three", None, True]})
+        assert await store.get("a") == {"x": [1, 2.5, "three", None, True]}
+        await store.set("a/b", 1)
+        await store.set("a*c", 2, ttl=30)  # a glob character in a key: the prefix is matched exactly
+        await store.set("ab", 3)
+        assert await store.keys("a") == ["a", "a*c", "a/b", "ab"]
+        assert await store.keys("a*") == ["a*c"]
+        assert await store.keys(limit=2) == ["a", "a*c"]
+        assert await store.delete("ab") is True and await store.delete("ab") is False
+        client = redis.Redis.from_url(redis_server.url)
+        try:
+            assert 0 < client.pttl("t:kv:a*c") <= 30_000 and client.pttl("t:kv:a") == -1
+        finally:
+            client.close()
+        with pytest.raises(ValueTooLarge):
+            await store.set("big", "x" * 100)
+        with pytest.raises(InvalidKey):
+            await store.set("", 1)
+        with pytest.raises(TypeError):
+            await store.set("k", {1, 2})
+    finally:
+        await store.close()

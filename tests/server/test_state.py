@@ -8,10 +8,13 @@
   HTTP sessions, and two principals of 2026-07-28 HTTP behind
   authorization, never read each other's state; a 2026-07-28 request over
   HTTP without authorization has no session (`StateUnavailable`, logged);
-* the SQLite store keeps ``server.storage`` and a stdio session's keys across
-  a process restart... the storage, that is: a new process is a new session;
-* the store's contract on the memory and SQLite adapters (bounds, TTL,
-  prefixes), in process.
+* the SQLite store keeps ``server.storage`` across a process restart (a new
+  process is a new stdio connection, so a new session: the old session's
+  keys stay unreachable under their digest);
+* in process: two in-memory connections are two sessions; the store a server
+  picks from ``storage=``; the store's contract on the memory and SQLite
+  adapters (bounds, TTL on a clock the test moves, prefixes). The Redis
+  adapter's is in tests/scale/test_state_workers.py.
 """
 
 from __future__ import annotations

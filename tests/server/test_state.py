@@ -30,6 +30,7 @@ import pytest
 from _http_process import HTTPServer
 from conftest import ROOT, SERVERS
 from wiremcp import Client
+from wiremcp.server import Context, Server
 from wiremcp.server.storage import InvalidKey, MemoryStore, SQLiteStore, StorageFull, ValueTooLarge
 
 EXAMPLE = str(ROOT / "examples" / "state.py")
@@ -222,7 +223,6 @@ def test_two_in_memory_connections_are_two_sessions(era: str) -> None:
 
 
 def test_the_store_a_server_uses(tmp_path: Path) -> None:
-    from wiremcp.server import Server
     from wiremcp.server.storage import KeyValueStore
 
     assert isinstance(Server("a").storage, MemoryStore)
@@ -237,3 +237,24 @@ def test_the_store_a_server_uses(tmp_path: Path) -> None:
         Server("f", storage="redis").storage
     with pytest.raises(ValueError, match="say memory"):
         Server("g", storage="postgres://x").storage
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_a_task_body_has_its_request_session(era: str) -> None:
+    server = Server("tasked")
+
+    @server.tool
+    async def remember(value: str, ctx: Context) -> str:
+        await ctx.session_state.set("v", value)
+        return "ok"
+
+    @server.tool(task="always")
+    async def recall_later(ctx: Context) -> str:
+        return str(await ctx.session_state.get("v"))
+
+    async def main() -> None:
+        async with Client.memory(server, era=era, tasks=True) as c:  # type: ignore[arg-type]
+            assert (await c.call_tool("remember", {"value": "kept"})).text == "ok"
+            assert (await c.call_tool("recall_later", {})).text == "kept"
+
+    asyncio.run(main())

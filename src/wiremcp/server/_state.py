@@ -49,7 +49,7 @@ class StateUnavailable(RuntimeError):
 def session_scope(ctx: Context) -> str:
     """The string naming the request's session (see the module docs); StateUnavailable when there is none."""
     who = None if ctx.auth is None else _principal(ctx.auth)
-    session = ctx.meta.session
+    session = ctx.meta.session or getattr(ctx.meta, "origin_session", None)  # a task's: its request's session
     if session is not None:
         sid = getattr(session, "id", None)
         if sid is None:  # stdio: the session is the connection

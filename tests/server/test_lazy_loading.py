@@ -27,6 +27,7 @@ import wiremcp.server.forward
 import wiremcp.server.schema
 import wiremcp.server.depends
 import wiremcp.server.openapi
+import wiremcp.server.storage
 import wiremcp.server.tasks
 import wiremcp.server.transform
 import wiremcp.server.transport
@@ -65,6 +66,11 @@ LAZY = (
     "wiremcp.server._openapi",
     "wiremcp.server._openapi_doc",
     "wiremcp.server._openapi_asgi",
+    "wiremcp.server._state",  # state (issue 27): only for server.storage or ctx.session_state
+    "wiremcp.server._storage",
+    "wiremcp.server._storage_sqlite",
+    "wiremcp.server._storage_redis",
+    "wiremcp.server.storage",
 )
 
 _PROGRAM = textwrap.dedent(

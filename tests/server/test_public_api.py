@@ -4,7 +4,7 @@
 45 names (issue 25: "a public API a user can hold in their head"). What a
 transport, a task store, an MCP App or a forwarding proxy needs beyond it lives
 in a namespace of its own (`transport`, `tasks`, `apps`, `forward`, `schema`,
-`transform`, `depends`, `middleware`, `openapi`),
+`transform`, `depends`, `middleware`, `openapi`, `storage`),
 and each public name is exported by exactly one of them. A name added to or
 taken from any of these lists is a change to the API: change this test with it.
 """
@@ -97,6 +97,8 @@ NAMESPACES = {
         "DEFAULT_SHUTDOWN_GRACE",
         "current_headers",
         "current_auth",
+        "current_peer",
+        "Peer",
     ],
     "wiremcp.server.tasks": [
         "TaskStore",
@@ -112,6 +114,23 @@ NAMESPACES = {
     "wiremcp.server.transform": ["Arg", "TransformOptions", "TransformedTool", "Output"],
     "wiremcp.server.depends": ["Depends", "Scope"],
     "wiremcp.server.openapi": ["from_openapi", "from_fastapi", "RouteMap", "Kind", "HeadersSource"],
+    "wiremcp.server.storage": [
+        "KeyValueStore",
+        "MemoryStore",
+        "SQLiteStore",
+        "RedisStore",
+        "default_storage_path",
+        "SessionState",
+        "StateUnavailable",
+        "StorageError",
+        "StorageFull",
+        "InvalidKey",
+        "ValueTooLarge",
+        "DEFAULT_SESSION_TTL",
+        "MAX_KEY_BYTES",
+        "MAX_VALUE_BYTES",
+        "MAX_LIST",
+    ],
     "wiremcp.server.middleware": [
         "RateLimit",
         "RateLimited",

@@ -94,8 +94,10 @@ class RequestMeta:
 
     __slots__ = (
         "protocol_version", "client_capabilities", "client_info", "log_level", "progress_token", "raw", "era",
-        "inputs", "session", "_questions",
+        "inputs", "session", "_questions", "origin_session",
     )
+    #: A task's fields only (`for_task`): the legacy session of the request that made the task.
+    origin_session: LegacySessionLike | None
 
     def __init__(
         self,
@@ -140,6 +142,9 @@ class RequestMeta:
             self.protocol_version, self.client_capabilities, self.client_info, None, task_id, self.raw, self.era
         )
         meta._questions = questions
+        # Not the session (the body must not use it), but what names it: a task's
+        # ``ctx.session_state`` is its request's (server/_state.py). Unset on any other meta.
+        meta.origin_session = self.session
         return meta
 
     def wants_log(self, level: str) -> bool:

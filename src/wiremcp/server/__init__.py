@@ -6,6 +6,8 @@ its own, each documented there:
 * `wiremcp.server.transport`: the contract a transport is written against
   (`ServerConnection`, `Call`, the reply funnel, draining).
 * `wiremcp.server.tasks`: task stores (memory, SQLite, your own).
+* `wiremcp.server.storage`: the key-value store behind ``server.storage`` and
+  ``ctx.session_state`` (memory, SQLite, Redis, your own).
 * `wiremcp.server.apps`: MCP Apps' identifiers, CSP and visibility.
 * `wiremcp.server.forward`: the contract behind ``server.forward`` and
   `wiremcp.proxy`.

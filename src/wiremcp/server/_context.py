@@ -19,6 +19,13 @@ it serves a request; ``ctx.headers`` is a read-only, case-insensitive
 mapping of them as text, or None where there is no HTTP request (stdio).
 
 ``ctx.lifespan`` is what the server's lifespan yielded (see `_lifespan`).
+
+State (docs/state.md): ``ctx.request_state`` is a dict for the request's
+life, the same one middleware sees as ``call.state`` (the pipeline hands it
+over in `current_request_state`); ``ctx.session_state`` is the session's
+keys on ``server.storage`` (`_state`, loaded on first use). `current_peer`
+names the connection off HTTP (stdio, in-memory): the transport sets it once
+per connection, and its id is made on first use.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ if TYPE_CHECKING:
     from ..protocol.inputs import CreateMessageResult, ElicitResult, Root
     from ._elicit import Elicited  # typed elicitation (`elicit` imports `_elicit` on first use)
     from ._server import Server
+    from ._state import SessionState
 
 __all__ = [
     "Context",
@@ -48,6 +56,9 @@ __all__ = [
     "header_mapping",
     "Headers",
     "scope_tuple",
+    "current_peer",
+    "current_request_state",
+    "Peer",
 ]
 
 #: The verified access token of the request being served (a
@@ -55,6 +66,30 @@ __all__ = [
 current_auth: ContextVar[Any] = ContextVar("wiremcp.auth", default=None)
 #: The HTTP request's headers (``{lower-case name: value}`` as bytes), set by `MCPApp`; None elsewhere.
 current_headers: ContextVar[dict[bytes, bytes] | None] = ContextVar("wiremcp.headers", default=None)
+
+
+class Peer:
+    """One connection off HTTP (a stdio stream, an in-memory client); its random ``id`` is made on first use."""
+
+    __slots__ = ("_id",)
+
+    def __init__(self) -> None:
+        self._id: str | None = None
+
+    @property
+    def id(self) -> str:
+        """A random id naming the connection (32 hex digits), the same for its whole life."""
+        if self._id is None:
+            import secrets
+
+            self._id = secrets.token_hex(16)
+        return self._id
+
+
+#: The connection the request came on, off HTTP (set once per connection by stdio and the in-memory transport).
+current_peer: ContextVar[Peer | None] = ContextVar("wiremcp.peer", default=None)
+#: The request's state dict, when middleware made it before the handler (the pipeline sets it).
+current_request_state: ContextVar[dict[str, Any] | None] = ContextVar("wiremcp.request_state", default=None)
 
 
 class Headers(Mapping[str, str]):
@@ -137,7 +172,7 @@ _VISIBLE = {methods.PROGRESS: "progress", methods.MESSAGE: "a log message"}
 class Context:
     """The request being served: its id, its ``_meta`` fields, progress and logging."""
 
-    __slots__ = ("request_id", "method", "meta", "server", "auth", "_emit", "_asked", "_watched")
+    __slots__ = ("request_id", "method", "meta", "server", "auth", "_emit", "_asked", "_watched", "_request_state")
 
     def __init__(
         self,
@@ -155,6 +190,7 @@ class Context:
         self.auth: Any = current_auth.get()
         self._emit: Emit = emit or _discard
         self._asked = 0
+        self._request_state: dict[str, Any] | None = None
         if DEV:  # read once at import: outside `wiremcp dev` nothing is watched
             self._emit = self._watched = _Watched(self._emit)
 
@@ -176,6 +212,25 @@ class Context:
         out (``Authorization``, ``Proxy-Authorization``, ``DPoP``, ``Cookie``): a handler never
         holds a token it could pass through; `auth` is the verified identity."""
         return header_mapping(current_headers.get())
+
+    @property
+    def request_state(self) -> dict[str, Any]:
+        """A dict for this request's life, shared with the middleware (``call.state``); gone when it is answered."""
+        state = self._request_state
+        if state is None:
+            state = current_request_state.get()
+            self._request_state = state = {} if state is None else state
+        return state
+
+    @property
+    def session_state(self) -> SessionState:
+        """The session's keys on ``server.storage``: ``await ctx.session_state.get(key)`` / ``.set(key, value)``.
+
+        What a session is depends on the era and the transport (docs/state.md); where nothing
+        identifies one (2026-07-28 over HTTP without authorization) this raises `StateUnavailable`."""
+        from ._state import session_state
+
+        return session_state(self)
 
     @property
     def lifespan(self) -> Any:

@@ -24,8 +24,9 @@ Rules:
   ``call.params`` or ``call.method`` before ``call_next``: the request
   handled is rebuilt from them), the request id, the era (``call.legacy``),
   a `Context` (``call.context``, made on first use), the HTTP request
-  headers (``call.headers``, None off HTTP) and the verified token
-  (``call.auth``);
+  headers (``call.headers``, None off HTTP), the verified token
+  (``call.auth``) and ``call.state``, the request's state dict, which the
+  handler's ``ctx.request_state`` is (docs/state.md);
 * a middleware short-circuits by returning a result dict without calling
   ``call_next`` (a cache hit), or by raising: a `JSONRPCError` keeps its
   code, message and data; anything else is -32603 (``server/_reply.py``
@@ -100,6 +101,11 @@ class Invocation:
         if self._context is None:
             self._context = Context(self.request.id, self.method, self.meta, self.server, self.emit)
         return self._context
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The request's state dict: what a middleware puts in, the handler reads as ``ctx.request_state``."""
+        return self.context.request_state
 
     @property
     def headers(self) -> Mapping[str, str] | None:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, TypeVar
 from ..jsonrpc import Notification, Request
 from ..protocol.meta import PROTOCOL_VERSION, RequestMeta
 from ..protocol.observers import ObservedNotification, ObservedRequest, ObservedSession, Observer, around_notification
-from ._context import Emit, current_headers, header_mapping
+from ._context import Emit, current_headers, current_request_state, header_mapping
 
 if TYPE_CHECKING:
     from ._legacy import LegacySession
@@ -107,6 +107,17 @@ def _build(
         request = call.request
         if call.method is not request.method or call.params is not request.params:
             request = Request(request.id, call.method, call.params)
+        made = call._context
+        state = made._request_state if made is not None else None
+        if state is None:  # no middleware made request state: the handler's context makes its own
+            return await _dispatch(call, request)
+        token = current_request_state.set(state)  # the handler's ctx.request_state is this dict
+        try:
+            return await _dispatch(call, request)
+        finally:
+            current_request_state.reset(token)
+
+    async def _dispatch(call: Invocation, request: Request) -> dict[str, Any]:
         if call.legacy:
             out = dispatch_in_session(request, call.params, call.meta, call.emit)
         else:

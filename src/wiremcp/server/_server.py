@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from ._transform import Arg, Output, TransformedTool
     from ._depends import Resources
     from ._visibility import Kind, VisibilityRules
+    from ._storage import KeyValueStore
 
 # Loaded on first use, each by the method that needs it (bench/README.md, "Cold start": a server of
 # tools alone imports none of them): resources, prompts and completion (`_resources`, `_prompts`,
@@ -120,6 +121,7 @@ class Server(ContentRegistry):
         telemetry: bool | Mapping[str, Any] | None = None,
         include_tags: Iterable[str] | None = None,
         exclude_tags: Iterable[str] | None = None,
+        storage: KeyValueStore | str | None = None,
     ) -> None:
         settings = ServerSettings.read(  # an argument wins, then a WIREMCP_* variable, then the default
             list_ttl_ms=list_ttl_ms, cache_scope=cache_scope, page_size=page_size, state_keys=state_keys,
@@ -128,9 +130,7 @@ class Server(ContentRegistry):
             client_request_timeout=client_request_timeout, shutdown_grace=shutdown_grace,
         )
         apply_log_level(settings.log_level)
-        self.name = name
-        self.version = version
-        self.instructions = instructions
+        self.name, self.version, self.instructions = name, version, instructions
         # The settings a WIREMCP_* variable may set (each documented in `ServerSettings`).
         self.list_ttl_ms, self.cache_scope, self.page_size = settings.list_ttl_ms, settings.cache_scope, settings.page_size
         self.legacy, self.legacy_log_level = settings.legacy, settings.legacy_log_level
@@ -185,6 +185,15 @@ class Server(ContentRegistry):
         self._task_options = task_options(
             self.backend, task_store, task_ttl_ms, task_poll_interval_ms, max_tasks, max_tasks_per_owner, task_max_ttl_ms
         )
+        self._storage_spec = _storage_spec(storage)  # `storage` makes the store on first use (docs/state.md)
+
+    @cached_property
+    def storage(self) -> KeyValueStore:
+        """The server's key-value store (docs/state.md), made on first use: what ``storage=`` named, else Redis on
+        a Redis backend, else memory (this process only). ``ctx.session_state`` keeps its keys here."""
+        from ._state import choose_storage  # the state modules load only for a server that uses them
+
+        return choose_storage(self, self._storage_spec)
 
     # -- registration -------------------------------------------------------
 
@@ -558,6 +567,13 @@ def _rules(server: Server, include: Iterable[str] | None = None, exclude: Iterab
     from ._visibility import VisibilityRules
 
     return VisibilityRules(server, include, exclude)
+
+
+def _storage_spec(storage: Any) -> Any:
+    """``storage=`` when it may name a store (checked now; the store is made on first use), TypeError otherwise."""
+    if not (storage is None or isinstance(storage, str) or callable(getattr(storage, "get", None))):
+        raise TypeError(f"storage= is a KeyValueStore or a name (memory, sqlite[:PATH], redis[://...]), not {storage!r}")
+    return storage
 
 
 def _sqlite_store() -> TaskStore:

@@ -43,7 +43,9 @@ A server author needs none of it: `wiremcp.server` is their API.
 * Per request, an HTTP transport sets `current_headers` (read by
   ``ctx.headers``) and, when it verified an OAuth token, `current_auth`
   (read by ``ctx.auth`` and the ``scopes=`` checks), so that the server
-  never imports the transport or `wiremcp.auth`.
+  never imports the transport or `wiremcp.auth`. A transport off HTTP sets
+  `current_peer` to a `Peer` once per connection: ``ctx.session_state``
+  of a 2026-07-28 request without authorization is that connection's.
 
 Each name loads its module on first use, as in `wiremcp.server`.
 """
@@ -63,7 +65,7 @@ if TYPE_CHECKING:
         request_era,
     )
     from ._fused_call import FusedCall
-    from ._context import current_auth, current_headers
+    from ._context import Peer, current_auth, current_headers, current_peer
     from ._legacy import DEFAULT_MAX_SESSION_SUBSCRIPTIONS, DEFAULT_MAX_SUBSCRIPTION_URI, LegacySession
     from ._lifespan import DEFAULT_SHUTDOWN_GRACE, drain
     from ._outgoing import OutgoingRequests
@@ -100,7 +102,7 @@ else:
                 "_connection",
             ),
             "FusedCall": "_fused_call",
-            **dict.fromkeys(("current_auth", "current_headers"), "_context"),
+            **dict.fromkeys(("current_auth", "current_headers", "current_peer", "Peer"), "_context"),
             **dict.fromkeys(("DEFAULT_MAX_SESSION_SUBSCRIPTIONS", "DEFAULT_MAX_SUBSCRIPTION_URI", "LegacySession"), "_legacy"),
             **dict.fromkeys(("DEFAULT_SHUTDOWN_GRACE", "drain"), "_lifespan"),
             "OutgoingRequests": "_outgoing",
@@ -143,4 +145,6 @@ __all__ = [
     "DEFAULT_SHUTDOWN_GRACE",
     "current_headers",
     "current_auth",
+    "current_peer",
+    "Peer",
 ]

@@ -15,6 +15,7 @@ from typing import Any, Hashable
 from ...client import ConnectionClosed, Receiver
 from ...jsonrpc import LineSplitter, TooLong
 from ...server import Server
+from ...server.transport import Peer, current_peer
 from ..stdio._lines import LineServer
 
 __all__ = ["MemoryTransport"]
@@ -32,6 +33,7 @@ class MemoryTransport:
         self._lines: LineServer | None = None
         self._splitter = LineSplitter()
         self._closed = False
+        self._peer = Peer()  # this connection, for ctx.session_state (docs/state.md)
 
     async def open(self, receiver: Receiver) -> None:
         """Enter the server's lifespan and connect ``receiver`` to it."""
@@ -50,7 +52,11 @@ class MemoryTransport:
     def _write(self, data: bytes) -> None:
         if self._closed or self._lines is None:
             raise ConnectionClosed("the in-memory connection is closed")
-        self._lines.feed(data + b"\n")
+        token = current_peer.set(self._peer)  # what the server starts for this line runs in a copy of the context
+        try:
+            self._lines.feed(data + b"\n")
+        finally:
+            current_peer.reset(token)
 
     def send(
         self, data: bytes, *, id: Any = None, method: str | None = None, params: Any = None, headers: Any = None

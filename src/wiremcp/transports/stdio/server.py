@@ -24,6 +24,7 @@ import sys
 from typing import Any, Callable
 
 from ...server import Server
+from ...server.transport import Peer, current_peer
 from ._lines import LineServer
 
 __all__ = ["serve_stdio", "serve_streams", "READ_CHUNK"]
@@ -132,6 +133,7 @@ async def serve_stdio(server: Server, *, first: bytes = b"", **limits: Any) -> N
 
 async def _serve_stdio(server: Server, first: bytes, **limits: Any) -> None:
     loop = asyncio.get_running_loop()
+    current_peer.set(Peer())  # one connection: every request read from here on runs in a copy of this context
     in_fd = os.dup(sys.stdin.fileno())
     out_fd = os.dup(sys.stdout.fileno())
     saved_stdout = sys.stdout

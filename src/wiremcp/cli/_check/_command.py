@@ -37,6 +37,12 @@ def add_arguments(p: argparse.ArgumentParser, command: str) -> None:
     p.add_argument("--strict", action="store_true", help="warnings fail too (exit status 1)")
     p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="how long each probe waits for an answer (default: 10)")
     p.add_argument("--auth", action="store_true", help="the HTTP server is protected: check its 401 challenge and metadata")
+    p.add_argument(
+        "--issuer", metavar="DIR",
+        help="(implies --auth) the state directory of a `wiremcp auth dev` issuer the server trusts: its tokens test the "
+        "server's token validation (audience, expiry, signature, alg none), and one good token carries the other probes",
+    )
+    p.add_argument("--auth-dev", action="store_true", help="as --issuer, with the issuer `wiremcp auth dev` keeps for this user")
     p.add_argument("--pin", metavar="FILE", help="record each tool's definition in FILE; on later runs, report what changed")
     p.add_argument("-H", "--header", action="append", default=[], metavar="NAME:VALUE", help="extra HTTP header, repeatable")
     p.add_argument("--no-color", action="store_true", help="never colour the output")
@@ -74,7 +80,7 @@ def _target(args: argparse.Namespace, tail: list[str] | None) -> object:
     if problem is not None:
         raise _output.UsageError(problem)
     first, label = words[0], " ".join(words)
-    for given, name in ((args.header, "--header"), (args.auth, "--auth")):
+    for given, name in ((args.header, "--header"), (args.auth, "--auth"), (args.issuer, "--issuer"), (args.auth_dev, "--auth-dev")):
         if given and not first.startswith(("http://", "https://")):
             raise OptionsError(f"{name} goes with a URL target")
     if first.startswith(("http://", "https://")):
@@ -82,6 +88,25 @@ def _target(args: argparse.Namespace, tail: list[str] | None) -> object:
     if len(words) == 1 and (first.endswith(".py") if tail is not None else is_server_target(first)):
         words = [sys.executable, "-m", "wiremcp", "run", first]
     return Target(argv=list(words), timeout=args.timeout, label=label)
+
+
+def _issuer(args: argparse.Namespace) -> object:
+    """The `DevIssuer` of ``--issuer DIR`` or ``--auth-dev``, or None; one that is not kept there is an `OptionsError`."""
+    if args.issuer is None and not args.auth_dev:
+        return None
+    if args.issuer is not None and args.auth_dev:
+        raise OptionsError("give --issuer DIR or --auth-dev, not both")
+    try:
+        from ...auth.dev import load, state_file
+    except ImportError as exc:
+        raise OptionsError(f"--issuer and --auth-dev need wiremcp[auth] ({exc})") from None
+    try:
+        issuer = load(args.issuer)
+    except (OSError, ValueError, KeyError) as exc:
+        raise OptionsError(f"cannot read the issuer kept in {state_file(args.issuer)}: {exc}") from None
+    if issuer is None:
+        raise OptionsError(f"no issuer is kept in {state_file(args.issuer)}; start one with: wiremcp auth dev")
+    return issuer
 
 
 def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
@@ -98,7 +123,8 @@ def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
     selected = _selector(args, sorted(RULES))
     try:
         target = _target(args, tail)
-        options = {"auth": args.auth, "pin": args.pin}
+        issuer = _issuer(args)
+        options = {"auth": args.auth or issuer is not None, "pin": args.pin, "issuer": issuer}
         report = _runner.run_sync(target, args.era, selected, options)  # type: ignore[arg-type]
     except _output.UsageError as exc:
         return fail("check", str(exc))

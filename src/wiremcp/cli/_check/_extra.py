@@ -6,7 +6,12 @@
   FILE``: a pin file that exists is compared (``check_pin(tools, pinned)``),
   one that does not is written (``pin(tools)``).
 * ``_http_security``, over HTTP: ``async check_http_security(url,
-  auth=...)`` (``--auth``: the server is protected).
+  auth=..., issuer=...)`` (``--auth``: the server is protected; ``--issuer
+  DIR`` / ``--auth-dev``: a local issuer it trusts). With ``--auth`` and no
+  issuer, the token rules are ``check-not-run`` with a hint naming the
+  options; with an issuer and no ``Authorization`` header of the user's,
+  every session of the other probes carries a good token of it
+  (`authorize`, before the first session).
 
 A module that is absent, or lacks a function, is skipped; the rules a
 module declares count as run once its checks ran (so a clean run shows
@@ -22,9 +27,14 @@ from typing import Any, Callable
 
 from .._output import UsageError
 from ._context import Target
-from ._findings import RULES, Finding, Rule
+from ._findings import CHECK_NOT_RUN, RULES, Finding, Rule
 
-__all__ = ["run_extra", "load_rules"]
+__all__ = ["run_extra", "load_rules", "authorize"]
+
+_TOKEN_RULES = ("security-auth-audience", "security-auth-expired", "security-auth-signature", "security-auth-unsigned")
+_ISSUER_HINT = (
+    "needs a local issuer the server trusts: pass --issuer DIR (a `wiremcp auth dev` state directory) or --auth-dev"
+)
 
 
 def _module(name: str) -> Any:
@@ -52,10 +62,24 @@ async def run_extra(target: Target, report: Any, ran: Callable[..., None], optio
         ran(*_declared(tools_module))
     check_http = getattr(_module("_http_security"), "check_http_security", None) if target.url else None
     if check_http is not None:
-        auth = bool(options.get("auth"))
-        found += list(await check_http(target.url, auth=auth))
-        ran(*(r for r in _declared(_module("_http_security")) if auth or not r.id.startswith("security-auth-")))
+        auth, issuer = bool(options.get("auth")), options.get("issuer")
+        found += list(await check_http(target.url, auth=auth, issuer=issuer))
+        if auth and issuer is None:
+            found += [Finding(CHECK_NOT_RUN, f"{rid}: {_ISSUER_HINT}", target.url) for rid in _TOKEN_RULES]
+        tokens = auth and issuer is not None
+        ran(*(r for r in _declared(_module("_http_security"))
+              if (auth or not r.id.startswith("security-auth-")) and (tokens or r.id not in _TOKEN_RULES)))
     return found
+
+
+async def authorize(target: Target, options: dict[str, Any] | None) -> None:
+    """With an issuer (``--issuer``/``--auth-dev``) and no ``Authorization`` of the user's: a good token in ``target``'s headers."""
+    issuer = (options or {}).get("issuer")
+    if issuer is None or not target.url or any(name.lower() == "authorization" for name in target.headers):
+        return
+    token_for = getattr(_module("_http_security"), "token_for", None)
+    if token_for is not None:
+        target.headers["Authorization"] = f"Bearer {await token_for(target.url, issuer)}"
 
 
 def _listed(module: Any, listed: dict[str, list[dict[str, Any]]], era: str, pin_path: str | None) -> list[Finding]:

@@ -179,6 +179,9 @@ def _era_name(era: Era | None) -> str:
 
 async def run_check(target: Target, wanted: str, selected: Callable[[str], bool], options: dict[str, Any] | None = None) -> Report:
     """Check ``target`` in the eras ``wanted`` (modern, legacy, both); ``options``: for the other modules' checks (`_extra`)."""
+    from ._extra import authorize, run_extra  # the other modules' checks, when present
+
+    await authorize(target, options)
     run = _Run(target, selected)
     spoken = await run.detect()
     if not spoken:
@@ -195,8 +198,6 @@ async def run_check(target: Target, wanted: str, selected: Callable[[str], bool]
     for name in eras:
         await run.era(name)
     run.ran(*CHECKER_RULES.values())
-    from ._extra import run_extra  # the other modules' checks, when present
-
     run.add(await run_extra(target, run.report, run.ran, options))
     return run.report
 

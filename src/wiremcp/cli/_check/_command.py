@@ -43,6 +43,11 @@ def add_arguments(p: argparse.ArgumentParser, command: str) -> None:
         "server's token validation (audience, expiry, signature, alg none), and one good token carries the other probes",
     )
     p.add_argument("--auth-dev", action="store_true", help="as --issuer, with the issuer `wiremcp auth dev` keeps for this user")
+    p.add_argument(
+        "--call", metavar="TOOL[=JSON_ARGS]", action="append", default=[],
+        help="also call TOOL (with these arguments) to check its result against its outputSchema; repeatable. "
+        "Without it only tools annotated readOnlyHint: true are called, with no arguments",
+    )
     p.add_argument("--pin", metavar="FILE", help="record each tool's definition in FILE; on later runs, report what changed")
     p.add_argument("-H", "--header", action="append", default=[], metavar="NAME:VALUE", help="extra HTTP header, repeatable")
     p.add_argument("--no-color", action="store_true", help="never colour the output")
@@ -90,6 +95,22 @@ def _target(args: argparse.Namespace, tail: list[str] | None) -> object:
     return Target(argv=list(words), timeout=args.timeout, label=label)
 
 
+def _calls(words: list[str]) -> dict[str, dict[str, object]]:
+    """The tools of ``--call TOOL[=JSON_ARGS]`` and their arguments; a malformed one is an `OptionsError`."""
+    from ._calls import parse_call
+
+    calls: dict[str, dict[str, object]] = {}
+    for word in words:
+        try:
+            name, arguments = parse_call(word)
+        except ValueError as exc:
+            raise OptionsError(str(exc)) from None
+        if name in calls:
+            raise OptionsError(f"--call {name} is given twice")
+        calls[name] = arguments
+    return calls
+
+
 def _issuer(args: argparse.Namespace) -> object:
     """The `DevIssuer` of ``--issuer DIR`` or ``--auth-dev``, or None; one that is not kept there is an `OptionsError`."""
     if args.issuer is None and not args.auth_dev:
@@ -124,7 +145,7 @@ def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
     try:
         target = _target(args, tail)
         issuer = _issuer(args)
-        options = {"auth": args.auth or issuer is not None, "pin": args.pin, "issuer": issuer}
+        options = {"auth": args.auth or issuer is not None, "pin": args.pin, "issuer": issuer, "calls": _calls(args.call)}
         report = _runner.run_sync(target, args.era, selected, options)  # type: ignore[arg-type]
     except _output.UsageError as exc:
         return fail("check", str(exc))

@@ -5,6 +5,9 @@
   ``check_resources(resources)`` (resources and templates); with ``--pin
   FILE``: a pin file that exists is compared (``check_pin(tools, pinned)``),
   one that does not is written (``pin(tools)``).
+* ``_tools.check_tool_result(tool, result)`` on each tool the tour called
+  (`_calls`); its rules (``RESULT_RULES``) count as run only when a tool
+  was called.
 * ``_http_security``, over HTTP: ``async check_http_security(url,
   auth=..., issuer=...)`` (``--auth``: the server is protected; ``--issuer
   DIR`` / ``--auth-dev``: a local issuer it trusts). With ``--auth`` and no
@@ -25,7 +28,10 @@ import importlib
 import json
 from typing import Any, Callable
 
+from dataclasses import replace
+
 from .._output import UsageError
+from ._calls import RESULT_RULES, Called
 from ._context import Target
 from ._findings import CHECK_NOT_RUN, RULES, Finding, Rule
 
@@ -59,7 +65,8 @@ async def run_extra(target: Target, report: Any, ran: Callable[..., None], optio
     tools_module = _module("_tools")
     if tools_module is not None and report.listed_era:
         found += _listed(tools_module, report.listed, report.listed_era, options.get("pin"))
-        ran(*_declared(tools_module))
+        found += _results(tools_module, report.called)
+        ran(*(r for r in _declared(tools_module) if report.called or r.id not in RESULT_RULES))
     check_http = getattr(_module("_http_security"), "check_http_security", None) if target.url else None
     if check_http is not None:
         auth, issuer = bool(options.get("auth")), options.get("issuer")
@@ -97,6 +104,14 @@ def _listed(module: Any, listed: dict[str, list[dict[str, Any]]], era: str, pin_
     if pin_path:
         found += _pin(module, tools, pin_path)
     return found
+
+
+def _results(module: Any, called: list[Called]) -> list[Finding]:
+    """The result rules on each tool called (`_calls`), each finding with the call's envelopes."""
+    check = getattr(module, "check_tool_result", None)
+    if check is None:
+        return []
+    return [replace(found, envelopes=call.envelopes) for call in called for found in check(call.tool, call.result)]
 
 
 def _pin(module: Any, tools: list[dict[str, Any]], path: str) -> list[Finding]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
 from . import _eras
+from ._calls import RESULT_RULES, Called, call_tools, plan
 from ._conn import Session, Unreachable
 from ._context import Era, EraName, Target
 from ._findings import CHECK_NOT_RUN, RULES, Finding, Rule
@@ -48,12 +49,14 @@ class Report:
     findings: list[Finding] = field(default_factory=list)
     listed: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # tools, prompts, resources... (the first era's tour)
     listed_era: str = ""
+    called: list[Called] = field(default_factory=list)  # the tools called for the result rules (`_calls`)
 
 
 class _Run:
-    def __init__(self, target: Target, selected: Callable[[str], bool]) -> None:
+    def __init__(self, target: Target, selected: Callable[[str], bool], calls: dict[str, dict[str, Any]] | None = None) -> None:
         self.target = target
         self.selected = selected
+        self.calls = calls or {}
         self.report = Report(str(target), target.transport)
         self._seen: set[tuple[str, str, str]] = set()
 
@@ -165,6 +168,11 @@ class _Run:
             listed = await _eras.tour(session, era, opening)
             if not self.report.listed_era:
                 self.report.listed, self.report.listed_era = listed, era.name
+                if any(self.selected(rid) for rid in RESULT_RULES):
+                    planned, notes = plan(listed.get("tools", []), self.calls)
+                    self.add(notes)
+                    self.report.called, notes = await call_tools(session, era, planned)
+                    self.add(notes)
             for _direction, found in session.checker.finish():
                 session.problems.append((found, session.envelopes()))
             return []
@@ -182,7 +190,7 @@ async def run_check(target: Target, wanted: str, selected: Callable[[str], bool]
     from ._extra import authorize, run_extra  # the other modules' checks, when present
 
     await authorize(target, options)
-    run = _Run(target, selected)
+    run = _Run(target, selected, (options or {}).get("calls"))
     spoken = await run.detect()
     if not spoken:
         refused = [f.message for f in run.report.findings if f.message.startswith("cannot connect")]

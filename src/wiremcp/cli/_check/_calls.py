@@ -8,11 +8,14 @@ Rules:
 * A read-only tool whose ``inputSchema`` requires arguments, and that
   ``--call`` does not name, is not called: a ``check-not-run`` note names it
   and how to call it. A ``--call`` naming no tool listed is one too.
-* The calls are made in the session of the tour that listed the tools (its
-  era), one ``tools/call`` each, in the order listed. An error answer, or a
-  result that is not complete (an ``InputRequiredResult``), is a
-  ``check-not-run`` note naming the tool: it returned no result to judge.
-  Every result is kept (`Called`) for `_tools.check_tool_result`.
+* The calls are made after the tour, in the era that listed the tools, one
+  ``tools/call`` each in the order listed, in a session of their own (the
+  runner's ``call_tools``). An error answer, a result that is not complete
+  (an ``InputRequiredResult``), no answer within ``--timeout`` or a server
+  that exits is a ``check-not-run`` note naming the tool: it returned no
+  result to judge (a slow tool is not a slow answer of the protocol's; the
+  next call gets a fresh session). Every result is kept (`Called`) for
+  `_tools.check_tool_result`.
 """
 
 from __future__ import annotations

@@ -48,6 +48,11 @@ def add_arguments(p: argparse.ArgumentParser, command: str) -> None:
         help="also call TOOL (with these arguments) to check its result against its outputSchema; repeatable. "
         "Without it only tools annotated readOnlyHint: true are called, with no arguments",
     )
+    p.add_argument(
+        "--server-name", metavar="NAME",
+        help="the server's name in the hosts' configuration, which prefixes its tools' names (mcp__NAME__TOOL); "
+        "default: the name `wiremcp install` gives TARGET, else the server's serverInfo name",
+    )
     p.add_argument("--pin", metavar="FILE", help="record each tool's definition in FILE; on later runs, report what changed")
     p.add_argument("-H", "--header", action="append", default=[], metavar="NAME:VALUE", help="extra HTTP header, repeatable")
     p.add_argument("--no-color", action="store_true", help="never colour the output")
@@ -93,6 +98,18 @@ def _target(args: argparse.Namespace, tail: list[str] | None) -> object:
     if len(words) == 1 and (first.endswith(".py") if tail is not None else is_server_target(first)):
         words = [sys.executable, "-m", "wiremcp", "run", first]
     return Target(argv=list(words), timeout=args.timeout, label=label)
+
+
+def _install_name(target: str | None) -> str | None:
+    """The name ``wiremcp install`` gives TARGET (a file, module or URL; None after ``--``)."""
+    if target is None:
+        return None
+    from .._install import default_name
+
+    try:
+        return default_name(target)
+    except (ValueError, OSError):
+        return None
 
 
 def _calls(words: list[str]) -> dict[str, dict[str, object]]:
@@ -145,7 +162,8 @@ def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
     try:
         target = _target(args, tail)
         issuer = _issuer(args)
-        options = {"auth": args.auth or issuer is not None, "pin": args.pin, "issuer": issuer, "calls": _calls(args.call)}
+        options = {"auth": args.auth or issuer is not None, "pin": args.pin, "issuer": issuer, "calls": _calls(args.call),
+                   "server_name": args.server_name or _install_name(args.target)}
         report = _runner.run_sync(target, args.era, selected, options)  # type: ignore[arg-type]
     except _output.UsageError as exc:
         return fail("check", str(exc))

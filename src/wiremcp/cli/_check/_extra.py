@@ -8,6 +8,9 @@
 * ``_tools.check_tool_result(tool, result)`` on each tool the tour called
   (`_calls`); its rules (``RESULT_RULES``) count as run only when a tool
   was called.
+* ``_hosts``: ``check_hosts(spoken=..., initialize=..., tools=..., server=...)``, each
+  major host's needs (the host table) against the eras the server speaks,
+  its ``initialize`` answer and its tools.
 * ``_http_security``, over HTTP: ``async check_http_security(url,
   auth=..., issuer=...)`` (``--auth``: the server is protected; ``--issuer
   DIR`` / ``--auth-dev``: a local issuer it trusts). With ``--auth`` and no
@@ -55,6 +58,7 @@ def _module(name: str) -> Any:
 def load_rules() -> None:
     """Import the other modules, so that every rule is declared (``--only``/``--skip`` check names against them)."""
     _module("_tools")
+    _module("_hosts")
     _module("_http_security")
 
 
@@ -67,6 +71,12 @@ async def run_extra(target: Target, report: Any, ran: Callable[..., None], optio
         found += _listed(tools_module, report.listed, report.listed_era, options.get("pin"))
         found += _results(tools_module, report.called)
         ran(*(r for r in _declared(tools_module) if report.called or r.id not in RESULT_RULES))
+    hosts_module = _module("_hosts")
+    if hosts_module is not None and report.spoken:
+        found += list(hosts_module.check_hosts(
+            spoken=report.spoken, initialize=report.initialize, tools=report.listed.get("tools", []), server=options.get("server_name"),
+        ))
+        ran(*(r for r in _declared(hosts_module) if report.listed_era or r.id != "host-tool-name-prefix-length"))
     check_http = getattr(_module("_http_security"), "check_http_security", None) if target.url else None
     if check_http is not None:
         auth, issuer = bool(options.get("auth")), options.get("issuer")
@@ -133,4 +143,5 @@ def _pin(module: Any, tools: list[dict[str, Any]], path: str) -> list[Finding]:
 
 
 def _declared(module: Any) -> list[Rule]:
-    return [value for value in vars(module).values() if isinstance(value, Rule) and RULES.get(value.id) is value]
+    values = [v for value in vars(module).values() for v in (value.values() if type(value) is dict else (value,))]
+    return [value for value in values if isinstance(value, Rule) and RULES.get(value.id) is value]

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
 from . import _eras
-from ._calls import RESULT_RULES, Called, call_tools, plan
+from ._calls import RESULT_RULE, RESULT_RULES, Called, call_tools, plan
 from ._conn import Session, Unreachable
 from ._context import Era, EraName, Target
 from ._findings import CHECK_NOT_RUN, RULES, Finding, Rule
@@ -50,6 +50,8 @@ class Report:
     listed: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # tools, prompts, resources... (the first era's tour)
     listed_era: str = ""
     called: list[Called] = field(default_factory=list)  # the tools called for the result rules (`_calls`)
+    spoken: list[str] = field(default_factory=list)  # the eras the server speaks (checked or not)
+    initialize: dict[str, Any] | None = None  # its answer to initialize (2025-11-25), when it speaks the legacy era
 
 
 class _Run:
@@ -125,6 +127,31 @@ class _Run:
         if session is not None:
             await self.close(session)
 
+    async def call_tools(self, era: Era) -> None:
+        """The tools `_calls.plan` picks, called one by one; one that does not answer (or kills the server) is a note."""
+        planned, notes = plan(self.report.listed.get("tools", []), self.calls)
+        self.add(notes)
+        session: Session | None = None
+        for tool, arguments in planned:
+            if session is None:
+                session = await self.target.open()
+                if not await self.guard(_eras.TIMEOUT, era, session, era.begin):
+                    break
+            since = len(session.transcript)
+            try:
+                called, notes = await call_tools(session, era, [(tool, arguments)])
+            except (TimeoutError, EOFError) as exc:
+                what = f"no answer within {self.target.timeout:g} s" if isinstance(exc, TimeoutError) else session.conn.gone()
+                message = f"{RESULT_RULE}: tools/call {tool['name']}: {what}"
+                self.add([Finding(CHECK_NOT_RUN, message, f"tool {tool['name']}", session.envelopes(since))])
+                await self.close(session)
+                session = None
+                continue
+            self.report.called += called
+            self.add(notes)
+        if session is not None:
+            await self.close(session)
+
     def _tour_needed(self) -> bool:
         """Whether a rule the tour serves is selected: its own, the checker's, the tools' checks'."""
         own = {p.rule.id for p in PROBES} | {_eras.DISCOVER.id, _eras.NEGOTIATION.id, _eras.UNSUPPORTED.id}
@@ -140,7 +167,9 @@ class _Run:
             return found
 
         async def legacy(session: Session) -> list[Finding]:
-            ok, found = await _eras.legacy(session)
+            seen: dict[str, Any] = {}
+            ok, found = await _eras.legacy(session, seen)
+            self.report.initialize = seen.get("initialize")
             if ok:
                 spoken.append("legacy")
             return found
@@ -154,6 +183,7 @@ class _Run:
         await self.session(_eras.NEGOTIATION, None, first)
         await self.session(_eras.DISCOVER, None, modern)
         spoken.sort(key=("modern", "legacy").index)
+        self.report.spoken = list(spoken)
         return spoken
 
     async def era(self, name: EraName) -> None:
@@ -168,17 +198,14 @@ class _Run:
             listed = await _eras.tour(session, era, opening)
             if not self.report.listed_era:
                 self.report.listed, self.report.listed_era = listed, era.name
-                if any(self.selected(rid) for rid in RESULT_RULES):
-                    planned, notes = plan(listed.get("tools", []), self.calls)
-                    self.add(notes)
-                    self.report.called, notes = await call_tools(session, era, planned)
-                    self.add(notes)
             for _direction, found in session.checker.finish():
                 session.problems.append((found, session.envelopes()))
             return []
 
         if self._tour_needed():
             await self.session(_eras.TIMEOUT, era, tour, begin=False)
+            if self.report.listed_era == name and any(self.selected(rid) for rid in RESULT_RULES):
+                await self.call_tools(era)
         await self.probes(era, [p for p in PROBES if name in p.eras and self.selected(p.rule.id)])
 
 def _era_name(era: Era | None) -> str:

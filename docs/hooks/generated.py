@@ -118,7 +118,7 @@ def generate(name: str) -> str:
     """The Markdown of one generated section (``<!-- generated: NAME -->``)."""
     makers: dict[str, Callable[[], str]] = {
         "cli": cli, "conformance": conformance, "settings": settings, "errors": errors, "benchmarks": lambda: "",
-        "check-rules": check_rules,
+        "check-rules": check_rules, "check-hosts": check_hosts,
     }
     if name not in makers:
         raise SectionError(f"no generator named {name}")
@@ -151,6 +151,31 @@ def check_rules() -> str:
         title, source = (text.replace("|", "\\|") for text in (found.title, found.source))
         lines.append(f"| `{found.id}` | {found.severity} | {title} | {source} |")
     return "\n".join(lines) + "\n"
+
+
+def check_hosts() -> str:
+    """The host table of ``wiremcp check`` (cli/_check/_hosts.py): what each host speaks and takes, and its proof."""
+    from wiremcp.cli._check._hosts import HOSTS
+
+    def cell(value: object) -> str:
+        if value is None:
+            return "not known"
+        if value is True:
+            return "yes"
+        return ", ".join(value) if isinstance(value, tuple) else f"`{value}`"
+
+    fields = ("modern", "legacy", "transports", "tool_prefix", "features")
+    lines = ["| host | speaks 2026-07-28 | initialize asks for | transports | tool names | features |", "|---|---|---|---|---|---|"]
+    labels = dict(zip(fields, ("2026-07-28", "initialize", "transports", "tool names", "features")))
+    proofs = []
+    for host in HOSTS:
+        lines.append(f"| {host.name} | " + " | ".join(cell(getattr(host, f).value) for f in fields) + " |")
+        by_proof: dict[str, list[str]] = {}
+        for f in fields:
+            by_proof.setdefault(getattr(host, f).proof, []).append(labels[f])
+        proofs.append(f"- {host.name}:")
+        proofs += [f"  - {', '.join(what)}: {proof}" for proof, what in by_proof.items()]
+    return "\n".join(lines) + "\n\nWhat proves each cell:\n\n" + "\n".join(proofs) + "\n"
 
 
 def cli() -> str:

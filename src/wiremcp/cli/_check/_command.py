@@ -37,6 +37,22 @@ def add_arguments(p: argparse.ArgumentParser, command: str) -> None:
     p.add_argument("--strict", action="store_true", help="warnings fail too (exit status 1)")
     p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="how long each probe waits for an answer (default: 10)")
     p.add_argument("--auth", action="store_true", help="the HTTP server is protected: check its 401 challenge and metadata")
+    p.add_argument(
+        "--issuer", metavar="DIR",
+        help="(implies --auth) the state directory of a `wiremcp auth dev` issuer the server trusts: its tokens test the "
+        "server's token validation (audience, expiry, signature, alg none), and one good token carries the other probes",
+    )
+    p.add_argument("--auth-dev", action="store_true", help="as --issuer, with the issuer `wiremcp auth dev` keeps for this user")
+    p.add_argument(
+        "--call", metavar="TOOL[=JSON_ARGS]", action="append", default=[],
+        help="also call TOOL (with these arguments) to check its result against its outputSchema; repeatable. "
+        "Without it only tools annotated readOnlyHint: true are called, with no arguments",
+    )
+    p.add_argument(
+        "--server-name", metavar="NAME",
+        help="the server's name in the hosts' configuration, which prefixes its tools' names (mcp__NAME__TOOL); "
+        "default: the name `wiremcp install` gives TARGET, else the server's serverInfo name",
+    )
     p.add_argument("--pin", metavar="FILE", help="record each tool's definition in FILE; on later runs, report what changed")
     p.add_argument("-H", "--header", action="append", default=[], metavar="NAME:VALUE", help="extra HTTP header, repeatable")
     p.add_argument("--no-color", action="store_true", help="never colour the output")
@@ -74,7 +90,7 @@ def _target(args: argparse.Namespace, tail: list[str] | None) -> object:
     if problem is not None:
         raise _output.UsageError(problem)
     first, label = words[0], " ".join(words)
-    for given, name in ((args.header, "--header"), (args.auth, "--auth")):
+    for given, name in ((args.header, "--header"), (args.auth, "--auth"), (args.issuer, "--issuer"), (args.auth_dev, "--auth-dev")):
         if given and not first.startswith(("http://", "https://")):
             raise OptionsError(f"{name} goes with a URL target")
     if first.startswith(("http://", "https://")):
@@ -82,6 +98,53 @@ def _target(args: argparse.Namespace, tail: list[str] | None) -> object:
     if len(words) == 1 and (first.endswith(".py") if tail is not None else is_server_target(first)):
         words = [sys.executable, "-m", "wiremcp", "run", first]
     return Target(argv=list(words), timeout=args.timeout, label=label)
+
+
+def _install_name(target: str | None) -> str | None:
+    """The name ``wiremcp install`` gives TARGET (a file, module or URL; None after ``--``)."""
+    if target is None:
+        return None
+    from .._install import default_name
+
+    try:
+        return default_name(target)
+    except (ValueError, OSError):
+        return None
+
+
+def _calls(words: list[str]) -> dict[str, dict[str, object]]:
+    """The tools of ``--call TOOL[=JSON_ARGS]`` and their arguments; a malformed one is an `OptionsError`."""
+    from ._calls import parse_call
+
+    calls: dict[str, dict[str, object]] = {}
+    for word in words:
+        try:
+            name, arguments = parse_call(word)
+        except ValueError as exc:
+            raise OptionsError(str(exc)) from None
+        if name in calls:
+            raise OptionsError(f"--call {name} is given twice")
+        calls[name] = arguments
+    return calls
+
+
+def _issuer(args: argparse.Namespace) -> object:
+    """The `DevIssuer` of ``--issuer DIR`` or ``--auth-dev``, or None; one that is not kept there is an `OptionsError`."""
+    if args.issuer is None and not args.auth_dev:
+        return None
+    if args.issuer is not None and args.auth_dev:
+        raise OptionsError("give --issuer DIR or --auth-dev, not both")
+    try:
+        from ...auth.dev import load, state_file
+    except ImportError as exc:
+        raise OptionsError(f"--issuer and --auth-dev need wiremcp[auth] ({exc})") from None
+    try:
+        issuer = load(args.issuer)
+    except (OSError, ValueError, KeyError) as exc:
+        raise OptionsError(f"cannot read the issuer kept in {state_file(args.issuer)}: {exc}") from None
+    if issuer is None:
+        raise OptionsError(f"no issuer is kept in {state_file(args.issuer)}; start one with: wiremcp auth dev")
+    return issuer
 
 
 def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
@@ -98,7 +161,9 @@ def handle(args: argparse.Namespace, tail: list[str] | None) -> int:
     selected = _selector(args, sorted(RULES))
     try:
         target = _target(args, tail)
-        options = {"auth": args.auth, "pin": args.pin}
+        issuer = _issuer(args)
+        options = {"auth": args.auth or issuer is not None, "pin": args.pin, "issuer": issuer, "calls": _calls(args.call),
+                   "server_name": args.server_name or _install_name(args.target)}
         report = _runner.run_sync(target, args.era, selected, options)  # type: ignore[arg-type]
     except _output.UsageError as exc:
         return fail("check", str(exc))

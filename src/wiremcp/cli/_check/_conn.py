@@ -201,7 +201,10 @@ class HttpConn(Conn):
         return f"cannot connect to {self.url}: {self.failure}" if self.failure else "the server closed the connection"
 
     async def _events(self, response: Any) -> bytes:
-        """Each SSE event's data, queued as one message; the whole stream, returned."""
+        """Each SSE event's data, queued as one message; the whole stream, returned.
+
+        An event whose data is empty carries no message: it is the priming event a server sends (an event id
+        and an empty data field, so the client may resume; basic/transports.mdx (2025-11-25), Sending Messages)."""
         whole = bytearray()
         data: list[bytes] = []
         async for line in response.content:
@@ -210,11 +213,15 @@ class HttpConn(Conn):
             if line.startswith(b"data:"):
                 data.append(line[5:].lstrip(b" ") if line[5:6] == b" " else line[5:])
             elif not line and data:
-                self.queue.put_nowait(b"\n".join(data))
+                self._event(b"\n".join(data))
                 data = []
         if data:
-            self.queue.put_nowait(b"\n".join(data))
+            self._event(b"\n".join(data))
         return bytes(whole)
+
+    def _event(self, data: bytes) -> None:
+        if data.strip():
+            self.queue.put_nowait(data)
 
     def status_of(self, raw: bytes) -> int | None:
         """The HTTP status the POST of ``raw`` got (the last such), None before it came."""
@@ -268,8 +275,9 @@ class Session:
         self.transcript.append(">>> " + raw.decode("utf-8", "replace")[:2000])
         checked = self.checker.check_line("c2s", raw)
         msg = checked["msg"]
-        if hostile and type(msg) is dict and "id" in msg:
-            self.hostile.add(_key(msg["id"]))
+        for part in (msg if type(msg) is list else [msg]) if hostile else []:  # a batch: its requests' ids too
+            if type(part) is dict and "id" in part:
+                self.hostile.add(_key(part["id"]))
 
     def mark_hostile(self, request_id: Any) -> None:
         """A request written raw (not JSON the checker can read) whose id a reply may carry."""

@@ -76,8 +76,10 @@ async def discover(session: Session) -> tuple[bool, list[Finding]]:
     return False, [Finding(DISCOVER, message, "server/discover", session.envelopes(since))]
 
 
-async def legacy(session: Session) -> tuple[bool, list[Finding]]:
-    """Whether the server speaks the legacy era (``initialize``), and findings of its negotiation."""
+async def legacy(session: Session, seen: dict[str, Any] | None = None) -> tuple[bool, list[Finding]]:
+    """Whether the server speaks the legacy era (``initialize``), and findings of its negotiation.
+
+    ``seen``: where the ``initialize`` result is kept (under ``"initialize"``), for the host checks."""
     since = len(session.transcript)
     try:
         reply = await Era("legacy").begin(session)
@@ -86,6 +88,8 @@ async def legacy(session: Session) -> tuple[bool, list[Finding]]:
     result = _result(reply)
     if type(result) is not dict:
         return False, []
+    if seen is not None:
+        seen["initialize"] = result
     version = result.get("protocolVersion")
     if version not in LEGACY_VERSIONS:
         message = f"initialize asked for {LEGACY}; the server answered {version!r}, not a legacy revision"

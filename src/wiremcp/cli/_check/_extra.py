@@ -5,8 +5,19 @@
   ``check_resources(resources)`` (resources and templates); with ``--pin
   FILE``: a pin file that exists is compared (``check_pin(tools, pinned)``),
   one that does not is written (``pin(tools)``).
+* ``_tools.check_tool_result(tool, result)`` on each tool the tour called
+  (`_calls`); its rules (``RESULT_RULES``) count as run only when a tool
+  was called.
+* ``_hosts``: ``check_hosts(spoken=..., initialize=..., tools=..., server=...)``, each
+  major host's needs (the host table) against the eras the server speaks,
+  its ``initialize`` answer and its tools.
 * ``_http_security``, over HTTP: ``async check_http_security(url,
-  auth=...)`` (``--auth``: the server is protected).
+  auth=..., issuer=...)`` (``--auth``: the server is protected; ``--issuer
+  DIR`` / ``--auth-dev``: a local issuer it trusts). With ``--auth`` and no
+  issuer, the token rules are ``check-not-run`` with a hint naming the
+  options; with an issuer and no ``Authorization`` header of the user's,
+  every session of the other probes carries a good token of it
+  (`authorize`, before the first session).
 
 A module that is absent, or lacks a function, is skipped; the rules a
 module declares count as run once its checks ran (so a clean run shows
@@ -20,11 +31,19 @@ import importlib
 import json
 from typing import Any, Callable
 
-from .._output import UsageError
-from ._context import Target
-from ._findings import RULES, Finding, Rule
+from dataclasses import replace
 
-__all__ = ["run_extra", "load_rules"]
+from .._output import UsageError
+from ._calls import RESULT_RULES, Called
+from ._context import Target
+from ._findings import CHECK_NOT_RUN, RULES, Finding, Rule
+
+__all__ = ["run_extra", "load_rules", "authorize"]
+
+_TOKEN_RULES = ("security-auth-audience", "security-auth-expired", "security-auth-signature", "security-auth-unsigned")
+_ISSUER_HINT = (
+    "needs a local issuer the server trusts: pass --issuer DIR (a `wiremcp auth dev` state directory) or --auth-dev"
+)
 
 
 def _module(name: str) -> Any:
@@ -39,6 +58,7 @@ def _module(name: str) -> Any:
 def load_rules() -> None:
     """Import the other modules, so that every rule is declared (``--only``/``--skip`` check names against them)."""
     _module("_tools")
+    _module("_hosts")
     _module("_http_security")
 
 
@@ -49,13 +69,34 @@ async def run_extra(target: Target, report: Any, ran: Callable[..., None], optio
     tools_module = _module("_tools")
     if tools_module is not None and report.listed_era:
         found += _listed(tools_module, report.listed, report.listed_era, options.get("pin"))
-        ran(*_declared(tools_module))
+        found += _results(tools_module, report.called)
+        ran(*(r for r in _declared(tools_module) if report.called or r.id not in RESULT_RULES))
+    hosts_module = _module("_hosts")
+    if hosts_module is not None and report.spoken:
+        found += list(hosts_module.check_hosts(
+            spoken=report.spoken, initialize=report.initialize, tools=report.listed.get("tools", []), server=options.get("server_name"),
+        ))
+        ran(*(r for r in _declared(hosts_module) if report.listed_era or r.id != "host-tool-name-prefix-length"))
     check_http = getattr(_module("_http_security"), "check_http_security", None) if target.url else None
     if check_http is not None:
-        auth = bool(options.get("auth"))
-        found += list(await check_http(target.url, auth=auth))
-        ran(*(r for r in _declared(_module("_http_security")) if auth or not r.id.startswith("security-auth-")))
+        auth, issuer = bool(options.get("auth")), options.get("issuer")
+        found += list(await check_http(target.url, auth=auth, issuer=issuer))
+        if auth and issuer is None:
+            found += [Finding(CHECK_NOT_RUN, f"{rid}: {_ISSUER_HINT}", target.url) for rid in _TOKEN_RULES]
+        tokens = auth and issuer is not None
+        ran(*(r for r in _declared(_module("_http_security"))
+              if (auth or not r.id.startswith("security-auth-")) and (tokens or r.id not in _TOKEN_RULES)))
     return found
+
+
+async def authorize(target: Target, options: dict[str, Any] | None) -> None:
+    """With an issuer (``--issuer``/``--auth-dev``) and no ``Authorization`` of the user's: a good token in ``target``'s headers."""
+    issuer = (options or {}).get("issuer")
+    if issuer is None or not target.url or any(name.lower() == "authorization" for name in target.headers):
+        return
+    token_for = getattr(_module("_http_security"), "token_for", None)
+    if token_for is not None:
+        target.headers["Authorization"] = f"Bearer {await token_for(target.url, issuer)}"
 
 
 def _listed(module: Any, listed: dict[str, list[dict[str, Any]]], era: str, pin_path: str | None) -> list[Finding]:
@@ -73,6 +114,14 @@ def _listed(module: Any, listed: dict[str, list[dict[str, Any]]], era: str, pin_
     if pin_path:
         found += _pin(module, tools, pin_path)
     return found
+
+
+def _results(module: Any, called: list[Called]) -> list[Finding]:
+    """The result rules on each tool called (`_calls`), each finding with the call's envelopes."""
+    check = getattr(module, "check_tool_result", None)
+    if check is None:
+        return []
+    return [replace(found, envelopes=call.envelopes) for call in called for found in check(call.tool, call.result)]
 
 
 def _pin(module: Any, tools: list[dict[str, Any]], path: str) -> list[Finding]:
@@ -94,4 +143,5 @@ def _pin(module: Any, tools: list[dict[str, Any]], path: str) -> list[Finding]:
 
 
 def _declared(module: Any) -> list[Rule]:
-    return [value for value in vars(module).values() if isinstance(value, Rule) and RULES.get(value.id) is value]
+    values = [v for value in vars(module).values() for v in (value.values() if type(value) is dict else (value,))]
+    return [value for value in values if isinstance(value, Rule) and RULES.get(value.id) is value]

@@ -47,6 +47,7 @@ __all__ = [
     "check_session_ids",
     "check_cors",
     "check_auth",
+    "token_for",
     "FOREIGN_HOST",
 ]
 
@@ -470,6 +471,23 @@ async def check_auth(url: str, session: aiohttp.ClientSession, issuer: DevIssuer
     audience = resource if type(resource) is str else url
     more, good = await check_tokens(url, session, issuer, audience, scopes)
     return findings + more, good
+
+
+async def token_for(url: str, issuer: DevIssuer) -> str:
+    """A good token of ``issuer`` for the server at ``url``: for the resource and every scope its metadata names."""
+    resource, scopes = url, ["mcp"]
+    try:
+        async with aiohttp.ClientSession() as session:
+            doc, _, _ = await _metadata(session, url, None)
+    except (ImportError, aiohttp.ClientError, asyncio.TimeoutError):
+        doc = None
+    if doc is not None:
+        if type(doc.get("resource")) is str:
+            resource = doc["resource"]
+        supported = doc.get("scopes_supported")
+        if type(supported) is list and supported and all(type(s) is str for s in supported):
+            scopes = supported
+    return issuer.mint(scopes=scopes, resource=resource)
 
 
 # -- entry -------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
 from . import _eras
+from ._calls import RESULT_RULE, RESULT_RULES, Called, call_tools, plan
 from ._conn import Session, Unreachable
 from ._context import Era, EraName, Target
 from ._findings import CHECK_NOT_RUN, RULES, Finding, Rule
@@ -48,12 +49,16 @@ class Report:
     findings: list[Finding] = field(default_factory=list)
     listed: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # tools, prompts, resources... (the first era's tour)
     listed_era: str = ""
+    called: list[Called] = field(default_factory=list)  # the tools called for the result rules (`_calls`)
+    spoken: list[str] = field(default_factory=list)  # the eras the server speaks (checked or not)
+    initialize: dict[str, Any] | None = None  # its answer to initialize (2025-11-25), when it speaks the legacy era
 
 
 class _Run:
-    def __init__(self, target: Target, selected: Callable[[str], bool]) -> None:
+    def __init__(self, target: Target, selected: Callable[[str], bool], calls: dict[str, dict[str, Any]] | None = None) -> None:
         self.target = target
         self.selected = selected
+        self.calls = calls or {}
         self.report = Report(str(target), target.transport)
         self._seen: set[tuple[str, str, str]] = set()
 
@@ -122,6 +127,31 @@ class _Run:
         if session is not None:
             await self.close(session)
 
+    async def call_tools(self, era: Era) -> None:
+        """The tools `_calls.plan` picks, called one by one; one that does not answer (or kills the server) is a note."""
+        planned, notes = plan(self.report.listed.get("tools", []), self.calls)
+        self.add(notes)
+        session: Session | None = None
+        for tool, arguments in planned:
+            if session is None:
+                session = await self.target.open()
+                if not await self.guard(_eras.TIMEOUT, era, session, era.begin):
+                    break
+            since = len(session.transcript)
+            try:
+                called, notes = await call_tools(session, era, [(tool, arguments)])
+            except (TimeoutError, EOFError) as exc:
+                what = f"no answer within {self.target.timeout:g} s" if isinstance(exc, TimeoutError) else session.conn.gone()
+                message = f"{RESULT_RULE}: tools/call {tool['name']}: {what}"
+                self.add([Finding(CHECK_NOT_RUN, message, f"tool {tool['name']}", session.envelopes(since))])
+                await self.close(session)
+                session = None
+                continue
+            self.report.called += called
+            self.add(notes)
+        if session is not None:
+            await self.close(session)
+
     def _tour_needed(self) -> bool:
         """Whether a rule the tour serves is selected: its own, the checker's, the tools' checks'."""
         own = {p.rule.id for p in PROBES} | {_eras.DISCOVER.id, _eras.NEGOTIATION.id, _eras.UNSUPPORTED.id}
@@ -137,7 +167,9 @@ class _Run:
             return found
 
         async def legacy(session: Session) -> list[Finding]:
-            ok, found = await _eras.legacy(session)
+            seen: dict[str, Any] = {}
+            ok, found = await _eras.legacy(session, seen)
+            self.report.initialize = seen.get("initialize")
             if ok:
                 spoken.append("legacy")
             return found
@@ -151,6 +183,7 @@ class _Run:
         await self.session(_eras.NEGOTIATION, None, first)
         await self.session(_eras.DISCOVER, None, modern)
         spoken.sort(key=("modern", "legacy").index)
+        self.report.spoken = list(spoken)
         return spoken
 
     async def era(self, name: EraName) -> None:
@@ -171,6 +204,8 @@ class _Run:
 
         if self._tour_needed():
             await self.session(_eras.TIMEOUT, era, tour, begin=False)
+            if self.report.listed_era == name and any(self.selected(rid) for rid in RESULT_RULES):
+                await self.call_tools(era)
         await self.probes(era, [p for p in PROBES if name in p.eras and self.selected(p.rule.id)])
 
 def _era_name(era: Era | None) -> str:
@@ -179,7 +214,10 @@ def _era_name(era: Era | None) -> str:
 
 async def run_check(target: Target, wanted: str, selected: Callable[[str], bool], options: dict[str, Any] | None = None) -> Report:
     """Check ``target`` in the eras ``wanted`` (modern, legacy, both); ``options``: for the other modules' checks (`_extra`)."""
-    run = _Run(target, selected)
+    from ._extra import authorize, run_extra  # the other modules' checks, when present
+
+    await authorize(target, options)
+    run = _Run(target, selected, (options or {}).get("calls"))
     spoken = await run.detect()
     if not spoken:
         refused = [f.message for f in run.report.findings if f.message.startswith("cannot connect")]
@@ -195,8 +233,6 @@ async def run_check(target: Target, wanted: str, selected: Callable[[str], bool]
     for name in eras:
         await run.era(name)
     run.ran(*CHECKER_RULES.values())
-    from ._extra import run_extra  # the other modules' checks, when present
-
     run.add(await run_extra(target, run.report, run.ran, options))
     return run.report
 

@@ -1,0 +1,84 @@
+"""``wiremcp check URL --issuer DIR``: a protected server's token validation, end to end, as a user runs it.
+
+The issuer is the real local one (`wiremcp.testing.issuer.local_issuer`, as
+``wiremcp auth dev`` runs it), kept in a state directory with
+`wiremcp.auth.dev.save` as ``wiremcp auth dev`` keeps it; ``wiremcp check``
+runs as a subprocess and reads it from there. Servers: examples/protected.py
+over HTTP trusting that issuer (clean), and tests/check/fixtures_rules/
+broken_http.py with ``BROKEN=auth-unsigned`` (it accepts an ``alg: none``
+token).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from _servers import free_port, serving_http, uvicorn_app
+from test_check_wire import ROOT, check, report
+
+pytest.importorskip("jwt")
+pytest.importorskip("uvicorn")
+pytest.importorskip("aiohttp")
+
+pytestmark = pytest.mark.slow
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures_rules"
+TOKEN_RULES = ["security-auth-audience", "security-auth-expired", "security-auth-signature", "security-auth-unsigned"]
+
+
+@pytest.fixture(scope="module")
+def issuer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
+    """A running local issuer and the state directory it is kept in."""
+    from wiremcp.auth.dev import save
+    from wiremcp.testing.issuer import local_issuer
+
+    state = tmp_path_factory.mktemp("issuer")
+    with local_issuer() as running:
+        save(running.issuer, state)
+        yield running, str(state)
+
+
+def test_the_protected_example_passes_every_check_with_the_issuer(issuer: tuple[Any, str]) -> None:
+    running, state = issuer
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    args = [sys.executable, "-m", "wiremcp", "run", str(ROOT / "examples" / "protected.py"), "--http", "--port", str(port)]
+    with serving_http(args, port, {**running.env(url), "PYTHONPATH": str(ROOT / "src")}):
+        done = check("--json", "--issuer", state, url)
+    out = report(done)
+    assert done.returncode == 0 and out["findings"] == [], out["findings"]
+    assert set(TOKEN_RULES + ["security-auth-challenge"]) <= set(out["rules"]), out["rules"]
+    assert out["eras"] == ["modern", "legacy"]  # the wire probes carried a good token
+
+
+def test_a_server_that_accepts_an_unsigned_token_is_named(issuer: tuple[Any, str]) -> None:
+    running, state = issuer
+    with uvicorn_app("broken_http:app", FIXTURES, {"BROKEN": "auth-unsigned", "CHECK_ISSUER": running.url}, url_env="CHECK_URL") as url:
+        done = check("--json", "--issuer", state, "--only", ",".join(TOKEN_RULES), url)
+    out = report(done)
+    assert done.returncode == 1, out
+    found = [f for f in out["findings"] if f["rule"] != "check-not-run"]
+    assert [f["rule"] for f in found] == ["security-auth-unsigned"], out["findings"]
+    assert "alg: none" in found[0]["message"] and "accepted with 200" in found[0]["message"]
+
+
+def test_without_an_issuer_the_token_rules_are_not_run_with_a_hint(issuer: tuple[Any, str]) -> None:
+    running, _ = issuer
+    with uvicorn_app("broken_http:app", FIXTURES, {"BROKEN": "", "CHECK_ISSUER": running.url}, url_env="CHECK_URL") as url:
+        token = running.token("mcp", resource=url)
+        done = check("--json", "--auth", "-H", f"Authorization: Bearer {token}", "--only", ",".join(TOKEN_RULES), url)
+    out = report(done)
+    assert done.returncode == 0
+    not_run = sorted(f["message"] for f in out["findings"] if f["rule"] == "check-not-run" and f["message"].startswith("security-auth-"))
+    assert [m.split(":")[0] for m in not_run] == TOKEN_RULES and all("--issuer DIR" in m for m in not_run), not_run
+    assert not set(TOKEN_RULES) & set(out["rules"])
+
+
+def test_an_issuer_not_kept_is_an_options_error(tmp_path: Path) -> None:
+    done = check("--issuer", str(tmp_path), "http://127.0.0.1:9/mcp")
+    assert done.returncode == 2 and "no issuer is kept in" in done.stderr and "wiremcp auth dev" in done.stderr
+    done = check("--issuer", str(tmp_path), "examples/echo.py")
+    assert done.returncode == 2 and "--issuer goes with a URL target" in done.stderr

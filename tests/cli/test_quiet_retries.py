@@ -16,7 +16,10 @@ def test_the_retry_notice_is_matched_by_its_event_attribute_not_its_text() -> No
     handler = logging.StreamHandler(out)
     handler.setFormatter(logging.Formatter("%(name)s %(message)s"))
     root = logging.getLogger()
-    root.addHandler(handler)
+    # quiet_retries filters every handler of the root logger: give it only ours, so that pytest's
+    # own capture handlers (kept from test to test) are left as they were.
+    kept = root.handlers[:]
+    root.handlers = [handler]
     client, other = logging.getLogger("wiremcp.client"), logging.getLogger("wiremcp.elsewhere")
     try:
         quiet_retries()
@@ -27,7 +30,7 @@ def test_the_retry_notice_is_matched_by_its_event_attribute_not_its_text() -> No
         client.warning("other event", extra={"wiremcp_event": "something_else"})
         other.warning("same event, other logger", extra={"wiremcp_event": RETRY_EVENT})
     finally:
-        root.removeHandler(handler)
+        root.handlers = kept
     assert out.getvalue().splitlines() == [
         "wiremcp.client ping was not sent (refused); retrying once in 0.5 s",
         "wiremcp.client other event",

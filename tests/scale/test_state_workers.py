@@ -125,7 +125,7 @@ async def test_a_modern_principal_on_two_workers(redis_server: RedisServer) -> N
 
 @sync
 async def test_the_store_contract_on_redis(redis_server: RedisServer) -> None:
-    """`RedisStore` keeps the contract of the other adapters (tests/server/test_state.py), with Redis's own expiry."""
+    """`RedisStore` keeps the contract of the other adapters (tests/server/test_session_state.py), with Redis's own expiry."""
     import redis
 
     from wiremcp.server.storage import InvalidKey, RedisStore, ValueTooLarge

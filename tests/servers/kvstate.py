@@ -1,4 +1,4 @@
-"""A server for the state tests (tests/server/test_state.py, tests/scale/test_state_workers.py).
+"""A server for the state tests (tests/server/test_session_state.py, tests/scale/test_state_workers.py).
 
 * ``KV_STORAGE``: ``Server(storage=...)`` (unset: the server's default);
 * ``KV_AUTH=1``: behind a resource server whose bearer tokens are looked up

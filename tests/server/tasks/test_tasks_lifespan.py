@@ -57,7 +57,7 @@ def test_the_lifespan_end_closes_the_sqlite_store_and_leaves_no_thread(tmp_path:
             running = (await client.call_tool("hang", {}, task=True)).id
             assert store_threads() != before  # the store's thread runs while the server serves
         # the lifespan has ended: the connection closed, the thread joined
-        assert store._db is None
+        assert not store._file.is_open
         assert store_threads() == before
         return done, running
 
@@ -72,6 +72,6 @@ def test_the_lifespan_end_closes_the_sqlite_store_and_leaves_no_thread(tmp_path:
             assert stopped["status"] == "failed"
             assert stopped["statusMessage"] == "The server stopped before the task finished"
             assert stopped["error"]["code"] == -32603
-        assert store._db is None and store_threads() == before
+        assert not store._file.is_open and store_threads() == before
 
     asyncio.run(again())

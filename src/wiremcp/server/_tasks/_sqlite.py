@@ -1,19 +1,10 @@
 """`SQLiteTaskStore`: tasks in one SQLite file, the embedded durable default of ``wiremcp run``.
 
-Rules it keeps:
+Rules it keeps (the file's own, mode 0600, WAL, one thread that owns the
+connection, a ``close`` that joins it, are `.._sqlite_file.SQLiteFile`'s,
+shared with the key-value store; task arguments and results may hold private
+data, hence the mode):
 
-* the file is the user's alone: mode 0600 (its directory, when created,
-  0700), since task arguments and results may hold private data;
-* stdlib ``sqlite3`` only (no new dependency), in WAL mode so readers never
-  wait for the writer, ``synchronous=NORMAL`` (durable across a process
-  crash; WAL's documented trade-off for an OS crash), ``busy_timeout`` so two
-  processes on one file wait for each other instead of failing;
-* the blocking work never runs on the event loop: every call goes to one
-  dedicated thread that owns the connection (so the connection is never
-  shared between threads);
-* ``close`` closes the connection and ends the thread (joined: none is left
-  behind); a store used again after ``close`` (a server that serves again)
-  opens both anew;
 * each read-modify-write (``set_status``, ``finish``, ``ask``, ``answer``,
   ``take_responses``) runs in one ``BEGIN IMMEDIATE`` transaction: it takes
   the write lock before it reads, so two processes cannot both win
@@ -35,24 +26,20 @@ so its cost does not grow with the tasks waiting.
 
 from __future__ import annotations
 
-import concurrent.futures
 import json
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any, Callable, Literal, TypeVar
+from typing import Any, Callable, Literal
 
+from .._sqlite_file import SQLiteFile, immediate, state_path
 from ._memory import apply_answers, apply_ask, apply_finish, apply_status
 from ._store import TERMINAL, TaskRecord, TaskStoreError, record_from_json, record_to_json
 
 __all__ = ["SQLiteTaskStore", "default_task_db_path"]
 
-T = TypeVar("T")
-
 #: The name (prefix) of the store's one thread.
 THREAD_NAME = "wiremcp-tasks-sqlite"
-#: Milliseconds a writer waits for another process's lock before failing.
-BUSY_TIMEOUT_MS = 5_000
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tasks (
@@ -84,8 +71,7 @@ _LIVE = (
 
 def default_task_db_path() -> Path:
     """``$XDG_STATE_HOME/wiremcp/tasks.sqlite3`` (``~/.local/state`` when the variable is unset or empty)."""
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "wiremcp" / "tasks.sqlite3"
+    return state_path("tasks.sqlite3")
 
 
 class SQLiteTaskStore:
@@ -93,72 +79,24 @@ class SQLiteTaskStore:
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_task_db_path()
-        self._thread: concurrent.futures.ThreadPoolExecutor | None = None
-        self._db: sqlite3.Connection | None = None
-
-    def _executor(self) -> concurrent.futures.ThreadPoolExecutor:
-        if self._thread is None:
-            self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=THREAD_NAME)
-        return self._thread
-
-    # -- the one thread -------------------------------------------------------
-
-    def _connect(self) -> sqlite3.Connection:
-        if self._db is None:
-            # Task arguments and results may be private: only this user reads them (the -wal and
-            # -shm files SQLite makes take the database file's mode). A directory that already
-            # exists keeps the mode its owner gave it.
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-            try:
-                os.fchmod(fd, 0o600)  # a file made before this rule, or under another umask
-            finally:
-                os.close(fd)
-            db = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            db.executescript(_SCHEMA)
-            _migrate(db)
-            db.executescript(_INDEXES)
-            self._db = db
-        return self._db
-
-    async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        def job() -> T:
-            try:
-                return fn(self._connect())
-            except sqlite3.Error as exc:
-                raise TaskStoreError(f"the task store {str(self.path)!r} failed: {exc}") from exc
-            except OSError as exc:
-                raise TaskStoreError(f"the task store {str(self.path)!r} cannot be opened: {exc}") from exc
-
-        import asyncio  # loaded by then: a task store is used on the event loop
-
-        return await asyncio.get_running_loop().run_in_executor(self._executor(), job)
+        self._file = SQLiteFile(self.path, thread_name=THREAD_NAME, setup=_setup, error=TaskStoreError, what="the task store")
 
     async def _mutate(self, task_id: str, change: Callable[[TaskRecord], None]) -> TaskRecord | None:
         """Read, change and write one record in one write transaction."""
 
         def fn(db: sqlite3.Connection) -> TaskRecord | None:
-            db.execute("BEGIN IMMEDIATE")
-            try:
+            with immediate(db):
                 row = db.execute("SELECT data FROM tasks WHERE task_id = ?", (task_id,)).fetchone()
                 if row is None:
-                    db.execute("COMMIT")
                     return None
                 record = record_from_json(json.loads(row[0]))
                 before = record_to_json(record)
                 change(record)
                 if record_to_json(record) != before:
                     _write(db, record, insert=False)
-                db.execute("COMMIT")
                 return record
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
 
-        return await self._run(fn)
+        return await self._file.run(fn)
 
     # -- the interface ----------------------------------------------------------
 
@@ -170,7 +108,7 @@ class SQLiteTaskStore:
             except sqlite3.IntegrityError:
                 raise TaskStoreError(f"a task with id {record.task_id!r} already exists") from None
 
-        await self._run(fn)
+        await self._file.run(fn)
 
     async def create_capped(self, record: TaskRecord, *, per_owner: int | None, total: int, now: float) -> None:
         """`create` unless a cap on live tasks is reached (`_limits.TaskCapReached`): counted and written in one
@@ -178,25 +116,20 @@ class SQLiteTaskStore:
         from ._limits import TaskCapReached
 
         def fn(db: sqlite3.Connection) -> None:
-            db.execute("BEGIN IMMEDIATE")
             try:
-                if per_owner is not None:
-                    (count,) = db.execute(f"SELECT count(*) FROM tasks WHERE owner = :owner AND {_LIVE}", {"owner": record.owner, "now": now}).fetchone()
-                    if count >= per_owner:
-                        raise TaskCapReached("owner", count, per_owner)
-                (count,) = db.execute(f"SELECT count(*) FROM tasks WHERE {_LIVE}", {"now": now}).fetchone()
-                if count >= total:
-                    raise TaskCapReached("server", count, total)
-                _write(db, record, insert=True)
-                db.execute("COMMIT")
+                with immediate(db):
+                    if per_owner is not None:
+                        (count,) = db.execute(f"SELECT count(*) FROM tasks WHERE owner = :owner AND {_LIVE}", {"owner": record.owner, "now": now}).fetchone()
+                        if count >= per_owner:
+                            raise TaskCapReached("owner", count, per_owner)
+                    (count,) = db.execute(f"SELECT count(*) FROM tasks WHERE {_LIVE}", {"now": now}).fetchone()
+                    if count >= total:
+                        raise TaskCapReached("server", count, total)
+                    _write(db, record, insert=True)
             except sqlite3.IntegrityError:
-                db.execute("ROLLBACK")
                 raise TaskStoreError(f"a task with id {record.task_id!r} already exists") from None
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
 
-        await self._run(fn)
+        await self._file.run(fn)
 
     async def get(self, task_id: str) -> TaskRecord | None:
         """A copy of the record of ``task_id``, or None when there is no such task."""
@@ -204,7 +137,7 @@ class SQLiteTaskStore:
             row = db.execute("SELECT data FROM tasks WHERE task_id = ?", (task_id,)).fetchone()
             return None if row is None else record_from_json(json.loads(row[0]))
 
-        return await self._run(fn)
+        return await self._file.run(fn)
 
     async def set_status(
         self,
@@ -268,7 +201,7 @@ class SQLiteTaskStore:
 
     async def renew(self, worker: str, lease_until: float) -> None:
         """Extend to ``lease_until`` the lease of every non-terminal task ``worker`` runs (one statement)."""
-        await self._run(
+        await self._file.run(
             lambda db: db.execute(
                 "UPDATE tasks SET lease_until = :until, data = json_set(data, '$.lease_until', :until) "
                 "WHERE worker = :worker AND status IN ('working', 'input_required')",
@@ -285,7 +218,7 @@ class SQLiteTaskStore:
             ).fetchall()
             return [r[0] for r in rows]
 
-        return await self._run(fn)
+        return await self._file.run(fn)
 
     async def live(self, worker: str) -> dict[str, float | None]:
         """``worker``'s non-terminal tasks: id -> when its TTL elapses (None: never)."""
@@ -295,7 +228,7 @@ class SQLiteTaskStore:
             ).fetchall()
             return {r[0]: r[1] for r in rows}
 
-        return await self._run(fn)
+        return await self._file.run(fn)
 
     async def list_expired(self, now: float) -> list[str]:
         """The ids of the tasks whose TTL has fully elapsed at ``now``."""
@@ -305,11 +238,11 @@ class SQLiteTaskStore:
             ).fetchall()
             return [r[0] for r in rows]
 
-        return await self._run(fn)
+        return await self._file.run(fn)
 
     async def delete(self, task_id: str) -> None:
         """Forget the task ``task_id`` (nothing happens when there is none)."""
-        await self._run(lambda db: db.execute("DELETE FROM tasks WHERE task_id = ?", (task_id,)) and None)
+        await self._file.run(lambda db: db.execute("DELETE FROM tasks WHERE task_id = ?", (task_id,)) and None)
 
     async def list(self, owner: str | None, *, after: str | None, limit: int) -> list[TaskRecord]:
         """Up to ``limit`` tasks of ``owner``, oldest first, after the task ``after`` (for ``tasks/list``)."""
@@ -325,25 +258,17 @@ class SQLiteTaskStore:
             ).fetchall()
             return [record_from_json(json.loads(r[0])) for r in rows]
 
-        return await self._run(fn)
+        return await self._file.run(fn)
 
     async def close(self) -> None:
         """Close the connection (on its thread), then end the thread; the next call opens both again."""
-        thread, self._thread = self._thread, None
-        if thread is None:
-            return
+        await self._file.close()
 
-        def fn() -> None:
-            db, self._db = self._db, None
-            if db is not None:
-                db.close()
 
-        try:
-            import asyncio
-
-            await asyncio.get_running_loop().run_in_executor(thread, fn)
-        finally:
-            thread.shutdown(wait=True)  # the thread is idle now: joining it takes no time
+def _setup(db: sqlite3.Connection) -> None:
+    db.executescript(_SCHEMA)
+    _migrate(db)
+    db.executescript(_INDEXES)
 
 
 def _migrate(db: sqlite3.Connection) -> None:

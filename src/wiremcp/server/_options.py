@@ -13,7 +13,8 @@ Rules:
   naming it; the values themselves are checked by the component (`Tool`,
   `Resource`, `Prompt`), which knows the rules and the name to report;
 * the defaults here are the defaults of the public API;
-* a value is frozen (`_Frozen`: a frozen dataclass written out, cheap to define at
+* each field is declared once, ``name: type = default``; a value is frozen
+  (`_Frozen`: what a frozen keyword-only dataclass gives, cheap to define at
   import): what was registered cannot change behind the registry's back;
 * `ServerSettings.read` gives each ``Server`` setting its value once: the
   argument if given, else its ``WIREMCP_*`` variable, else the default
@@ -24,7 +25,7 @@ Rules:
 from __future__ import annotations
 
 from dataclasses import FrozenInstanceError
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, dataclass_transform
 
 from ..protocol.state import DEFAULT_STATE_TTL
 from ._backend import default_task_store
@@ -84,23 +85,45 @@ def with_tags(meta: dict[str, Any] | None, tags: frozenset[str], where: str) -> 
 
 
 _set = object.__setattr__
+_MISSING = object()
 
 
+@dataclass_transform(kw_only_default=True, frozen_default=True)
 class _Frozen:
-    """A frozen value of named fields (the subclass's ``__slots__``), each set once by ``__init__``.
+    """A frozen value of named fields, each declared once: ``name: type = default`` in the class body.
 
-    What ``@dataclass(frozen=True, slots=True, kw_only=True)`` gives, written
-    out once for the four types here: equal and hashed by type and fields,
-    shown as ``Name(field=value, ...)``, `FrozenInstanceError` on assignment
-    or deletion, copied and pickled by field. Making the four dataclasses cost
-    ~16 M instructions at every server's start (bench/README.md, "Cold start");
-    these classes cost what any class does.
+    What ``@dataclass(frozen=True, kw_only=True)`` gives, done once here for
+    the types below: the keyword-only ``__init__`` (a field without a default
+    is required; an unknown keyword is a TypeError naming it), equal and
+    hashed by type and fields, shown as ``Name(field=value, ...)``,
+    `FrozenInstanceError` on assignment or deletion, copied and pickled by
+    field. Making them dataclasses cost ~16 M instructions at every server's
+    start (bench/README.md, "Cold start"); `__init_subclass__` here reads the
+    class's annotations (strings: nothing is evaluated), which costs what any
+    class does. ``dataclass_transform`` tells type checkers the same, so a
+    call with a wrong keyword is caught before it runs.
     """
 
-    __slots__: tuple[str, ...] = ()
+    _FIELDS: ClassVar[tuple[str, ...]] = ()
+    _DEFAULTS: ClassVar[dict[str, Any]] = {}
+
+    def __init_subclass__(cls) -> None:
+        names = [name for name, hint in cls.__dict__.get("__annotations__", {}).items() if not hint.startswith("ClassVar")]
+        cls._FIELDS = tuple(names)
+        cls._DEFAULTS = {name: cls.__dict__[name] for name in names if name in cls.__dict__}
+
+    def __init__(self, **given: Any) -> None:
+        defaults = self._DEFAULTS
+        for name in self._FIELDS:
+            value = given.pop(name, defaults.get(name, _MISSING))
+            if value is _MISSING:
+                raise TypeError(f"{type(self).__qualname__}() missing required keyword argument: {name!r}")
+            _set(self, name, value)
+        if given:
+            raise TypeError(f"{type(self).__qualname__}() got an unexpected keyword argument {next(iter(given))!r}")
 
     def _fields(self) -> tuple[Any, ...]:
-        return tuple([getattr(self, name) for name in self.__slots__])
+        return tuple([getattr(self, name) for name in self._FIELDS])
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -117,75 +140,36 @@ class _Frozen:
         return hash(self._fields())
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
         return f"{type(self).__qualname__}({shown})"
 
     def __getstate__(self) -> tuple[Any, ...]:
         return self._fields()
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        for name, value in zip(self.__slots__, state):
+        for name, value in zip(self._FIELDS, state):
             _set(self, name, value)
 
 
 class ToolOptions(_Frozen):
     """A tool's options (see ``Server.tool`` for what each means)."""
 
-    __slots__ = (
-        "name", "title", "description", "input_schema", "output_schema", "structured_output", "annotations",
-        "icons", "meta", "scopes", "tags", "inline", "ui", "visibility", "task",
-    )  # fmt: skip
 
-    name: str | None
-    title: str | None
-    description: str | None
-    input_schema: dict[str, Any] | None
-    output_schema: dict[str, Any] | None
-    structured_output: bool | None
-    annotations: ToolAnnotations | None
-    icons: list[dict[str, Any]] | None
-    meta: dict[str, Any] | None
-    scopes: Iterable[str] | None
-    tags: Iterable[str] | None
-    inline: bool
-    ui: str | None
-    visibility: Visibility | Iterable[Visibility] | None
-    task: TaskMode
-
-    def __init__(
-        self,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        input_schema: dict[str, Any] | None = None,
-        output_schema: dict[str, Any] | None = None,
-        structured_output: bool | None = None,
-        annotations: ToolAnnotations | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        scopes: Iterable[str] | None = None,
-        tags: Iterable[str] | None = None,
-        inline: bool = False,
-        ui: str | None = None,
-        visibility: Visibility | Iterable[Visibility] | None = None,
-        task: TaskMode = "never",
-    ) -> None:
-        _set(self, "name", name)
-        _set(self, "title", title)
-        _set(self, "description", description)
-        _set(self, "input_schema", input_schema)
-        _set(self, "output_schema", output_schema)
-        _set(self, "structured_output", structured_output)
-        _set(self, "annotations", annotations)
-        _set(self, "icons", icons)
-        _set(self, "meta", meta)
-        _set(self, "scopes", scopes)
-        _set(self, "tags", tags)
-        _set(self, "inline", inline)
-        _set(self, "ui", ui)
-        _set(self, "visibility", visibility)
-        _set(self, "task", task)
+    name: str | None = None
+    title: str | None = None
+    description: str | None = None
+    input_schema: dict[str, Any] | None = None
+    output_schema: dict[str, Any] | None = None
+    structured_output: bool | None = None
+    annotations: ToolAnnotations | None = None
+    icons: list[dict[str, Any]] | None = None
+    meta: dict[str, Any] | None = None
+    scopes: Iterable[str] | None = None
+    tags: Iterable[str] | None = None
+    inline: bool = False
+    ui: str | None = None
+    visibility: Visibility | Iterable[Visibility] | None = None
+    task: TaskMode = "never"
 
 
 class TransformOptions(_Frozen):
@@ -200,133 +184,51 @@ class TransformOptions(_Frozen):
     ``replace`` takes the source off this server's list under its own name.
     """
 
-    __slots__ = ("name", "title", "description", "arguments", "output", "output_schema", "replace")
-
     name: str
-    title: str | None
-    description: str | None
-    arguments: dict[str, Arg] | None
-    output: Output | None
-    output_schema: dict[str, Any] | None
-    replace: bool
-
-    def __init__(
-        self,
-        *,
-        name: str,
-        title: str | None = None,
-        description: str | None = None,
-        arguments: dict[str, Arg] | None = None,
-        output: Output | None = None,
-        output_schema: dict[str, Any] | None = None,
-        replace: bool = False,
-    ) -> None:
-        _set(self, "name", name)
-        _set(self, "title", title)
-        _set(self, "description", description)
-        _set(self, "arguments", arguments)
-        _set(self, "output", output)
-        _set(self, "output_schema", output_schema)
-        _set(self, "replace", replace)
+    title: str | None = None
+    description: str | None = None
+    arguments: dict[str, Arg] | None = None
+    output: Output | None = None
+    output_schema: dict[str, Any] | None = None
+    replace: bool = False
 
 
 class ResourceOptions(_Frozen):
     """A resource's or template's options besides its URI (see ``Server.resource``)."""
 
-    __slots__ = (
-        "name", "title", "description", "mime_type", "size", "annotations", "icons", "meta", "ttl_ms",
-        "cache_scope", "scopes", "tags", "inline",
-    )  # fmt: skip
 
-    name: str | None
-    title: str | None
-    description: str | None
-    mime_type: str | None
-    size: int | None
-    annotations: dict[str, Any] | None
-    icons: list[dict[str, Any]] | None
-    meta: dict[str, Any] | None
-    ttl_ms: int | None
-    cache_scope: CacheScope | None
-    scopes: Iterable[str] | None
-    tags: Iterable[str] | None
-    inline: bool
-
-    def __init__(
-        self,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        size: int | None = None,
-        annotations: dict[str, Any] | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        ttl_ms: int | None = None,
-        cache_scope: CacheScope | None = None,
-        scopes: Iterable[str] | None = None,
-        tags: Iterable[str] | None = None,
-        inline: bool = False,
-    ) -> None:
-        _set(self, "name", name)
-        _set(self, "title", title)
-        _set(self, "description", description)
-        _set(self, "mime_type", mime_type)
-        _set(self, "size", size)
-        _set(self, "annotations", annotations)
-        _set(self, "icons", icons)
-        _set(self, "meta", meta)
-        _set(self, "ttl_ms", ttl_ms)
-        _set(self, "cache_scope", cache_scope)
-        _set(self, "scopes", scopes)
-        _set(self, "tags", tags)
-        _set(self, "inline", inline)
+    name: str | None = None
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+    annotations: dict[str, Any] | None = None
+    icons: list[dict[str, Any]] | None = None
+    meta: dict[str, Any] | None = None
+    ttl_ms: int | None = None
+    cache_scope: CacheScope | None = None
+    scopes: Iterable[str] | None = None
+    tags: Iterable[str] | None = None
+    inline: bool = False
 
 
 class PromptOptions(_Frozen):
     """A prompt's options (see ``Server.prompt``)."""
 
-    __slots__ = ("name", "title", "description", "icons", "meta", "scopes", "tags", "inline")
 
-    name: str | None
-    title: str | None
-    description: str | None
-    icons: list[dict[str, Any]] | None
-    meta: dict[str, Any] | None
-    scopes: Iterable[str] | None
-    tags: Iterable[str] | None
-    inline: bool
-
-    def __init__(
-        self,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        scopes: Iterable[str] | None = None,
-        tags: Iterable[str] | None = None,
-        inline: bool = False,
-    ) -> None:
-        _set(self, "name", name)
-        _set(self, "title", title)
-        _set(self, "description", description)
-        _set(self, "icons", icons)
-        _set(self, "meta", meta)
-        _set(self, "scopes", scopes)
-        _set(self, "tags", tags)
-        _set(self, "inline", inline)
+    name: str | None = None
+    title: str | None = None
+    description: str | None = None
+    icons: list[dict[str, Any]] | None = None
+    meta: dict[str, Any] | None = None
+    scopes: Iterable[str] | None = None
+    tags: Iterable[str] | None = None
+    inline: bool = False
 
 
 class ServerSettings(_Frozen):
     """The ``Server`` settings that a ``WIREMCP_*`` variable may set, read and checked (see `read`)."""
 
-    __slots__ = (
-        "list_ttl_ms", "cache_scope", "page_size", "state_keys", "state_ttl", "max_subscriptions", "legacy",
-        "legacy_log_level", "threads", "mask_errors", "log_level", "client_request_timeout", "shutdown_grace",
-    )  # fmt: skip
 
     #: How long clients may cache list results and discovery (server/utilities/caching.mdx).
     list_ttl_ms: int
@@ -354,37 +256,6 @@ class ServerSettings(_Frozen):
     client_request_timeout: float
     #: Seconds requests in flight get to finish on shutdown before they are cancelled.
     shutdown_grace: float
-
-    def __init__(
-        self,
-        *,
-        list_ttl_ms: int,
-        cache_scope: CacheScope,
-        page_size: int | None,
-        state_keys: Iterable[str | bytes] | None,
-        state_ttl: float,
-        max_subscriptions: int,
-        legacy: bool,
-        legacy_log_level: str | None,
-        threads: int,
-        mask_errors: bool,
-        log_level: str | int | None,
-        client_request_timeout: float,
-        shutdown_grace: float,
-    ) -> None:
-        _set(self, "list_ttl_ms", list_ttl_ms)
-        _set(self, "cache_scope", cache_scope)
-        _set(self, "page_size", page_size)
-        _set(self, "state_keys", state_keys)
-        _set(self, "state_ttl", state_ttl)
-        _set(self, "max_subscriptions", max_subscriptions)
-        _set(self, "legacy", legacy)
-        _set(self, "legacy_log_level", legacy_log_level)
-        _set(self, "threads", threads)
-        _set(self, "mask_errors", mask_errors)
-        _set(self, "log_level", log_level)
-        _set(self, "client_request_timeout", client_request_timeout)
-        _set(self, "shutdown_grace", shutdown_grace)
 
     @classmethod
     def read(

@@ -349,3 +349,18 @@ def test_the_petstore_fixture_keeps_its_licence_note() -> None:
     assert "Apache License, Version 2.0" in note and "petstore.json" in note
     assert json.loads(PETSTORE.read_text())["info"]["license"]["name"] == "Apache 2.0"
     assert Path(PETSTORE).stat().st_size > 10_000
+
+
+def test_a_closed_object_body_is_flattened_an_open_one_is_not() -> None:
+    # the ReadMe API document (test_openapi_large.py) closes every body with additionalProperties: false
+    def body(extra: Any) -> dict[str, Any]:
+        schema = {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"],
+                  "additionalProperties": extra}  # fmt: skip
+        return {"post": {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}},
+                         "responses": {}}}  # fmt: skip
+
+    server = from_openapi(_doc({"/closed": body(False), "/open": body({"type": "string"})}), base_url="http://127.0.0.1:9")
+    closed = server.tools["post_closed"].definition["inputSchema"]
+    assert closed["properties"] == {"question": {"type": "string"}} and closed["required"] == ["question"]
+    open_ = server.tools["post_open"].definition["inputSchema"]  # extra keys would be lost flattened: one body
+    assert list(open_["properties"]) == ["body"] and open_["properties"]["body"]["additionalProperties"] == {"type": "string"}

@@ -304,7 +304,8 @@ def _body(
     props = schema.get("properties")
     flat = (
         schema.get("type") == "object" and isinstance(props, dict) and props
-        and not any(k in schema for k in ("allOf", "anyOf", "oneOf", "additionalProperties", "not"))
+        and not any(k in schema for k in ("allOf", "anyOf", "oneOf", "not"))
+        and schema.get("additionalProperties", False) is False  # a closed body is as closed flattened
         and not set(props) & set(properties)
     )
     if flat:

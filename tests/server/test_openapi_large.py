@@ -1,0 +1,331 @@
+"""A larger published OpenAPI document served by `from_openapi`, every operation called over real transports (issue 27).
+
+The document is the ReadMe API's (OpenAPI 3.1, 54 operations: path, query
+and header parameters, JSON and multipart request bodies, a bearer token),
+tests/servers/openapi/readme.json, as the npm package
+``@readme/oas-examples`` ships it (MIT, its note beside it).
+
+tests/servers/openapi_upstream.py, on uvicorn on loopback, answers every
+operation of the document from its own response schemas and records every
+request; tests/servers/openapi_large_server.py serves the document as MCP
+over a real stdio subprocess and real HTTP, both eras. For every tool the
+test makes arguments from its ``inputSchema`` (every argument, strings
+carrying spaces, ``/``, ``?``, ``#`` and ``%`` where the schema allows) and
+checks what reached the upstream: the method, the raw path (path
+parameters percent-encoded whole), the query pairs, the header parameters,
+the JSON body, the configured bearer token (on every request, never the MCP
+client's, never in a result); then the answer (structured content when the
+tool has an ``outputSchema``); then an error planned for the next request
+(4xx and 5xx) comes back as an ``isError`` result with the status and body.
+Route maps make one operation a resource, one a template, and leave two out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import quote
+
+import pytest
+
+pytest.importorskip("uvicorn")
+jsonschema = pytest.importorskip("jsonschema")
+
+from _http_process import HTTPServer  # noqa: E402
+from _servers import uvicorn_app  # noqa: E402
+from conftest import SERVERS  # noqa: E402
+from wiremcp import Client  # noqa: E402
+from wiremcp.server.openapi import RouteMap, from_openapi  # noqa: E402
+
+sys.path.insert(0, str(SERVERS))
+from openapi_values import example, resolve  # noqa: E402
+
+sys.path.remove(str(SERVERS))
+
+SERVER = str(SERVERS / "openapi_large_server.py")
+FIXTURES = SERVERS / "openapi"
+METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+#: Error answers planned in turn, one per tool.
+ERRORS = (400, 401, 403, 404, 409, 422, 429, 500, 502, 503)
+#: What a string argument carries when its schema allows: characters a path, a query or JSON must keep.
+TRICKY = "a b/c?d#e%f&g=h"
+
+
+@dataclass(frozen=True)
+class Case:
+    """A document, where its API lives, its credentials and its route maps."""
+
+    document: Path
+    base_path: str
+    headers: dict[str, str]
+    route_maps: list[dict[str, Any]]
+    resource: str  # operationId of the operation the maps make a resource
+    template: str  # ... a resource template
+    excluded: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def doc(self) -> dict[str, Any]:
+        loaded: dict[str, Any] = json.loads(self.document.read_text(encoding="utf-8"))
+        return loaded
+
+
+README = Case(
+    document=FIXTURES / "readme.json",
+    base_path="/v2",
+    headers={"Authorization": "Bearer rdme_upstream_secret_token"},
+    route_maps=[
+        {"methods": ["GET"], "pattern": r"^/outbound_ips$", "kind": "resource"},
+        {"methods": ["GET"], "pattern": r"^/branches/\{branch\}/reference/\{slug\}$", "kind": "template"},
+        {"tags": ["Apply to ReadMe"], "kind": "exclude"},
+    ],
+    resource="getOutboundIPs",
+    template="getReference",
+    excluded=frozenset({"getOpenRoles", "applyToReadMe"}),
+)
+#: The MCP client's own token (HTTP): it must never reach the upstream.
+CLIENT_TOKEN = "Bearer the-mcp-clients-own-token"
+
+
+def _operations(doc: dict[str, Any]) -> dict[str, tuple[str, str, dict[str, Any], list[dict[str, Any]]]]:
+    """operationId -> (method, path, operation, parameters with $ref followed, path-level ones first)."""
+    out = {}
+    for path, item in doc["paths"].items():
+        shared = [resolve(p, doc) for p in item.get("parameters", [])]
+        for method, op in item.items():
+            if method in METHODS:
+                own = [resolve(p, doc) for p in op.get("parameters", [])]
+                out[op["operationId"]] = (method, path, op, shared + own)
+    return out
+
+
+# -- the upstream ------------------------------------------------------------------------
+
+
+class Upstream:
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def _request(self, method: str, path: str, body: Any = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})  # fmt: skip
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return json.load(answer)
+
+    def log(self) -> list[dict[str, Any]]:
+        log: list[dict[str, Any]] = self._request("GET", "/__control/log")
+        return log
+
+    def clear(self) -> None:
+        self._request("DELETE", "/__control/log")
+
+    def plan(self, status: int, body: str) -> None:
+        self._request("POST", "/__control/next", {"status": status, "body": body})
+
+
+@pytest.fixture(scope="module")
+def readme_upstream() -> Iterator[Upstream]:
+    env = {"OPENAPI_DOCUMENT": str(README.document), "OPENAPI_BASE_PATH": README.base_path}
+    with uvicorn_app("openapi_upstream:app", SERVERS, env) as url:
+        yield Upstream(url.removesuffix("/mcp"))
+
+
+def _server_env(case: Case, upstream: Upstream) -> dict[str, str]:
+    return {
+        "OPENAPI_DOCUMENT": str(case.document), "UPSTREAM_URL": upstream.url + case.base_path,
+        "UPSTREAM_HEADERS": json.dumps(case.headers), "ROUTE_MAPS": json.dumps(case.route_maps),
+    }  # fmt: skip
+
+
+# -- arguments and what they must become upstream ------------------------------------
+
+
+def _arguments(schema: dict[str, Any]) -> dict[str, Any]:
+    """Every argument the tool takes, made from its schema; strings made tricky where the schema still holds."""
+    arguments = {name: example(sub, schema) for name, sub in schema["properties"].items()}
+    check = jsonschema.Draft202012Validator(schema)
+    assert check.is_valid(arguments), (arguments, next(check.iter_errors(arguments)).message)
+    for name, value in arguments.items():
+        if isinstance(value, str):
+            for tricky in (TRICKY + value, value + TRICKY):
+                if check.is_valid({**arguments, name: tricky}):
+                    arguments[name] = tricky
+                    break
+    return arguments
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, separators=(",", ":"))
+    return str(value)
+
+
+@dataclass
+class Expected:
+    method: str
+    raw_path: str
+    query: list[list[str]]
+    headers: dict[str, str]
+    body: Any  # None: no body
+
+
+def _expected(case: Case, operation: tuple[str, str, dict[str, Any], list[dict[str, Any]]], arguments: dict[str, Any]) -> Expected:
+    method, path, op, params = operation
+    raw_path = case.base_path + path
+    query: list[list[str]] = []
+    headers: dict[str, str] = {}
+    body_fields = dict(arguments)
+    for param in params:
+        name, where = param["name"], param["in"]
+        if name not in arguments:
+            continue
+        value = body_fields.pop(name)
+        if where == "path":
+            raw_path = raw_path.replace("{" + name + "}", quote(_plain(value), safe=""))
+        elif where == "query":
+            explode = param.get("explode", param.get("style", "form") == "form")
+            if isinstance(value, list) and explode:
+                query.extend([name, _plain(v)] for v in value)
+            elif isinstance(value, list):
+                query.append([name, ",".join(map(_plain, value))])
+            else:
+                query.append([name, _plain(value)])
+        elif where == "header":
+            headers[name.lower()] = _plain(value)
+    body: Any = None
+    if "requestBody" in op and "application/json" in resolve(op["requestBody"], case.doc).get("content", {}):
+        body = body_fields.pop("body") if set(body_fields) == {"body"} else body_fields
+    assert not body_fields or body is body_fields, f"arguments that are neither parameters nor body: {body_fields}"
+    return Expected(method.upper(), raw_path, query, headers, body)
+
+
+def _check_request(case: Case, record: dict[str, Any], expected: Expected, client_token: str | None) -> None:
+    assert record["method"] == expected.method
+    assert record["raw_path"] == expected.raw_path
+    assert record["query"] == expected.query
+    headers = dict(record["headers"])
+    for name, value in expected.headers.items():
+        assert headers[name] == value, (name, record["headers"])
+    for name, value in case.headers.items():  # the configured credentials, once, on every request
+        assert [v for k, v in record["headers"] if k == name.lower()] == [value], record["headers"]
+    if client_token is not None:
+        assert client_token not in json.dumps(record)
+    secret = next(iter(case.headers.values()))
+    assert secret not in json.dumps({"q": record["query"], "b": record["body"], "p": record["raw_path"]})
+    if expected.body is None:
+        assert record["body"] is None
+    else:
+        assert headers["content-type"] == "application/json"
+        assert json.loads(record["body"]) == expected.body
+
+
+def _check_answer(result: Any, tool: dict[str, Any], answer: dict[str, Any]) -> None:
+    assert not result.is_error, result.raw
+    assert 200 <= answer["status"] < 300
+    body = answer["body"]
+    if "outputSchema" in tool:
+        value = json.loads(body)
+        assert result.structured_content == value
+        jsonschema.Draft202012Validator(tool["outputSchema"]).validate(value)
+    if body:
+        assert [c["text"] for c in result.raw["content"]] == [body]
+    else:
+        assert result.raw["content"] == []
+
+
+# -- the run -----------------------------------------------------------------------------
+
+
+async def _every_operation(client: Client, case: Case, upstream: Upstream, client_token: str | None) -> None:
+    doc = case.doc
+    operations = _operations(doc)
+    secret = next(iter(case.headers.values()))
+    async with client as c:
+        tools = {t["name"]: t for t in await c.list_tools()}
+        assert secret not in json.dumps(tools)
+        assert set(tools) == set(operations) - case.excluded - {case.resource, case.template}
+        for number, (name, tool) in enumerate(sorted(tools.items())):
+            arguments = _arguments(tool["inputSchema"])
+            expected = _expected(case, operations[name], arguments)
+            upstream.clear()
+            result = await c.call_tool(name, arguments)
+            (record,) = upstream.log()
+            assert record["operation"] == name, record
+            _check_request(case, record, expected, client_token)
+            _check_answer(result, tool, record["answer"])
+            assert secret not in json.dumps(result.raw)
+
+            status = ERRORS[number % len(ERRORS)]
+            upstream.plan(status, f"{name} failed on purpose")
+            failed = await c.call_tool(name, arguments)
+            assert failed.is_error and failed.text == f"HTTP {status} from the upstream API: {name} failed on purpose"
+
+        (resource,) = await c.list_resources()
+        upstream.clear()
+        read = await c.read_resource(resource["uri"])
+        (record,) = upstream.log()
+        assert record["operation"] == case.resource and json.loads(read.text) == json.loads(record["answer"]["body"])
+        _check_request(case, record, _expected(case, operations[case.resource], {}), client_token)
+
+        (template,) = await c.list_resource_templates()
+        variables = {"branch": "v1.2", "slug": "my page", "dereference": "true"}
+        uri = template["uriTemplate"].split("{?")[0].format(**{k: quote(v, safe="") for k, v in variables.items()})
+        upstream.clear()
+        await c.read_resource(uri + "?dereference=true")
+        (record,) = upstream.log()
+        assert record["operation"] == case.template
+        _check_request(case, record, _expected(case, operations[case.template], variables), client_token)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_every_readme_operation_over_stdio(readme_upstream: Upstream, era: str) -> None:
+    client = Client.stdio(sys.executable, ["-m", "wiremcp", "run", SERVER], env=_server_env(README, readme_upstream), era=era)  # type: ignore[arg-type]
+    asyncio.run(asyncio.wait_for(_every_operation(client, README, readme_upstream, None), 120))
+
+
+@pytest.fixture(scope="module")
+def readme_http(readme_upstream: Upstream) -> Iterator[HTTPServer]:
+    served = HTTPServer(SERVER, env=_server_env(README, readme_upstream))
+    yield served
+    served.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_every_readme_operation_over_http(readme_http: HTTPServer, readme_upstream: Upstream, era: str) -> None:
+    client = Client.http(readme_http.url, era=era, headers={"Authorization": CLIENT_TOKEN})  # type: ignore[arg-type]
+    asyncio.run(asyncio.wait_for(_every_operation(client, README, readme_upstream, CLIENT_TOKEN), 120))
+
+
+# -- the document read in-process ----------------------------------------------------------
+
+
+def test_the_readme_document_becomes_tools_resources_and_templates() -> None:
+    server = from_openapi(README.document, base_url="https://api.readme.example/v2", headers=README.headers,
+                          route_maps=[RouteMap(**m) for m in README.route_maps])  # fmt: skip
+    operations = _operations(README.doc)
+    assert len(operations) == 54
+    assert len(server.tools) == 50 and server.name == "ReadMe API" and server.version == "2.0.0"
+    assert list(server.resources) == ["openapi://readme-api/outbound_ips"]
+    assert list(server.resource_templates) == ["openapi://readme-api/branches/{branch}/reference/{slug}{?dereference,reduce}"]
+    for name, tool in server.tools.items():
+        method, path, op, params = operations[name]
+        schema = tool.definition["inputSchema"]
+        jsonschema.Draft202012Validator.check_schema(schema)
+        assert set(schema.get("required", ())) >= {p["name"] for p in params if p["in"] == "path"}
+        assert {p["name"] for p in params} <= set(schema["properties"])
+        assert tool.definition.get("annotations", {}).get("readOnlyHint", False) is (method == "get")
+    # multipart bodies (a file upload) are not offered: the operation's parameters only
+    assert set(server.tools["createAPI"].definition["inputSchema"]["properties"]) == {"branch"}
+    assert set(server.tools["uploadImage"].definition["inputSchema"]["properties"]) == {"resize_height"}
+    owlbot = server.tools["askOwlbot"].definition["inputSchema"]
+    assert owlbot["properties"]["accept"]["enum"] == ["application/json", "text/event-stream"]
+    assert "question" in owlbot["required"]

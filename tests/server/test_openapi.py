@@ -364,3 +364,15 @@ def test_a_closed_object_body_is_flattened_an_open_one_is_not() -> None:
     assert closed["properties"] == {"question": {"type": "string"}} and closed["required"] == ["question"]
     open_ = server.tools["post_open"].definition["inputSchema"]  # extra keys would be lost flattened: one body
     assert list(open_["properties"]) == ["body"] and open_["properties"]["body"]["additionalProperties"] == {"type": "string"}
+
+
+def test_accept_content_type_and_authorization_header_parameters_are_ignored() -> None:
+    # OpenAPI 3.x, Parameter Object: such a definition "SHALL be ignored". The Blockfrost document
+    # (test_openapi_large.py) declares a Content-Type header beside a JSON body: offered, it went out twice.
+    params = [{"name": n, "in": "header", "required": True, "schema": {"type": "string"}}
+              for n in ("Content-Type", "accept", "AUTHORIZATION", "X-Trace")]  # fmt: skip
+    body = {"content": {"application/json": {"schema": {"type": "array"}}}}
+    server = from_openapi(_doc({"/e": {"post": {"parameters": params, "requestBody": body, "responses": {}}}}),
+                          base_url="http://127.0.0.1:9")  # fmt: skip
+    schema = server.tools["post_e"].definition["inputSchema"]
+    assert list(schema["properties"]) == ["X-Trace", "body"] and schema["required"] == ["X-Trace"]

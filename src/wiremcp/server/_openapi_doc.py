@@ -13,7 +13,8 @@ JSON file) and `operations` lists each operation as an `Operation`. The rules (d
   ``x-*`` extensions are dropped (``x-mcp-header`` must never appear by
   accident);
 * an operation's arguments are its path, query, header and cookie
-  parameters, plus its JSON request body: an object body's properties are
+  parameters (less the header parameters ``Accept``, ``Content-Type`` and
+  ``Authorization``, which OpenAPI says to ignore), plus its JSON request body: an object body's properties are
   arguments of their own when no name collides, else the body is one
   ``body`` argument. A name used by two locations gets ``__query``,
   ``__header``, ``__cookie`` appended in the later ones;
@@ -40,6 +41,8 @@ _SCHEMA_VALUED = ("items", "additionalProperties", "not", "if", "then", "else", 
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _NAME_BAD = re.compile(r"[^A-Za-z0-9_.-]")
+#: Header parameters OpenAPI says to ignore: the request's media types and credentials are not the model's to set.
+_IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +244,8 @@ def _operation(
         param = resolver.deref(raw)
         if not isinstance(param, dict) or "name" not in param or "in" not in param:
             raise ValueError(f"{where}: a parameter without a name or location: {param!r:.80}")
+        if param["in"] == "header" and str(param["name"]).lower() in _IGNORED_HEADERS:
+            continue  # "the parameter definition SHALL be ignored" (OpenAPI 3.x, Parameter Object)
         params[(param["in"], param["name"])] = param
     properties: dict[str, Any] = {}
     required: list[str] = []

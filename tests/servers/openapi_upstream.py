@@ -11,7 +11,7 @@ schema, not wiremcp's rewrite of it); another media type gets ``ok`` as text.
 * ``POST /__control/next`` ``{"status": 503, "body": "..."}``: the next
   request gets that answer instead (as ``text/plain``): an error on demand;
 * ``GET /__control/log``: every request so far, as ``{"method",
-  "raw_path", "operation", "query" (pairs), "headers" (pairs, names in lower
+  "raw_path", "operation" (``GET /path/{template}``), "query" (pairs), "headers" (pairs, names in lower
   case), "body" (text or null), "answer": {"status", "content_type",
   "body"}}``; ``DELETE`` empties it.
 
@@ -83,17 +83,17 @@ async def operation(request: Request) -> Response:
     }
     LOG.append(record)
     path = raw_path[len(BASE):] if raw_path.startswith(BASE + "/") else None
-    found = next((op for _, rx, _, method, op in OPERATIONS
+    found = next(((template, op) for _, rx, template, method, op in OPERATIONS
                   if path is not None and method == request.method.lower() and rx.match(path)), None)  # fmt: skip
     if found is not None:
-        record["operation"] = found.get("operationId") or f"{request.method} {path}"
+        record["operation"] = f"{request.method} {found[0]}"
     if NEXT:
         planned = NEXT.pop(0)
         status, content_type, content = planned["status"], "text/plain", planned["body"].encode()
     elif found is None:
         status, content_type, content = 404, "text/plain", f"no operation {request.method} {raw_path}".encode()
     else:
-        status, content_type, content = _answer(found)
+        status, content_type, content = _answer(found[1])
     record["answer"] = {"status": status, "content_type": content_type, "body": content.decode()}
     headers = {"Content-Type": content_type} if content_type else {}
     return Response(content, status_code=status, headers=headers)

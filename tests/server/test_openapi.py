@@ -376,3 +376,18 @@ def test_accept_content_type_and_authorization_header_parameters_are_ignored() -
                           base_url="http://127.0.0.1:9")  # fmt: skip
     schema = server.tools["post_e"].definition["inputSchema"]
     assert list(schema["properties"]) == ["X-Trace", "body"] and schema["required"] == ["X-Trace"]
+
+
+def test_a_nullable_ref_accepts_null() -> None:
+    pet = {"type": "object", "properties": {"name": {"type": "string"}}}
+    owner = {"$ref": "#/components/schemas/Pet", "nullable": True, "description": "the pet, if any"}
+    body = {"content": {"application/json": {"schema": {"type": "object", "properties": {"pet": owner}}}}}
+    server = from_openapi(_doc({"/o": {"post": {"requestBody": body, "responses": {}}}}, {"Pet": pet}),
+                          base_url="http://127.0.0.1:9")  # fmt: skip
+    prop = server.tools["post_o"].definition["inputSchema"]["properties"]["pet"]
+    assert prop == {"anyOf": [{"allOf": [pet], "description": "the pet, if any"}, {"type": "null"}]}
+    bare = {"type": "object", "properties": {"pet": {"$ref": "#/components/schemas/Pet", "nullable": True}}}
+    body = {"content": {"application/json": {"schema": bare}}}
+    server = from_openapi(_doc({"/o": {"post": {"requestBody": body, "responses": {}}}}, {"Pet": pet}),
+                          base_url="http://127.0.0.1:9")  # fmt: skip
+    assert server.tools["post_o"].definition["inputSchema"]["properties"]["pet"]["type"] == ["object", "null"]

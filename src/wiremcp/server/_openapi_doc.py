@@ -159,10 +159,10 @@ class _Resolver:
                     defs[key] = self._schema(self.target(ref), stack, defs)
                 return {"$ref": f"#/$defs/{key}"}
             inner = self._schema(self.target(ref), (*stack, ref), defs)
-            rest = {k: v for k, v in node.items() if k != "$ref"}
-            if not rest:
-                return inner
-            return {"allOf": [inner], **self._schema(rest, stack, defs)}
+            rest = {k: v for k, v in node.items() if k not in ("$ref", "nullable")}
+            out = {"allOf": [inner], **self._schema(rest, stack, defs)} if rest else inner
+            # 3.0's {"$ref": ..., "nullable": true}: null as well, not null checked against the target
+            return _nullable(out) if node.get("nullable") is True and isinstance(out, dict) else out
         out: dict[str, Any] = {}
         for key, value in node.items():
             if key in _DROPPED or key.startswith("x-"):

@@ -6,7 +6,7 @@ API lives under. A request whose method and path match an operation of the
 document (its path template, each ``{param}`` one segment) is answered with
 the operation's first 2xx response: its status, and when it has a JSON schema
 a value made from it (`openapi_values.example`, from the document's own
-schema, not wiremcp's rewrite of it); another media type gets ``ok`` as text.
+schema, not wiremcp's rewrite of it; ``null`` wherever the schema allows one); another media type gets ``ok`` as text.
 
 * ``POST /__control/next`` ``{"status": 503, "body": "..."}``: the next
   request gets that answer instead (as ``text/plain``): an error on demand;
@@ -63,7 +63,7 @@ def _answer(op: dict[str, Any]) -> tuple[int, str, bytes]:
         for media, body in (response.get("content") or {}).items():
             base = media.split(";")[0].strip().lower()
             if (base == "application/json" or base.endswith("+json")) and isinstance(body, dict) and "schema" in body:
-                return code, "application/json", json.dumps(example(body["schema"], DOCUMENT)).encode()
+                return code, "application/json", json.dumps(example(body["schema"], DOCUMENT, nulls=True)).encode()
         if response.get("content"):
             return code, "text/plain", b"ok"
         return code, "", b""

@@ -6,7 +6,8 @@ boolean ``exclusiveMinimum``) or the JSON Schema 2020-12 wiremcp makes of
 one, and returns a value the schema accepts: ``const``, the first ``enum``
 entry, the first ``anyOf``/``oneOf`` branch, ``allOf`` merged, every
 property of an object, one item of an array, a string matching its
-``pattern`` (`from_regex`) and its ``format``. Test data only.
+``pattern`` (`from_regex`) and its ``format``; with ``nulls=True``, ``null``
+wherever the schema allows it. Test data only.
 """
 
 from __future__ import annotations
@@ -59,12 +60,17 @@ def _merge(parts: list[Any], root: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def example(schema: Any, root: dict[str, Any] | None = None, depth: int = 0) -> Any:
-    """A value ``schema`` accepts (``root``: the document its ``$ref``s point into)."""
+def example(schema: Any, root: dict[str, Any] | None = None, depth: int = 0, *, nulls: bool = False) -> Any:
+    """A value ``schema`` accepts (``root``: the document its ``$ref``s point into).
+
+    ``nulls``: ``null`` wherever the schema allows one (``nullable``, a ``"null"`` type), as APIs answer."""
     root = root if root is not None else (schema if isinstance(schema, dict) else {})
     schema = resolve(schema, root)
     if schema is True or not isinstance(schema, dict):
         return "x"
+    kinds = schema.get("type")
+    if nulls and (schema.get("nullable") is True or kinds == "null" or isinstance(kinds, list) and "null" in kinds):
+        return None
     if "allOf" in schema:
         schema = _merge([{k: v for k, v in schema.items() if k != "allOf"}, *schema["allOf"]], root)
     if "const" in schema:
@@ -77,7 +83,7 @@ def example(schema: Any, root: dict[str, Any] | None = None, depth: int = 0) -> 
             typed = [b for b in branches if not (isinstance(b, dict) and b.get("type") == "null")] or branches
             first = typed[0]
             merged = {k: v for k, v in schema.items() if k not in ("oneOf", "anyOf")}
-            return example(_merge([merged, first], root) if isinstance(first, dict) else first, root, depth + 1)
+            return example(_merge([merged, first], root) if isinstance(first, dict) else first, root, depth + 1, nulls=nulls)
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "null")
@@ -92,11 +98,11 @@ def example(schema: Any, root: dict[str, Any] | None = None, depth: int = 0) -> 
     if kind == "array":
         count = max(int(schema.get("minItems", 0)), 0 if depth > 3 else 1)
         items = schema.get("items", {})
-        return [example(items, root, depth + 1) for _ in range(count)] if isinstance(items, (dict, bool)) else []
+        return [example(items, root, depth + 1, nulls=nulls) for _ in range(count)] if isinstance(items, (dict, bool)) else []
     if kind == "object":
         properties = schema.get("properties") or {}
         wanted = properties if depth <= 4 else {k: properties[k] for k in schema.get("required", ()) if k in properties}
-        return {name: example(sub, root, depth + 1) for name, sub in wanted.items()}
+        return {name: example(sub, root, depth + 1, nulls=nulls) for name, sub in wanted.items()}
     return _string(schema)
 
 

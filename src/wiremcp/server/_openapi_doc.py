@@ -160,9 +160,9 @@ class _Resolver:
                 return {"$ref": f"#/$defs/{key}"}
             inner = self._schema(self.target(ref), (*stack, ref), defs)
             rest = {k: v for k, v in node.items() if k not in ("$ref", "nullable")}
-            out = {"allOf": [inner], **self._schema(rest, stack, defs)} if rest else inner
+            merged = {"allOf": [inner], **self._schema(rest, stack, defs)} if rest else inner
             # 3.0's {"$ref": ..., "nullable": true}: null as well, not null checked against the target
-            return _nullable(out) if node.get("nullable") is True and isinstance(out, dict) else out
+            return _nullable(merged) if node.get("nullable") is True and isinstance(merged, dict) else merged
         out: dict[str, Any] = {}
         for key, value in node.items():
             if key in _DROPPED or key.startswith("x-"):

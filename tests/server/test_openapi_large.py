@@ -1,9 +1,12 @@
-"""A larger published OpenAPI document served by `from_openapi`, every operation called over real transports (issue 27).
+"""Larger published OpenAPI documents served by `from_openapi`, every operation called over real transports (issue 27).
 
-The document is the ReadMe API's (OpenAPI 3.1, 54 operations: path, query
-and header parameters, JSON and multipart request bodies, a bearer token),
-tests/servers/openapi/readme.json, as the npm package
-``@readme/oas-examples`` ships it (MIT, its note beside it).
+Two documents, shipped in tests/servers/openapi/ with their licences (MIT)
+and sources (README.md there): the ReadMe API's (OpenAPI 3.1, npm
+``@readme/oas-examples`` 8.2.2: 54 operations; path, query and header
+parameters, JSON and multipart bodies, a bearer token) and Blockfrost.io's
+(OpenAPI 3.0.3, npm ``@blockfrost/openapi`` 0.1.93: 129 operations, 143
+component schemas and about 930 ``$ref``s, 3.0 ``nullable``, an API key
+header).
 
 tests/servers/openapi_upstream.py, on uvicorn on loopback, answers every
 operation of the document from its own response schemas and records every
@@ -13,17 +16,18 @@ test makes arguments from its ``inputSchema`` (every argument, strings
 carrying spaces, ``/``, ``?``, ``#`` and ``%`` where the schema allows) and
 checks what reached the upstream: the method, the raw path (path
 parameters percent-encoded whole), the query pairs, the header parameters,
-the JSON body, the configured bearer token (on every request, never the MCP
-client's, never in a result); then the answer (structured content when the
+the JSON body, the configured credential (once on every request, never the
+MCP client's, never in a result); then the answer (structured content when the
 tool has an ``outputSchema``); then, for every third tool, an error planned
 for the next request (4xx and 5xx) comes back as an ``isError`` result with
 the status and body.
-Route maps make one operation a resource, one a template, and leave two out.
+Route maps make one operation a resource, one a template, and leave some out.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 import sys
@@ -75,8 +79,13 @@ class Case:
 
     @property
     def doc(self) -> dict[str, Any]:
-        loaded: dict[str, Any] = json.loads(self.document.read_text(encoding="utf-8"))
-        return loaded
+        return _load(self.document)
+
+
+@functools.lru_cache(maxsize=None)
+def _load(path: Path) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return loaded
 
 
 README = Case(
@@ -371,3 +380,21 @@ def test_the_readme_document_becomes_tools_resources_and_templates() -> None:
     assert set(server.tools["uploadImage"].definition["inputSchema"]["properties"]) == {"resize_height"}
     owlbot = server.tools["askOwlbot"].definition["inputSchema"]  # an Accept header parameter: ignored (OpenAPI)
     assert list(owlbot["properties"]) == ["question"] and owlbot["required"] == ["question"]
+
+
+def test_the_blockfrost_document_inlines_its_refs() -> None:
+    server = from_openapi(BLOCKFROST.document, base_url="https://cardano-mainnet.blockfrost.example/api/v0",
+                          headers=BLOCKFROST.headers, route_maps=[RouteMap(**m) for m in BLOCKFROST.route_maps])  # fmt: skip
+    operations = _operations(BLOCKFROST.doc)
+    assert len(operations) == 129 and len(server.tools) == 129 - 2 - len(BLOCKFROST.excluded)
+    listed = json.dumps([tool.definition for tool in server.tools.values()])
+    assert "#/components/" not in listed and '"nullable"' not in listed and '"example"' not in listed
+    assert BLOCKFROST.headers["project_id"] not in listed
+    for tool in server.tools.values():
+        jsonschema.Draft202012Validator.check_schema(tool.definition["inputSchema"])
+    # 3.0's nullable: a string or null, in a component schema reached through $ref
+    block = server.tools["get_blocks__hash_or_number"].definition["outputSchema"]
+    assert block["properties"]["slot"]["type"] == ["integer", "null"]
+    # a Content-Type header parameter is ignored (OpenAPI): the body's media type is wiremcp's to set
+    evaluate = server.tools["post_utils_txs_evaluate_utxos"].definition["inputSchema"]
+    assert set(evaluate["properties"]) == {"version", "cbor", "additionalUtxoSet"} and evaluate["required"] == ["cbor"]

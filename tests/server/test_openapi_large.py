@@ -47,6 +47,7 @@ from _servers import uvicorn_app  # noqa: E402
 from conftest import SERVERS  # noqa: E402
 from wiremcp import Client  # noqa: E402
 from wiremcp.server.openapi import RouteMap, from_openapi  # noqa: E402
+from wiremcp.testing import connect  # noqa: E402
 
 sys.path.insert(0, str(SERVERS))
 from openapi_values import example, resolve  # noqa: E402
@@ -215,7 +216,11 @@ class Expected:
     body: Any  # None: no body
 
 
-def _expected(case: Case, operation: tuple[str, str, dict[str, Any], list[dict[str, Any]]], arguments: dict[str, Any]) -> Expected:
+def _expected(
+    case: Case, operation: tuple[str, str, dict[str, Any], list[dict[str, Any]]], arguments: dict[str, Any],
+    whole_body: bool = False,
+) -> Expected:
+    """What the upstream must receive; ``whole_body``: the tool takes the body as one ``body`` argument."""
     method, path, op, params = operation
     raw_path = case.base_path + path
     query: list[list[str]] = []
@@ -240,9 +245,13 @@ def _expected(case: Case, operation: tuple[str, str, dict[str, Any], list[dict[s
             headers[name.lower()] = _plain(value)
     body: Any = None
     if "requestBody" in op and "application/json" in resolve(op["requestBody"], case.doc).get("content", {}):
-        body = body_fields.pop("body") if set(body_fields) == {"body"} else body_fields
+        body = body_fields.pop("body", None) if whole_body else body_fields
     assert not body_fields or body is body_fields, f"arguments that are neither parameters nor body: {body_fields}"
     return Expected(method.upper(), raw_path, query, headers, body)
+
+
+def _whole_body(tool: dict[str, Any], operation: tuple[str, str, dict[str, Any], list[dict[str, Any]]]) -> bool:
+    return "body" in tool["inputSchema"]["properties"] and "body" not in {p["name"] for p in operation[3]}
 
 
 def _check_request(case: Case, record: dict[str, Any], expected: Expected, client_token: str | None) -> None:
@@ -294,7 +303,7 @@ async def _every_operation(client: Client, case: Case, upstream: Upstream, clien
         assert set(tools) == set(operations) - case.excluded - {case.resource, case.template}
         for number, (name, tool) in enumerate(sorted(tools.items())):
             arguments = _arguments(tool["inputSchema"])
-            expected = _expected(case, operations[name], arguments)
+            expected = _expected(case, operations[name], arguments, _whole_body(tool, operations[name]))
             upstream.clear()
             result = await c.call_tool(name, arguments)
             (record,) = upstream.log()
@@ -398,3 +407,25 @@ def test_the_blockfrost_document_inlines_its_refs() -> None:
     # a Content-Type header parameter is ignored (OpenAPI): the body's media type is wiremcp's to set
     evaluate = server.tools["post_utils_txs_evaluate_utxos"].definition["inputSchema"]
     assert set(evaluate["properties"]) == {"version", "cbor", "additionalUtxoSet"} and evaluate["required"] == ["cbor"]
+
+
+def test_only_the_required_arguments_in_process(served: tuple[Case, Upstream]) -> None:
+    # what is not given is not sent: no query pair, no header; a flattened body is sent as {}, a whole one not at all
+    case, upstream = served
+    server = from_openapi(case.document, base_url=upstream.url + case.base_path, headers=case.headers)
+    operations = _operations(case.doc)
+
+    async def main() -> None:
+        async with connect(server) as mcp:
+            for name, tool in server.tools.items():
+                schema = tool.definition["inputSchema"]
+                required = set(schema.get("required", ()))
+                arguments = {k: v for k, v in _arguments(schema).items() if k in required}
+                upstream.clear()
+                result = await mcp.call_tool(name, arguments)
+                (record,) = upstream.log()
+                whole = _whole_body(tool.definition, operations[name])
+                _check_request(case, record, _expected(case, operations[name], arguments, whole), None)
+                _check_answer(result, tool.definition, record["answer"])
+
+    asyncio.run(main())

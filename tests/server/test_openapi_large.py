@@ -409,6 +409,7 @@ def test_the_blockfrost_document_inlines_its_refs() -> None:
     assert set(evaluate["properties"]) == {"version", "cbor", "additionalUtxoSet"} and evaluate["required"] == ["cbor"]
 
 
+@pytest.mark.slow
 def test_only_the_required_arguments_in_process(served: tuple[Case, Upstream]) -> None:
     # what is not given is not sent: no query pair, no header; a flattened body is sent as {}, a whole one not at all
     case, upstream = served

@@ -349,3 +349,45 @@ def test_the_petstore_fixture_keeps_its_licence_note() -> None:
     assert "Apache License, Version 2.0" in note and "petstore.json" in note
     assert json.loads(PETSTORE.read_text())["info"]["license"]["name"] == "Apache 2.0"
     assert Path(PETSTORE).stat().st_size > 10_000
+
+
+def test_a_closed_object_body_is_flattened_an_open_one_is_not() -> None:
+    # the ReadMe API document (test_openapi_large.py) closes every body with additionalProperties: false
+    def body(extra: Any) -> dict[str, Any]:
+        schema = {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"],
+                  "additionalProperties": extra}  # fmt: skip
+        return {"post": {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}},
+                         "responses": {}}}  # fmt: skip
+
+    server = from_openapi(_doc({"/closed": body(False), "/open": body({"type": "string"})}), base_url="http://127.0.0.1:9")
+    closed = server.tools["post_closed"].definition["inputSchema"]
+    assert closed["properties"] == {"question": {"type": "string"}} and closed["required"] == ["question"]
+    open_ = server.tools["post_open"].definition["inputSchema"]  # extra keys would be lost flattened: one body
+    assert list(open_["properties"]) == ["body"] and open_["properties"]["body"]["additionalProperties"] == {"type": "string"}
+
+
+def test_accept_content_type_and_authorization_header_parameters_are_ignored() -> None:
+    # OpenAPI 3.x, Parameter Object: such a definition "SHALL be ignored". The Blockfrost document
+    # (test_openapi_large.py) declares a Content-Type header beside a JSON body: offered, it went out twice.
+    params = [{"name": n, "in": "header", "required": True, "schema": {"type": "string"}}
+              for n in ("Content-Type", "accept", "AUTHORIZATION", "X-Trace")]  # fmt: skip
+    body = {"content": {"application/json": {"schema": {"type": "array"}}}}
+    server = from_openapi(_doc({"/e": {"post": {"parameters": params, "requestBody": body, "responses": {}}}}),
+                          base_url="http://127.0.0.1:9")  # fmt: skip
+    schema = server.tools["post_e"].definition["inputSchema"]
+    assert list(schema["properties"]) == ["X-Trace", "body"] and schema["required"] == ["X-Trace"]
+
+
+def test_a_nullable_ref_accepts_null() -> None:
+    pet = {"type": "object", "properties": {"name": {"type": "string"}}}
+    owner = {"$ref": "#/components/schemas/Pet", "nullable": True, "description": "the pet, if any"}
+    body = {"content": {"application/json": {"schema": {"type": "object", "properties": {"pet": owner}}}}}
+    server = from_openapi(_doc({"/o": {"post": {"requestBody": body, "responses": {}}}}, {"Pet": pet}),
+                          base_url="http://127.0.0.1:9")  # fmt: skip
+    prop = server.tools["post_o"].definition["inputSchema"]["properties"]["pet"]
+    assert prop == {"anyOf": [{"allOf": [pet], "description": "the pet, if any"}, {"type": "null"}]}
+    bare = {"type": "object", "properties": {"pet": {"$ref": "#/components/schemas/Pet", "nullable": True}}}
+    body = {"content": {"application/json": {"schema": bare}}}
+    server = from_openapi(_doc({"/o": {"post": {"requestBody": body, "responses": {}}}}, {"Pet": pet}),
+                          base_url="http://127.0.0.1:9")  # fmt: skip
+    assert server.tools["post_o"].definition["inputSchema"]["properties"]["pet"]["type"] == ["object", "null"]

@@ -13,7 +13,8 @@ JSON file) and `operations` lists each operation as an `Operation`. The rules (d
   ``x-*`` extensions are dropped (``x-mcp-header`` must never appear by
   accident);
 * an operation's arguments are its path, query, header and cookie
-  parameters, plus its JSON request body: an object body's properties are
+  parameters (less the header parameters ``Accept``, ``Content-Type`` and
+  ``Authorization``, which OpenAPI says to ignore), plus its JSON request body: an object body's properties are
   arguments of their own when no name collides, else the body is one
   ``body`` argument. A name used by two locations gets ``__query``,
   ``__header``, ``__cookie`` appended in the later ones;
@@ -40,6 +41,8 @@ _SCHEMA_VALUED = ("items", "additionalProperties", "not", "if", "then", "else", 
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _NAME_BAD = re.compile(r"[^A-Za-z0-9_.-]")
+#: Header parameters OpenAPI says to ignore: the request's media types and credentials are not the model's to set.
+_IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,10 +159,10 @@ class _Resolver:
                     defs[key] = self._schema(self.target(ref), stack, defs)
                 return {"$ref": f"#/$defs/{key}"}
             inner = self._schema(self.target(ref), (*stack, ref), defs)
-            rest = {k: v for k, v in node.items() if k != "$ref"}
-            if not rest:
-                return inner
-            return {"allOf": [inner], **self._schema(rest, stack, defs)}
+            rest = {k: v for k, v in node.items() if k not in ("$ref", "nullable")}
+            merged = {"allOf": [inner], **self._schema(rest, stack, defs)} if rest else inner
+            # 3.0's {"$ref": ..., "nullable": true}: null as well, not null checked against the target
+            return _nullable(merged) if node.get("nullable") is True and isinstance(merged, dict) else merged
         out: dict[str, Any] = {}
         for key, value in node.items():
             if key in _DROPPED or key.startswith("x-"):
@@ -241,6 +244,8 @@ def _operation(
         param = resolver.deref(raw)
         if not isinstance(param, dict) or "name" not in param or "in" not in param:
             raise ValueError(f"{where}: a parameter without a name or location: {param!r:.80}")
+        if param["in"] == "header" and str(param["name"]).lower() in _IGNORED_HEADERS:
+            continue  # "the parameter definition SHALL be ignored" (OpenAPI 3.x, Parameter Object)
         params[(param["in"], param["name"])] = param
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -304,7 +309,8 @@ def _body(
     props = schema.get("properties")
     flat = (
         schema.get("type") == "object" and isinstance(props, dict) and props
-        and not any(k in schema for k in ("allOf", "anyOf", "oneOf", "additionalProperties", "not"))
+        and not any(k in schema for k in ("allOf", "anyOf", "oneOf", "not"))
+        and schema.get("additionalProperties", False) is False  # a closed body is as closed flattened
         and not set(props) & set(properties)
     )
     if flat:

@@ -17,6 +17,8 @@ difference, asserted here as such and listed in docs/migrate/fastmcp.md
   tool from its name ("Price") and lists a text resource's ``mimeType``;
 * tags are published under ``_meta.fastmcp.tags`` (FastMCP) and
   ``_meta["io.wiremcp/tags"]`` (wiremcp);
+* an unexpected exception in a tool: FastMCP sends its text
+  (``mask_error_details=False`` by default), wiremcp masks it;
 * calling a disabled (or unknown) tool: FastMCP answers a tool result with
   ``isError``; wiremcp answers JSON-RPC -32602 (tools.mdx, "Error Handling");
 * arguments a tool does not take: both answer ``isError``, in their own words;
@@ -120,6 +122,9 @@ async def _session(client: Client) -> dict[str, Any]:
             differ["structured"][name] = result.structured_content
         seen["refused"] = [(await c.call_tool(n, a)).is_error for n, a in REFUSED_CALLS]
         differ["refused"] = [(await c.call_tool(n, a)).text for n, a in REFUSED_CALLS]
+        crashed = await c.call_tool("restock", {"item": "tea"})
+        seen["crashed"] = crashed.is_error
+        differ["crashed"] = crashed.text
         try:
             wiped = await c.call_tool("wipe", {})
             differ["wipe"] = ("result", wiped.is_error, wiped.text)
@@ -157,7 +162,7 @@ def test_the_port_answers_as_the_fastmcp_original(transport: str, era: str) -> N
     theirs, ours = original.pop("differ"), port.pop("differ")
     assert port == original
     # what both say, spelled out once
-    assert port["tags"] == {"price": ["catalog"], "search": ["catalog"], "find": ["catalog"], "greet": [], "stamped": [], "visit": []}
+    assert port["tags"] == {"price": ["catalog"], "search": ["catalog"], "find": ["catalog"], "restock": [], "greet": [], "stamped": [], "visit": []}
     assert port["tools"]["find"]["inputSchema"] == {
         "type": "object",
         "properties": {"q": {"type": "string", "description": "Part of an item's name."}},
@@ -173,7 +178,7 @@ def test_the_port_answers_as_the_fastmcp_original(transport: str, era: str) -> N
         ("greet", False, "hi, ada"),
         ("stamped", False, "stamped stamped"),
     ]
-    assert port["refused"] == [True, True, True]
+    assert port["refused"] == [True, True, True] and port["crashed"] is True
     assert port["read_missing"] == (-32602, {"uri": "nope://x"})
     assert port["prompt_missing_argument"] == port["prompt_unknown"] == -32602
     _assert_the_differences(theirs, ours, transport, era)
@@ -182,7 +187,7 @@ def test_the_port_answers_as_the_fastmcp_original(transport: str, era: str) -> N
 def _assert_the_differences(theirs: dict[str, Any], ours: dict[str, Any], transport: str, era: str) -> None:
     """What differs, each a real difference (docs/migrate/fastmcp.md, "Behaviours that differ")."""
     # `-> str`: FastMCP wraps it in structured content with an outputSchema; wiremcp sends text
-    wrapped = {"greet", "stamped"}
+    wrapped = {"greet", "stamped", "restock"}
     assert {n: s for n, s in theirs["outputs"].items() if n not in wrapped} == ours["outputs"]
     assert set(ours["outputs"]) == {"price", "search", "find", "visit"}
     assert theirs["outputs"]["greet"] == {"properties": {"result": {"type": "string"}}, "required": ["result"], "type": "object"}
@@ -200,6 +205,9 @@ def _assert_the_differences(theirs: dict[str, Any], ours: dict[str, Any], transp
         "Invalid arguments for tool 'price': 'item' is required",
     ]
     assert "limit" in theirs["refused"][0] and "user" in theirs["refused"][1] and "item" in theirs["refused"][2]
+    # an unexpected exception: FastMCP shows its text (mask_error_details=False by default), wiremcp masks it
+    assert theirs["crashed"] == "Error calling tool 'restock': warehouse at 10.0.0.7 is offline"
+    assert "10.0.0.7" not in ours["crashed"] and ours["crashed"].startswith("Error in tool 'restock': ")
     # a disabled tool: a tool result in FastMCP, a protocol error in wiremcp
     assert theirs["wipe"] == ("result", True, "Unknown tool: 'wipe'")
     assert ours["wipe"] == ("error", -32602, {"name": "wipe"})

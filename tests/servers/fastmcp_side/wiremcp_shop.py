@@ -63,6 +63,12 @@ def wipe() -> str:
 
 
 @server.tool
+def restock(item: str) -> str:
+    """Order more of an item (the warehouse is down: an unexpected exception)."""
+    raise RuntimeError("warehouse at 10.0.0.7 is offline")
+
+
+@server.tool
 def greet(greeting: str, user: Annotated[str, Depends(current_user)]) -> str:
     """Greet the current user."""
     return f"{greeting}, {user}"

@@ -1,7 +1,8 @@
 """A FastMCP 4.2.3 server and its wiremcp port, side by side: the same client calls, the same answers (issue 27).
 
 tests/servers/fastmcp_side/fastmcp_shop.py uses the issue's features as
-FastMCP spells them (tags, a disabled tag, ``Depends``, state through
+FastMCP spells them (tags, a disabled tag, ``Depends`` on a tool, a resource
+and a prompt, state through
 ``Context``, a ``Middleware`` and ``TimingMiddleware``, ``Tool.from_tool`` with
 ``ArgTransform``, resources, a template, a prompt), run by the fastmcp peer's
 Python (tests/peers.py); tests/servers/fastmcp_side/wiremcp_shop.py is its
@@ -139,11 +140,15 @@ async def _session(client: Client) -> dict[str, Any]:
         seen["resources"] = [_without(r, "_meta", "mimeType") for r in resources]
         differ["resource_mime"] = [r.get("mimeType") for r in resources]
         seen["templates"] = [_without(t, "_meta", "mimeType") for t in await c.list_resource_templates()]
-        seen["reads"] = [(await c.read_resource(u)).contents for u in ("shop://hours", "items://tea", "items://jam")]
+        seen["reads"] = [
+            (await c.read_resource(u)).contents for u in ("shop://hours", "shop://owner", "items://tea", "items://jam")
+        ]
         seen["read_missing"] = await _error(c.read_resource("nope://x"))
         seen["prompts"] = [_without(p, "_meta") for p in await c.list_prompts()]
         pitch = await c.get_prompt("pitch", {"item": "tea"})
         seen["pitch"] = (pitch.description, pitch.messages)
+        thank = await c.get_prompt("thank", {"item": "jam"})
+        seen["thank"] = thank.messages
         seen["prompt_missing_argument"] = (await _error(c.get_prompt("pitch", {})))[0]
         seen["prompt_unknown"] = (await _error(c.get_prompt("nope", {})))[0]
     seen["differ"] = differ
@@ -180,6 +185,10 @@ def test_the_port_answers_as_the_fastmcp_original(transport: str, era: str) -> N
     ]
     assert port["refused"] == [True, True, True] and port["crashed"] is True
     assert port["read_missing"] == (-32602, {"uri": "nope://x"})
+    # Depends on a resource and a prompt: injected, not a prompt argument
+    assert port["reads"][1] == [{"uri": "shop://owner", "mimeType": "text/plain", "text": "run by ada"}]
+    assert [p.get("arguments") for p in port["prompts"] if p["name"] == "thank"] == [[{"name": "item", "required": True}]]
+    assert port["thank"] == [{"role": "user", "content": {"type": "text", "text": "ada thanks you for buying jam."}}]
     assert port["prompt_missing_argument"] == port["prompt_unknown"] == -32602
     _assert_the_differences(theirs, ours, transport, era)
 
@@ -197,7 +206,7 @@ def _assert_the_differences(theirs: dict[str, Any], ours: dict[str, Any], transp
     assert theirs["structured"]["greet"] == {"result": "hi, ada"} and ours["structured"]["greet"] is None
     # FastMCP titles tools from their names and lists a text resource's MIME type; wiremcp says neither unless told
     assert theirs["titles"]["price"] == "Price" and set(ours["titles"].values()) == {None}
-    assert theirs["resource_mime"] == ["text/plain"] and ours["resource_mime"] == [None]
+    assert set(theirs["resource_mime"]) == {"text/plain"} and set(ours["resource_mime"]) == {None}
     # arguments a tool does not take: both isError, in their own words
     assert ours["refused"] == [
         "Invalid arguments for tool 'find': 'limit' is not an accepted argument",

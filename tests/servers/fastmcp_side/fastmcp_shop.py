@@ -6,7 +6,7 @@ wiremcp: ``python fastmcp_shop.py`` serves stdio, ``python fastmcp_shop.py
 tests/interop/test_fastmcp_side_by_side.py drives it and its wiremcp port with
 the same calls. Spelled as FastMCP 4.2.3 spells each feature (read from its
 source): tags on ``@mcp.tool``, ``mcp.disable(tags=...)``, ``Depends`` as a
-parameter default, ``ctx.set_state``/``get_state``, a ``Middleware`` subclass
+parameter default (of a tool, a resource and a prompt), ``ctx.set_state``/``get_state``, a ``Middleware`` subclass
 and ``TimingMiddleware``, ``Tool.from_tool`` with ``ArgTransform``, resources,
 a resource template and a prompt.
 
@@ -111,6 +111,18 @@ def hours() -> str:
 def item(name: str) -> str:
     """One item, by name."""
     return f"{name}: {PRICES.get(name, 0.0)}"
+
+
+@mcp.resource("shop://owner")
+def owner(user: str = Depends(current_user)) -> str:
+    """Who runs the shop (a dependency)."""
+    return f"run by {user}"
+
+
+@mcp.prompt
+def thank(item: str, user: str = Depends(current_user)) -> str:
+    """A thank-you note (a dependency)."""
+    return f"{user} thanks you for buying {item}."
 
 
 @mcp.prompt

@@ -112,6 +112,18 @@ def item(name: str) -> str:
     return f"{name}: {PRICES.get(name, 0.0)}"
 
 
+@server.resource("shop://owner")
+def owner(user: Annotated[str, Depends(current_user)]) -> str:
+    """Who runs the shop (a dependency)."""
+    return f"run by {user}"
+
+
+@server.prompt
+def thank(item: str, user: Annotated[str, Depends(current_user)]) -> str:
+    """A thank-you note (a dependency)."""
+    return f"{user} thanks you for buying {item}."
+
+
 @server.prompt
 def pitch(item: str) -> str:
     """A sales pitch for an item."""

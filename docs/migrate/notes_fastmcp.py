@@ -1,8 +1,8 @@
 """A notes server written with FastMCP (``pip install fastmcp``): the "before" of fastmcp.md.
 
-Shown as it is; wiremcp's tests do not install FastMCP. The wiremcp port is
-examples/tutorials/port_fastmcp_after.py, run end to end by
-tests/tutorials/test_migrate.py.
+The wiremcp port is examples/tutorials/port_fastmcp_after.py.
+tests/tutorials/test_migrate.py runs both over stdio with the same calls
+(this one under FastMCP 4.2.3, the peer of tests/peers.py).
 """
 
 from dataclasses import dataclass

@@ -203,3 +203,70 @@ def test_a_lifespan_dependency_outside_the_lifespan_is_named() -> None:
             return str(result["content"][0]["text"])
 
     assert asyncio.run(inside()) == "r"
+
+
+# -- resources, templates, prompts and completers ---------------------------------
+
+
+async def _content_session(client: Client) -> None:
+    from wiremcp.client import RemoteError
+
+    async with client as c:
+        templates = {t["uriTemplate"] for t in await c.list_resource_templates()}
+        assert "depends://greet/{who}" in templates
+        prompts = {p["name"]: p for p in await c.list_prompts()}
+        assert prompts["brief"]["arguments"] == [{"name": "topic", "required": True}]  # `c` and `ctx` are injected
+        assert "arguments" not in prompts["refused_prompt"]
+        assert (await c.read_resource("depends://pool")).text.startswith("pool pool#")  # lifespan and request scope
+        assert (await c.read_resource("depends://greet/ada")).text == "ada via client(settings)"
+        got = await c.get_prompt("brief", {"topic": "cats"})
+        assert [m["content"]["text"] for m in got.messages] == ["cats via client(settings)"]
+        done = await c.complete({"type": "ref/prompt", "name": "brief"}, "topic", "ca")
+        assert done.values == ["ca-client(settings)"]
+        with pytest.raises(RemoteError) as masked:
+            await c.read_resource("depends://masked")
+        assert masked.value.code == -32603 and "secret detail" not in masked.value.message
+        with pytest.raises(RemoteError) as refused:
+            await c.get_prompt("refused_prompt")
+        assert refused.value.code == -32603
+        with pytest.raises(RemoteError) as unknown:  # an injected parameter is not an argument a client may send
+            await c.get_prompt("brief", {"topic": "cats", "c": "mine"})
+        assert unknown.value.code == -32602
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_resources_prompts_and_completers_get_theirs_over_stdio(era: str) -> None:
+    client = Client.stdio(*_split(wiremcp_cmd("run", DEPENDS)), era=era)  # type: ignore[arg-type]
+    asyncio.run(asyncio.wait_for(_content_session(client), 60))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_resources_prompts_and_completers_get_theirs_over_http(era: str) -> None:
+    pytest.importorskip("uvicorn")
+    served = HTTPServer(DEPENDS)
+    try:
+        asyncio.run(asyncio.wait_for(_content_session(Client.http(served.url, era=era)), 60))  # type: ignore[arg-type]
+    finally:
+        served.stop()
+
+
+def _split(argv: list[str]) -> tuple[str, list[str]]:
+    return argv[0], argv[1:]
+
+
+def test_a_server_without_depends_gives_its_resources_none() -> None:
+    """Zero cost when unused: a resource or prompt without markers carries no injection."""
+    server = Server("plain")
+
+    @server.resource("plain://x")
+    def x() -> str:
+        return "x"
+
+    @server.prompt
+    def p(topic: str) -> str:
+        return topic
+
+    assert server.resources["plain://x"].sig.depends is None
+    assert server.prompts["p"].sig.depends is None

@@ -246,3 +246,26 @@ def test_replace_and_sources() -> None:
     assert derived is not None and list(server.tools) == ["from_another_server", "search"]
     assert derived.definition["inputSchema"]["required"] == ["query"]
     assert derived.call({"query": "kept"}, None) == {"resultType": "complete", "content": [{"type": "text", "text": "kept"}]}
+
+
+def test_a_transformed_tool_keeps_its_sources_tags_under_visibility_rules() -> None:
+    """The derived tool is tagged as its source (FastMCP's Tool.from_tool keeps them too) and filtered by them."""
+    from wiremcp.testing import connect
+
+    shop = Server("shop")
+
+    @shop.tool(tags={"catalog"})
+    def search(query: str, limit: int = 10) -> list[str]:
+        return [query][:limit]
+
+    shop.add_transformed("search", name="find", arguments={"query": Arg(rename="q")})
+    shop.disable("search")
+
+    async def main() -> None:
+        async with connect(shop) as mcp:
+            tools = {t["name"]: t for t in await mcp.client.list_tools()}
+            assert list(tools) == ["find"] and tools["find"]["_meta"]["io.wiremcp/tags"] == ["catalog"]
+            shop.disable(tags={"catalog"})
+            assert await mcp.client.list_tools(refresh=True) == []
+
+    asyncio.run(asyncio.wait_for(main(), 30))

@@ -102,6 +102,37 @@ server.add_transformed(
     "whoami", name="runs", arguments={"name": Arg(hide=True, default="anon")}, output=count_only
 )
 
+# Resources, templates, prompts and completers take them too: not URI variables, not prompt arguments.
+@server.resource("depends://pool")
+async def pool_resource(p: Annotated[dict[str, str], Depends(pool)], tag: Annotated[str, Depends(label)]) -> str:
+    return f"{p['name']} {tag}"
+
+
+@server.resource("depends://greet/{who}")
+def greet_resource(who: str, c: Annotated[str, Depends(client)]) -> str:  # a plain function: in a worker thread
+    return f"{who} via {c}"
+
+
+@server.resource("depends://masked")
+def masked_resource(no: Annotated[str, Depends(broken)]) -> str:
+    return no
+
+
+@server.prompt
+def brief(topic: str, c: Annotated[str, Depends(client)], ctx: Context) -> str:
+    return f"{topic} via {c}"
+
+
+@server.prompt
+async def refused_prompt(no: Annotated[str, Depends(refuse)]) -> str:
+    return no
+
+
+@server.complete(prompt="brief", argument="topic")
+def topics(value: str, c: Annotated[str, Depends(client)]) -> list[str]:
+    return [f"{value}-{c}"]
+
+
 # A mounted server's dependencies open with this server's lifespan.
 child = wiremcp.Server("child")
 

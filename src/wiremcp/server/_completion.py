@@ -181,6 +181,13 @@ class Completer:
         def fail(exc: Exception) -> dict[str, Any]:
             raise HandlerFailed(failure_message("completer", name, exc, mask)) from exc
 
+        if sig.depends is not None:  # `Depends` parameters (`_depends`): filled first
+            from ._depends import run_injected
+
+            return run_injected(
+                sig.depends, sig.fn, kwargs, ctx,
+                is_async=sig.is_async, threaded=self.threaded, workers=workers, done=to_completion, fail=fail,
+            )
         return run_handler(
             sig.fn, kwargs, ctx, is_async=sig.is_async, threaded=self.threaded, workers=workers, done=to_completion, fail=fail
         )

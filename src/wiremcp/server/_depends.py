@@ -27,9 +27,14 @@ like a `Context`, and never appears in the ``inputSchema``. Rules:
   slow ones async); an exception it raises is the call's, as the body's
   would be: a `ToolError` is shown as it is, any other is masked unless
   ``mask_errors=False``;
-* zero cost when unused: a tool looks for `Depends` markers only once this
-  module is loaded (`_tools._find_depends`), and a tool without them runs as
-  before (one ``is None`` test on the general path).
+* resources, resource templates, prompts and completers take them too
+  (`_inject.Signature.depends`; `run_injected` fills them before the function
+  runs): an injected parameter is neither a URI variable nor a prompt
+  argument, and an exception from a dependency is the read's or the get's;
+* zero cost when unused: a tool, resource or prompt looks for `Depends`
+  markers only once this module is loaded (`_tools._find_depends`,
+  `_inject.Signature`), and one without them runs as before (one ``is None``
+  test on the general path).
 """
 
 from __future__ import annotations
@@ -39,14 +44,18 @@ import inspect
 import typing
 from typing import TYPE_CHECKING, Any, Callable, Literal
 
+from ..jsonrpc import JSONRPCError
 from ._inject import _is_context
 
 if TYPE_CHECKING:
     import asyncio
     from ._context import Context
     from ._server import Server
+    from ._workers import Workers
 
-__all__ = ["Depends", "Scope", "Provider", "Injection", "Resources", "find_depends"]
+R = typing.TypeVar("R")
+
+__all__ = ["Depends", "Scope", "Provider", "Injection", "Resources", "find_depends", "run_injected"]
 
 #: When a dependency runs: once per call ("request"), or once per server lifespan ("lifespan").
 Scope = Literal["request", "lifespan"]
@@ -160,6 +169,39 @@ def find_depends(fn: Callable[..., Any], where: str) -> Injection | None:
         if marker is not None:
             params[name] = _provider(marker, where, ())
     return Injection(params) if params else None
+
+
+async def run_injected(
+    injection: Injection,
+    fn: Callable[..., Any],
+    arguments: dict[str, Any],
+    ctx: Context | None,
+    *,
+    is_async: bool,
+    threaded: bool,
+    workers: Workers | None,
+    done: Callable[[Any], R],
+    fail: Callable[[Exception], R],
+) -> R:
+    """`_workers.run_handler` for a resource, prompt or completer with `Depends` parameters: fill them, then call.
+
+    A dependency that raises fails the call as its function would (``fail``);
+    a `JSONRPCError` stays a protocol error.
+    """
+    from ._workers import run_handler
+
+    try:
+        values = await injection.resolve(ctx)
+    except JSONRPCError:
+        raise
+    except Exception as exc:
+        return fail(exc)
+    out = run_handler(
+        fn, {**arguments, **values}, ctx, is_async=is_async, threaded=threaded, workers=workers, done=done, fail=fail
+    )
+    if inspect.isawaitable(out):
+        return await out
+    return out
 
 
 def _lifespan_providers(providers: typing.Iterable[Provider]) -> list[Provider]:

@@ -87,7 +87,7 @@ class ContentHandlers:
             raise InvalidParams("Invalid params: resources/read needs 'uri', the resource's URI as a string")
         server = self.server
         resource, arguments = server._resources.find(uri)
-        ctx = self._context(request, meta, emit) if resource.sig.context is not None else None
+        ctx = self._context(request, meta, emit) if resource.sig.wants_context else None
         out = resource.read(uri, arguments, ctx, server.workers, server.mask_errors)
         if type(out) is list:
             return self._read_result(resource, out)
@@ -113,7 +113,7 @@ class ContentHandlers:
         server = self.server
         prompt = server._prompts.find(params.get("name"))
         arguments = prompt.arguments(params.get("arguments"))
-        ctx = self._context(request, meta, emit) if prompt.sig.context is not None else None
+        ctx = self._context(request, meta, emit) if prompt.sig.wants_context else None
         out = prompt.get(arguments, ctx, server.workers, server.mask_errors)
         if type(out) is dict:
             return self.engine.complete(out)
@@ -126,7 +126,7 @@ class ContentHandlers:
         completer, value, context_arguments = server._completers.resolve(params, server._prompts, server._resources)
         if completer is None:
             return self.engine.complete({"resultType": "complete", "completion": {"values": []}})
-        ctx = self._context(request, meta, emit) if completer.sig.context is not None else None
+        ctx = self._context(request, meta, emit) if completer.sig.wants_context else None
         out = completer.complete(value, context_arguments, ctx, server.workers, server.mask_errors)
         if type(out) is dict:
             return self.engine.complete({"resultType": "complete", "completion": out})

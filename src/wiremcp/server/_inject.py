@@ -41,11 +41,15 @@ import enum
 import inspect
 import math
 import re
+import sys
 import types
 import typing
-from typing import Any, Callable, Literal, Union
+from typing import TYPE_CHECKING, Any, Callable, Literal, Union
 
 from ._context import Context
+
+if TYPE_CHECKING:
+    from ._depends import Injection
 
 __all__ = ["context_param", "converter", "Param", "Signature"]
 
@@ -238,12 +242,12 @@ def _describe(hint: Any) -> tuple[str | None, str | None]:
 
 
 class Signature:
-    """What a function takes: the `Context` parameter, and its wire parameters in order.
+    """What a function takes: the `Context` parameter, its injected ones (``depends``), and its wire parameters in order.
 
     ``what`` names the function in error messages (``"prompt 'greet'"``).
     """
 
-    __slots__ = ("fn", "is_async", "context", "params", "by_name", "var_keyword")
+    __slots__ = ("fn", "is_async", "context", "params", "by_name", "var_keyword", "depends")
 
     def __init__(self, fn: Callable[..., Any], what: str) -> None:
         if not callable(fn):
@@ -257,8 +261,17 @@ class Signature:
         self.context: str | None = None
         self.params: list[Param] = []
         self.var_keyword = False
+        #: Parameters filled by dependency functions (``Annotated[T, Depends(f)]``, `_depends`), or None: looked
+        #: for only once `_depends` is loaded (no annotation can hold a `Depends` before), so unused it costs nothing.
+        self.depends: Injection | None = None
+        depends = sys.modules.get(f"{__package__}._depends")
+        if depends is not None:
+            self.depends = depends.find_depends(fn, what)
+        injected = self.depends.params if self.depends is not None else ()
         for p in inspect.signature(fn).parameters.values():
             hint = hints.get(p.name, inspect.Parameter.empty)
+            if p.name in injected:
+                continue
             if _is_context(hint):
                 self.context = p.name
                 continue
@@ -274,3 +287,8 @@ class Signature:
             description, title = _describe(hint)
             self.params.append(Param(p.name, convert, p.default is p.empty, description, title))
         self.by_name = {p.name: p for p in self.params}
+
+    @property
+    def wants_context(self) -> bool:
+        """Whether a call needs a `Context`: a parameter takes it, or a dependency may."""
+        return self.context is not None or self.depends is not None

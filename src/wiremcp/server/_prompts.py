@@ -3,8 +3,8 @@
 A prompt is a plain or async function whose parameters are the prompt's
 arguments: a parameter without a default is ``required``, its description
 comes from ``Annotated[str, "..."]``, its value is converted from the wire
-string by its type hint (`_inject`). A `Context` parameter is injected and
-is not an argument; ``**kwargs`` accepts arguments the signature does not name.
+string by its type hint (`_inject`). A `Context` parameter, and an
+``Annotated[T, Depends(f)]`` one (`_depends`), are injected and are not arguments; ``**kwargs`` accepts arguments the signature does not name.
 
 ``prompts/get`` checks, in order (each failure is -32602, prompts.mdx "Error
 Handling"): the prompt exists; ``arguments`` is an object of strings; it
@@ -171,6 +171,13 @@ class Prompt:
         def fail(exc: Exception) -> dict[str, Any]:
             raise HandlerFailed(failure_message("prompt", self.name, exc, mask)) from exc
 
+        if self.sig.depends is not None:  # `Depends` parameters (`_depends`): filled first
+            from ._depends import run_injected
+
+            return run_injected(
+                self.sig.depends, self.sig.fn, arguments, ctx,
+                is_async=self.sig.is_async, threaded=self.threaded, workers=workers, done=self._result, fail=fail,
+            )
         return run_handler(
             self.sig.fn,
             arguments,

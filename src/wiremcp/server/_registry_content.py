@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar, cast, overload
 
 from ..backends import ChangeBus
 from ._apps import UI_EXTENSION, UI_MIME_TYPE, UiCsp, ui_resource_parts
@@ -29,9 +29,11 @@ from ._options import CacheScope, PromptOptions, ResourceOptions
 
 if TYPE_CHECKING:
     from ._completion import Completer, Completers
+    from ._depends import Injection
     from ._engine import Engine
     from ._prompts import Prompt, Prompts
     from ._resources import Resource, Resources
+    from ._server import Server
     from ._visibility import VisibilityRules
 
 __all__ = ["ContentRegistry", "check_name", "check_decorated"]
@@ -67,6 +69,10 @@ class ContentRegistry:
         from ._completion import Completers
 
         return Completers()
+
+    def _bind(self, injection: Injection) -> None:
+        """A function with `Depends` parameters was registered: its lifespan-scoped ones open with this server's lifespan."""
+        injection.bind(cast("Server", self))
 
     def notify_prompts_changed(self) -> None:
         """Tell ``subscriptions/listen`` streams that asked for it that the prompt list changed."""
@@ -140,6 +146,8 @@ class ContentRegistry:
             from ._definition import at_def  # only for a registration that fails
 
             raise at_def(fn, exc) from None
+        if resource.sig.depends is not None:
+            self._bind(resource.sig.depends)
         visibility: VisibilityRules | None = self.__dict__.get("_visibility")
         if visibility is None:
             self._resources.add(resource)
@@ -271,6 +279,8 @@ class ContentRegistry:
             from ._definition import at_def  # only for a registration that fails
 
             raise at_def(fn, exc) from None
+        if prompt.sig.depends is not None:
+            self._bind(prompt.sig.depends)
         visibility: VisibilityRules | None = self.__dict__.get("_visibility")
         if visibility is None:
             self._prompts.add(prompt)
@@ -350,6 +360,8 @@ class ContentRegistry:
 
         completer = Completer(fn, argument=argument, prompt=prompt, template=template, inline=inline)
         self._completers.add(completer)
+        if completer.sig.depends is not None:
+            self._bind(completer.sig.depends)
         self._engine.offer()
         return completer
 

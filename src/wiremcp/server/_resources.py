@@ -9,7 +9,8 @@ A resource is a plain or async function registered under a URI:
   is a parameter of the function, converted by its type hint (`_inject`).
   A parameter that is not a variable needs a default.
 
-Either may take a `Context` parameter. Reading a URI (``resources/read``):
+Either may take a `Context` parameter, and ``Annotated[T, Depends(f)]`` ones
+(`_depends`: not URI variables, filled before the function runs). Reading a URI (``resources/read``):
 
 1. a static resource with exactly that URI wins; otherwise the templates are
    tried in registration order and the first that matches the URI, whose
@@ -161,6 +162,13 @@ class Resource:
         def fail(exc: Exception) -> Contents:
             raise HandlerFailed(failure_message("resource", self.uri, exc, mask)) from exc
 
+        if self.sig.depends is not None:  # `Depends` parameters (`_depends`): filled first
+            from ._depends import run_injected
+
+            return run_injected(
+                self.sig.depends, self.sig.fn, arguments, ctx,
+                is_async=self.sig.is_async, threaded=self.threaded, workers=workers, done=done, fail=fail,
+            )
         return run_handler(
             self.sig.fn, arguments, ctx, is_async=self.sig.is_async, threaded=self.threaded, workers=workers, done=done, fail=fail
         )

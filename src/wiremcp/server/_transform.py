@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Final, Union
 import orjson
 
 from ..jsonrpc import JSONRPCError
-from ._options import ToolOptions, TransformOptions
+from ._options import TAGS_META, ToolOptions, TransformOptions
 from ._schema import SchemaError, compile_validator
 from ._tools import Tool, ToolResult, error_result, _return_hint
 
@@ -293,6 +293,9 @@ class TransformedTool(Tool):
         if self.output_schema is not None:
             definition["outputSchema"] = self.output_schema
         meta = definition.get("_meta")
+        #: The source's tags (published in its ``_meta``, `_options.TAGS_META`): a derived tool is filtered as its source.
+        tags = meta.get(TAGS_META) if type(meta) is dict else None
+        self.tags = frozenset(t for t in tags if type(t) is str and t) if type(tags) is list else frozenset()
         ui = meta.get("ui") if type(meta) is dict else None
         self.ui_uri = ui.get("resourceUri") if type(ui) is dict else None
         self.app_only = type(ui) is dict and "model" not in ui.get("visibility", ("model",))

@@ -15,10 +15,12 @@ import asyncio
 import json
 import os
 import sqlite3
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -30,12 +32,16 @@ import wiremcp  # noqa: E402
 from wiremcp.auth import MemoryTokenStore, OAuthClient  # noqa: E402
 from wiremcp.testing.chromium import CHROMIUM, Chromium, Page  # noqa: E402
 
+from peers import python_peer  # noqa: E402
+
 from ..server._oauth import free_port  # noqa: E402
 from ._harness import ChromiumLogin, ProxiedServer, UpstreamProvider, approve, mcp_post, refresh, sign_in  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
 TTL = 3  # seconds the proxy's access tokens live here
+HERE = Path(__file__).resolve().parent
+SDK = "mcp-1.30.0"  # the official SDK's client (tests/peers.py)
 
 
 class Stack:
@@ -138,6 +144,44 @@ def test_the_wiremcp_client_signs_in_through_the_proxy(stack: Stack, chromium: A
         assert f"wiremcp.oauthproxy:{kind}:" in dump
     for clear in ("alice", client_id, token1["refresh_token"], "access_token", "redirect_uri"):
         assert clear not in dump
+
+
+@pytest.mark.parametrize("stack", ["jwt"], indirect=True)
+def test_the_official_sdk_client_signs_in_through_the_proxy(stack: Stack, chromium: Chromium) -> None:
+    """The official SDK's OAuthClientProvider (mcp 1.30.0, its own venv) in the same flow."""
+    server = stack.server
+    proc = subprocess.Popen([str(python_peer(SDK)), str(HERE / "sdk_client.py"), server.mcp],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("AUTHORIZE "), line + proc.communicate(timeout=30)[1]
+        authorize = line.split(" ", 1)[1].strip()
+
+        async def login() -> str:
+            async with Page(chromium) as page:
+                await page.goto(authorize)
+                await page.wait_for("!!document.querySelector('#approve')")
+                name = str(await page.evaluate("document.querySelector('#client-name').textContent"))
+                await approve(page)
+                await sign_in(page, "bob")
+                await page.wait_for("!!document.querySelector('#ok')")
+                return name
+
+        shown = asyncio.run(login())
+        out, err = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err[-4000:]
+    result = json.loads(out.strip().splitlines()[-1].split(" ", 1)[1])
+    assert shown == "official-sdk"
+    params = parse_qs(urlsplit(authorize).query)
+    assert params["code_challenge_method"] == ["S256"] and params["resource"] == [server.mcp]
+    expected = {"subject": "bob", "client_id": result["client_id"], "scopes": ["notes:read", "notes:write"]}
+    assert result["first"] == expected and result["second"] == expected
+    assert result["refresh_token_after"] != result["refresh_token"]  # refreshed, rotated
 
 
 def store_dump(path: Path) -> str:

@@ -111,7 +111,7 @@ class ProxiedServer:
 
     def stop(self) -> str:
         _stop(self.proc)
-        return self.proc.stderr.read().decode() if self.proc.stderr else ""  # type: ignore[union-attr]
+        return self.proc.stderr.read().decode() if self.proc.stderr else ""
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:

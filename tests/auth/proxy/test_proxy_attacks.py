@@ -74,7 +74,7 @@ async def first_client(page: Page, server: ProxiedServer) -> str:
     auth = OAuthClient(client_name="notes-cli", redirect_handler=login, store=MemoryTokenStore())
     try:
         async with wiremcp.Client.http(server.mcp, auth=auth) as client:
-            assert (await client.call_tool("whoami", {})).structured_content["subject"] == "alice"  # type: ignore[index]
+            assert (await client.call_tool("whoami", {})).structured_content["subject"] == "alice"
         return str((auth._client_info or {})["client_id"])
     finally:
         await login.aclose()

@@ -100,7 +100,7 @@ class OAuthProxy:
         self.consent_lifetime = consent_lifetime
         self.session_lifetime = session_lifetime
         if store is None:
-            from ...server._storage import MemoryStore
+            from ...server.storage import MemoryStore
 
             store = MemoryStore()
         secret = _secret(key)

@@ -53,7 +53,7 @@ def make_proxy(kv: Any = None) -> OAuthProxy:
 class Harness:
     def __init__(self) -> None:
         self.proxy = make_proxy()
-        self.http = httpx.AsyncClient(transport=httpx.ASGITransport(app=self.proxy), base_url=ISSUER)
+        self.http = httpx.AsyncClient(transport=httpx.ASGITransport(app=self.proxy)  # type: ignore[arg-type]  # dict vs MutableMapping scopes, base_url=ISSUER)
 
     async def register(self, **metadata: Any) -> httpx.Response:
         body = {"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none",

@@ -191,9 +191,11 @@ class OAuthProxy:
     # -- keys and tokens ----------------------------------------------------
 
     def jwks(self) -> dict[str, Any]:
+        """The public key set of the access tokens' signing key."""
         return {"keys": [{**self._jwk, "kid": self.kid, "alg": self.algorithm, "use": "sig"}]}
 
     def mint(self, *, user: str, client_id: str, scopes: list[str], grant_id: str) -> str:
+        """An access token (RFC 9068) for ``user`` through ``client_id``, for the resource, under a grant."""
         claims = {"iss": self.issuer, "sub": user, "aud": self.resource, "client_id": client_id,
                   "scope": " ".join(scopes), "gid": grant_id}
         headers = {"typ": "at+jwt", "kid": self.kid}
@@ -213,9 +215,11 @@ class OAuthProxy:
     # -- records ------------------------------------------------------------
 
     async def client(self, client_id: str) -> dict[str, Any] | None:
+        """The registered client ``client_id``, or None."""
         return await self.store.get("client", client_id) if client_id else None
 
     async def session_user(self, request: Request) -> str | None:
+        """The user of the browser's proxy session, or None."""
         sid = request.cookies.get(SESSION_COOKIE)
         record = await self.store.get("session", sid) if sid else None
         return record["user"] if record is not None else None
@@ -227,10 +231,12 @@ class OAuthProxy:
         return cookie(SESSION_COOKIE, sid, secure=self.secure, max_age=self.session_lifetime)
 
     async def has_consent(self, user: str, client_id: str, scopes: list[str]) -> bool:
+        """Whether ``user`` approved ``client_id`` for every one of ``scopes``."""
         record = await self.store.get("consent", user, client_id)
         return record is not None and set(scopes) <= set(record["scopes"])
 
     async def remember_consent(self, user: str, pending: dict[str, Any]) -> None:
+        """Record ``user``'s approval of the pending authorization's client and scopes (added to earlier ones)."""
         previous = await self.store.get("consent", user, pending["client_id"])
         scopes = list(dict.fromkeys([*(previous or {}).get("scopes", []), *pending["scopes"]]))
         record = {"client_id": pending["client_id"], "client_name": pending.get("client_name"), "scopes": scopes,
@@ -238,6 +244,7 @@ class OAuthProxy:
         await self.store.put("consent", (user, pending["client_id"]), record, ttl=self.consent_lifetime)
 
     async def consents(self, user: str) -> list[dict[str, Any]]:
+        """``user``'s consents, oldest first."""
         out = []
         for slot in await self.store.slots("consent", user):
             record = await self.store.get_slot(slot)
@@ -255,6 +262,7 @@ class OAuthProxy:
             await self.store.delete_slot(slot)
 
     async def new_grant(self, user: str, pending: dict[str, Any], upstream_tokens: dict[str, Any]) -> str:
+        """A new grant for ``user`` and the pending authorization's client, keeping the upstream tokens; its id."""
         grant_id = secrets.token_urlsafe(18)
         record = {"user": user, "client_id": pending["client_id"], "scopes": pending["scopes"], "upstream": upstream_tokens}
         await self.store.put("grant", (grant_id,), record, ttl=self.refresh_token_lifetime)
@@ -263,6 +271,7 @@ class OAuthProxy:
         return grant_id
 
     async def revoke_grant(self, grant_id: str) -> None:
+        """End a grant: its tokens are refused from now on; the upstream refresh token is revoked if possible."""
         grant = await self.store.take("grant", grant_id)
         if grant is None:
             return
@@ -314,14 +323,17 @@ class OAuthProxy:
         return verified.subject, tokens
 
     async def aclose(self) -> None:
+        """Close the HTTP client used upstream."""
         if self._http is not None:
             await self._http.aclose()
             self._http = None
 
     async def html(self, send: Send, status: int, page: str, extra: list[tuple[bytes, bytes]]) -> None:
+        """Answer with an HTML page (the headers of `_http`)."""
         await html_answer(send, status, page, extra)
 
     def consents_csrf(self, sid: str) -> str:
+        """The CSRF token of the consents page for the proxy session ``sid``."""
         import hashlib
         import hmac
 

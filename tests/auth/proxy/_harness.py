@@ -74,7 +74,9 @@ class UpstreamProvider:
 class ProxiedServer:
     """``examples/oauth_proxy.py`` in front of ``upstream``: ``url`` (origin) and ``mcp`` (endpoint)."""
 
-    def __init__(self, upstream: UpstreamProvider, port: int, store: Path, *, token_lifetime: int = 300) -> None:
+    def __init__(
+        self, upstream: UpstreamProvider, port: int, store: Path, *, token_lifetime: int = 300, env: dict[str, str] | None = None
+    ) -> None:
         self.url = f"http://127.0.0.1:{port}"
         self.mcp = self.url + "/mcp"
         self.store = store
@@ -91,6 +93,7 @@ class ProxiedServer:
             "WIREMCP_PROXY_TOKEN_LIFETIME": str(token_lifetime),
             "WIREMCP_AUTH_LEEWAY": "0",
             "WIREMCP_STATE_KEY": STATE_KEY,
+            **(env or {}),
         }
         self.proc = subprocess.Popen([sys.executable, str(ROOT / "examples" / "oauth_proxy.py")], env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)

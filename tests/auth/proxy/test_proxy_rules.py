@@ -53,7 +53,8 @@ def make_proxy(kv: Any = None) -> OAuthProxy:
 class Harness:
     def __init__(self) -> None:
         self.proxy = make_proxy()
-        self.http = httpx.AsyncClient(transport=httpx.ASGITransport(app=self.proxy)  # type: ignore[arg-type]  # dict vs MutableMapping scopes, base_url=ISSUER)
+        transport = httpx.ASGITransport(app=self.proxy)  # type: ignore[arg-type]  # dict vs MutableMapping scopes
+        self.http = httpx.AsyncClient(transport=transport, base_url=ISSUER)
 
     async def register(self, **metadata: Any) -> httpx.Response:
         body = {"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none",

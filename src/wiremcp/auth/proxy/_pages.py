@@ -32,12 +32,20 @@ def _head(title: str) -> str:
 def consent_page(*, client: dict[str, Any], redirect_uri: str, scopes: Iterable[str], resource: str, txn: str, csrf: str,
                  server_name: str) -> str:
     name = client.get("client_name")
-    who = (
-        f"<strong id=client-name>{escape(name)}</strong> (a name the client gave itself; client id "
-        f"<code id=client-id>{escape(client['client_id'])}</code>)"
-        if name
-        else f"the client <code id=client-id>{escape(client['client_id'])}</code>"
-    )
+    host = client.get("host")
+    if host:  # a client metadata document: its host is what DNS and TLS vouch for
+        who = (
+            f"The application at <strong id=client-host>{escape(host)}</strong>"
+            + (f" (calling itself <span id=client-name>{escape(name)}</span>)" if name else "")
+            + f", client id <code id=client-id>{escape(client['client_id'])}</code>,"
+        )
+    elif name:
+        who = (
+            f"<strong id=client-name>{escape(name)}</strong> (a name the client gave itself; client id "
+            f"<code id=client-id>{escape(client['client_id'])}</code>)"
+        )
+    else:
+        who = f"the client <code id=client-id>{escape(client['client_id'])}</code>"
     items = "".join(f"<li><code>{escape(s)}</code></li>" for s in scopes) or "<li>no scopes</li>"
     return (
         _head(f"Allow access to {server_name}?")

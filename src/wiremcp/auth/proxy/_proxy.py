@@ -5,8 +5,8 @@ at the upstream provider with its one pre-registered client and issues its
 own tokens, bound to the MCP client, the resource and the user. The steps
 live in modules of their own, each with its rules: the browser's side
 (`_flow`), the token and revocation endpoints and the verifier (`_tokens`),
-registration (`_registration`), the pages (`_pages`), the sealed records
-(`_store`). This class holds the configuration and the records' life:
+registration (`_registration`), client metadata documents (`_cimd`), the
+pages (`_pages`), the sealed records (`_store`). This class holds the configuration and the records' life:
 
 * routes (all under the issuer, which is an origin without a path):
   ``/.well-known/oauth-authorization-server`` (RFC 8414), ``/oauth/jwks``,
@@ -80,6 +80,9 @@ class OAuthProxy:
         refresh_token_lifetime: int = 30 * 86400,
         consent_lifetime: int = 180 * 86400,
         session_lifetime: int = 86400,
+        client_metadata_documents: bool = True,
+        client_metadata_hosts: Iterable[str] | None = None,
+        http_client: Any = None,
     ) -> None:
         from ..server._discovery import check_fetchable
 
@@ -110,7 +113,13 @@ class OAuthProxy:
         self.algorithm = default_algorithm(self.signing_key)
         self._jwk = public_jwk(self.signing_key)
         self.kid = jwk_thumbprint(self._jwk)
-        self._http: Any = None
+        #: Whether clients may be identified by a metadata document's URL (`_cimd`), and from which hosts (None: any).
+        self.client_metadata_documents = client_metadata_documents
+        self.client_metadata_hosts = (
+            frozenset(h.lower() for h in client_metadata_hosts) if client_metadata_hosts is not None else None
+        )
+        self._http: Any = http_client
+        self._fetcher: Any = None
 
     # -- what the MCP server uses -------------------------------------------
 
@@ -146,6 +155,7 @@ class OAuthProxy:
             "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
             "revocation_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
             "authorization_response_iss_parameter_supported": True,
+            "client_id_metadata_document_supported": self.client_metadata_documents,
         }
 
     def asgi(self, app: ASGIApp) -> ASGIApp:
@@ -215,8 +225,21 @@ class OAuthProxy:
     # -- records ------------------------------------------------------------
 
     async def client(self, client_id: str) -> dict[str, Any] | None:
-        """The registered client ``client_id``, or None."""
+        """The client ``client_id``: registered here, or named by its metadata document's URL; or None."""
+        if self.client_metadata_documents and client_id.startswith("https://"):
+            from ._cimd import document_client
+
+            return await document_client(self, client_id)
         return await self.store.get("client", client_id) if client_id else None
+
+    def fetcher(self) -> Any:
+        """The SSRF-guarded fetcher of client metadata documents (`wiremcp.auth`'s own)."""
+        if self._fetcher is None:
+            from .._http import Fetcher
+            from .._ssrf import URLGuard
+
+            self._fetcher = Fetcher(URLGuard(self.issuer), http_client=self._http, max_body=65536)
+        return self._fetcher
 
     async def session_user(self, request: Request) -> str | None:
         """The user of the browser's proxy session, or None."""
@@ -323,7 +346,9 @@ class OAuthProxy:
         return verified.subject, tokens
 
     async def aclose(self) -> None:
-        """Close the HTTP client used upstream."""
+        """Close the HTTP clients (upstream, client metadata documents)."""
+        if self._fetcher is not None:
+            await self._fetcher.aclose()
         if self._http is not None:
             await self._http.aclose()
             self._http = None

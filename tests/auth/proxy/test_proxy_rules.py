@@ -51,8 +51,8 @@ def make_proxy(kv: Any = None) -> OAuthProxy:
 
 
 class Harness:
-    def __init__(self) -> None:
-        self.proxy = make_proxy()
+    def __init__(self, kv: Any = None) -> None:
+        self.proxy = make_proxy(kv)
         transport = httpx.ASGITransport(app=self.proxy)  # type: ignore[arg-type]  # dict vs MutableMapping scopes
         self.http = httpx.AsyncClient(transport=transport, base_url=ISSUER)
 
@@ -285,3 +285,43 @@ def test_a_server_protected_otherwise_does_not_load_the_proxy() -> None:
     """)
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "[]"
+
+
+def test_two_workers_on_one_redis_share_clients_codes_grants_and_keys() -> None:
+    """Two proxies given the same key on one redis-server: what one issues, the other honours."""
+    pytest.importorskip("redis")
+    from scale.services import REDIS, RedisServer
+
+    if REDIS is None:
+        pytest.fail("redis-server is not installed (.ci/system-packages)")
+    from wiremcp.server.storage import RedisStore
+
+    redis_server = RedisServer()
+
+    async def go() -> dict[str, Any]:
+        first, second = Harness(RedisStore(redis_server.url)), Harness(RedisStore(redis_server.url))
+        try:
+            client = await first.client()
+            cid = client["client_id"]
+            await first.plant_code(cid)
+            tokens = (await second.redeem(cid)).json()  # registered and issued by the first, redeemed at the second
+            rotated = (await first.token(grant_type="refresh_token", refresh_token=tokens["refresh_token"],
+                                         client_id=cid)).json()
+            reused = (await second.token(grant_type="refresh_token", refresh_token=tokens["refresh_token"],
+                                         client_id=cid)).json()
+            return {"jwks": (first.proxy.jwks(), second.proxy.jwks()), "tokens": tokens, "rotated": rotated,
+                    "reused": reused, "live": await first.live(rotated["access_token"]),
+                    "second_reads": second.proxy.own_claims(rotated["access_token"])}
+        finally:
+            for h in (first, second):
+                await h.http.aclose()
+                await h.proxy.store.kv.close()
+
+    try:
+        seen = asyncio.run(go())
+    finally:
+        redis_server.kill()
+    assert seen["jwks"][0] == seen["jwks"][1]  # the signing key derives from the shared key
+    assert seen["tokens"]["scope"] == "read write" and "refresh_token" in seen["rotated"]
+    assert seen["second_reads"] is not None and seen["second_reads"]["sub"] == "alice"
+    assert seen["reused"]["error"] == "invalid_grant" and not seen["live"]  # reuse seen across workers

@@ -23,11 +23,14 @@ pages (`_pages`), the sealed records (`_store`). This class holds the configurat
 * the browser's proxy session (a random cookie, its user in the store)
   lives ``session_lifetime`` seconds; it only serves to recognise a
   remembered consent and to list and revoke consents;
-* records are sealed with ``key`` (bytes or text, 16 bytes at least; by
-  default the first of ``WIREMCP_STATE_KEY``); without one a random key is
-  made and the records do not survive a restart. The signing key of the
-  access tokens is ``signing_key`` (by default a fresh P-256 key: tokens
-  then do not survive a restart either, refresh tokens do).
+* records are kept on ``store`` (by default a `SQLiteStore` in the user's
+  state directory; a `RedisStore` when several workers serve the origin) and
+  sealed with ``key`` (bytes or text, 16 bytes at least; by default the first
+  of ``WIREMCP_STATE_KEY``); without one a random key is made and the records
+  do not survive a restart. The access tokens are signed with
+  ``signing_key``, by default a P-256 key derived from ``key`` (so that
+  every worker given the same key signs alike), or a fresh one when no key
+  was configured.
 """
 
 from __future__ import annotations
@@ -103,13 +106,15 @@ class OAuthProxy:
         self.consent_lifetime = consent_lifetime
         self.session_lifetime = session_lifetime
         if store is None:
-            from ...server.storage import MemoryStore
+            from ...server.storage import SQLiteStore
 
-            store = MemoryStore()
-        secret = _secret(key)
+            store = SQLiteStore()
+        secret, configured = _secret(key)
         self.store = SealedStore(store, secret)
         self._csrf_key = derive(secret, b"consents csrf")
-        self.signing_key: PrivateKey = signing_key if signing_key is not None else generate_key()
+        if signing_key is None:
+            signing_key = _derived_key(secret) if configured else generate_key()
+        self.signing_key: PrivateKey = signing_key
         self.algorithm = default_algorithm(self.signing_key)
         self._jwk = public_jwk(self.signing_key)
         self.kid = jwk_thumbprint(self._jwk)
@@ -365,14 +370,24 @@ class OAuthProxy:
         return hmac.new(self._csrf_key, sid.encode(), hashlib.sha256).hexdigest()
 
 
-def _secret(key: bytes | str | None) -> bytes:
+def _secret(key: bytes | str | None) -> tuple[bytes, bool]:
+    """The proxy's secret, and whether it was configured (else a random one for this process)."""
     if key is None:
         env = os.environ.get("WIREMCP_STATE_KEY")
         if env:
-            return env.split(",")[0].strip().encode()
+            return env.split(",")[0].strip().encode(), True
         OAuthProxy.log.warning("the OAuth proxy has no key (key= or WIREMCP_STATE_KEY): its records last this process only")
-        return os.urandom(32)
-    return key.encode() if isinstance(key, str) else key
+        return os.urandom(32), False
+    return (key.encode() if isinstance(key, str) else key), True
+
+
+def _derived_key(secret: bytes) -> PrivateKey:
+    """The P-256 signing key derived from the secret: every worker given the same secret signs alike."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    order = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551  # of P-256
+    wide = derive(secret, b"signing key 1") + derive(secret, b"signing key 2")  # 512 bits: no modulo bias to speak of
+    return ec.derive_private_key(int.from_bytes(wide, "big") % (order - 1) + 1, ec.SECP256R1())
 
 
 async def _register(proxy: OAuthProxy, request: Request, send: Send) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import re
 import subprocess
 import sys
 import textwrap
@@ -254,6 +255,29 @@ def test_the_consent_page_escapes_what_the_client_claims() -> None:
     assert page.status_code == 200 and "<script>" not in page.text and "&lt;script&gt;" in page.text
     assert page.headers["x-frame-options"] == "DENY" and "frame-ancestors 'none'" in page.headers["content-security-policy"]
     assert "HttpOnly" in page.headers["set-cookie"] and "SameSite=Lax" in page.headers["set-cookie"]
+    assert "idp.example.com" in page.text  # where the person will sign in
+
+
+def test_the_state_and_its_cookie_exist_only_once_consent_is_given() -> None:
+    """security_best_practices.mdx: the state tracking cookie is set immediately before going upstream."""
+
+    async def scenario(h: Harness) -> tuple[httpx.Response, httpx.Response]:
+        client = await h.client()
+        params = {"response_type": "code", "client_id": client["client_id"], "redirect_uri": REDIRECT,
+                  "code_challenge": challenge(VERIFIER), "code_challenge_method": "S256"}
+        page = await h.http.get("/oauth/authorize", params=params)
+        form = dict(re.findall(r'name=(txn|csrf) value="([^"]+)"', page.text))
+        approved = await h.http.post("/oauth/consent", data={**form, "decision": "approve"})
+        return page, approved
+
+    page, approved = run(scenario)
+    shown = page.headers.get_list("set-cookie")
+    assert len(shown) == 1 and shown[0].startswith("__Host-wmp_tx_") and "; Secure" in shown[0]
+    set_now = approved.headers.get_list("set-cookie")
+    assert any(c.startswith("__Host-wmp_st_") and "; Secure" in c for c in set_now)
+    location = approved.headers["location"]
+    assert approved.status_code == 303 and location.startswith("https://idp.example.com/auth?")
+    assert "client_id=proxy" in location and "code_challenge_method=S256" in location and "state=" in location
 
 
 def test_sealed_records_open_only_in_their_slot_with_their_key() -> None:

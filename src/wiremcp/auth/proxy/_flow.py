@@ -13,12 +13,16 @@ Rules it keeps (security_best_practices.mdx, "Confused Deputy Problem"):
   (`_pages`) is shown unless the browser's proxy session belongs to a user
   who already approved this client for these scopes. The approval is a POST
   carrying the authorization's id and a CSRF token, from the browser that
-  started it. A remembered consent is checked again once the upstream
+  was shown the page (a cookie set with the page, whose SHA-256 the pending
+  record keeps). A remembered consent is checked again once the upstream
   provider says who signed in: a consent of one user never covers another;
-* **state bound to the browser**: each authorization sets a random cookie
-  whose SHA-256 the pending record keeps; the consent POST and the upstream
-  callback must come with it. A ``state`` replayed from another browser is
-  refused and does not consume the pending authorization;
+* **state bound to the browser, only after consent**: the upstream
+  ``state`` and the cookie that binds it to the browser (its SHA-256 kept
+  server-side) are made when the browser is sent upstream, once consent is
+  given, never before (security_best_practices.mdx, "OAuth State Parameter
+  Validation"); the callback must come with that cookie. A ``state``
+  replayed from another browser is refused and does not consume the pending
+  sign-in. Cookies are ``__Host-`` prefixed on an https issuer;
 * **upstream**: the proxy's own client id, its callback, a fresh ``state``
   and a fresh PKCE S256 pair; the callback's state is single use (ten
   minutes at most); the code is exchanged with the proxy's secret and the
@@ -94,18 +98,17 @@ async def authorize(proxy: OAuthProxy, request: Request, send: Send) -> None:
         return await _to_client(proxy, send, pending, {"error": problem[0], "error_description": problem[1]})
     txn = secrets.token_urlsafe(24)
     binding = secrets.token_urlsafe(24)
-    pending.update(
-        cookie="wmp_tx_" + txn[:16], browser=browser_hash(binding), csrf=secrets.token_urlsafe(24), consented=False,
-        client_name=client.get("client_name"),
-    )
-    set_binding = [cookie(pending["cookie"], binding, secure=proxy.secure, max_age=PENDING_TTL)]
+    pending.update(consented=False, client_name=client.get("client_name"))
     user = await proxy.session_user(request)
     if user is not None and await proxy.has_consent(user, client["client_id"], pending["scopes"]):
-        return await _upstream(proxy, send, pending, set_binding)
+        return await _upstream(proxy, send, pending, [])
+    pending.update(cookie=proxy.cookie_name("wmp_tx_" + txn[:16]), browser=browser_hash(binding), csrf=secrets.token_urlsafe(24))
+    set_binding = [cookie(pending["cookie"], binding, secure=proxy.secure, max_age=PENDING_TTL)]
     await proxy.store.put("txn", (txn,), pending, ttl=PENDING_TTL)
     page = consent_page(
         client=client, redirect_uri=redirect_uri, scopes=pending["scopes"], resource=pending["resource"], txn=txn,
-        csrf=pending["csrf"], server_name=proxy.server_name,
+        csrf=pending["csrf"], server_name=proxy.server_name, upstream=proxy.upstream.issuer,
+        upstream_scopes=proxy.upstream.scopes,
     )
     await proxy.html(send, 200, page, set_binding)
 
@@ -138,8 +141,11 @@ async def _upstream(proxy: OAuthProxy, send: Send, pending: dict[str, Any], extr
     up = proxy.upstream
     state = secrets.token_urlsafe(24)
     verifier = secrets.token_urlsafe(48)
-    pending["upstream_verifier"] = verifier
+    binding = secrets.token_urlsafe(24)
+    pending.update(upstream_verifier=verifier, cookie=proxy.cookie_name("wmp_st_" + state[:16]), browser=browser_hash(binding))
+    pending.pop("csrf", None)
     await proxy.store.put("cb", (state,), pending, ttl=PENDING_TTL)
+    extra = [*extra, cookie(pending["cookie"], binding, secure=proxy.secure, max_age=PENDING_TTL)]
     params = {
         "response_type": "code",
         "client_id": up.client_id,
@@ -165,10 +171,11 @@ async def consent(proxy: OAuthProxy, request: Request, send: Send) -> None:
         )
     if not await proxy.store.delete("txn", txn):
         return await error_page_answer(send, 400, "This approval is not valid", "It was used already.")
+    clear = [cookie(pending["cookie"], "", secure=proxy.secure, max_age=0)]
     if form.get("decision") != "approve":
-        return await _to_client(proxy, send, pending, {"error": "access_denied", "error_description": "the user declined"})
+        return await _to_client(proxy, send, pending, {"error": "access_denied", "error_description": "the user declined"}, clear)
     pending["consented"] = True
-    await _upstream(proxy, send, pending, [])
+    await _upstream(proxy, send, pending, clear)
 
 
 async def callback(proxy: OAuthProxy, request: Request, send: Send) -> None:
@@ -183,6 +190,8 @@ async def callback(proxy: OAuthProxy, request: Request, send: Send) -> None:
         )
     if await proxy.store.take("cb", state) is None:
         return await error_page_answer(send, 400, "Unknown sign-in", "This sign-in was completed already.")
+    if "iss" in q and q["iss"] != proxy.upstream.issuer:  # RFC 9207: the answer of another server
+        return await error_page_answer(send, 400, "Unknown sign-in", "This answer comes from another server.")
     clear = [cookie(pending["cookie"], "", secure=proxy.secure, max_age=0)]
     if "code" not in q:
         return await _to_client(proxy, send, pending, {"error": "access_denied", "error_description": "the upstream sign-in did not complete"}, clear)

@@ -5,8 +5,10 @@ Rules it keeps:
 * every value shown is HTML-escaped; no script runs on these pages (the
   headers of `_http` forbid any);
 * the consent page names the client (its self-declared name marked as
-  such, and its client id), the redirect URI the answer will go to, the
-  scopes and the resource; it carries the authorization's id and a CSRF
+  such, and its client id; for a client metadata document, its host), the
+  redirect URI the answer will go to, the scopes, the resource, and the
+  upstream provider with the scopes asked of it
+  (security_best_practices.mdx, "Consent UI Requirements"); it carries the authorization's id and a CSRF
   token in hidden fields, and posts to the proxy (approve or deny);
 * the consents page lists what the signed-in user approved, each with a
   revoke button (a POST carrying a CSRF token).
@@ -30,7 +32,7 @@ def _head(title: str) -> str:
 
 
 def consent_page(*, client: dict[str, Any], redirect_uri: str, scopes: Iterable[str], resource: str, txn: str, csrf: str,
-                 server_name: str) -> str:
+                 server_name: str, upstream: str, upstream_scopes: Iterable[str]) -> str:
     name = client.get("client_name")
     host = client.get("host")
     if host:  # a client metadata document: its host is what DNS and TLS vouch for
@@ -54,6 +56,9 @@ def consent_page(*, client: dict[str, Any], redirect_uri: str, scopes: Iterable[
         + f"<p>If you allow it, the answer goes to <code id=redirect-uri>{escape(redirect_uri)}</code>. "
         + "Allow only if you started this from that application.</p>"
         + f"<p>Scopes:</p><ul id=scopes>{items}</ul>"
+        + f"<p>You will then sign in at <code id=upstream>{escape(upstream)}</code>, which is asked for: "
+        + (" ".join(f"<code class=upstream-scope>{escape(s)}</code>" for s in upstream_scopes) or "no scopes")
+        + ".</p>"
         + "<form method=post action=/oauth/consent>"
         + f"<input type=hidden name=txn value=\"{escape(txn)}\"><input type=hidden name=csrf value=\"{escape(csrf)}\">"
         + "<button id=approve name=decision value=approve type=submit>Allow</button>"

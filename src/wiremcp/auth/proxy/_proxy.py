@@ -246,9 +246,13 @@ class OAuthProxy:
             self._fetcher = Fetcher(URLGuard(self.issuer), http_client=self._http, max_body=65536)
         return self._fetcher
 
+    def cookie_name(self, name: str) -> str:
+        """``name`` with the ``__Host-`` prefix on an https issuer (bound to this origin, Secure, Path=/)."""
+        return "__Host-" + name if self.secure else name
+
     async def session_user(self, request: Request) -> str | None:
         """The user of the browser's proxy session, or None."""
-        sid = request.cookies.get(SESSION_COOKIE)
+        sid = request.cookies.get(self.cookie_name(SESSION_COOKIE))
         record = await self.store.get("session", sid) if sid else None
         return record["user"] if record is not None else None
 
@@ -256,7 +260,7 @@ class OAuthProxy:
         """A proxy session for ``user``: the Set-Cookie header."""
         sid = secrets.token_urlsafe(32)
         await self.store.put("session", (sid,), {"user": user}, ttl=self.session_lifetime)
-        return cookie(SESSION_COOKIE, sid, secure=self.secure, max_age=self.session_lifetime)
+        return cookie(self.cookie_name(SESSION_COOKIE), sid, secure=self.secure, max_age=self.session_lifetime)
 
     async def has_consent(self, user: str, client_id: str, scopes: list[str]) -> bool:
         """Whether ``user`` approved ``client_id`` for every one of ``scopes``."""
@@ -404,7 +408,7 @@ async def _register(proxy: OAuthProxy, request: Request, send: Send) -> None:
 
 
 async def _consents(proxy: OAuthProxy, request: Request, send: Send) -> None:
-    sid = request.cookies.get(SESSION_COOKIE, "")
+    sid = request.cookies.get(proxy.cookie_name(SESSION_COOKIE), "")
     user = await proxy.session_user(request)
     if user is None:
         return await error_page_answer(send, 401, "Not signed in", "Sign in through an application first.")
@@ -415,7 +419,7 @@ async def _consents(proxy: OAuthProxy, request: Request, send: Send) -> None:
 async def _revoke_consent(proxy: OAuthProxy, request: Request, send: Send) -> None:
     import hmac
 
-    sid = request.cookies.get(SESSION_COOKIE, "")
+    sid = request.cookies.get(proxy.cookie_name(SESSION_COOKIE), "")
     user = await proxy.session_user(request)
     if user is None or not hmac.compare_digest(request.form.get("csrf", ""), proxy.consents_csrf(sid)):
         return await error_page_answer(send, 403, "Not allowed", "This request did not come from your consents page.")

@@ -82,6 +82,7 @@ async def main(url: str) -> None:
     assert storage.client is not None and storage.tokens is not None
     out["client_id"] = storage.client.client_id
     out["refresh_token_after"] = storage.tokens.refresh_token
+    out["access_token"] = storage.tokens.access_token
     listener.close()
     print("RESULT", json.dumps(out), flush=True)
 

@@ -14,6 +14,9 @@ examples/oauth_proxy.py, headless Chromium as the person):
   person's browser, is refused (the state is bound to the attacker's browser), and the
   attacker's pending sign-in is not consumed by the attempt; the consent form of another browser
   is refused too.
+
+And revocation while a token is fresh: the next call is refused for it alone, the refresh too,
+and a new sign-in of that client meets the consent page again.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
@@ -37,7 +41,9 @@ from wiremcp.auth import MemoryTokenStore, OAuthClient  # noqa: E402
 from wiremcp.testing.chromium import CHROMIUM, Chromium, Page  # noqa: E402
 
 from ..server._oauth import free_port  # noqa: E402
-from ._harness import ChromiumLogin, HandClient, ProxiedServer, Sink, UpstreamProvider, approve, sign_in  # noqa: E402
+from ._harness import (  # noqa: E402
+    ChromiumLogin, HandClient, ProxiedServer, Sink, UpstreamProvider, approve, mcp_post, refresh, sign_in,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -214,3 +220,45 @@ def test_a_stolen_state_is_refused_in_another_browser(stack: ProxiedServer, chro
     assert seen["hits_after_victim"] == []
     assert seen["own"][0] == 303 and seen["own"][1].startswith(seen["sink"] + "?") and "code=" in seen["own"][1]
     assert seen["elsewhere"] == (400, None)
+
+
+def test_after_revocation_the_client_is_refused_and_asked_again(stack: ProxiedServer, chromium: Chromium) -> None:
+    """The person revokes the client on the consents page while its token is still fresh: the next call
+    is refused (the grant is gone), the refresh too, and a new sign-in meets the consent page again."""
+    seen: dict[str, Any] = {}
+
+    async def again(page: Page) -> None:
+        await page.wait_for("!!document.querySelector('#approve')")
+        seen["asked_again"] = True
+        await page.click("#deny")
+
+    async def go() -> None:
+        async with Page(chromium) as page:
+            login = ChromiumLogin(page, [approve, lambda p: sign_in(p, "dave")])
+            auth = OAuthClient(client_name="revoked-app", redirect_handler=login, store=MemoryTokenStore())
+            try:
+                async with wiremcp.Client.http(stack.mcp, auth=auth) as client:
+                    seen["before"] = (await client.call_tool("whoami", {})).structured_content
+                    seen["token"] = dict(auth._token or {})
+                    cid = (auth._client_info or {})["client_id"]
+                    await page.goto(stack.url + "/oauth/consents")
+                    await page.click(f"#revoke-{cid}")
+                    await page.wait_for("!!document.querySelector('#none')")
+                    seen["raw"] = mcp_post(stack.mcp, seen["token"]["access_token"])
+                    seen["refresh"] = refresh(stack.url, cid, seen["token"]["refresh_token"]).json()
+                    login.steps = [again]
+                    try:
+                        await client.call_tool("whoami", {})
+                    except Exception as exc:  # the client's own error for a denied authorization
+                        seen["after"] = exc
+            finally:
+                await login.aclose()
+                await auth.aclose()
+
+    asyncio.run(go())
+    assert seen["before"]["subject"] == "dave"
+    assert seen["token"]["expires_at"] - time.time() > 60  # still fresh: refused for the revocation alone
+    raw = seen["raw"]
+    assert raw.status_code == 401 and "revoked" in raw.headers["www-authenticate"]
+    assert seen["refresh"]["error"] == "invalid_grant"
+    assert seen.get("asked_again") and "access_denied" in str(seen["after"])

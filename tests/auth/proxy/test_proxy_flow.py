@@ -148,7 +148,7 @@ def test_the_wiremcp_client_signs_in_through_the_proxy(stack: Stack, chromium: A
 
 @pytest.mark.parametrize("stack", ["jwt"], indirect=True)
 def test_the_official_sdk_client_signs_in_through_the_proxy(stack: Stack, chromium: Chromium) -> None:
-    """The official SDK's OAuthClientProvider (mcp 1.30.0, its own venv) in the same flow."""
+    """The official SDK's OAuthClientProvider (mcp 1.30.0, its own venv) in the same flow, then revoked."""
     server = stack.server
     proc = subprocess.Popen([str(python_peer(SDK)), str(HERE / "sdk_client.py"), server.mcp],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -158,7 +158,7 @@ def test_the_official_sdk_client_signs_in_through_the_proxy(stack: Stack, chromi
         assert line.startswith("AUTHORIZE "), line + proc.communicate(timeout=30)[1]
         authorize = line.split(" ", 1)[1].strip()
 
-        async def login() -> str:
+        async def login() -> tuple[str, str, dict[str, Any]]:
             async with Page(chromium) as page:
                 await page.goto(authorize)
                 await page.wait_for("!!document.querySelector('#approve')")
@@ -166,22 +166,29 @@ def test_the_official_sdk_client_signs_in_through_the_proxy(stack: Stack, chromi
                 await approve(page)
                 await sign_in(page, "bob")
                 await page.wait_for("!!document.querySelector('#ok')")
-                return name
+                out, err = await asyncio.to_thread(proc.communicate, timeout=90)
+                assert proc.returncode == 0, err[-4000:]
+                result = json.loads(out.strip().splitlines()[-1].split(" ", 1)[1])
+                # bob revokes the SDK client on the proxy's consents page
+                await page.goto(server.url + "/oauth/consents")
+                await page.click(f"#revoke-{result['client_id']}")
+                await page.wait_for("!!document.querySelector('#none')")
+                return name, out, result
 
-        shown = asyncio.run(login())
-        out, err = proc.communicate(timeout=90)
+        shown, _, result = asyncio.run(login())
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 0, err[-4000:]
-    result = json.loads(out.strip().splitlines()[-1].split(" ", 1)[1])
     assert shown == "official-sdk"
     params = parse_qs(urlsplit(authorize).query)
     assert params["code_challenge_method"] == ["S256"] and params["resource"] == [server.mcp]
     expected = {"subject": "bob", "client_id": result["client_id"], "scopes": ["notes:read", "notes:write"]}
     assert result["first"] == expected and result["second"] == expected
     assert result["refresh_token_after"] != result["refresh_token"]  # refreshed, rotated
+    # revoked: its access token and its refresh token are refused
+    assert mcp_post(server.mcp, result["access_token"]).status_code == 401
+    assert refresh(server.url, result["client_id"], result["refresh_token_after"]).json()["error"] == "invalid_grant"
 
 
 def store_dump(path: Path) -> str:

@@ -5,22 +5,22 @@ proxy asks each user's consent for each client, sends them to the upstream
 provider with its one pre-registered client, and issues its own tokens for
 this server. docs/auth-proxy.md explains it. Configured from the environment:
 
-``WIREMCP_PROXY_URL``
+``WIREMCP_AUTH_PROXY_URL``
     this server's origin, e.g. ``http://127.0.0.1:8000`` (the MCP endpoint is ``/mcp``);
-``WIREMCP_PROXY_UPSTREAM``
+``WIREMCP_AUTH_PROXY_UPSTREAM``
     the upstream provider's issuer URL (its endpoints are discovered);
-``WIREMCP_PROXY_CLIENT_ID`` / ``WIREMCP_PROXY_CLIENT_SECRET``
+``WIREMCP_AUTH_PROXY_CLIENT_ID`` / ``WIREMCP_AUTH_PROXY_CLIENT_SECRET``
     the proxy's client at the upstream provider, registered there with the
-    redirect URI ``{WIREMCP_PROXY_URL}/oauth/callback``;
-``WIREMCP_PROXY_UPSTREAM_RESOURCE`` (optional)
+    redirect URI ``{WIREMCP_AUTH_PROXY_URL}/oauth/callback``;
+``WIREMCP_AUTH_PROXY_UPSTREAM_RESOURCE`` (optional)
     the resource indicator to ask upstream tokens for;
-``WIREMCP_PROXY_INTROSPECT`` (optional, ``1``)
+``WIREMCP_AUTH_PROXY_INTROSPECT`` (optional, ``1``)
     the upstream access tokens are opaque: learn the user by introspection;
-``WIREMCP_PROXY_STORE`` (optional)
+``WIREMCP_AUTH_PROXY_STORE`` (optional)
     the SQLite file for the proxy's records (default: the user's state directory);
 ``WIREMCP_STATE_KEY``
     the key the records are sealed with (16 bytes at least);
-``WIREMCP_PROXY_TOKEN_LIFETIME`` / ``WIREMCP_AUTH_LEEWAY`` (optional)
+``WIREMCP_AUTH_PROXY_TOKEN_LIFETIME`` / ``WIREMCP_AUTH_LEEWAY`` (optional)
     seconds the proxy's access tokens live (default 300), and the clock skew
     tolerated when they are checked (default 60).
 
@@ -41,17 +41,23 @@ from wiremcp.auth.server import IntrospectionVerifier, JWTVerifier, TokenVerifie
 from wiremcp.server.storage import SQLiteStore
 from wiremcp.transports.http import MCPApp
 
-URL = os.environ.get("WIREMCP_PROXY_URL", "http://127.0.0.1:8000")
-UPSTREAM = os.environ.get("WIREMCP_PROXY_UPSTREAM", "")
-CLIENT_ID = os.environ.get("WIREMCP_PROXY_CLIENT_ID", "")
-CLIENT_SECRET = os.environ.get("WIREMCP_PROXY_CLIENT_SECRET", "")
-UPSTREAM_RESOURCE = os.environ.get("WIREMCP_PROXY_UPSTREAM_RESOURCE") or None
+URL = os.environ.get("WIREMCP_AUTH_PROXY_URL", "http://127.0.0.1:8000")
+UPSTREAM = os.environ.get("WIREMCP_AUTH_PROXY_UPSTREAM", "")
+CLIENT_ID = os.environ.get("WIREMCP_AUTH_PROXY_CLIENT_ID", "")
+CLIENT_SECRET = os.environ.get("WIREMCP_AUTH_PROXY_CLIENT_SECRET", "")
+UPSTREAM_RESOURCE = os.environ.get("WIREMCP_AUTH_PROXY_UPSTREAM_RESOURCE") or None
+
+if not UPSTREAM or not CLIENT_ID or not CLIENT_SECRET:
+    raise RuntimeError(
+        "examples/oauth_proxy.py needs WIREMCP_AUTH_PROXY_UPSTREAM (the upstream provider's issuer) and the proxy's "
+        "client there: WIREMCP_AUTH_PROXY_CLIENT_ID, WIREMCP_AUTH_PROXY_CLIENT_SECRET"
+    )
 
 
 def upstream_verifier() -> TokenVerifier:
     """How the proxy learns who signed in: the upstream access token, verified."""
     audience = UPSTREAM_RESOURCE or UPSTREAM
-    if os.environ.get("WIREMCP_PROXY_INTROSPECT") == "1":
+    if os.environ.get("WIREMCP_AUTH_PROXY_INTROSPECT") == "1":
         return IntrospectionVerifier(issuer=UPSTREAM, resource=audience, client_id=CLIENT_ID, client_secret=CLIENT_SECRET)
     return JWTVerifier(issuer=UPSTREAM, resource=audience)
 
@@ -67,9 +73,9 @@ proxy = OAuthProxy(
     issuer=URL,
     resource=URL + "/mcp",
     scopes=["notes:read", "notes:write"],
-    store=SQLiteStore(os.environ.get("WIREMCP_PROXY_STORE")),
+    store=SQLiteStore(os.environ.get("WIREMCP_AUTH_PROXY_STORE")),
     server_name="the notes server",
-    access_token_lifetime=int(os.environ.get("WIREMCP_PROXY_TOKEN_LIFETIME", "300")),
+    access_token_lifetime=int(os.environ.get("WIREMCP_AUTH_PROXY_TOKEN_LIFETIME", "300")),
 )
 server = wiremcp.Server("notes", version="1.0.0", auth=proxy.resource_server(leeway=float(os.environ.get("WIREMCP_AUTH_LEEWAY", "60"))))
 NOTES: dict[str, list[str]] = {}

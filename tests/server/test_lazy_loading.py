@@ -71,6 +71,7 @@ LAZY = (
     "wiremcp.server._storage_sqlite",
     "wiremcp.server._storage_redis",
     "wiremcp.server.storage",
+    "wiremcp.auth.proxy",  # the OAuth proxy (issue 26): only for a server that imports it
 )
 
 _PROGRAM = textwrap.dedent(

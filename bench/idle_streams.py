@@ -11,11 +11,11 @@ loopback, one connection per stream:
   list changes; open once its ``notifications/subscriptions/acknowledged``
   event has arrived;
 - ``GET``: a 2025-11-25 session (``initialize``, ``notifications/initialized``
-  on the same keep-alive connection), then ``GET`` with its
-  ``Mcp-Session-Id``: the session's standalone stream; open once the 200
-  head has arrived. The sessions are created first (all N), then the GETs
-  sent, so that the figure of the sessions and of the streams can be told
-  apart.
+  on one keep-alive connection, then closed), then ``GET`` with its
+  ``Mcp-Session-Id`` on a new connection: the session's standalone stream;
+  open once the 200 head has arrived. The sessions are created first (all
+  N), then the GETs sent, so that the figure of the sessions and of the
+  streams can be told apart. The floor has no sessions: its GETs open at once.
 
 Contenders: ``wiremcp run examples/everything.py --http`` with its caps
 raised to N (``WIREMCP_LIMIT_CONCURRENCY``, ``WIREMCP_MAX_SUBSCRIPTIONS``,
@@ -75,7 +75,7 @@ def server_command(contender: str, kind: str) -> list[str]:
         return [str(WIREMCP_BIN), "run", str(WIREMCP_EXAMPLE), "--http", "--host", "127.0.0.1", "--port", "{port}"]
     if contender == "official":
         cmd = [str(OFFICIAL_PY), str(FIXTURES / "official_echo.py"), "--http", "--host", "127.0.0.1", "--port", "{port}"]
-        return cmd + ["--stateful", "--sse"] if kind == "GET" else cmd + ["--sse"]
+        return cmd + ["--stateful"] if kind == "GET" else cmd + ["--sse"]
     python = WIREMCP_BIN.parent / "python"
     return [str(python), str(FIXTURES / "raw_sse.py"), "--host", "127.0.0.1", "--port", "{port}"]
 
@@ -120,8 +120,12 @@ def rss_kib(pids: Sequence[int]) -> int:
 # One stream's connection: a small state machine on raw bytes
 
 
+#: The Host header: the address and port of the server of the run (the official SDK checks both).
+_host = ["127.0.0.1"]
+
+
 def _request(method: str, target: str, headers: dict[str, str], body: bytes = b"") -> bytes:
-    lines = [f"{method} {target} HTTP/1.1", "Host: 127.0.0.1"]
+    lines = [f"{method} {target} HTTP/1.1", f"Host: {_host[0]}"]
     lines += [f"{k}: {v}" for k, v in headers.items()]
     if method == "POST":
         lines.append(f"Content-Length: {len(body)}")
@@ -239,6 +243,9 @@ def drive(port: int, conns: list[Conn], n: int, kind: str, phase: str) -> Opened
             conns.append(Conn(_connect(port), kind))
         c = conns[i]
         if phase == "get":
+            if c.step:  # its session was made on a connection of its own, closed since
+                c.sock = _connect(port)
+                c.buf.clear()
             c.out = c.get()
             c.step = 3
         else:
@@ -296,7 +303,9 @@ def _advance(c: Conn, sel: selectors.BaseSelector, finish: Any) -> None:
             c.status = 200
             del c.buf[:]
             finish(c)
-        elif c.buf.startswith(b"HTTP/1.1 ") and not c.buf.startswith(b"HTTP/1.1 200") and b"\r\n\r\n" in c.buf:
+        elif b'"error"' in c.buf or (
+            c.buf.startswith(b"HTTP/1.1 ") and not c.buf.startswith(b"HTTP/1.1 200") and b"\r\n\r\n" in c.buf
+        ):
             finish(c, f"listen refused: {bytes(c.buf[:300])!r}")
         return
     got = c.reply() if c.step in (1, 2) else None
@@ -315,6 +324,7 @@ def _advance(c: Conn, sel: selectors.BaseSelector, finish: Any) -> None:
             finish(c, f"initialized: {got[0]} {got[2][:200]!r}")
             return
         finish(c)
+        c.sock.close()  # the GET goes on a new connection (this one would time out while the others are made)
     elif c.step == 3 and b"\r\n\r\n" in c.buf:  # the GET's head
         if not c.buf.startswith(b"HTTP/1.1 200"):
             finish(c, f"GET: {bytes(c.buf[:300])!r}")
@@ -369,6 +379,7 @@ def run_one(impl: str, kind: str, n: int, settle: float, warmup: int = 50) -> Re
     port = driver.free_port()
     cmd = [c.replace("{port}", str(port)) for c in server_command(impl, kind)]
     res = Result(impl, kind, n, command=cmd)
+    _host[0] = f"127.0.0.1:{port}"
     fd, err_path = tempfile.mkstemp(prefix="idle-streams-", suffix=".log")
     with os.fdopen(fd, "wb") as err:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
@@ -377,7 +388,8 @@ def run_one(impl: str, kind: str, n: int, settle: float, warmup: int = 50) -> Re
     conns: list[Conn] = []
     try:
         _wait_port(port, proc)
-        phases = ("listen",) if kind == "listen" else ("session", "get")
+        # The floor has no sessions: its GET streams open at once.
+        phases = ("listen",) if kind == "listen" else ("get",) if impl == "floor" else ("session", "get")
         # Warm-up: the same streams, opened and closed (lazy imports, first allocations).
         for phase in phases:
             w = drive(port, conns, warmup, kind, phase)
@@ -394,10 +406,10 @@ def run_one(impl: str, kind: str, n: int, settle: float, warmup: int = 50) -> Re
             got = drive(port, conns, n, kind, phase)
             res.errors += got.errors
             res.error_messages += got.messages
-            if phase == "session":
+            if phase == "session" or phases == ("get",):
                 time.sleep(settle)
                 res.rss_sessions_kib = rss_kib(pids)
-            else:
+            if phase != "session":
                 res.opened = got.ok
         res.setup_s = round(time.perf_counter() - t0, 2)
         time.sleep(settle)

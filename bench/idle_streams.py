@@ -455,9 +455,9 @@ def build_table(results: list[dict[str, Any]]) -> str:
             else:
                 r = got[0]
                 values[impl] = r["kib_per_stream"]
-                mib = lambda k: r[k] / 1024  # noqa: E731
-                extra = f", sessions {mib('rss_sessions_kib'):.1f}" if r["rss_sessions_kib"] else ""
-                cells[impl] = f"{r['kib_per_stream']:.1f} KiB ({mib('rss_before_kib'):.1f}{extra} → {mib('rss_open_kib'):.1f} MiB)"
+                before, sessions, after = (r[k] / 1024 for k in ("rss_before_kib", "rss_sessions_kib", "rss_open_kib"))
+                extra = f", sessions {sessions:.1f}" if sessions else ""
+                cells[impl] = f"{r['kib_per_stream']:.1f} KiB ({before:.1f}{extra} → {after:.1f} MiB)"
         gap = f"{values['wiremcp'] - values['floor']:.1f} KiB" if "wiremcp" in values and "floor" in values else "—"
         verdict = "—" if "wiremcp" not in values else ("met" if values["wiremcp"] <= TARGET_KIB else "**not met**")
         label = f"{n:,} idle {'subscriptions/listen' if kind == 'listen' else 'legacy GET'} streams"

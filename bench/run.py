@@ -17,8 +17,10 @@ Three contenders serve the same echo tool (modern era, 2026-07-28):
   wiremcp's interpreter.
 
 Cases: stdio 100 B and 10 KB at 1 in flight, stdio 100 B at 16 in flight,
-HTTP 100 B at 1 and 16 connections. Each (contender, case, repetition)
-starts a fresh server process and also gives a cold start (spawn to the
+HTTP 100 B at 1 and 16 connections; then, with HTTP, the idle streams of
+``idle_streams.py`` (N silent ``subscriptions/listen`` and legacy GET
+streams per contender, server RSS per stream; ``--idle-streams``).
+Each (contender, case, repetition) starts a fresh server process and also gives a cold start (spawn to the
 first reply). The contenders run back to back for every case, in an order
 that rotates on every repetition, so that drift in machine load hits all
 alike; only figures from one run are compared. The table shows median
@@ -53,6 +55,7 @@ from typing import Any, Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import driver  # noqa: E402
+import idle_streams  # noqa: E402
 
 #: The kernel's PM QoS interface: a process holding it open with a value asks for that wake-up latency.
 CPU_DMA_LATENCY = "/dev/cpu_dma_latency"
@@ -277,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="3 reps, 1 s windows, 0.3 s warm-up")
     ap.add_argument("--tiny", action="store_true", help="smoke test: 1 rep, 0.2 s windows")
     ap.add_argument("--json", dest="json_path", help="raw samples (default bench/results/run-<time>.json)")
+    ap.add_argument("--idle-streams", metavar="N,N",
+                    help="idle-stream counts for the HTTP idle-streams table (default 1000,10000; --tiny: 100; 0: none)")
     ap.add_argument("--no-pm-qos", action="store_true",
                     help=f"leave idle CPUs as the machine sets them (default: hold {CPU_DMA_LATENCY} at 0 for the run)")
     args = ap.parse_args(argv)
@@ -368,6 +373,13 @@ def _run(args: argparse.Namespace, ap: argparse.ArgumentParser, qos: str, argv: 
                       f"{res.server_cpu_us_per_req:7.1f} µs/req  cold {res.cold_start_ms:6.1f} ms  {status}",
                       file=sys.stderr)
 
+    # Idle streams (idle_streams.py): N silent listen and GET streams per contender, server RSS per stream.
+    idle_sizes = [int(x) for x in (args.idle_streams or ("100" if args.tiny else "1000,10000")).split(",") if int(x) > 0]
+    idle: list[dict[str, Any]] = []
+    if "http" in transports and idle_sizes:
+        idle = idle_streams.run(contenders, idle_sizes, log=sys.stderr)
+    idle_failed = [r for r in idle if r["available"] and not r["ok"]]
+
     meta["elapsed_s"] = round(time.time() - started, 1)
     meta["loadavg_end"] = os.getloadavg()
     failed = [s for s in samples if s["available"] and not s["ok"]]
@@ -375,9 +387,13 @@ def _run(args: argparse.Namespace, ap: argparse.ArgumentParser, qos: str, argv: 
 
     out = Path(args.json_path) if args.json_path else BENCH / "results" / f"run-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(driver.dumps({"meta": meta, "unavailable": unavailable, "samples": samples, "table": table}))
+    idle_table = idle_streams.build_table(idle) if idle else ""
+    out.write_bytes(driver.dumps({"meta": meta, "unavailable": unavailable, "samples": samples, "table": table,
+                                  "idle_streams": idle, "idle_streams_table": idle_table}))
 
     print(table)
+    if idle_table:
+        print("Idle streams\n\n" + idle_table)
     for key, reason in unavailable.items():
         print(f"- {key}: not available: {reason}")
     la0, la1 = meta["loadavg_start"][0], meta["loadavg_end"][0]
@@ -387,7 +403,9 @@ def _run(args: argparse.Namespace, ap: argparse.ArgumentParser, qos: str, argv: 
     if not samples:
         print("nothing ran: every selected contender was unavailable", file=sys.stderr)
         return 2
-    return 1 if failed else 0
+    if idle_failed:
+        print(f"idle streams: {len(idle_failed)} run(s) failed", file=sys.stderr)
+    return 1 if failed or idle_failed else 0
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ class Listening:
 
         wanted = parse_filter(params)
         server = self.server
-        honoured = set(HONOURED)
+        honoured = HONOURED
         if server.tasks is not None:
             task_ids = server.tasks.listen_filter(wanted, meta)
             if task_ids is not None:
@@ -54,7 +54,7 @@ class Listening:
         return listen(request.id, wanted, honoured, server.bus, emit or _drop, self.open, server.max_subscriptions)
 
     async def _listen_tasks(
-        self, request: Request, wanted: dict[str, Any], honoured: set[str], task_ids: list[str], meta: RequestMeta, emit: Emit
+        self, request: Request, wanted: dict[str, Any], honoured: frozenset[str], task_ids: list[str], meta: RequestMeta, emit: Emit
     ) -> dict[str, Any]:
         """``subscriptions/listen`` with ``taskIds``: the acknowledgement names the ids agreed (tasks.md)."""
         from ._subscriptions import listen

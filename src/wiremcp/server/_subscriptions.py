@@ -23,7 +23,8 @@ Rules kept by `listen` (the request handler):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections import deque
+from typing import TYPE_CHECKING, Any, Callable, Collection
 
 from ..backends import ChangeBus, Event, LocalBus
 from ..jsonrpc import InvalidParams, RequestId
@@ -34,7 +35,7 @@ from ._settings import DEFAULT_MAX_SUBSCRIPTIONS
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["ChangeBus", "LocalBus", "Event", "listen", "DEFAULT_MAX_SUBSCRIPTIONS", "parse_filter"]
+__all__ = ["ChangeBus", "LocalBus", "Event", "Mailbox", "listen", "DEFAULT_MAX_SUBSCRIPTIONS", "parse_filter"]
 
 #: Events queued for one slow listener before the oldest are dropped.
 QUEUE_LIMIT = 1024
@@ -65,44 +66,34 @@ def parse_filter(params: dict[str, Any]) -> dict[str, Any]:
 async def listen(
     subscription_id: RequestId,
     wanted: dict[str, Any],
-    honoured: set[str],
+    honoured: Collection[str],
     bus: ChangeBus,
     emit: Callable[[str, dict[str, Any]], None],
     open_count: list[int],
     limit: int,
 ) -> dict[str, Any]:
     """Serve one subscription until the server closes it (or the task is cancelled)."""
-    import asyncio  # imported by then: on first use, not at start-up
     if open_count[0] >= limit:
         raise ServerBusy(f"Server busy: {open_count[0]} subscriptions are open, the most this server keeps ({limit}); retry later")
     agreed: dict[str, Any] = {}
-    kinds: set[str] = set()
+    kinds: list[str] = []
     for kind, (flag, _) in _LIST_CHANGED.items():
         if wanted.get(flag) is True and kind in honoured:
             agreed[flag] = True
-            kinds.add(kind)
-    uris: set[str] = set()
+            kinds.append(kind)
+    uris: frozenset[str] = _NO_URIS
     if wanted.get("resourceSubscriptions") and "updated" in honoured:
         agreed["resourceSubscriptions"] = list(wanted["resourceSubscriptions"])
-        uris = set(agreed["resourceSubscriptions"])
-    meta = {SUBSCRIPTION_ID: subscription_id}
-    queue: asyncio.Queue[Event] = asyncio.Queue(QUEUE_LIMIT)
-
-    def deliver(event: Event) -> None:
-        if event is not None:
-            kind, uri = event
-            if not (kind in kinds or (kind == "updated" and uri in uris)):
-                return
-        if queue.full():  # a listener that does not keep up loses the oldest event
-            queue.get_nowait()
-        queue.put_nowait(event)
-
-    unsubscribe = bus.subscribe(deliver)
+        uris = frozenset(agreed["resourceSubscriptions"])
+    box = Mailbox(tuple(kinds), uris)
+    unsubscribe = bus.subscribe(box.deliver)
     open_count[0] += 1
     try:
-        emit(ACKNOWLEDGED, {"_meta": meta, "notifications": agreed})
+        emit(ACKNOWLEDGED, {"_meta": {SUBSCRIPTION_ID: subscription_id}, "notifications": agreed})
+        del agreed, wanted  # an idle stream keeps its mailbox only
         while True:
-            event = await queue.get()
+            event = await box.get()
+            meta = {SUBSCRIPTION_ID: subscription_id}
             if event is None:
                 return {"resultType": "complete", "_meta": meta}
             kind, uri = event
@@ -115,3 +106,52 @@ async def listen(
         unsubscribe()
 
 
+_NO_URIS: frozenset[str] = frozenset()
+
+
+class Mailbox:
+    """The events one subscription wants and has not sent yet: at most `QUEUE_LIMIT`, the oldest dropped.
+
+    An idle subscription holds this object and its two filters only: the queue
+    is made on the first event and let go once it is empty, and a future
+    exists only while the stream waits (not an ``asyncio.Queue``: its three
+    deques and its event cost about 3 KiB per open stream).
+    """
+
+    __slots__ = ("kinds", "uris", "events", "waiter")
+
+    def __init__(self, kinds: tuple[str, ...], uris: frozenset[str]) -> None:
+        self.kinds = kinds
+        self.uris = uris
+        self.events: deque[Event] | None = None
+        self.waiter: asyncio.Future[None] | None = None
+
+    def deliver(self, event: Event) -> None:
+        """The bus's callback: keep ``event`` when this subscription wants it, and wake the stream."""
+        if event is not None:
+            kind, uri = event
+            if not (kind in self.kinds or (kind == "updated" and uri in self.uris)):
+                return
+        events = self.events
+        if events is None:
+            events = self.events = deque(maxlen=QUEUE_LIMIT)  # a listener that does not keep up loses the oldest
+        events.append(event)
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def get(self) -> Event:
+        """The next event, waiting for one."""
+        while not self.events:
+            import asyncio  # imported by then: on first use, not at start-up
+
+            waiter = self.waiter = asyncio.get_running_loop().create_future()
+            try:
+                await waiter
+            finally:
+                self.waiter = None
+        events = self.events
+        event = events.popleft()
+        if not events:
+            self.events = None
+        return event

@@ -40,7 +40,7 @@ def _argv(area: str, mode: str, quick: bool, tiny: bool) -> list[str]:
         size = ["--reps", "1", "--duration", "0.5", "--warmup", "0.2", "--listeners", "10", "--changes", "5",
                 "--legacy-messages", "20"] if tiny else \
             ["--reps", "3" if not quick else "1", "--duration", "5" if not quick else "2"]
-        return ["scale.py", "--workers", "1", "2", *size]
+        return ["scale.py", "--workers", "1", "2", "--per-worker", *size]
     size = ["--tiny"] if tiny else ["--quick"] if quick else []
     return ["tasks_bench.py", *size]
 

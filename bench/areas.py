@@ -42,7 +42,7 @@ def _argv(area: str, mode: str, quick: bool, tiny: bool) -> list[str]:
             ["--reps", "3" if not quick else "1", "--duration", "5" if not quick else "2"]
         return ["scale.py", "--workers", "1", "2", "--per-worker", *size]
     size = ["--tiny"] if tiny else ["--quick"] if quick else []
-    return ["tasks_bench.py", *size]
+    return ["tasks_bench.py", "--costs", *size]
 
 
 def run_areas(args: argparse.Namespace, quick: bool, tiny: bool) -> dict[str, dict[str, Any]]:

@@ -58,7 +58,7 @@ def run_areas(args: argparse.Namespace, quick: bool, tiny: bool) -> dict[str, di
             argv = [*_argv(name, args.pm_qos, quick, tiny), "--pm-qos", args.pm_qos, "--json", str(path)]
             print(f"area {name}: {' '.join(argv)}", file=sys.stderr, flush=True)
             started = time.time()
-            proc = subprocess.run([sys.executable, str(BENCH / argv[0]), *argv[1:]], cwd=BENCH.parent)
+            proc = subprocess.run([sys.executable, str(BENCH / argv[0]), *argv[1:]], cwd=BENCH.parent, stdout=sys.stderr)
             data: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {"table": "no result"}
         data["ok"] = proc.returncode == 0
         data["argv"] = argv

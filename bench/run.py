@@ -4,6 +4,8 @@
     python bench/run.py --quick         # 3 reps, 1 s windows
     python bench/run.py --tiny          # smoke test: 1 rep, 0.2 s windows
     python bench/run.py --only stdio --impl wiremcp,floor --json out.json
+    python bench/run.py --quick --pm-qos both --areas all   # everything: each run with and without the PM QoS
+                                                            # request, then sync tools, scale-out, tasks (areas.py)
 
 Three contenders serve the same echo tool (modern era, 2026-07-28):
 
@@ -33,7 +35,10 @@ virtual machine whose idle CPUs halt, every wake-up from halt otherwise
 costs tens of microseconds, charged to each round trip of every contender
 alike, and the 1-in-flight ratios then measure the hypervisor. It takes no
 CPU time from a runnable thread (the idle loop polls only while nothing else
-runs). ``--no-pm-qos`` leaves the machine's setting; the JSON records which.
+runs). ``--no-pm-qos`` (``--pm-qos off``) leaves the machine's setting;
+``--pm-qos both`` takes every run twice, with and without the request, in an
+alternating order, and prints the ratios of both side by side (bench/pmqos.py);
+the JSON records which.
 """
 
 from __future__ import annotations

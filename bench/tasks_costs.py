@@ -13,7 +13,9 @@ tests/scale/services.py). Two levels for each:
   tool returns at once, and the store's ``updated_at - created_at`` of each
   finished record is its completion latency (p50/p99), the tasks completed
   per second the number over the wall time from the first creation to the
-  last completion.
+  last completion (a burst: a task may wait behind the creations after it);
+  and, one call at a time, the latency from the call to the task's
+  completion with nothing queued (``alone``).
 
 Parked tasks (`parked`): ``wiremcp run`` over stdio of a tool that asks a
 question, so each task parks in ``input_required``; M calls, then the
@@ -137,6 +139,18 @@ async def server_round(store: TaskStore, n: int) -> dict[str, float]:
             done.append(record.updated_at - record.created_at)
             last = max(last, record.updated_at)
         stats = {**_stats("create", created, t1 - t0), **_stats("complete", done, last - w0)}
+        # One at a time: the latency from the call to the task's completion, with nothing queued before it
+        # (in the burst above a task waits behind the creations that follow it until the loop yields).
+        alone: list[float] = []
+        for i in range(n, n + min(n, 200)):
+            t = time.perf_counter()
+            out = server.handle(Request(i, "tools/call", {"name": "job", "arguments": {"n": i}, "_meta": META}))
+            if not isinstance(out, dict):
+                await out
+            while server.tasks.engine.running:
+                await asyncio.sleep(0)
+            alone.append(time.perf_counter() - t)
+        stats["alone_p50_us"], stats["alone_p99_us"] = _pct(alone, 0.5) * 1e6, _pct(alone, 0.99) * 1e6
     finally:
         assert server.tasks is not None
         await server.tasks.aclose()
@@ -169,11 +183,13 @@ def costs(n: int, rounds: int, mode: str) -> list[dict[str, Any]]:
 def costs_table(rows: list[dict[str, Any]], n: int, rounds: int) -> str:
     lines = [f"{n} tasks per round, median of {rounds} round(s); store = the floor (the official SDK has no tasks)", "",
              "| level | store | PM QoS | created per s | create p50 µs | create p99 µs | completed per s "
-             "| complete p50 µs | complete p99 µs |", "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+             "| complete p50 µs | complete p99 µs | call to completion, alone: p50 µs | p99 µs |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in sorted(rows, key=lambda r: (r["level"] != "store", STORES.index(r["store"]), not r["pm_qos"])):
         lines.append(f"| {r['level']} | {r['store']} | {'on' if r['pm_qos'] else 'off'} | {r['create_per_s']:,.0f} "
                      f"| {r['create_p50_us']:,.1f} | {r['create_p99_us']:,.1f} | {r['complete_per_s']:,.0f} "
-                     f"| {r['complete_p50_us']:,.1f} | {r['complete_p99_us']:,.1f} |")
+                     f"| {r['complete_p50_us']:,.1f} | {r['complete_p99_us']:,.1f} "
+                     + (f"| {r['alone_p50_us']:,.1f} | {r['alone_p99_us']:,.1f} |" if "alone_p50_us" in r else "| — | — |"))
     return "\n".join(lines) + "\n"
 
 

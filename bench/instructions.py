@@ -7,6 +7,10 @@
     python bench/instructions.py pipe             # a whole `wiremcp run examples/echo.py` fed requests on a pipe,
                                                   # one at a time (each after the last reply)
     python bench/instructions.py pipe-floor       # the same for fixtures/raw_echo.py
+    python bench/instructions.py pipe-threaded    # bench/sync_tools.py's servers the same way: pipe-threaded,
+                                                  # pipe-inline, pipe-async (fixtures/sync_echo.py),
+                                                  # pipe-thread-floor (fixtures/raw_thread_echo.py),
+                                                  # pipe-official (the official SDK; try --n 200,600)
     python bench/instructions.py cold             # a whole `wiremcp run examples/echo.py` answering one request
     python bench/instructions.py cold-floor       # the same for fixtures/raw_echo.py
     python bench/instructions.py part-call        # one piece of the path in a loop: part-empty (the loop
@@ -240,8 +244,29 @@ def _floor_cmd() -> list[str]:
     return [sys.executable, os.path.join(HERE, "fixtures", "raw_echo.py")]
 
 
+def _sync_cmd(server: str) -> Callable[[], list[str]]:
+    def cmd() -> list[str]:
+        return [*_wiremcp_cmd()[:2], f"{os.path.join(HERE, 'fixtures', 'sync_echo.py')}:{server}"]
+
+    return cmd
+
+
+def _thread_floor_cmd() -> list[str]:
+    return [sys.executable, os.path.join(HERE, "fixtures", "raw_thread_echo.py")]
+
+
+def _official_cmd() -> list[str]:
+    return [os.path.join(HERE, ".venv-official", "bin", "python"), os.path.join(HERE, "fixtures", "official_echo.py")]
+
+
 #: Whole processes fed the requests through a pipe, one in flight (reads and writes included).
-PIPED: dict[str, Callable[[], list[str]]] = {"pipe": _wiremcp_cmd, "pipe-floor": _floor_cmd}
+#: The ``pipe-`` cases of bench/sync_tools.py's servers: a plain ``def`` tool in the worker pool
+#: (threaded), on the loop (inline), an ``async def`` tool, the thread floor, the official SDK.
+PIPED: dict[str, Callable[[], list[str]]] = {
+    "pipe": _wiremcp_cmd, "pipe-floor": _floor_cmd,
+    "pipe-threaded": _sync_cmd("threaded"), "pipe-inline": _sync_cmd("inline"), "pipe-async": _sync_cmd("async_"),
+    "pipe-thread-floor": _thread_floor_cmd, "pipe-official": _official_cmd,
+}
 
 CASES: dict[str, Callable[[int, int], None]] = {
     "stdio": run_stdio,

@@ -4,6 +4,8 @@
     python bench/run.py --quick         # 3 reps, 1 s windows
     python bench/run.py --tiny          # smoke test: 1 rep, 0.2 s windows
     python bench/run.py --only stdio --impl wiremcp,floor --json out.json
+    python bench/run.py --quick --pm-qos both --areas all   # everything: each run with and without the PM QoS
+                                                            # request, then sync tools, scale-out, tasks (areas.py)
 
 Three contenders serve the same echo tool (modern era, 2026-07-28):
 
@@ -35,7 +37,10 @@ virtual machine whose idle CPUs halt, every wake-up from halt otherwise
 costs tens of microseconds, charged to each round trip of every contender
 alike, and the 1-in-flight ratios then measure the hypervisor. It takes no
 CPU time from a runnable thread (the idle loop polls only while nothing else
-runs). ``--no-pm-qos`` leaves the machine's setting; the JSON records which.
+runs). ``--no-pm-qos`` (``--pm-qos off``) leaves the machine's setting;
+``--pm-qos both`` takes every run twice, with and without the request, in an
+alternating order, and prints the ratios of both side by side (bench/pmqos.py);
+the JSON records which.
 """
 
 from __future__ import annotations
@@ -57,27 +62,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import driver  # noqa: E402
 import idle_streams  # noqa: E402
 
-#: The kernel's PM QoS interface: a process holding it open with a value asks for that wake-up latency.
-CPU_DMA_LATENCY = "/dev/cpu_dma_latency"
-
-
-def hold_cpu_latency(us: int) -> tuple[int | None, str]:
-    """Ask for idle CPUs that wake within ``us`` microseconds while the descriptor stays open.
-
-    The descriptor (close it to give the request back), or None and why not.
-    """
-    import struct
-
-    try:
-        fd = os.open(CPU_DMA_LATENCY, os.O_WRONLY)
-    except OSError as exc:
-        return None, f"{CPU_DMA_LATENCY}: {exc.strerror}"
-    try:
-        os.write(fd, struct.pack("i", us))
-    except OSError as exc:
-        os.close(fd)
-        return None, f"{CPU_DMA_LATENCY}: {exc.strerror}"
-    return fd, f"held at {us} µs"
+from pmqos import CPU_DMA_LATENCY, hold_cpu_latency  # noqa: E402
+import pmqos  # noqa: E402
+import areas  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -284,8 +271,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="idle-stream counts for the HTTP idle-streams table (default 1000,10000; --tiny: 100; 0: none)")
     ap.add_argument("--no-pm-qos", action="store_true",
                     help=f"leave idle CPUs as the machine sets them (default: hold {CPU_DMA_LATENCY} at 0 for the run)")
+    ap.add_argument("--pm-qos", choices=pmqos.MODES,
+                    help="on (the default), off (= --no-pm-qos), or both: every run with and without, interleaved")
+    areas.add_options(ap)
     args = ap.parse_args(argv)
-    qos_fd, qos = (None, "not asked (--no-pm-qos)") if args.no_pm_qos else hold_cpu_latency(0)
+    args.pm_qos = args.pm_qos or ("off" if args.no_pm_qos else "on")
+    qos_fd, qos = ((None, "not asked (--pm-qos off)") if args.pm_qos == "off" else
+                   (None, "held at 0 µs for every other run (--pm-qos both)") if args.pm_qos == "both" else hold_cpu_latency(0))
     try:
         return _run(args, ap, qos, sys.argv[1:] if argv is None else list(argv))
     finally:
@@ -347,7 +339,7 @@ def _run(args: argparse.Namespace, ap: argparse.ArgumentParser, qos: str, argv: 
                 print(f"{c} over {transport}: not available ({reason})", file=sys.stderr)
 
     runnable = [(case, c) for case in cases for c in contenders if f"{c}/{case.transport}" not in unavailable]
-    total = reps * len(runnable)
+    total = reps * len(runnable) * len(pmqos.modes(args.pm_qos))
     print(f"{len(cases)} cases × {len(contenders)} contender(s) × {reps} rep(s): {total} runs, "
           f"window {duration:g} s, warm-up {warmup:g} s; PM QoS CPU latency: {qos}", file=sys.stderr)
     samples: list[dict[str, Any]] = []
@@ -359,19 +351,21 @@ def _run(args: argparse.Namespace, ap: argparse.ArgumentParser, qos: str, argv: 
             for c in order:
                 if f"{c}/{case.transport}" in unavailable:
                     continue
-                done += 1
-                res = driver.run_case(
-                    server_command(c, case.transport), transport=case.transport, era="modern",
-                    inflight=case.inflight, payload_size=case.payload, duration=duration, warmup=warmup,
-                    min_requests=min_requests, cwd=str(ROOT), impl=c,
-                )
-                sample = asdict(res)
-                sample["rep"] = rep
-                samples.append(sample)
-                status = "ok" if res.ok else f"FAILED: {'; '.join(res.error_messages)[:300]}"
-                print(f"[{done}/{total}] {c:8} {case.label:28} {res.rps:9,.0f} req/s  cpu "
-                      f"{res.server_cpu_us_per_req:7.1f} µs/req  cold {res.cold_start_ms:6.1f} ms  {status}",
-                      file=sys.stderr)
+                for on in pmqos.modes(args.pm_qos, rep):
+                    done += 1
+                    with pmqos.held(on and args.pm_qos == "both"):
+                        res = driver.run_case(
+                            server_command(c, case.transport), transport=case.transport, era="modern",
+                            inflight=case.inflight, payload_size=case.payload, duration=duration, warmup=warmup,
+                            min_requests=min_requests, cwd=str(ROOT), impl=c,
+                        )
+                    sample = asdict(res)
+                    sample["rep"], sample["pm_qos"] = rep, on
+                    samples.append(sample)
+                    status = "ok" if res.ok else f"FAILED: {'; '.join(res.error_messages)[:300]}"
+                    print(f"[{done}/{total}] {c:8} {case.label:28} {pmqos.label(on):10} {res.rps:9,.0f} req/s  cpu "
+                          f"{res.server_cpu_us_per_req:7.1f} µs/req  cold {res.cold_start_ms:6.1f} ms  {status}",
+                          file=sys.stderr)
 
     # Idle streams (idle_streams.py): N silent listen and GET streams per contender, server RSS per stream.
     idle_sizes = [int(x) for x in (args.idle_streams or ("100" if args.tiny else "1000,10000")).split(",") if int(x) > 0]
@@ -383,17 +377,21 @@ def _run(args: argparse.Namespace, ap: argparse.ArgumentParser, qos: str, argv: 
     meta["elapsed_s"] = round(time.time() - started, 1)
     meta["loadavg_end"] = os.getloadavg()
     failed = [s for s in samples if s["available"] and not s["ok"]]
-    table = build_table(samples, unavailable)
+    table = areas.both_tables(build_table, samples, unavailable) if args.pm_qos == "both" else build_table(samples, unavailable)
+    extra = areas.run_areas(args, quick=args.quick or args.tiny, tiny=args.tiny)
+    meta["loadavg_after_areas"] = os.getloadavg()
 
     out = Path(args.json_path) if args.json_path else BENCH / "results" / f"run-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     idle_table = idle_streams.build_table(idle) if idle else ""
     out.write_bytes(driver.dumps({"meta": meta, "unavailable": unavailable, "samples": samples, "table": table,
-                                  "idle_streams": idle, "idle_streams_table": idle_table}))
+                                  "idle_streams": idle, "idle_streams_table": idle_table, "areas": extra}))
 
     print(table)
     if idle_table:
         print("Idle streams\n\n" + idle_table)
+    for name, area in extra.items():
+        print(f"\n### {name}\n\n{area['table']}")
     for key, reason in unavailable.items():
         print(f"- {key}: not available: {reason}")
     la0, la1 = meta["loadavg_start"][0], meta["loadavg_end"][0]
@@ -405,7 +403,7 @@ def _run(args: argparse.Namespace, ap: argparse.ArgumentParser, qos: str, argv: 
         return 2
     if idle_failed:
         print(f"idle streams: {len(idle_failed)} run(s) failed", file=sys.stderr)
-    return 1 if failed or idle_failed else 0
+    return 1 if failed or idle_failed or any(not a["ok"] for a in extra.values()) else 0
 
 
 if __name__ == "__main__":

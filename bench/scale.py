@@ -20,6 +20,19 @@ configuration of docs/deploy.md (round robin) in front, then measures:
   unwatched change per worker, so that each worker's one-time connection
   set-up is not counted).
 
+* **per-request costs** (bench/scale_costs.py): the CPU (utime+stime from
+  /proc over the window) of all the workers, of nginx, of Redis and of this
+  driver, per tools/call; the Redis commands and round trips (INFO
+  ``total_reads_processed``: a pipeline or script sent in one write is one
+  read) per call; and the same per message of one **legacy** (2025-11-25)
+  session through nginx (``--legacy-messages`` tools/call, one at a time,
+  after each worker built its copy of the session), with the commands of its
+  handshake. From the 1-worker costs, a projection to N cores and N hosts.
+  ``--per-worker`` gives each worker ``--inflight`` connections (N workers,
+  N times as many), so that each sees the same load; ``--pm-qos both`` (the
+  default) takes the tools/call and legacy windows with and without the PM
+  QoS request (bench/pmqos.py).
+
 The machine's load matters (bench/README.md says what it was); the figures
 are the median of ``--reps`` runs. Prints a Markdown table and, with
 ``--json``, writes the samples.
@@ -44,8 +57,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from driver import HttpChannel, RequestFactory, check_reply, make_payload, modern_http_headers  # noqa: E402
+import http.client  # noqa: E402
+
+import pmqos  # noqa: E402
+from driver import (  # noqa: E402
+    INITIALIZED_BODY, HttpChannel, RequestFactory, check_reply, cpu_seconds, decode_http_reply, initialize_body,
+    make_payload, modern_http_headers, process_tree,
+)
 from scale.services import Nginx, RedisServer, Worker  # noqa: E402
+from scale_costs import projection, table  # noqa: E402
 
 TARGET = "bench/fixtures/scale_echo.py"
 STATE_KEY = "bench-scale-shared-key-0123456789"
@@ -56,7 +76,40 @@ META = {
 }
 
 
-def _calls(port: int, inflight: int, duration: float, warmup: float, redis: RedisServer) -> dict[str, float]:
+def _redis_stats(redis: RedisServer) -> tuple[int, int]:
+    """Redis's commands served and read events processed (INFO stats): commands, and round trips.
+
+    A read event is one batch of bytes from one client: a pipeline or a script
+    sent in one write is one read, so this counts round trips, where the
+    commands count also counts every command a Lua script runs.
+    """
+    with socket.create_connection(("127.0.0.1", redis.port), timeout=2) as sock:
+        sock.sendall(b"*2\r\n$4\r\nINFO\r\n$5\r\nstats\r\n")
+        data = b""
+        while b"total_reads_processed" not in data or not data.endswith(b"\r\n"):
+            data += sock.recv(65536)
+    fields = dict(line.split(b":", 1) for line in data.split(b"\r\n") if b":" in line)
+    return int(fields[b"total_commands_processed"]), int(fields[b"total_reads_processed"])
+
+
+class Meter:
+    """CPU seconds (utime+stime from /proc) of the workers, nginx, Redis and this driver, at one instant."""
+
+    def __init__(self, workers: list[Worker], nginx: Nginx, redis: RedisServer) -> None:
+        self.groups = {"workers": [w.proc.pid for w in workers], "nginx": [nginx.proc.pid], "redis": [redis.proc.pid]}
+
+    def read(self) -> dict[str, float]:
+        out = {name: cpu_seconds([p for root in roots for p in process_tree(root)]) for name, roots in self.groups.items()}
+        out["driver"] = time.process_time()
+        return out
+
+    @staticmethod
+    def per(before: dict[str, float], after: dict[str, float], n: int) -> dict[str, float]:
+        """µs of CPU per operation for each group."""
+        return {f"{k}_cpu_us": (after[k] - before[k]) / max(n, 1) * 1e6 for k in before}
+
+
+def _calls(port: int, inflight: int, duration: float, warmup: float, redis: RedisServer, meter: Meter) -> dict[str, float]:
     payload = make_payload(100)
     factory = RequestFactory("modern", payload)
     chan = HttpChannel("127.0.0.1", port, inflight, modern_http_headers())
@@ -68,7 +121,7 @@ def _calls(port: int, inflight: int, duration: float, warmup: float, redis: Redi
             next_id += 1
         phase_end = time.monotonic() + warmup
         count = 0
-        commands = 0
+        commands = trips = 0
         started = 0.0
         measuring = False
         while True:
@@ -76,11 +129,14 @@ def _calls(port: int, inflight: int, duration: float, warmup: float, redis: Redi
             if now >= phase_end:
                 if measuring:
                     elapsed = now - started
-                    commands = redis.commands_processed() - commands - 1  # less this INFO
+                    cpu_after = meter.read()
+                    after = _redis_stats(redis)
+                    commands, trips = after[0] - commands - 1, after[1] - trips - 1  # less this INFO
                     break
                 measuring = True
                 count = 0
-                commands = redis.commands_processed()
+                commands, trips = _redis_stats(redis)
+                cpu_before = meter.read()
                 started = time.monotonic()
                 phase_end = started + duration
             for req_id, msg, err in chan.poll(0.05):
@@ -94,7 +150,58 @@ def _calls(port: int, inflight: int, duration: float, warmup: float, redis: Redi
                 next_id += 1
     finally:
         chan.close()
-    return {"calls_per_s": count / elapsed, "redis_per_call": commands / max(count, 1), "errors": errors}
+    return {"calls_per_s": count / elapsed, "redis_per_call": commands / max(count, 1),
+            "redis_trips_per_call": trips / max(count, 1), "errors": errors,
+            **Meter.per(cpu_before, cpu_after, count)}
+
+
+def _legacy(port: int, messages: int, redis: RedisServer, meter: Meter) -> dict[str, float]:
+    """A 2025-11-25 session through nginx: Redis commands of ``initialize``, then per ``tools/call`` of it.
+
+    One keep-alive connection to nginx, one message at a time; nginx spreads the
+    messages over the workers (round robin), so every worker serves the session.
+    """
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    base = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2025-11-25"}
+    payload = make_payload(100)
+    factory = RequestFactory("legacy", payload)
+    errors = 0
+
+    def post(body: bytes, headers: dict[str, str]) -> tuple[int, dict[bytes, bytes], bytes]:
+        conn.request("POST", "/mcp", body=body, headers=headers)
+        resp = conn.getresponse()
+        return resp.status, {k.lower().encode(): v.encode("latin-1") for k, v in resp.getheaders()}, resp.read()
+
+    try:
+        before = _redis_stats(redis)[0]
+        status, h, body = post(initialize_body(0), base)
+        msg, err = decode_http_reply(status, h, body, 0)
+        if err or not isinstance(msg, dict) or "result" not in msg:
+            raise RuntimeError(f"legacy initialize through nginx: {err or msg}")
+        headers = {**base, "Mcp-Session-Id": h[b"mcp-session-id"].decode("latin-1")}
+        post(INITIALIZED_BODY, headers)
+        handshake = _redis_stats(redis)[0] - before - 1
+        post(factory.body(1), headers)  # each worker's first message of the session builds its copy: not counted
+        post(factory.body(2), headers)
+        before_stats, cpu_before, started = _redis_stats(redis), meter.read(), time.monotonic()
+        for i in range(3, messages + 3):
+            status, h, body = post(factory.body(i), headers)
+            msg, err = decode_http_reply(status, h, body, i)
+            if err or check_reply(msg, i, payload):
+                errors += 1
+        elapsed = time.monotonic() - started
+        cpu_after = meter.read()
+        after_stats = _redis_stats(redis)
+        per_message = (after_stats[0] - before_stats[0] - 1) / messages
+        trips_per_message = (after_stats[1] - before_stats[1] - 1) / messages
+        conn.request("DELETE", "/mcp", headers=headers)
+        conn.getresponse().read()
+    finally:
+        conn.close()
+    return {"redis_per_legacy_message": per_message, "redis_trips_per_legacy_message": trips_per_message,
+            "redis_handshake": handshake, "legacy_per_s": messages / elapsed,
+            "legacy_errors": errors, **{f"legacy_{k}": v for k, v in Meter.per(cpu_before, cpu_after, messages).items()}}
 
 
 def _post_head(port: int, body: bytes, method: str, name: str | None = None) -> bytes:
@@ -183,9 +290,21 @@ def run(n: int, args: argparse.Namespace) -> dict[str, Any]:
         env = {"WIREMCP_REDIS_URL": redis.url, "WIREMCP_STATE_KEY": STATE_KEY}
         workers = [Worker(TARGET, env) for _ in range(n)]
         nginx = Nginx([w.port for w in workers])
-        calls = [_calls(nginx.port, args.inflight, args.duration, args.warmup, redis) for _ in range(args.reps)]
+        meter = Meter(workers, nginx, redis)
+        calls, legacy = [], []
+        inflight = args.inflight * (n if args.per_worker else 1)
+        for rep in range(args.reps):
+            for on in pmqos.modes(args.pm_qos, rep):
+                with pmqos.held(on):
+                    calls.append({**_calls(nginx.port, inflight, args.duration, args.warmup, redis, meter), "pm_qos": on})
+        # Legacy sessions after every modern window: a worker serving one beats its heartbeat in Redis
+        # from then on (about one SET a second), which is not a cost of a modern call.
+        for rep in range(args.reps):
+            for on in pmqos.modes(args.pm_qos, rep):
+                with pmqos.held(on):
+                    legacy.append({**_legacy(nginx.port, args.legacy_messages, redis, meter), "pm_qos": on})
         fan = [_fanout(nginx.port, args.listeners, args.changes, redis, n) for _ in range(args.reps)]
-        return {"workers": n, "calls": calls, "fanout": fan}
+        return {"workers": n, "calls": calls, "legacy": legacy, "fanout": fan}
     finally:
         if nginx is not None:
             nginx.stop()
@@ -203,25 +322,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--listeners", type=int, default=100)
     parser.add_argument("--changes", type=int, default=50)
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--per-worker", action="store_true",
+                        help="--inflight connections per worker (N workers get N times as many): each worker sees the same load")
+    parser.add_argument("--legacy-messages", type=int, default=500, help="tools/call in one legacy session (per rep)")
+    parser.add_argument("--pm-qos", choices=pmqos.MODES, default="both",
+                        help="tools/call and legacy windows with the PM QoS request held (on), not (off), or both")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     results = []
     for n in args.workers:
         print(f"{n} worker(s)...", file=sys.stderr, flush=True)
         results.append(run(n, args))
-    print(f"\nload average at the end: {os.getloadavg()[0]:.2f}, cores: {os.cpu_count()}\n")
-    print("| workers | tools/call per s | Redis commands per tools/call | notifications per s | Redis commands per change |")
-    print("| ---: | ---: | ---: | ---: | ---: |")
-    failed = False
-    for r in results:
-        calls = statistics.median(c["calls_per_s"] for c in r["calls"])
-        per_call = max(c["redis_per_call"] for c in r["calls"])
-        notes = statistics.median(f["notifications_per_s"] for f in r["fanout"])
-        per_change = statistics.median(f["redis_per_change"] for f in r["fanout"])
-        failed |= any(c["errors"] for c in r["calls"]) or any(f["delivered"] != f["expected"] for f in r["fanout"])
-        print(f"| {r['workers']} | {calls:,.0f} | {per_call:.3f} | {notes:,.0f} | {per_change:.2f} |")
+    text = table(results, args.pm_qos) + "\n" + projection(results)
+    print(f"\nload average at the end: {os.getloadavg()[0]:.2f}, cores: {os.cpu_count()}\n\n{text}")
+    failed = any(c["errors"] for r in results for c in r["calls"]) or \
+        any(x["legacy_errors"] for r in results for x in r["legacy"]) or \
+        any(f["delivered"] != f["expected"] for r in results for f in r["fanout"])
     if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
+        args.json.write_text(json.dumps({"results": results, "table": text}, indent=1))
     if failed:
         print("\nsome runs had errors or missed notifications (see the JSON)", file=sys.stderr)
     return 1 if failed else 0

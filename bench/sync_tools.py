@@ -10,14 +10,19 @@ Four servers answer the same ``echo`` tool under the same neutral driver
 * ``inline``: ``@server.tool(inline=True) def echo`` (on the event loop);
 * ``async``: ``@server.tool async def echo`` (on the event loop);
 * ``official``: the official ``mcp`` SDK's echo (bench/fixtures/official_echo.py),
-  whose sync tools also run in a thread (anyio's ``to_thread``).
+  whose sync tools also run in a thread (anyio's ``to_thread``);
+* ``floor``: run.py's floor (bench/fixtures/raw_echo.py, raw_asgi.py over HTTP);
+* ``thread-floor``: the stdio floor with the tool called in a worker thread
+  (bench/fixtures/raw_thread_echo.py): the least a thread hop costs in Python.
 
-It prints one row per (in flight, contender) with throughput, p50 latency and
-server CPU per request, and the ratios the issue asks for: threaded / inline
-(the thread hop's cost) and official / threaded (how far ahead wiremcp stays).
-The official SDK is skipped when bench/.venv-official is missing
-(bench/setup_official.sh installs it). Results go to stdout as a Markdown
-table and, with ``--json PATH``, as JSON.
+It prints one row per (in flight, PM QoS state, contender) with throughput,
+p50 latency and server CPU per request, then the ratios: throughput (req/s)
+first, the target's measure (threaded / official ≥ 10×), with the inverse
+ratio of server CPU per request beside each. ``--pm-qos both`` (the default)
+takes every sample with and without the PM QoS CPU latency request
+(bench/pmqos.py), interleaved. The official SDK is skipped when
+bench/.venv-official is missing (bench/setup_official.sh installs it).
+Results go to stdout as Markdown tables and, with ``--json PATH``, as JSON.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import driver  # noqa: E402
+import pmqos  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -42,21 +48,113 @@ WIREMCP = [sys.executable, "-m", "wiremcp"]
 
 SERVERS = {"threaded": "threaded", "inline": "inline", "async": "async_"}
 
+#: The floors, on wiremcp's interpreter: the bare echo loop, and the same with the tool in a worker thread.
+FLOORS = {
+    "floor": {"stdio": BENCH / "fixtures" / "raw_echo.py", "http": BENCH / "fixtures" / "raw_asgi.py"},
+    "thread-floor": {"stdio": BENCH / "fixtures" / "raw_thread_echo.py"},
+}
+
+#: The throughput ratios shown (a/b in req/s), each with b/a in server CPU per request beside it.
+RATIOS = (
+    ("threaded", "official"), ("inline", "official"), ("async", "official"),
+    ("threaded", "thread-floor"), ("threaded", "floor"), ("inline", "floor"),
+)
+
 
 def command(contender: str, transport: str) -> list[str]:
     if contender == "official":
         cmd = [str(OFFICIAL_PY), str(OFFICIAL_FIXTURE)]
-        if transport == "http":
-            cmd += ["--http", "--host", "127.0.0.1", "--port", "{port}"]
-        return cmd
-    cmd = [*WIREMCP, "run", f"{FIXTURE}:{SERVERS[contender]}"]
+    elif contender in FLOORS:
+        cmd = [sys.executable, str(FLOORS[contender][transport])]
+    else:
+        cmd = [*WIREMCP, "run", f"{FIXTURE}:{SERVERS[contender]}"]
     if transport == "http":
-        cmd += ["--http", "--host", "127.0.0.1", "--port", "{port}"]
+        cmd += ["--host", "127.0.0.1", "--port", "{port}"] if contender in FLOORS else ["--http", "--host", "127.0.0.1", "--port", "{port}"]
     return cmd
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def contenders_for(transport: str, official: bool, floors: bool) -> list[str]:
+    out = list(SERVERS)
+    if official and OFFICIAL_PY.exists():
+        out.append("official")
+    if floors:
+        out += [f for f, paths in FLOORS.items() if transport in paths]
+    return out
+
+
+def measure(args: argparse.Namespace, contenders: list[str]) -> dict[tuple[int, str, bool], list[dict[str, Any]]]:
+    """Every (in flight, contender, PM QoS state) ``args.reps`` times, interleaved; the samples."""
+    samples: dict[tuple[int, str, bool], list[dict[str, Any]]] = {}
+    for rep in range(args.reps):
+        order = contenders if rep % 2 == 0 else contenders[::-1]
+        for inflight in args.inflight:
+            for contender in order:
+                for qos in pmqos.modes(args.pm_qos, rep):
+                    with pmqos.held(qos):
+                        res = driver.run_case(
+                            command(contender, args.transport), transport=args.transport, era=args.era,
+                            inflight=inflight, payload_size=args.payload, duration=args.duration, warmup=args.warmup,
+                            cwd=str(ROOT), impl=contender,
+                        )
+                    if not res.ok:
+                        print(f"{contender} {inflight}x: FAILED {'; '.join(res.error_messages)[:300]}", file=sys.stderr)
+                    sample = asdict(res)
+                    sample["pm_qos"] = qos
+                    samples.setdefault((inflight, contender, qos), []).append(sample)
+                    print(f"{contender:12} {inflight:3}x {pmqos.label(qos):10} {res.rps:9,.0f} req/s  "
+                          f"cpu {res.server_cpu_us_per_req:6.1f} µs/req", file=sys.stderr)
+    return samples
+
+
+def report(args: argparse.Namespace, contenders: list[str],
+           samples: dict[tuple[int, str, bool], list[dict[str, Any]]]) -> tuple[str, dict[str, float]]:
+    """The Markdown tables (every sample; the ratios) and the ratios by name."""
+
+    def median(inflight: int, contender: str, qos: bool, key: str) -> float:
+        values = sorted(s[key] for s in samples.get((inflight, contender, qos), []) if s["ok"])
+        return values[len(values) // 2] if values else float("nan")
+
+    states = pmqos.modes(args.pm_qos)
+    lines = [f"{args.transport}, {args.era}, {args.payload} B payload, {args.duration:g} s window, "
+             f"median of {args.reps}", "",
+             "| in flight | PM QoS | contender | req/s | p50 ms | server CPU µs/req |", "| --- | --- | --- | ---: | ---: | ---: |"]
+    for inflight in args.inflight:
+        for qos in states:
+            for c in contenders:
+                lines.append(f"| {inflight} | {'on' if qos else 'off'} | {c} | {median(inflight, c, qos, 'rps'):,.0f} | "
+                             f"{median(inflight, c, qos, 'p50_us') / 1e3:.3f} | "
+                             f"{median(inflight, c, qos, 'server_cpu_us_per_req'):.1f} |")
+    # Throughput ratios first (the target), server CPU per request beside each.
+    pairs = [(a, b) for a, b in RATIOS if a in contenders and b in contenders]
+    lines += ["", "| in flight | PM QoS | ratio | req/s ratio | server CPU ratio (inverse) | target |",
+              "| --- | --- | --- | ---: | ---: | --- |"]
+    ratios: dict[str, float] = {}
+    for inflight in args.inflight:
+        for qos in states:
+            for a, b in pairs:
+                rps = median(inflight, a, qos, "rps") / median(inflight, b, qos, "rps")
+                cpu = median(inflight, b, qos, "server_cpu_us_per_req") / median(inflight, a, qos, "server_cpu_us_per_req")
+                tag = f"{inflight}x {'on' if qos else 'off'}"
+                ratios[f"{a}/{b} rps {tag}"] = rps
+                ratios[f"{b}/{a} cpu {tag}"] = cpu
+                target = ""
+                if (a, b) == ("threaded", "official"):
+                    target = f"≥10×: {'met' if rps >= 10 else '**not met**'}"
+                lines.append(f"| {inflight} | {'on' if qos else 'off'} | {a}/{b} | {rps:.2f}× | {cpu:.2f}× | {target} |")
+    lines.append("")
+    for inflight in args.inflight:
+        for qos in states:
+            cpu = {c: median(inflight, c, qos, "server_cpu_us_per_req") for c in contenders}
+            ratios[f"threaded/inline cpu {inflight}x {'on' if qos else 'off'}"] = cpu["threaded"] / cpu["inline"]
+            lines.append(f"{inflight}x in flight, {pmqos.label(qos)}: the thread costs "
+                         f"{cpu['threaded'] - cpu['inline']:.1f} µs/req of server CPU "
+                         f"(threaded/inline {cpu['threaded'] / cpu['inline']:.2f}×, async/inline "
+                         f"{cpu['async'] / cpu['inline']:.2f}×)")
+    return "\n".join(lines) + "\n", ratios
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--transport", choices=driver.TRANSPORTS, default="stdio")
     ap.add_argument("--era", choices=driver.ERAS, default="modern")
     ap.add_argument("--inflight", type=int, nargs="+", default=[1, 16])
@@ -65,53 +163,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=float, default=0.5)
     ap.add_argument("--reps", type=int, default=1, help="repetitions (the median is shown)")
     ap.add_argument("--no-official", action="store_true")
+    ap.add_argument("--no-floor", action="store_true", help="leave out the floors (raw_echo.py, raw_thread_echo.py)")
+    ap.add_argument("--pm-qos", choices=pmqos.MODES, default="both",
+                    help="hold the PM QoS CPU latency request at 0 (on), not (off), or take every sample both ways (both)")
     ap.add_argument("--json", dest="json_path")
-    args = ap.parse_args(argv)
+    return ap
 
-    contenders = list(SERVERS)
-    if not args.no_official and OFFICIAL_PY.exists():
-        contenders.append("official")
-    samples: dict[tuple[int, str], list[dict[str, Any]]] = {}
-    for rep in range(args.reps):
-        order = contenders if rep % 2 == 0 else contenders[::-1]
-        for inflight in args.inflight:
-            for contender in order:
-                res = driver.run_case(
-                    command(contender, args.transport), transport=args.transport, era=args.era, inflight=inflight,
-                    payload_size=args.payload, duration=args.duration, warmup=args.warmup, cwd=str(ROOT), impl=contender,
-                )
-                if not res.ok:
-                    print(f"{contender} {inflight}x: FAILED {'; '.join(res.error_messages)[:300]}", file=sys.stderr)
-                samples.setdefault((inflight, contender), []).append(asdict(res))
-                print(f"{contender:9} {inflight:3}x {res.rps:9,.0f} req/s  cpu {res.server_cpu_us_per_req:6.1f} µs/req",
-                      file=sys.stderr)
 
-    def median(inflight: int, contender: str, key: str) -> float:
-        values = sorted(s[key] for s in samples.get((inflight, contender), []) if s["ok"])
-        return values[len(values) // 2] if values else float("nan")
-
-    print(f"\n{args.transport}, {args.era}, {args.payload} B payload, {args.duration:g} s window, "
-          f"median of {args.reps}\n")
-    print("| in flight | contender | req/s | p50 ms | server CPU µs/req |")
-    print("| --- | --- | ---: | ---: | ---: |")
-    for inflight in args.inflight:
-        for contender in contenders:
-            print(f"| {inflight} | {contender} | {median(inflight, contender, 'rps'):,.0f} | "
-                  f"{median(inflight, contender, 'p50_us') / 1e3:.3f} | {median(inflight, contender, 'server_cpu_us_per_req'):.1f} |")
-    print()
-    ratios: dict[str, float] = {}
-    for inflight in args.inflight:
-        cpu = {c: median(inflight, c, "server_cpu_us_per_req") for c in contenders}
-        ratios[f"threaded/inline cpu {inflight}x"] = cpu["threaded"] / cpu["inline"]
-        line = (f"{inflight}x in flight: the thread costs {cpu['threaded'] - cpu['inline']:.1f} µs/req of server CPU "
-                f"(threaded/inline {cpu['threaded'] / cpu['inline']:.2f}×, async/inline {cpu['async'] / cpu['inline']:.2f}×)")
-        if "official" in cpu:
-            ratios[f"official/threaded cpu {inflight}x"] = cpu["official"] / cpu["threaded"]
-            line += f"; official/threaded {cpu['official'] / cpu['threaded']:.1f}× server CPU"
-        print(line)
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    contenders = contenders_for(args.transport, not args.no_official, not args.no_floor)
+    samples = measure(args, contenders)
+    text, ratios = report(args, contenders, samples)
+    print("\n" + text)
     if args.json_path:
-        Path(args.json_path).write_text(json.dumps({"samples": {f"{k[0]}/{k[1]}": v for k, v in samples.items()},
-                                                    "ratios": ratios}, indent=1))
+        Path(args.json_path).write_text(json.dumps({
+            "samples": {f"{k[0]}/{k[1]}/{'on' if k[2] else 'off'}": v for k, v in samples.items()},
+            "ratios": ratios, "table": text}, indent=1))
     return 0 if all(s["ok"] for runs in samples.values() for s in runs) else 1
 
 

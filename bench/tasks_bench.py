@@ -3,6 +3,9 @@
     .venv/bin/python bench/tasks_bench.py              # 2,000 tasks, 5,000 polls, 3 rounds each
     .venv/bin/python bench/tasks_bench.py --tiny       # a quick run (the smoke size)
     .venv/bin/python bench/tasks_bench.py --waiting 4000   # N tasks waiting for input: creation, idle CPU
+    .venv/bin/python bench/tasks_bench.py --costs --quick  # creation/completion per store (memory, SQLite, Redis),
+                                                           # p50/p99, and M parked tasks' memory and idle CPU
+                                                           # (bench/tasks_costs.py; run.py --areas tasks)
 
 Two levels, each for `MemoryTaskStore` and `SQLiteTaskStore` (a fresh file in
 a temporary directory; WAL, synchronous=NORMAL, its own thread):
@@ -41,6 +44,7 @@ from typing import Any, Awaitable, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import wiremcp  # noqa: E402
 from wiremcp.jsonrpc import Request  # noqa: E402
@@ -183,7 +187,15 @@ def main() -> None:
     parser.add_argument("--waiting", type=int, metavar="N", help="N tasks waiting for input in a real server (see above)")
     parser.add_argument("--idle", type=float, default=10.0, help="--waiting: seconds the idle CPU is measured")
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="--waiting: the wiremcp tree the server runs")
+    parser.add_argument("--costs", action="store_true", help="throughput and p50/p99 per store, parked tasks (tasks_costs.py)")
+    parser.add_argument("--quick", action="store_true", help="--costs: 500 tasks, 1 round, 300 parked, 5 s idle")
+    parser.add_argument("--parked", type=int, default=1000, help="--costs: tasks parked in input_required")
+    parser.add_argument("--pm-qos", default="both", help="--costs: on, off or both (bench/pmqos.py)")
+    parser.add_argument("--json", type=Path, help="--costs: write the rows and the tables here")
     args = parser.parse_args()
+    if args.costs:
+        costs_main(args)
+        return
     if args.waiting:
         waiting(args.waiting, args.idle, args.src)
         return
@@ -201,6 +213,22 @@ def main() -> None:
     print("|---|---|---:|---:|")
     for level, kind, create_us, poll_us in rows:
         print(f"| {level} | {kind} | {create_us:,.1f} | {poll_us:,.1f} |")
+
+
+def costs_main(args: argparse.Namespace) -> None:
+    import tasks_costs
+
+    n, rounds, parked, idle = args.creates, args.rounds, args.parked, args.idle
+    if args.quick:
+        n, rounds, parked, idle = 500, 1, 300, 5.0
+    if args.tiny:
+        n, rounds, parked, idle = 50, 1, 20, 1.0
+    rows = tasks_costs.costs(n, rounds, args.pm_qos)
+    waiting = [tasks_costs.parked(kind, parked, idle) for kind in tasks_costs.STORES]
+    text = tasks_costs.costs_table(rows, n, rounds) + "\n" + tasks_costs.parked_table(waiting)
+    print(text)
+    if args.json:
+        args.json.write_text(json.dumps({"rows": rows, "parked": waiting, "table": text}, indent=1))
 
 
 if __name__ == "__main__":

@@ -18,13 +18,14 @@ def test_sync_tools_bench_runs_the_three_wiremcp_servers(tmp_path: Path) -> None
     out = tmp_path / "sync.json"
     proc = subprocess.run(
         [sys.executable, "bench/sync_tools.py", "--no-official", "--inflight", "1", "4",
-         "--duration", "0.3", "--warmup", "0.1", "--json", str(out)],
+         "--duration", "0.3", "--warmup", "0.1", "--pm-qos", "off", "--json", str(out)],
         capture_output=True, text=True, timeout=180, cwd=ROOT,
     )
     assert proc.returncode == 0, f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}"
     data = json.loads(out.read_text())
-    assert set(data["samples"]) == {f"{n}/{c}" for n in (1, 4) for c in ("threaded", "inline", "async")}
+    contenders = ("threaded", "inline", "async", "floor", "thread-floor")
+    assert set(data["samples"]) == {f"{n}/{c}/off" for n in (1, 4) for c in contenders}
     for runs in data["samples"].values():
         assert all(r["ok"] and r["errors"] == 0 and r["requests"] > 0 for r in runs), runs
-    assert set(data["ratios"]) == {"threaded/inline cpu 1x", "threaded/inline cpu 4x"}
-    assert "| 1 | threaded |" in proc.stdout and "the thread costs" in proc.stdout
+    assert {"threaded/inline cpu 1x off", "threaded/thread-floor rps 4x off", "thread-floor/threaded cpu 1x off"} <= set(data["ratios"])
+    assert "| 1 | off | threaded |" in proc.stdout and "the thread costs" in proc.stdout

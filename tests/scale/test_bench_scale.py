@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -14,15 +15,20 @@ pytest.importorskip("redis", reason="the Redis backend needs the [redis] extra")
 pytestmark = [pytest.mark.slow, needs_services]
 
 
-def test_the_scale_bench_runs_and_counts_no_redis_round_trip_for_a_modern_call():
+def test_the_scale_bench_runs_and_counts_no_redis_round_trip_for_a_modern_call(tmp_path):
+    out = tmp_path / "scale.json"
     done = subprocess.run(
         [sys.executable, "bench/scale.py", "--workers", "1", "2", "--duration", "0.5", "--warmup", "0.2",
-         "--reps", "1", "--listeners", "5", "--changes", "4"],
+         "--reps", "1", "--listeners", "5", "--changes", "4", "--legacy-messages", "10", "--pm-qos", "off",
+         "--json", str(out)],
         capture_output=True, text=True, cwd=ROOT, timeout=180,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    rows = [line.split("|") for line in done.stdout.splitlines() if line.startswith("| 1 ") or line.startswith("| 2 ")]
-    assert [r[1].strip() for r in rows] == ["1", "2"]
-    for row in rows:
-        assert row[3].strip() == "0.000"  # Redis commands per tools/call
-        assert row[5].strip() == "1.00"  # one PUBLISH per change
+    results = json.loads(out.read_text())["results"]
+    assert [r["workers"] for r in results] == [1, 2]
+    for r in results:
+        assert [c["redis_per_call"] for c in r["calls"]] == [0.0]  # no Redis command per tools/call
+        assert [f["redis_per_change"] for f in r["fanout"]] == [1.0]  # one PUBLISH per change
+        assert r["legacy"][0]["legacy_errors"] == 0 and r["legacy"][0]["redis_per_legacy_message"] > 0
+        assert r["calls"][0]["workers_cpu_us"] > 0
+    assert "Projection from the 1-worker costs" in done.stdout

@@ -288,21 +288,51 @@ class RedisTaskStore:
         return dict(taken or {})
 
     async def renew(self, worker: str, lease_until: float) -> None:
-        ids = await self._call(lambda client: client.smembers(f"{self.prefix}:tasks:worker:{worker}"))
-        for raw_id in ids:
-            task_id = _text(raw_id)
+        """Extend the lease of every live task ``worker`` runs in one transaction, whatever their number.
 
-            def change(record: TaskRecord) -> None:
-                if record.worker == worker and record.status not in TERMINAL:
-                    record.lease_until = lease_until
+        ``SMEMBERS`` of the worker's set, then ``WATCH`` and ``MGET`` of all its records, then one
+        ``MULTI``/``EXEC`` with the new records, their live-set scores and the removal of the terminal or
+        gone ones: four round trips per heartbeat, where a transaction per task made a worker's idle CPU
+        grow with the tasks it has waiting for input (bench/README.md, "Tasks"). A record another worker
+        changes meanwhile fails the ``EXEC`` and the whole renewal runs again on the new records.
+        """
+        import redis.exceptions
 
-            found, _ = await self._update(task_id, change)
-            if found is None or found.terminal:
-                await self._call(lambda client: client.srem(f"{self.prefix}:tasks:worker:{worker}", task_id))
-            else:  # still live: its place in the live sets lasts as long as the new lease
-                score = {task_id: _live_score(found)}
-                await self._call(lambda client: client.zadd(self._live_key(total=True), score, xx=True))
-                await self._call(lambda client: client.zadd(self._live_key(found.owner), score, xx=True))
+        members = f"{self.prefix}:tasks:worker:{worker}"
+
+        async def work(client: redis.asyncio.Redis) -> None:
+            for _ in range(_RETRIES):
+                ids = [_text(i) for i in await client.smembers(members)]
+                if not ids:
+                    return
+                keys = [self._key(i) for i in ids]
+                async with client.pipeline(transaction=True) as pipe:
+                    try:
+                        await pipe.watch(*keys)
+                        raws = await pipe.mget(keys)
+                        pipe.multi()  # type: ignore[no-untyped-call]  # redis-py leaves Pipeline.multi unannotated
+                        gone = []
+                        for task_id, key, raw in zip(ids, keys, raws):
+                            record = None if raw is None else record_from_json(orjson.loads(raw))
+                            if record is None or record.terminal:
+                                gone.append(task_id)
+                                continue
+                            if record.worker == worker:
+                                record.lease_until = lease_until
+                                pipe.set(key, orjson.dumps(record_to_json(record)), keepttl=True)
+                            # still live: its place in the live sets lasts as long as the new lease
+                            score = {task_id: _live_score(record)}
+                            pipe.zadd(self._live_key(total=True), score, xx=True)
+                            pipe.zadd(self._live_key(record.owner), score, xx=True)
+                        if gone:
+                            pipe.srem(members, *gone)
+                        await pipe.execute()
+                        return
+                    except redis.exceptions.WatchError:
+                        continue
+            raise TaskStoreError(f"worker {worker!r}: lease renewal gave up after {_RETRIES} conflicting updates")
+
+        await self._call(work)
 
     async def answered(self, worker: str) -> list[str]:
         """The ids of ``worker``'s tasks holding answers it has not taken (one ``SMEMBERS`` for all its waiters)."""

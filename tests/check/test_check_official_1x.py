@@ -13,7 +13,7 @@ from _servers import free_port, serving_http
 from peers import python_peer
 from test_check_peers import REBINDING
 from test_check_targets import OFFICIAL_HTTP, OFFICIAL_STDIO
-from test_check_wire import check, report
+from test_check_wire import DESKTOP_URL, check, report
 
 HERE = Path(__file__).resolve().parent
 SERVER = str(HERE / "fixtures" / "official_1x_server.py")
@@ -59,7 +59,7 @@ def test_an_official_1x_server_over_http(release: str) -> None:
         done = check("--json", *CALL, url)
     out = report(done)
     # 1.12.4 predates the SDK's DNS rebinding protection: a foreign Host or Origin is answered 200
-    expected = OFFICIAL_1X_HTTP | (REBINDING if release == "mcp-1.12.4" else set())
+    expected = OFFICIAL_1X_HTTP | DESKTOP_URL | (REBINDING if release == "mcp-1.12.4" else set())
     assert {f["rule"] for f in out["findings"]} == expected, out["findings"]
     common(out)
     assert all("'server-error'" not in m for m in messages(out, "wire-rejects-bad-id"))

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 from _servers import free_port, serving_http
-from test_check_wire import BAD, ROOT, check, report
+from test_check_wire import BAD, DESKTOP_URL, ROOT, check, report
 
 HERE = Path(__file__).resolve().parent
 OFFICIAL = str(HERE / "fixtures" / "official_server.py")
@@ -49,7 +49,7 @@ def test_a_wiremcp_example_passes_clean_over_http() -> None:
         # a tools/call over modern HTTP carries Mcp-Name (a 2026-07-28 server refuses one without it)
         done = check("--json", "--call", 'echo={"text": "hi"}', url)
     out = report(done)
-    assert done.returncode == 0 and out["findings"] == [], out["findings"]
+    assert done.returncode == 0 and {f["rule"] for f in out["findings"]} == DESKTOP_URL, out["findings"]
     assert out["eras"] == ["modern", "legacy"] and out["transport"] == "http"
     assert "schema-output-text" in out["rules"]
 
@@ -83,7 +83,7 @@ def test_the_official_sdk_server_over_http_breaks_only_the_rules_the_docs_list()
     with serving_http([str(OFFICIAL_PYTHON), OFFICIAL, "http", str(port)], port) as url:
         done = check("--json", *OFFICIAL_CALL, url)
     out = report(done)
-    assert {f["rule"] for f in out["findings"]} == OFFICIAL_HTTP, out["findings"]
+    assert {f["rule"] for f in out["findings"]} == OFFICIAL_HTTP | DESKTOP_URL, out["findings"]
     assert out["eras"] == ["modern", "legacy"] and out["transport"] == "http"
     # every rule of an HTTP target runs but those of --auth and --pin: the tour, the tool's result, session ids, CORS
     ran = set(out["rules"])

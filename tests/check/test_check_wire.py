@@ -21,6 +21,10 @@ BAD = str(HERE / "fixtures" / "bad_server.py")
 pytestmark = pytest.mark.slow
 
 
+#: the note every URL target gets: Claude Desktop's configuration file takes no URL (host-claude-desktop-transport)
+DESKTOP_URL = {"host-claude-desktop-transport"}
+
+
 def check(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
     env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
     return subprocess.run([sys.executable, "-m", "wiremcp", "check", *args], capture_output=True, text=True, timeout=timeout, env=env)

@@ -77,6 +77,51 @@ def test_without_an_issuer_the_token_rules_are_not_run_with_a_hint(issuer: tuple
     assert not set(TOKEN_RULES) & set(out["rules"])
 
 
+#: the HTTP security probes a protected server refuses without a token (then they are check-not-run)
+BEHIND_AUTH = ["security-cors-credentials", "security-cors-reflects-origin", "security-host-check", "security-origin-check",
+               "security-session-id-charset", "security-session-id-strength"]
+
+
+def protected(issuer_url: str, port: int) -> tuple[list[str], dict[str, str], str]:
+    """How to serve examples/protected.py on ``port`` trusting ``issuer_url``: its argv, environment and URL."""
+    url = f"http://127.0.0.1:{port}/mcp"
+    args = [sys.executable, "-m", "wiremcp", "run", str(ROOT / "examples" / "protected.py"), "--http", "--port", str(port)]
+    return args, {"WIREMCP_AUTH_ISSUER": issuer_url, "WIREMCP_AUTH_RESOURCE": url, "PYTHONPATH": str(ROOT / "src")}, url
+
+
+def test_with_auth_and_the_users_authorization_header_every_probe_runs(issuer: tuple[Any, str]) -> None:
+    running, _ = issuer
+    port = free_port()
+    args, env, url = protected(running.url, port)
+    with serving_http(args, port, env):
+        token = running.token("mcp", resource=url)
+        done = check("--json", "--auth", "-H", f"Authorization: Bearer {token}", url)
+    out = report(done)
+    assert done.returncode == 0, out["findings"]
+    # only the token rules wait for an issuer; Host, Origin, CORS and session ids were probed with the header given
+    not_run = sorted(f["message"].split(":")[0] for f in out["findings"] if f["rule"] == "check-not-run")
+    assert not_run == TOKEN_RULES, out["findings"]
+    assert {f["rule"] for f in out["findings"]} - {"check-not-run"} == DESKTOP_URL, out["findings"]
+    assert set(BEHIND_AUTH + ["security-auth-challenge", "security-auth-resource-metadata"]) <= set(out["rules"]), out["rules"]
+    assert out["eras"] == ["modern", "legacy"]
+
+
+def test_auth_dev_uses_the_issuer_wiremcp_auth_dev_keeps(tmp_path: Path) -> None:
+    state = {"XDG_STATE_HOME": str(tmp_path), "HOME": str(tmp_path)}
+    port, issuer_port = free_port(), free_port()
+    args, env, url = protected(f"http://127.0.0.1:{issuer_port}", port)
+    before = check("--auth-dev", url, env=state)  # no issuer has run for this user yet
+    assert before.returncode == 2 and "start one with: wiremcp auth dev" in before.stderr, before.stderr
+    dev = [sys.executable, "-m", "wiremcp", "auth", "dev", "--port", str(issuer_port), "--resource", url]
+    with serving_http(dev, issuer_port, {**state, "PYTHONPATH": str(ROOT / "src")}), serving_http(args, port, env):
+        assert (tmp_path / "wiremcp" / "dev-issuer" / "issuer.json").is_file()
+        done = check("--json", "--auth-dev", url, env=state)
+    out = report(done)
+    assert done.returncode == 0 and {f["rule"] for f in out["findings"]} == DESKTOP_URL, out["findings"]
+    assert set(TOKEN_RULES + BEHIND_AUTH + ["security-auth-challenge"]) <= set(out["rules"]), out["rules"]
+    assert out["eras"] == ["modern", "legacy"]  # the wire probes carried a good token of the kept issuer
+
+
 def test_an_issuer_not_kept_is_an_options_error(tmp_path: Path) -> None:
     done = check("--issuer", str(tmp_path), "http://127.0.0.1:9/mcp")
     assert done.returncode == 2 and "no issuer is kept in" in done.stderr and "wiremcp auth dev" in done.stderr

@@ -25,9 +25,12 @@ pytestmark = pytest.mark.slow
 DESKTOP_URL = {"host-claude-desktop-transport"}
 
 
-def check(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "wiremcp", "check", *args], capture_output=True, text=True, timeout=timeout, env=env)
+def check(*args: str, timeout: float = 240, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``wiremcp check ARGS`` in a subprocess (``env``: variables on top of a bare environment)."""
+    bare = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "wiremcp", "check", *args], capture_output=True, text=True, timeout=timeout, env={**bare, **(env or {})},
+    )
 
 
 def report(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:

@@ -13,8 +13,9 @@
   against the eras the server speaks, its ``initialize`` answer, the
   target's transport and what the tour listed.
 * ``_http_security``, over HTTP: ``async check_http_security(url,
-  auth=..., issuer=...)`` (``--auth``: the server is protected; ``--issuer
-  DIR`` / ``--auth-dev``: a local issuer it trusts). With ``--auth`` and no
+  auth=..., issuer=..., headers=...)`` (``--auth``: the server is protected;
+  ``--issuer DIR`` / ``--auth-dev``: a local issuer it trusts; the ``-H``
+  headers, an ``Authorization`` among them, go with its probes). With ``--auth`` and no
   issuer, the token rules are ``check-not-run`` with a hint naming the
   options; with an issuer and no ``Authorization`` header of the user's,
   every session of the other probes carries a good token of it
@@ -83,7 +84,7 @@ async def run_extra(target: Target, report: Any, ran: Callable[..., None], optio
     check_http = getattr(_module("_http_security"), "check_http_security", None) if target.url else None
     if check_http is not None:
         auth, issuer = bool(options.get("auth")), options.get("issuer")
-        found += list(await check_http(target.url, auth=auth, issuer=issuer))
+        found += list(await check_http(target.url, auth=auth, issuer=issuer, headers=dict(target.headers)))
         if auth and issuer is None:
             found += [Finding(CHECK_NOT_RUN, f"{rid}: {_ISSUER_HINT}", target.url) for rid in _TOKEN_RULES]
         tokens = auth and issuer is not None

@@ -18,7 +18,8 @@ from test_check_wire import DESKTOP_URL, check, report
 HERE = Path(__file__).resolve().parent
 SERVER = str(HERE / "fixtures" / "official_1x_server.py")
 
-pytestmark = pytest.mark.slow
+#: a whole check of a foreign server (every probe, in several sessions) outlasts the default 120 s on a loaded machine
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 #: the tool is called (it is not marked read-only), so its result is judged against its outputSchema too
 CALL = ("--call", 'add={"a": 1, "b": 2}')

@@ -16,7 +16,8 @@ from test_check_wire import DESKTOP_URL, check, report
 
 HERE = Path(__file__).resolve().parent
 
-pytestmark = pytest.mark.slow
+#: a whole check of a foreign server (every probe, in several sessions) outlasts the default 120 s on a loaded machine
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 #: the TypeScript SDK's reference server drops invalid messages unanswered too, but answers a deeply nested request
 EVERYTHING_STDIO = {

@@ -70,6 +70,7 @@ def test_the_fixture_over_http_passes_clean_and_fails_with_a_defect() -> None:
 
 
 @needs_official
+@pytest.mark.timeout(600)  # a whole check of a foreign server outlasts the default 120 s on a loaded machine
 def test_the_official_sdk_server_over_stdio_breaks_only_the_rules_the_docs_list() -> None:
     done = check("--json", *OFFICIAL_CALL, "--", str(OFFICIAL_PYTHON), OFFICIAL, "stdio")
     out = report(done)
@@ -78,6 +79,7 @@ def test_the_official_sdk_server_over_stdio_breaks_only_the_rules_the_docs_list(
 
 
 @needs_official
+@pytest.mark.timeout(600)  # a whole check of a foreign server outlasts the default 120 s on a loaded machine
 def test_the_official_sdk_server_over_http_breaks_only_the_rules_the_docs_list() -> None:
     port = free_port()
     with serving_http([str(OFFICIAL_PYTHON), OFFICIAL, "http", str(port)], port) as url:

@@ -155,7 +155,7 @@ def check_rules() -> str:
 
 def check_hosts() -> str:
     """The host table of ``wiremcp check`` (cli/_check/_hosts.py): what each host speaks and takes, and its proof."""
-    from wiremcp.cli._check._hosts import HOSTS
+    from wiremcp.cli._check._hosts import ERA_RULES, FEATURE_RULES, HOSTS, PREFIX_LENGTH, PRIMITIVES, TRANSPORT_RULES
 
     def cell(value: object) -> str:
         if value is None:
@@ -173,9 +173,17 @@ def check_hosts() -> str:
         by_proof: dict[str, list[str]] = {}
         for f in fields:
             by_proof.setdefault(getattr(host, f).proof, []).append(labels[f])
-        proofs.append(f"- {host.name}:")
+        proofs.append(f"- {host.name}" + (f" (not tested here: {host.untested}):" if host.untested else ":"))
         proofs += [f"  - {', '.join(what)}: {proof}" for proof, what in by_proof.items()]
-    return "\n".join(lines) + "\n\nWhat proves each cell:\n\n" + "\n".join(proofs) + "\n"
+    rules = [
+        "- 2026-07-28, initialize: " + ", ".join(f"`{r.id}`" for r in ERA_RULES.values()),
+        "- transports: " + ", ".join(f"`{r.id}`" for r in TRANSPORT_RULES.values()) + " (notes)",
+        f"- tool names: `{PREFIX_LENGTH.id}`",
+        "- features: " + ", ".join(f"`{r.id}`" for r in FEATURE_RULES.values())
+        + f" (the {', '.join(PRIMITIVES)} the server offers; the others, used while a tool runs, make no rule)",
+    ]
+    return ("\n".join(lines) + "\n\nThe rule that holds a server to each column:\n\n" + "\n".join(rules)
+            + "\n\nWhat proves each cell:\n\n" + "\n".join(proofs) + "\n")
 
 
 def cli() -> str:

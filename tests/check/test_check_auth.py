@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 import pytest
 from _servers import free_port, serving_http, uvicorn_app
-from test_check_wire import ROOT, check, report
+from test_check_wire import DESKTOP_URL, ROOT, check, report
 
 pytest.importorskip("jwt")
 pytest.importorskip("uvicorn")
@@ -49,7 +49,7 @@ def test_the_protected_example_passes_every_check_with_the_issuer(issuer: tuple[
     with serving_http(args, port, {**running.env(url), "PYTHONPATH": str(ROOT / "src")}):
         done = check("--json", "--issuer", state, url)
     out = report(done)
-    assert done.returncode == 0 and out["findings"] == [], out["findings"]
+    assert done.returncode == 0 and {f["rule"] for f in out["findings"]} == DESKTOP_URL, out["findings"]
     assert set(TOKEN_RULES + ["security-auth-challenge"]) <= set(out["rules"]), out["rules"]
     assert out["eras"] == ["modern", "legacy"]  # the wire probes carried a good token
 
@@ -75,6 +75,51 @@ def test_without_an_issuer_the_token_rules_are_not_run_with_a_hint(issuer: tuple
     not_run = sorted(f["message"] for f in out["findings"] if f["rule"] == "check-not-run" and f["message"].startswith("security-auth-"))
     assert [m.split(":")[0] for m in not_run] == TOKEN_RULES and all("--issuer DIR" in m for m in not_run), not_run
     assert not set(TOKEN_RULES) & set(out["rules"])
+
+
+#: the HTTP security probes a protected server refuses without a token (then they are check-not-run)
+BEHIND_AUTH = ["security-cors-credentials", "security-cors-reflects-origin", "security-host-check", "security-origin-check",
+               "security-session-id-charset", "security-session-id-strength"]
+
+
+def protected(issuer_url: str, port: int) -> tuple[list[str], dict[str, str], str]:
+    """How to serve examples/protected.py on ``port`` trusting ``issuer_url``: its argv, environment and URL."""
+    url = f"http://127.0.0.1:{port}/mcp"
+    args = [sys.executable, "-m", "wiremcp", "run", str(ROOT / "examples" / "protected.py"), "--http", "--port", str(port)]
+    return args, {"WIREMCP_AUTH_ISSUER": issuer_url, "WIREMCP_AUTH_RESOURCE": url, "PYTHONPATH": str(ROOT / "src")}, url
+
+
+def test_with_auth_and_the_users_authorization_header_every_probe_runs(issuer: tuple[Any, str]) -> None:
+    running, _ = issuer
+    port = free_port()
+    args, env, url = protected(running.url, port)
+    with serving_http(args, port, env):
+        token = running.token("mcp", resource=url)
+        done = check("--json", "--auth", "-H", f"Authorization: Bearer {token}", url)
+    out = report(done)
+    assert done.returncode == 0, out["findings"]
+    # only the token rules wait for an issuer; Host, Origin, CORS and session ids were probed with the header given
+    not_run = sorted(f["message"].split(":")[0] for f in out["findings"] if f["rule"] == "check-not-run")
+    assert not_run == TOKEN_RULES, out["findings"]
+    assert {f["rule"] for f in out["findings"]} - {"check-not-run"} == DESKTOP_URL, out["findings"]
+    assert set(BEHIND_AUTH + ["security-auth-challenge", "security-auth-resource-metadata"]) <= set(out["rules"]), out["rules"]
+    assert out["eras"] == ["modern", "legacy"]
+
+
+def test_auth_dev_uses_the_issuer_wiremcp_auth_dev_keeps(tmp_path: Path) -> None:
+    state = {"XDG_STATE_HOME": str(tmp_path), "HOME": str(tmp_path)}
+    port, issuer_port = free_port(), free_port()
+    args, env, url = protected(f"http://127.0.0.1:{issuer_port}", port)
+    before = check("--auth-dev", url, env=state)  # no issuer has run for this user yet
+    assert before.returncode == 2 and "start one with: wiremcp auth dev" in before.stderr, before.stderr
+    dev = [sys.executable, "-m", "wiremcp", "auth", "dev", "--port", str(issuer_port), "--resource", url]
+    with serving_http(dev, issuer_port, {**state, "PYTHONPATH": str(ROOT / "src")}), serving_http(args, port, env):
+        assert (tmp_path / "wiremcp" / "dev-issuer" / "issuer.json").is_file()
+        done = check("--json", "--auth-dev", url, env=state)
+    out = report(done)
+    assert done.returncode == 0 and {f["rule"] for f in out["findings"]} == DESKTOP_URL, out["findings"]
+    assert set(TOKEN_RULES + BEHIND_AUTH + ["security-auth-challenge"]) <= set(out["rules"]), out["rules"]
+    assert out["eras"] == ["modern", "legacy"]  # the wire probes carried a good token of the kept issuer
 
 
 def test_an_issuer_not_kept_is_an_options_error(tmp_path: Path) -> None:

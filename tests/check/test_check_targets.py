@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 from _servers import free_port, serving_http
-from test_check_wire import BAD, ROOT, check, report
+from test_check_wire import BAD, DESKTOP_URL, ROOT, check, report
 
 HERE = Path(__file__).resolve().parent
 OFFICIAL = str(HERE / "fixtures" / "official_server.py")
@@ -29,6 +29,9 @@ OFFICIAL_STDIO = {
     "wire-rejects-malformed-json", "wire-survives-deep-nesting",
 }
 OFFICIAL_HTTP = {"wire-rejects-bad-id", "wire-rejects-bad-jsonrpc", "wire-rejects-batch"}
+#: the official server's tool is called (it is not marked read-only), so its result is judged against its outputSchema
+OFFICIAL_CALL = ("--call", 'add={"a": 1, "b": 2}')
+OUTPUT_RULES = {"schema-output-conforms", "schema-output-present", "schema-output-text"}
 
 
 @pytest.mark.parametrize("example", ["echo.py", "everything.py"])
@@ -43,10 +46,12 @@ def test_a_wiremcp_example_passes_clean_over_http() -> None:
     port = free_port()
     args = [sys.executable, "-m", "wiremcp", "run", str(ROOT / "examples" / "echo.py"), "--http", "--port", str(port)]
     with serving_http(args, port, {"PYTHONPATH": str(ROOT / "src")}) as url:
-        done = check("--json", url)
+        # a tools/call over modern HTTP carries Mcp-Name (a 2026-07-28 server refuses one without it)
+        done = check("--json", "--call", 'echo={"text": "hi"}', url)
     out = report(done)
-    assert done.returncode == 0 and out["findings"] == [], out["findings"]
+    assert done.returncode == 0 and {f["rule"] for f in out["findings"]} == DESKTOP_URL, out["findings"]
     assert out["eras"] == ["modern", "legacy"] and out["transport"] == "http"
+    assert "schema-output-text" in out["rules"]
 
 
 def test_the_fixture_over_http_passes_clean_and_fails_with_a_defect() -> None:
@@ -65,20 +70,31 @@ def test_the_fixture_over_http_passes_clean_and_fails_with_a_defect() -> None:
 
 
 @needs_official
+@pytest.mark.timeout(600)  # a whole check of a foreign server outlasts the default 120 s on a loaded machine
 def test_the_official_sdk_server_over_stdio_breaks_only_the_rules_the_docs_list() -> None:
-    done = check("--json", "--", str(OFFICIAL_PYTHON), OFFICIAL, "stdio")
+    done = check("--json", *OFFICIAL_CALL, "--", str(OFFICIAL_PYTHON), OFFICIAL, "stdio")
     out = report(done)
     assert {f["rule"] for f in out["findings"]} == OFFICIAL_STDIO, out["findings"]
-    assert out["eras"] == ["modern", "legacy"]
+    assert out["eras"] == ["modern", "legacy"] and OUTPUT_RULES <= set(out["rules"])
 
 
 @needs_official
+@pytest.mark.timeout(600)  # a whole check of a foreign server outlasts the default 120 s on a loaded machine
 def test_the_official_sdk_server_over_http_breaks_only_the_rules_the_docs_list() -> None:
     port = free_port()
     with serving_http([str(OFFICIAL_PYTHON), OFFICIAL, "http", str(port)], port) as url:
-        done = check("--json", url)
+        done = check("--json", *OFFICIAL_CALL, url)
     out = report(done)
-    assert {f["rule"] for f in out["findings"]} == OFFICIAL_HTTP, out["findings"]
+    assert {f["rule"] for f in out["findings"]} == OFFICIAL_HTTP | DESKTOP_URL, out["findings"]
+    assert out["eras"] == ["modern", "legacy"] and out["transport"] == "http"
+    # every rule of an HTTP target runs but those of --auth and --pin: the tour, the tool's result, session ids, CORS
+    ran = set(out["rules"])
+    assert OUTPUT_RULES | {"security-host-check", "security-origin-check", "security-session-id-strength",
+                           "security-cors-reflects-origin", "wire-notification-no-reply"} <= ran, sorted(ran)
+    # what the docs' table says it does: no reply (202) to a bad id; -32602 to a bad "jsonrpc" and to a batch
+    by_rule = {rule: {f["message"] for f in out["findings"] if f["rule"] == rule} for rule in OFFICIAL_HTTP}
+    assert all(m.startswith("no reply") for m in by_rule["wire-rejects-bad-id"]), by_rule
+    assert by_rule["wire-rejects-bad-jsonrpc"] == by_rule["wire-rejects-batch"] == {"error -32602, expected -32600"}, by_rule
 
 
 def test_the_junit_and_sarif_reports(tmp_path: Path) -> None:

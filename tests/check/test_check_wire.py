@@ -21,9 +21,16 @@ BAD = str(HERE / "fixtures" / "bad_server.py")
 pytestmark = pytest.mark.slow
 
 
-def check(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "wiremcp", "check", *args], capture_output=True, text=True, timeout=timeout, env=env)
+#: the note every URL target gets: Claude Desktop's configuration file takes no URL (host-claude-desktop-transport)
+DESKTOP_URL = {"host-claude-desktop-transport"}
+
+
+def check(*args: str, timeout: float = 240, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``wiremcp check ARGS`` in a subprocess (``env``: variables on top of a bare environment)."""
+    bare = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "wiremcp", "check", *args], capture_output=True, text=True, timeout=timeout, env={**bare, **(env or {})},
+    )
 
 
 def report(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:

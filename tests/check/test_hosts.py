@@ -16,9 +16,12 @@ from pathlib import Path
 import pytest
 from test_check_wire import BAD, ROOT, check, report
 
-from wiremcp.cli._check._hosts import HOSTS, Fact, check_hosts
+from _servers import free_port, serving_http
+from wiremcp.cli._check._hosts import FEATURE_RULES, HOSTS, TRANSPORT_RULES, Fact, check_hosts
 
 ERA = ["host-claude-code-era", "host-claude-desktop-era", "host-cursor-era", "host-vscode-era"]
+FEATURES = sorted(r.id for r in FEATURE_RULES.values())
+TRANSPORTS = sorted(r.id for r in TRANSPORT_RULES.values())
 INIT = {"protocolVersion": "2025-11-25", "serverInfo": {"name": "notes", "version": "1"}}
 
 
@@ -54,6 +57,39 @@ def test_only_claude_code_is_tested_here_and_its_facts_all_are() -> None:
     assert tested == {"claude-code"}
     claude_code = next(h for h in HOSTS if h.id == "claude-code")
     assert all(getattr(claude_code, f).tested for f in ("modern", "legacy", "transports", "tool_prefix", "features"))
+    # a host the tests cannot run says why, and the docs say it with its facts
+    page = (ROOT / "docs" / "check.md").read_text()
+    for host in HOSTS:
+        assert bool(host.untested) == (host.id not in tested), host.id
+        if host.untested:
+            assert f"- {host.name} (not tested here: {host.untested}):" in page, host.name
+
+
+def test_every_fact_a_run_can_hold_a_server_to_has_a_rule_per_host() -> None:
+    assert {r.id for r in TRANSPORT_RULES.values()} == {f"host-{h.id}-transport" for h in HOSTS}
+    assert {r.id for r in FEATURE_RULES.values()} == {f"host-{h.id}-features" for h in HOSTS}
+    assert all(r.severity == "info" for r in TRANSPORT_RULES.values())
+    assert all(r.severity == "warning" for r in FEATURE_RULES.values())
+    page = (ROOT / "docs" / "check.md").read_text()
+    assert all(f"`{rid}`" in page for rid in ERA + FEATURES + TRANSPORTS)
+
+
+def test_a_url_is_a_transport_only_claude_desktops_configuration_lacks() -> None:
+    assert check_hosts(spoken=["legacy"], initialize=INIT, tools=[], transport="stdio") == []
+    got = check_hosts(spoken=["legacy"], initialize=INIT, tools=[], transport="http")
+    assert ids(got) == ["host-claude-desktop-transport"] and got[0].rule.severity == "info"
+    assert "Settings > Connectors" in got[0].message
+
+
+def test_a_server_that_offers_nothing_a_host_uses_is_named() -> None:
+    def run(listed: dict) -> list[str]:  # type: ignore[type-arg]
+        return ids(check_hosts(spoken=["legacy"], initialize=INIT, tools=[], listed=listed))
+
+    assert run({"tools": [{"name": "search"}]}) == []
+    assert run({"tools": [], "prompts": []}) == FEATURES  # declared, but nothing listed
+    # resources only: the hosts documented to use them take it; Claude Code was seen using tools only
+    assert run({"resources": [], "resourceTemplates": [{"uriTemplate": "memo://{id}", "name": "memo"}]}) == ["host-claude-code-features"]
+    assert run({"prompts": [{"name": "greet"}]}) == ["host-claude-code-features"]
 
 
 def ids(findings: list) -> list[str]:  # type: ignore[type-arg]
@@ -96,15 +132,28 @@ def test_a_tool_name_with_claude_codes_prefix_over_64_is_named() -> None:
         (["old-version", "legacy-only"], ERA),
         (["modern-only"], ERA[1:]),
         (["long-tool-name"], ["host-tool-name-prefix-length"]),
+        (["no-tools"], FEATURES),
     ],
 )
 def test_check_names_what_a_host_cannot_load(defects: list[str], expected: list[str]) -> None:
     flags = [word for d in defects for word in ("--defect", d)]
-    done = check("--json", "--only", ",".join(ERA + ["host-tool-name-prefix-length"]), "--", sys.executable, BAD, *flags)
+    rules = ERA + FEATURES + TRANSPORTS + ["host-tool-name-prefix-length"]
+    done = check("--json", "--only", ",".join(rules), "--", sys.executable, BAD, *flags)
     out = report(done)
     assert sorted(f["rule"] for f in out["findings"]) == expected, out["findings"]
     assert done.returncode == 0  # host findings are warnings
     assert all(f["severity"] == "warning" for f in out["findings"])
+
+
+@pytest.mark.slow
+def test_a_url_target_gets_claude_desktops_transport_note() -> None:
+    port = free_port()
+    with serving_http([sys.executable, BAD, "--http", str(port)], port) as url:
+        done = check("--json", "--timeout", "3", "--only", ",".join(TRANSPORTS + FEATURES), url)
+    out = report(done)
+    found = [f["rule"] for f in out["findings"] if f["rule"] != "check-not-run"]  # the fixture mints no session id to judge
+    assert done.returncode == 0 and found == ["host-claude-desktop-transport"], out["findings"]
+    assert sorted(out["rules"]) == sorted(TRANSPORTS + FEATURES)
 
 
 def test_the_table_is_shown_in_the_docs() -> None:

@@ -12,7 +12,9 @@ Rules:
   terminates, then kills the process, and waits for it.
 * HTTP (`HttpConn`): every message is one POST (aiohttp, started as a task
   so requests can be in flight together); ``Mcp-Session-Id`` is kept from
-  the first response that carries one and sent after; a notification's
+  the first response that carries one and sent after; a request carries
+  ``Mcp-Method``, and ``Mcp-Name`` when its method mirrors a name (what a
+  2026-07-28 server requires); a notification's
   status is recorded (``statuses``) since a 202 with no body is its only
   correct answer.
 * A `Session` is a `Conn` with its transcript (``>>> `` sent, ``<<< ``
@@ -30,6 +32,7 @@ from typing import Any
 
 import orjson
 
+from ...protocol.headers import encode_header_value
 from .._wirecheck import Problem, WireChecker
 
 __all__ = ["Conn", "StdioConn", "HttpConn", "Session", "Unreachable", "dumps"]
@@ -53,7 +56,8 @@ class Conn:
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.statuses: list[tuple[bytes, int, bytes]] = []  # HTTP: (sent, status, body) of every POST
 
-    async def send(self, raw: bytes, method: str = "") -> None:
+    async def send(self, raw: bytes, method: str = "", name: str | None = None) -> None:
+        """Write ``raw``; ``method`` and ``name`` (its ``Mcp-Name``) are for a transport that mirrors them into headers."""
         raise NotImplementedError
 
     async def receive(self, timeout: float) -> bytes | None:
@@ -109,7 +113,7 @@ class StdioConn(Conn):
             self._stderr += chunk
             del self._stderr[:-8192]
 
-    async def send(self, raw: bytes, method: str = "") -> None:
+    async def send(self, raw: bytes, method: str = "", name: str | None = None) -> None:
         assert self.proc is not None and self.proc.stdin is not None
         try:
             self.proc.stdin.write(raw + b"\n")
@@ -140,6 +144,18 @@ class StdioConn(Conn):
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
+#: the ``params`` field a request mirrors in ``Mcp-Name`` over HTTP (2026-07-28, "Standard Request Headers")
+_NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+
+def _mirrored_name(msg: Any, method: str) -> str | None:
+    """The ``Mcp-Name`` header of ``msg`` (None: its method mirrors none, or the field is not a string)."""
+    field = _NAME_FIELDS.get(method)
+    params = msg.get("params") if field else None
+    value = params.get(field) if type(params) is dict else None
+    return encode_header_value(value) if type(value) is str else None
+
+
 class HttpConn(Conn):
     """Streamable HTTP: each message one raw POST to the endpoint."""
 
@@ -160,12 +176,14 @@ class HttpConn(Conn):
         self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.timeout))
         return self
 
-    async def send(self, raw: bytes, method: str = "") -> None:
+    async def send(self, raw: bytes, method: str = "", name: str | None = None) -> None:
         headers = {
             "Content-Type": "application/json", "Accept": "application/json, text/event-stream", **self.headers,
         }
         if method:
             headers["Mcp-Method"] = method
+        if name is not None:
+            headers["Mcp-Name"] = name
         if self.protocol_version:
             headers["MCP-Protocol-Version"] = self.protocol_version
         if self.session_id:
@@ -287,7 +305,7 @@ class Session:
         method = msg.get("method", "") if type(msg) is dict and type(msg.get("method")) is str else ""
         raw = dumps(msg)
         await self.send_raw(raw, method, hostile)
-        await self.conn.send(raw, method)
+        await self.conn.send(raw, method, _mirrored_name(msg, method))
 
     async def write(self, raw: bytes, method: str = "", hostile: bool = True) -> None:
         """Send bytes that may not be JSON at all."""

@@ -8,12 +8,14 @@
 * ``_tools.check_tool_result(tool, result)`` on each tool the tour called
   (`_calls`); its rules (``RESULT_RULES``) count as run only when a tool
   was called.
-* ``_hosts``: ``check_hosts(spoken=..., initialize=..., tools=..., server=...)``, each
-  major host's needs (the host table) against the eras the server speaks,
-  its ``initialize`` answer and its tools.
+* ``_hosts``: ``check_hosts(spoken=..., initialize=..., tools=..., server=...,
+  transport=..., listed=...)``, each major host's needs (the host table)
+  against the eras the server speaks, its ``initialize`` answer, the
+  target's transport and what the tour listed.
 * ``_http_security``, over HTTP: ``async check_http_security(url,
-  auth=..., issuer=...)`` (``--auth``: the server is protected; ``--issuer
-  DIR`` / ``--auth-dev``: a local issuer it trusts). With ``--auth`` and no
+  auth=..., issuer=..., headers=...)`` (``--auth``: the server is protected;
+  ``--issuer DIR`` / ``--auth-dev``: a local issuer it trusts; the ``-H``
+  headers, an ``Authorization`` among them, go with its probes). With ``--auth`` and no
   issuer, the token rules are ``check-not-run`` with a hint naming the
   options; with an issuer and no ``Authorization`` header of the user's,
   every session of the other probes carries a good token of it
@@ -75,12 +77,14 @@ async def run_extra(target: Target, report: Any, ran: Callable[..., None], optio
     if hosts_module is not None and report.spoken:
         found += list(hosts_module.check_hosts(
             spoken=report.spoken, initialize=report.initialize, tools=report.listed.get("tools", []), server=options.get("server_name"),
+            transport="http" if target.url else "stdio", listed=report.listed if report.listed_era else None,
         ))
-        ran(*(r for r in _declared(hosts_module) if report.listed_era or r.id != "host-tool-name-prefix-length"))
+        ran(*(r for r in _declared(hosts_module)
+              if report.listed_era or not (r.id == "host-tool-name-prefix-length" or r.id.endswith("-features"))))
     check_http = getattr(_module("_http_security"), "check_http_security", None) if target.url else None
     if check_http is not None:
         auth, issuer = bool(options.get("auth")), options.get("issuer")
-        found += list(await check_http(target.url, auth=auth, issuer=issuer))
+        found += list(await check_http(target.url, auth=auth, issuer=issuer, headers=dict(target.headers)))
         if auth and issuer is None:
             found += [Finding(CHECK_NOT_RUN, f"{rid}: {_ISSUER_HINT}", target.url) for rid in _TOKEN_RULES]
         tokens = auth and issuer is not None

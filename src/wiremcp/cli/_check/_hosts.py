@@ -13,15 +13,19 @@ Rules it keeps:
 * A fact not known is not assumed in the server's favour: a host not shown
   to speak 2026-07-28 needs a server that answers ``initialize``.
 * The checks are pure (`check_hosts`): given what the run saw (the eras
-  spoken, the ``initialize`` result, the tools listed), each
-  host's needs give findings. Every host finding is a warning: a host that
-  cannot load a server is a matter for its user, not a breach of the spec.
-* The rules are declared from the table: ``host-<host>-era``, and
-  ``host-tool-name-prefix-length`` for the hosts that prefix tool names.
-  The transports are in the table (and docs/check.md) but make no rule:
-  every host takes stdio, and a URL only Claude Desktop's configuration
-  file lacks (it adds one under Settings > Connectors), which a user
-  checking a URL knows.
+  spoken, the ``initialize`` result, what the tour listed, the target's
+  transport), each host's needs give findings. A host that cannot load or
+  use a server is a matter for its user, not a breach of the spec: the era,
+  tool-name and features findings are warnings, the transport one a note.
+* The rules are declared from the table, one per fact a run can hold the
+  server to: ``host-<host>-era`` (modern, legacy), ``host-<host>-transport``
+  (transports: the target's transport is one the host's configuration
+  takes), ``host-<host>-features`` (features: the server offers some of the
+  tools, resources and prompts the host uses), and
+  ``host-tool-name-prefix-length`` for the hosts that prefix tool names
+  (tool_prefix). The features a host uses while a tool runs (elicitation,
+  sampling, progress) are in the table but make no rule: a run sees them
+  only in the tools it calls.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from typing import Any
 
 from ._findings import Finding, Rule, rule
 
-__all__ = ["Fact", "Host", "HOSTS", "check_hosts", "ERA_RULES", "PREFIX_LENGTH"]
+__all__ = ["Fact", "Host", "HOSTS", "check_hosts", "ERA_RULES", "TRANSPORT_RULES", "FEATURE_RULES", "PREFIX_LENGTH", "PRIMITIVES"]
 
 _CC = "tests/interop/test_claude_code.py::"
 _INSTALL = "tests/cli/test_install.py::test_urls_where_the_host_takes_them"
@@ -65,6 +69,7 @@ class Host:
     transports: Fact  # tuple: "stdio", "http" (how its configuration names a server)
     tool_prefix: Fact  # "mcp__{server}__{tool}", or None when it sends tool names as they are (or it is not known)
     features: Fact  # tuple of the features it was seen using with a server
+    untested: str = ""  # why its facts cannot be tested on this machine ("" for a host run by the tests)
 
 
 _LEGACY = ("2025-11-25", "2025-06-18", "2025-03-26")
@@ -93,6 +98,7 @@ HOSTS: tuple[Host, ...] = (
                         "(a URL is added under Settings > Connectors, not in claude_desktop_config.json); " + _INSTALL),
         tool_prefix=Fact(None, documented=_MCP_CLIENTS),
         features=Fact(("tools", "resources", "prompts"), documented=_MCP_CLIENTS),
+        untested="Claude Desktop has no Linux release, and the tests run on Linux",
     ),
     Host(
         "vscode", "VS Code",
@@ -101,6 +107,7 @@ HOSTS: tuple[Host, ...] = (
         transports=Fact(("stdio", "http"), documented="code.visualstudio.com, 'MCP configuration reference'; " + _INSTALL),
         tool_prefix=Fact(None, documented="code.visualstudio.com, 'Use MCP servers in VS Code'"),
         features=Fact(("tools", "resources", "prompts", "elicitation", "sampling"), documented=_MCP_CLIENTS),
+        untested="no VS Code here: its MCP client runs inside the editor's chat, which needs a signed-in model provider",
     ),
     Host(
         "cursor", "Cursor",
@@ -109,6 +116,7 @@ HOSTS: tuple[Host, ...] = (
         transports=Fact(("stdio", "http"), documented="cursor.com/docs, 'Model Context Protocol (MCP)'; " + _INSTALL),
         tool_prefix=Fact(None, documented="cursor.com/docs, 'Model Context Protocol (MCP)'"),
         features=Fact(("tools", "prompts", "resources", "elicitation"), documented=_MCP_CLIENTS),
+        untested="no Cursor here: a proprietary editor whose agent needs a signed-in account",
     ),
 )
 
@@ -124,6 +132,24 @@ ERA_RULES: dict[str, Rule] = {
                             else "is not known to speak 2026-07-28: it opens with initialize; ")
          + f"its initialize asks for {', '.join(host.legacy.value)} and takes back only a version it knows."),
         _source(host, host.modern, host.legacy),
+    )
+    for host in HOSTS
+}
+TRANSPORT_RULES: dict[str, Rule] = {
+    host.id: rule(
+        f"host-{host.id}-transport", "host", "info", f"{host.name}'s configuration takes the target's transport",
+        f"{host.name}'s configuration names a server over {' or '.join(host.transports.value)}.",
+        _source(host, host.transports),
+    )
+    for host in HOSTS
+}
+#: the primitives a server offers (tools/list, resources/list and resources/templates/list, prompts/list)
+PRIMITIVES = ("tools", "resources", "prompts")
+FEATURE_RULES: dict[str, Rule] = {
+    host.id: rule(
+        f"host-{host.id}-features", "host", "warning", f"The server offers something {host.name} uses",
+        f"{host.name} uses a server's {', '.join(p for p in PRIMITIVES if p in host.features.value)}.",
+        _source(host, host.features),
     )
     for host in HOSTS
 }
@@ -147,13 +173,21 @@ def _era_problem(host: Host, spoken: list[str], version: Any) -> str | None:
             f"{host.name} " + ("speaks 2026-07-28 too" if host.modern.value else "is not known to speak 2026-07-28"))
 
 
+def offered(listed: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The primitives of which the tour listed at least one (by the members of `_eras.tour`'s results)."""
+    members = {"tools": ("tools",), "resources": ("resources", "resourceTemplates"), "prompts": ("prompts",)}
+    return [p for p in PRIMITIVES if any(listed.get(member) for member in members[p])]
+
+
 def check_hosts(
-    *, spoken: list[str], initialize: dict[str, Any] | None, tools: list[dict[str, Any]], server: str | None = None
+    *, spoken: list[str], initialize: dict[str, Any] | None, tools: list[dict[str, Any]], server: str | None = None,
+    transport: str | None = None, listed: dict[str, list[dict[str, Any]]] | None = None,
 ) -> list[Finding]:
     """Each host's needs against what the run saw: the ``spoken`` eras, the ``initialize`` result, the ``tools`` listed.
 
     ``server``: the server's name in the hosts' configuration (``--server-name``, else what ``wiremcp install``
-    names the target); None: its ``serverInfo`` name."""
+    names the target); None: its ``serverInfo`` name. ``transport`` (``stdio``, ``http``): the target's, judged
+    when given; ``listed``: what the tour listed (`_eras.tour`), the features judged when given."""
     version = (initialize or {}).get("protocolVersion")
     info = (initialize or {}).get("serverInfo")
     name = info.get("name") if type(info) is dict else None
@@ -167,7 +201,23 @@ def check_hosts(
             findings.append(Finding(ERA_RULES[host.id], problem, host.name))
         if host.tool_prefix.value:
             findings += _prefix_findings(host, server, where, tools)
+        if transport is not None and transport not in host.transports.value:
+            message = (f"the target is reached over {transport}; {host.name}'s configuration takes "
+                       f"{' or '.join(host.transports.value)} ({host.transports.proof})")
+            findings.append(Finding(TRANSPORT_RULES[host.id], message, host.name))
+        if listed is not None:
+            findings += _feature_findings(host, offered(listed))
     return findings
+
+
+def _feature_findings(host: Host, offers: list[str]) -> list[Finding]:
+    uses = [p for p in PRIMITIVES if p in host.features.value]
+    if set(offers) & set(uses):
+        return []
+    what = ", ".join(offers) if offers else "no tool, resource or prompt"
+    message = (f"the server offers {what}; {host.name} uses a server's {', '.join(uses)} "
+               f"(the host table: {host.features.proof})")
+    return [Finding(FEATURE_RULES[host.id], message, host.name)]
 
 
 def _prefix_findings(host: Host, server: str, where: str, tools: list[dict[str, Any]]) -> list[Finding]:

@@ -1,6 +1,6 @@
 """Security probes of an MCP server over HTTP: DNS rebinding, session ids, CORS, and with ``--auth`` its tokens.
 
-The runner calls `check_http_security(url, auth=..., issuer=...)`; each probe
+The runner calls `check_http_security(url, auth=..., issuer=..., headers=...)`; each probe
 is also an ``async def probe(url, session) -> list[Finding]`` on an aiohttp
 session (the ``http`` extra's client) that the runner may call alone.
 
@@ -19,6 +19,9 @@ Rules it keeps:
   in one respect each: the audience, the expiry, the signature (another key,
   same ``kid``), none at all (``alg: none``). The good one must be accepted
   first; then each of the others must get 401.
+* The other probes send the user's headers (``-H``): an ``Authorization``
+  among them carries them past a protected server's 401 without an issuer;
+  without one, an issuer's good token does.
 * Findings carry the exchanges as sent and received (request line, the
   headers that matter, the body's first 300 characters).
 """
@@ -493,12 +496,16 @@ async def token_for(url: str, issuer: DevIssuer) -> str:
 # -- entry -------------------------------------------------------------------------------
 
 
-async def check_http_security(url: str, *, auth: bool, issuer: DevIssuer | None = None) -> list[Finding]:
+async def check_http_security(
+    url: str, *, auth: bool, issuer: DevIssuer | None = None, headers: dict[str, str] | None = None
+) -> list[Finding]:
     """Every HTTP security probe of the server at ``url`` (its MCP endpoint).
 
     ``auth``: the server is protected: check its challenge and metadata and,
-    with ``issuer`` (one the server trusts), its token validation; the other
-    probes then carry a good token of that issuer.
+    with ``issuer`` (one the server trusts), its token validation. ``headers``
+    (the user's ``-H``) go with every probe but those of the challenge and the
+    tokens; the probes carry the user's ``Authorization`` if given, else a
+    good token of ``issuer``.
     """
     findings: list[Finding] = []
     token: str | None = None
@@ -511,8 +518,10 @@ async def check_http_security(url: str, *, auth: bool, issuer: DevIssuer | None 
                 rules = (AUTH_CHALLENGE, AUTH_METADATA) + ((AUTH_AUDIENCE, AUTH_EXPIRED, AUTH_SIGNATURE, AUTH_UNSIGNED) if issuer else ())
                 why = f"needs wiremcp[auth] ({exc})" if isinstance(exc, ImportError) else f"{type(exc).__name__}: {exc}"
                 findings += _not_run(rules, why, url)
-    headers = {"Authorization": f"Bearer {token}"} if token else None
-    async with aiohttp.ClientSession(headers=headers) as session:
+    sent = dict(headers or {})
+    if token and not any(name.lower() == "authorization" for name in sent):
+        sent["Authorization"] = f"Bearer {token}"
+    async with aiohttp.ClientSession(headers=sent or None) as session:
         probes = (
             (check_dns_rebinding, (HOST_CHECK, ORIGIN_CHECK)),
             (check_cors, (CORS_REFLECTS, CORS_CREDENTIALS)),

@@ -9,6 +9,12 @@
     python bench/instructions.py pipe-floor       # the same for fixtures/raw_echo.py
     python bench/instructions.py cold             # a whole `wiremcp run examples/echo.py` answering one request
     python bench/instructions.py cold-floor       # the same for fixtures/raw_echo.py
+    python bench/instructions.py handshake        # a whole `wiremcp run examples/echo.py` making a host's first
+                                                  # three exchanges (handshake.py: server/discover, tools/list,
+                                                  # tools/call; --era legacy: initialize, initialized + tools/list,
+                                                  # tools/call), each sent after the last reply
+    python bench/instructions.py handshake-official  # the same for fixtures/official_echo.py (bench/.venv-official)
+    python bench/instructions.py handshake-floor  # the same for fixtures/raw_echo.py
     python bench/instructions.py part-call        # one piece of the path in a loop: part-empty (the loop
                                                   # itself), part-loads, part-decode, part-request-dict (Decoder),
                                                   # part-fused-call (FastPath.check: msgspec, the checks),
@@ -23,7 +29,8 @@ Each in-process case runs the same work N = 1,000 and 3,000 times under
 instructions of one request, with start-up and the first-call costs
 differenced away. ``cold`` runs the whole process once, fed one 100 B
 ``tools/call`` on a pipe, and prints its total in millions (on uvloop when
-the server picks it: stdin and stdout are pipes, as in ``run.py``). The
+the server picks it: stdin and stdout are pipes, as in ``run.py``);
+``handshake*`` do the same for a host's first three exchanges. The
 counts are user-space instructions only (the kernel's work for system calls
 is not in them), deterministic to a few hundred per request, and do not
 depend on the machine's load: the measure to judge a small change by.
@@ -240,6 +247,17 @@ def _floor_cmd() -> list[str]:
     return [sys.executable, os.path.join(HERE, "fixtures", "raw_echo.py")]
 
 
+def _official_cmd() -> list[str]:
+    return [os.path.join(HERE, ".venv-official", "bin", "python"), os.path.join(HERE, "fixtures", "official_echo.py")]
+
+
+#: Whole processes making a host's first three exchanges (handshake.py), one step at a time.
+HANDSHAKE: dict[str, Callable[[], list[str]]] = {
+    "handshake": _wiremcp_cmd,
+    "handshake-official": _official_cmd,
+    "handshake-floor": _floor_cmd,
+}
+
 #: Whole processes fed the requests through a pipe, one in flight (reads and writes included).
 PIPED: dict[str, Callable[[], list[str]]] = {"pipe": _wiremcp_cmd, "pipe-floor": _floor_cmd}
 
@@ -303,6 +321,52 @@ def _callgrind_lockstep(argv: list[str], n: int, payload: int) -> int:
         return int(m.group(1))
 
 
+def _callgrind_handshake(argv: list[str], era: str) -> int:
+    """``argv`` under callgrind, making the host's three exchanges of ``era`` (each after the last reply)."""
+    from handshake import steps
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cg.out")
+        errors = os.path.join(tmp, "stderr")
+        with open(errors, "wb") as err:
+            proc = subprocess.Popen(
+                ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                env=_env(),
+            )
+            assert proc.stdin is not None and proc.stdout is not None
+            for step in steps(era):
+                for line in step.lines:
+                    proc.stdin.write(line + b"\n")
+                proc.stdin.flush()
+                while True:  # the reply to this step (a server may also write notifications)
+                    reply = proc.stdout.readline()
+                    msg = orjson_loads(reply) if reply else None
+                    if not isinstance(msg, dict) or msg.get("id") == step.req_id:
+                        break
+                problem = step.check(msg)
+                if problem:
+                    proc.kill()
+                    sys.exit(f"{argv}: {problem}")
+            proc.stdin.close()
+            code = proc.wait()
+        text = open(errors, "rb").read()
+        if code != 0:
+            sys.exit(f"{argv} failed ({code}):\n{text.decode()[-2000:]}")
+        m = re.search(rb"Collected : (\d+)", text)
+        if m is None:
+            sys.exit(text.decode()[-2000:])
+        return int(m.group(1))
+
+
+def orjson_loads(data: bytes) -> Any:
+    import orjson
+
+    return orjson.loads(data)
+
+
 def _callgrind(argv: list[str], stdin: bytes | None = None) -> int:
     env = _env()
     with tempfile.TemporaryDirectory() as tmp:
@@ -325,7 +389,8 @@ def _callgrind(argv: list[str], stdin: bytes | None = None) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("case", choices=[*CASES, *PIPED, "cold", "cold-floor"])
+    ap.add_argument("case", choices=[*CASES, *PIPED, *HANDSHAKE, "cold", "cold-floor"])
+    ap.add_argument("--era", choices=("modern", "legacy"), default="modern", help="for handshake*")
     ap.add_argument("--payload", type=int, default=100)
     ap.add_argument("--n", default="1000,3000")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -339,6 +404,12 @@ def main() -> None:
         _warm(cmd, _lines(1, args.payload))
         total = _callgrind(cmd, _lines(1, args.payload))
         print(f"{args.case}: {total / 1e6:.1f} M instructions")
+        return
+    if args.case in HANDSHAKE:
+        cmd = HANDSHAKE[args.case]()
+        _warm(cmd, _lines(1, args.payload))
+        total = _callgrind_handshake(cmd, args.era)
+        print(f"{args.case} ({args.era}): {total / 1e6:.1f} M instructions")
         return
     lo, hi = (int(x) for x in args.n.split(","))
     if args.case in PIPED:

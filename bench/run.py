@@ -19,7 +19,10 @@ Three contenders serve the same echo tool (modern era, 2026-07-28):
 Cases: stdio 100 B and 10 KB at 1 in flight, stdio 100 B at 16 in flight,
 HTTP 100 B at 1 and 16 connections. Each (contender, case, repetition)
 starts a fresh server process and also gives a cold start (spawn to the
-first reply). The contenders run back to back for every case, in an order
+first reply). With stdio, every repetition also starts each contender once
+per era for the host handshake (``handshake.py``: what a host sends first,
+``server/discover`` or ``initialize``, then ``tools/list``, then a
+``tools/call``; spawn to the call's reply). The contenders run back to back for every case, in an order
 that rotates on every repetition, so that drift in machine load hits all
 alike; only figures from one run are compared. The table shows median
 [min-max] over the repetitions and the ratios of the medians
@@ -53,6 +56,7 @@ from typing import Any, Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import driver  # noqa: E402
+import handshake  # noqa: E402
 
 #: The kernel's PM QoS interface: a process holding it open with a value asks for that wake-up latency.
 CPU_DMA_LATENCY = "/dev/cpu_dma_latency"
@@ -157,6 +161,7 @@ class Row:
     key: str  # CaseResult field
     cases: tuple[Case, ...]  # samples pooled over these cases
     targets: tuple[Target, ...] = ()
+    handshake: str = ""  # an era: the row is over the host handshakes of that era instead
 
 
 ROWS = (
@@ -164,6 +169,12 @@ ROWS = (
     Row("stdio 10 KB, 1 in flight", "req/s", True, "rps", (CASES[1],), (Target("official", 10), Target("floor", 0.8))),
     Row("stdio 100 B, 16 in flight", "req/s", True, "rps", (CASES[2],)),
     Row("stdio cold start to first reply", "ms", False, "cold_start_ms", CASES[:3], (Target("floor", 2, higher=False),)),
+    Row("host handshake, modern: discover → list → call", "ms", False, "cold_start_ms", CASES[:1],
+        (Target("floor", 2, higher=False),), handshake="modern"),
+    Row("host handshake, legacy: initialize → list → call", "ms", False, "cold_start_ms", CASES[:1],
+        (Target("floor", 2, higher=False),), handshake="legacy"),
+    Row("server CPU, host handshake, modern", "ms", False, "server_cpu_ms", CASES[:1], handshake="modern"),
+    Row("server CPU, host handshake, legacy", "ms", False, "server_cpu_ms", CASES[:1], handshake="legacy"),
     Row("HTTP 100 B, 1 connection", "req/s", True, "rps", (CASES[3],), (Target("official", 5),)),
     Row("HTTP 100 B, 16 connections", "req/s", True, "rps", (CASES[4],), (Target("official", 5), Target("floor", 0.8))),
     Row("server CPU, stdio 100 B, 1 in flight", "µs/req", False, "server_cpu_us_per_req", (CASES[0],)),
@@ -192,7 +203,8 @@ def _cell(values: list[float]) -> str:
     return f"{_fmt(med)} [{_fmt(min(values))}–{_fmt(max(values))}]"
 
 
-def build_table(samples: list[dict[str, Any]], unavailable: dict[str, str]) -> str:
+def build_table(samples: list[dict[str, Any]], unavailable: dict[str, str],
+                handshakes: Sequence[dict[str, Any]] = ()) -> str:
     """One Markdown row per `Row`: a column per contender, the ratios wiremcp/official and
     wiremcp/floor, and the targets with met / not met."""
     header = ["", "wiremcp", "official", "floor", "wiremcp/official", "wiremcp/floor", "target", ""]
@@ -201,9 +213,15 @@ def build_table(samples: list[dict[str, Any]], unavailable: dict[str, str]) -> s
         values: dict[str, list[float]] = {}
         cells: list[str] = []
         for c in CONTENDERS:
-            runs = [s for s in samples if s["impl"] == c and s["available"]
-                    and Case(s["transport"], s["inflight"], s["payload"]) in row.cases]
-            if f"{c}/{row.cases[0].transport}" in unavailable:
+            if row.handshake:
+                runs = [h for h in handshakes if h["impl"] == c and h["available"] and h["era"] == row.handshake]
+            else:
+                runs = [s for s in samples if s["impl"] == c and s["available"]
+                        and Case(s["transport"], s["inflight"], s["payload"]) in row.cases]
+            if not runs and row.handshake:
+                cells.append("—")
+                values[c] = []
+            elif f"{c}/{row.cases[0].transport}" in unavailable:
                 cells.append("n/a")
                 values[c] = []
             elif any(not r["ok"] for r in runs):
@@ -228,7 +246,9 @@ def build_table(samples: list[dict[str, Any]], unavailable: dict[str, str]) -> s
     legend = (
         "\nmedian [min–max] over the repetitions; ratios are ratios of the medians. ↑ = higher is better, "
         "↓ = lower is better. floor = `fixtures/raw_echo.py` (stdio) / `fixtures/raw_asgi.py` (HTTP); "
-        "cold start is pooled over the three stdio cases."
+        "cold start is pooled over the three stdio cases; host handshake = spawn to the reply of the "
+        "tools/call after server/discover (initialize, notifications/initialized) and tools/list, one "
+        "process per contender, era and repetition."
     )
     return "\n".join(lines) + "\n" + legend + "\n"
 
@@ -346,6 +366,8 @@ def _run(args: argparse.Namespace, ap: argparse.ArgumentParser, qos: str, argv: 
     print(f"{len(cases)} cases × {len(contenders)} contender(s) × {reps} rep(s): {total} runs, "
           f"window {duration:g} s, warm-up {warmup:g} s; PM QoS CPU latency: {qos}", file=sys.stderr)
     samples: list[dict[str, Any]] = []
+    handshakes: list[dict[str, Any]] = []
+    shaking = [c for c in contenders if "stdio" in transports and f"{c}/stdio" not in unavailable]
     done = 0
     for rep in range(reps):
         k = rep % len(contenders)
@@ -367,21 +389,35 @@ def _run(args: argparse.Namespace, ap: argparse.ArgumentParser, qos: str, argv: 
                 print(f"[{done}/{total}] {c:8} {case.label:28} {res.rps:9,.0f} req/s  cpu "
                       f"{res.server_cpu_us_per_req:7.1f} µs/req  cold {res.cold_start_ms:6.1f} ms  {status}",
                       file=sys.stderr)
+        for era in handshake.ERAS:
+            for c in order:
+                if c not in shaking:
+                    continue
+                hs = handshake.run_handshake(server_command(c, "stdio"), era=era, cwd=str(ROOT), impl=c)
+                h = asdict(hs)
+                h["rep"] = rep
+                handshakes.append(h)
+                status = "ok" if hs.ok else f"FAILED: {'; '.join(hs.error_messages)[:300]}"
+                print(f"[handshake] {c:8} {era:6} call answered at {hs.cold_start_ms:6.1f} ms "
+                      f"(first reply {hs.first_reply_ms:6.1f} ms), server cpu {hs.server_cpu_ms:5.0f} ms  {status}",
+                      file=sys.stderr)
 
     meta["elapsed_s"] = round(time.time() - started, 1)
     meta["loadavg_end"] = os.getloadavg()
-    failed = [s for s in samples if s["available"] and not s["ok"]]
-    table = build_table(samples, unavailable)
+    failed = [s for s in [*samples, *handshakes] if s["available"] and not s["ok"]]
+    table = build_table(samples, unavailable, handshakes)
 
     out = Path(args.json_path) if args.json_path else BENCH / "results" / f"run-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(driver.dumps({"meta": meta, "unavailable": unavailable, "samples": samples, "table": table}))
+    out.write_bytes(driver.dumps({"meta": meta, "unavailable": unavailable, "samples": samples,
+                                 "handshakes": handshakes, "table": table}))
 
     print(table)
     for key, reason in unavailable.items():
         print(f"- {key}: not available: {reason}")
     la0, la1 = meta["loadavg_start"][0], meta["loadavg_end"][0]
-    print(f"\nruns: {len(samples)}, failed: {len(failed)}, errors: {sum(s['errors'] for s in samples)}, "
+    errors = sum(s["errors"] for s in [*samples, *handshakes])
+    print(f"\nruns: {len(samples)} (+{len(handshakes)} handshakes), failed: {len(failed)}, errors: {errors}, "
           f"elapsed: {meta['elapsed_s']} s, load average {la0:.2f} → {la1:.2f}; PM QoS CPU latency: {qos}; "
           f"raw samples: {out}")
     if not samples:

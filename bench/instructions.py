@@ -30,7 +30,7 @@ instructions of one request, with start-up and the first-call costs
 differenced away. ``cold`` runs the whole process once, fed one 100 B
 ``tools/call`` on a pipe, and prints its total in millions (on uvloop when
 the server picks it: stdin and stdout are pipes, as in ``run.py``);
-``handshake*`` do the same for a host's first three exchanges. The
+``handshake*`` do the same for a host's first three exchanges (also counted up to the moment the server sleeps waiting for more after the reply, by a ``callgrind_control`` dump). The
 counts are user-space instructions only (the kernel's work for system calls
 is not in them), deterministic to a few hundred per request, and do not
 depend on the machine's load: the measure to judge a small change by.
@@ -321,8 +321,44 @@ def _callgrind_lockstep(argv: list[str], n: int, payload: int) -> int:
         return int(m.group(1))
 
 
-def _callgrind_handshake(argv: list[str], era: str) -> int:
-    """``argv`` under callgrind, making the host's three exchanges of ``era`` (each after the last reply)."""
+def _idle(pid: int, timeout: float = 300.0) -> None:
+    """Wait until every thread of ``pid`` sleeps (the server waits for its next message)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        states = []
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                    states.append(f.read().rsplit(") ", 1)[1].split()[0])
+            except OSError:
+                continue
+        if states and all(s == "S" for s in states):
+            time.sleep(0.2)  # and still so a moment later (not between two system calls)
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(") ", 1)[1].split()[0] == "S":
+                    return
+        time.sleep(0.05)
+    sys.exit(f"process {pid} did not go idle within {timeout:.0f} s")
+
+
+def _summary(path: str) -> int:
+    with open(path) as f:
+        m = re.search(r"^(?:summary|totals): (\d+)", f.read(), re.M)
+    if m is None:
+        sys.exit(f"no summary in {path}")
+    return int(m.group(1))
+
+
+def _callgrind_handshake(argv: list[str], era: str) -> tuple[int, int]:
+    """``argv`` under callgrind, making the host's three exchanges of ``era`` (each after the last reply).
+
+    Two counts: up to the moment the server waits for its next message after
+    the call's reply (a dump by ``callgrind_control`` once every thread of it
+    sleeps: what it did to answer, and whatever it does right after before
+    reading again), and the total to its exit at end of input.
+    """
     from handshake import steps
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -350,6 +386,8 @@ def _callgrind_handshake(argv: list[str], era: str) -> int:
                 if problem:
                     proc.kill()
                     sys.exit(f"{argv}: {problem}")
+            _idle(proc.pid)
+            subprocess.run(["callgrind_control", "--dump=idle", str(proc.pid)], check=True, capture_output=True, timeout=120)
             proc.stdin.close()
             code = proc.wait()
         text = open(errors, "rb").read()
@@ -358,7 +396,10 @@ def _callgrind_handshake(argv: list[str], era: str) -> int:
         m = re.search(rb"Collected : (\d+)", text)
         if m is None:
             sys.exit(text.decode()[-2000:])
-        return int(m.group(1))
+        dumps = sorted(f for f in os.listdir(tmp) if f.startswith("cg.out."))
+        if len(dumps) != 1:
+            sys.exit(f"expected one dump of callgrind_control, found {dumps}")
+        return _summary(os.path.join(tmp, dumps[0])), int(m.group(1))
 
 
 def orjson_loads(data: bytes) -> Any:
@@ -408,8 +449,9 @@ def main() -> None:
     if args.case in HANDSHAKE:
         cmd = HANDSHAKE[args.case]()
         _warm(cmd, _lines(1, args.payload))
-        total = _callgrind_handshake(cmd, args.era)
-        print(f"{args.case} ({args.era}): {total / 1e6:.1f} M instructions")
+        idle, total = _callgrind_handshake(cmd, args.era)
+        print(f"{args.case} ({args.era}): {idle / 1e6:.1f} M instructions to the call's reply and idle, "
+              f"{total / 1e6:.1f} M to exit at end of input")
         return
     lo, hi = (int(x) for x in args.n.split(","))
     if args.case in PIPED:

@@ -15,6 +15,10 @@
                                                   # tools/call), each sent after the last reply
     python bench/instructions.py handshake-official  # the same for fixtures/official_echo.py (bench/.venv-official)
     python bench/instructions.py handshake-floor  # the same for fixtures/raw_echo.py
+    python bench/instructions.py client-http      # wiremcp's Client over HTTP (client_bench.py's worker, aiohttp),
+                                                  # per tools/call at --inflight 1 (or 16), against
+                                                  # `wiremcp run examples/echo.py --http` (outside valgrind)
+    python bench/instructions.py client-http-official  # the same for the official mcp.Client (bench/.venv-official)
     python bench/instructions.py part-call        # one piece of the path in a loop: part-empty (the loop
                                                   # itself), part-loads, part-decode, part-request-dict (Decoder),
                                                   # part-fused-call (FastPath.check: msgspec, the checks),
@@ -402,6 +406,30 @@ def _callgrind_handshake(argv: list[str], era: str) -> tuple[int, int]:
         return _summary(os.path.join(tmp, dumps[0])), int(m.group(1))
 
 
+#: Clients (client_bench.py's workers) and their interpreters.
+CLIENTS: dict[str, str] = {
+    "client-http": sys.executable,
+    "client-http-official": os.path.join(HERE, ".venv-official", "bin", "python"),
+}
+
+
+def _callgrind_client(case: str, lo: int, hi: int, inflight: int) -> float:
+    """Instructions per call of one client over HTTP: (I(hi) - I(lo)) / (hi - lo), one server for both."""
+    import client_bench
+
+    proc, url = client_bench.start_http_server("wiremcp")
+    impl = "wiremcp" if case == "client-http" else "official"
+    try:
+        counts = []
+        for calls in (lo, hi):
+            argv = [CLIENTS[case], os.path.join(HERE, "client_bench.py"), "--worker", impl, "--url", url,
+                    "--calls", str(calls), "--warmup", "50", "--inflight", str(inflight)]
+            counts.append(_callgrind(argv))
+    finally:
+        client_bench.stop(proc)
+    return (counts[1] - counts[0]) / (hi - lo)
+
+
 def orjson_loads(data: bytes) -> Any:
     import orjson
 
@@ -430,8 +458,9 @@ def _callgrind(argv: list[str], stdin: bytes | None = None) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("case", choices=[*CASES, *PIPED, *HANDSHAKE, "cold", "cold-floor"])
+    ap.add_argument("case", choices=[*CASES, *PIPED, *HANDSHAKE, *CLIENTS, "cold", "cold-floor"])
     ap.add_argument("--era", choices=("modern", "legacy"), default="modern", help="for handshake*")
+    ap.add_argument("--inflight", type=int, default=1, help="for client-http*: calls in flight")
     ap.add_argument("--payload", type=int, default=100)
     ap.add_argument("--n", default="1000,3000")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -445,6 +474,11 @@ def main() -> None:
         _warm(cmd, _lines(1, args.payload))
         total = _callgrind(cmd, _lines(1, args.payload))
         print(f"{args.case}: {total / 1e6:.1f} M instructions")
+        return
+    if args.case in CLIENTS:
+        lo, hi = (int(x) for x in args.n.split(",")) if args.n != "1000,3000" else (200, 600)
+        per_call = _callgrind_client(args.case, lo, hi, args.inflight)
+        print(f"{args.case}: {per_call:,.0f} instructions per call ({args.inflight} in flight, 100 B echo)")
         return
     if args.case in HANDSHAKE:
         cmd = HANDSHAKE[args.case]()

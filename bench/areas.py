@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 BENCH = Path(__file__).resolve().parent
 AREAS = ("sync-tools", "scale", "tasks")
@@ -67,10 +67,11 @@ def run_areas(args: argparse.Namespace, quick: bool, tiny: bool) -> dict[str, di
     return out
 
 
-Table = Callable[[list[dict[str, Any]], dict[str, str]], str]
+Table = Callable[[list[dict[str, Any]], dict[str, str], Sequence[dict[str, Any]]], str]
 
 
-def both_tables(build_table: Table, samples: list[dict[str, Any]], unavailable: dict[str, str]) -> str:
+def both_tables(build_table: Table, samples: list[dict[str, Any]], unavailable: dict[str, str],
+                handshakes: Sequence[dict[str, Any]] = ()) -> str:
     """With ``--pm-qos both``: the headline ratios with and without the request side by side, then both tables."""
     on = [s for s in samples if s.get("pm_qos")]
     off = [s for s in samples if not s.get("pm_qos")]
@@ -99,5 +100,5 @@ def both_tables(build_table: Table, samples: list[dict[str, Any]], unavailable: 
             what = f"{inflight} in flight" if transport == "stdio" else f"{inflight} conn."
             lines.append(f"| {transport} {size}, {what} ({unit}) | " + " | ".join(cells) + " |")
     return ("Ratios of the medians with and without the PM QoS CPU latency request (each run taken both ways, "
-            "interleaved)\n\n" + "\n".join(lines) + "\n\n### PM QoS on\n\n" + build_table(on, unavailable)
-            + "\n### PM QoS off\n\n" + build_table(off, unavailable))
+            "interleaved)\n\n" + "\n".join(lines) + "\n\n### PM QoS on\n\n" + build_table(on, unavailable, [h for h in handshakes if h.get("pm_qos")])
+            + "\n### PM QoS off\n\n" + build_table(off, unavailable, [h for h in handshakes if not h.get("pm_qos")]))

@@ -87,6 +87,11 @@ async def _measure(call, calls: int, warmup: int, inflight: int) -> dict:
     return {"calls": done, "cpu_us_per_call": cpu / done * 1e6, "wall_us_per_call": wall / done * 1e6}
 
 
+def _inflights(args: argparse.Namespace) -> list[int]:
+    """The concurrencies a worker measures (``--inflight``; both by default)."""
+    return [int(k) for k in args.inflight.split(",")]
+
+
 async def worker_wiremcp(args: argparse.Namespace) -> dict:
     from wiremcp.client import Client
 
@@ -95,7 +100,7 @@ async def worker_wiremcp(args: argparse.Namespace) -> dict:
             result = await client.call_tool("echo", {"text": TEXT})
             assert result.text == TEXT, result
 
-        return {k: await _measure(call, args.calls, args.warmup, k) for k in (1, 16)}
+        return {k: await _measure(call, args.calls, args.warmup, k) for k in _inflights(args)}
 
 
 async def worker_wiremcp_http(args: argparse.Namespace) -> dict:
@@ -110,7 +115,7 @@ async def worker_wiremcp_http(args: argparse.Namespace) -> dict:
             result = await client.call_tool("echo", {"text": TEXT})
             assert result.text == TEXT, result
 
-        return {k: await _measure(call, args.calls, args.warmup, k) for k in (1, 16)}
+        return {k: await _measure(call, args.calls, args.warmup, k) for k in _inflights(args)}
 
 
 async def worker_official_http(args: argparse.Namespace) -> dict:
@@ -121,7 +126,7 @@ async def worker_official_http(args: argparse.Namespace) -> dict:
             result = await client.call_tool("echo", {"text": TEXT})
             assert result.content[0].text == TEXT, result
 
-        return {k: await _measure(call, args.calls, args.warmup, k) for k in (1, 16)}
+        return {k: await _measure(call, args.calls, args.warmup, k) for k in _inflights(args)}
 
 
 async def worker_official(args: argparse.Namespace) -> dict:
@@ -133,7 +138,7 @@ async def worker_official(args: argparse.Namespace) -> dict:
             result = await client.call_tool("echo", {"text": TEXT})
             assert result.content[0].text == TEXT, result
 
-        return {k: await _measure(call, args.calls, args.warmup, k) for k in (1, 16)}
+        return {k: await _measure(call, args.calls, args.warmup, k) for k in _inflights(args)}
 
 
 def start_http_server(kind: str) -> tuple[subprocess.Popen, str]:
@@ -210,6 +215,7 @@ def main() -> int:
                         help="the event loop of every client (default asyncio; uvloop is in both venvs)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--inflight", default="1,16", help=argparse.SUPPRESS)  # a worker's (instructions.py: one)
     args = parser.parse_args()
     if args.worker:
         if args.url:

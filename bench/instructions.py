@@ -13,6 +13,16 @@
                                                   # pipe-official (the official SDK; try --n 200,600)
     python bench/instructions.py cold             # a whole `wiremcp run examples/echo.py` answering one request
     python bench/instructions.py cold-floor       # the same for fixtures/raw_echo.py
+    python bench/instructions.py handshake        # a whole `wiremcp run examples/echo.py` making a host's first
+                                                  # three exchanges (handshake.py: server/discover, tools/list,
+                                                  # tools/call; --era legacy: initialize, initialized + tools/list,
+                                                  # tools/call), each sent after the last reply
+    python bench/instructions.py handshake-official  # the same for fixtures/official_echo.py (bench/.venv-official)
+    python bench/instructions.py handshake-floor  # the same for fixtures/raw_echo.py
+    python bench/instructions.py client-http      # wiremcp's Client over HTTP (client_bench.py's worker, aiohttp),
+                                                  # per tools/call at --inflight 1 (or 16), against
+                                                  # `wiremcp run examples/echo.py --http` (outside valgrind)
+    python bench/instructions.py client-http-official  # the same for the official mcp.Client (bench/.venv-official)
     python bench/instructions.py part-call        # one piece of the path in a loop: part-empty (the loop
                                                   # itself), part-loads, part-decode, part-request-dict (Decoder),
                                                   # part-fused-call (FastPath.check: msgspec, the checks),
@@ -27,7 +37,8 @@ Each in-process case runs the same work N = 1,000 and 3,000 times under
 instructions of one request, with start-up and the first-call costs
 differenced away. ``cold`` runs the whole process once, fed one 100 B
 ``tools/call`` on a pipe, and prints its total in millions (on uvloop when
-the server picks it: stdin and stdout are pipes, as in ``run.py``). The
+the server picks it: stdin and stdout are pipes, as in ``run.py``);
+``handshake*`` do the same for a host's first three exchanges (also counted up to the moment the server sleeps waiting for more after the reply, by a ``callgrind_control`` dump). The
 counts are user-space instructions only (the kernel's work for system calls
 is not in them), deterministic to a few hundred per request, and do not
 depend on the machine's load: the measure to judge a small change by.
@@ -259,6 +270,13 @@ def _official_cmd() -> list[str]:
     return [os.path.join(HERE, ".venv-official", "bin", "python"), os.path.join(HERE, "fixtures", "official_echo.py")]
 
 
+#: Whole processes making a host's first three exchanges (handshake.py), one step at a time.
+HANDSHAKE: dict[str, Callable[[], list[str]]] = {
+    "handshake": _wiremcp_cmd,
+    "handshake-official": _official_cmd,
+    "handshake-floor": _floor_cmd,
+}
+
 #: Whole processes fed the requests through a pipe, one in flight (reads and writes included).
 #: The ``pipe-`` cases of bench/sync_tools.py's servers: a plain ``def`` tool in the worker pool
 #: (threaded), on the loop (inline), an ``async def`` tool, the thread floor, the official SDK.
@@ -328,6 +346,117 @@ def _callgrind_lockstep(argv: list[str], n: int, payload: int) -> int:
         return int(m.group(1))
 
 
+def _idle(pid: int, timeout: float = 300.0) -> None:
+    """Wait until every thread of ``pid`` sleeps (the server waits for its next message)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        states = []
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                    states.append(f.read().rsplit(") ", 1)[1].split()[0])
+            except OSError:
+                continue
+        if states and all(s == "S" for s in states):
+            time.sleep(0.2)  # and still so a moment later (not between two system calls)
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(") ", 1)[1].split()[0] == "S":
+                    return
+        time.sleep(0.05)
+    sys.exit(f"process {pid} did not go idle within {timeout:.0f} s")
+
+
+def _summary(path: str) -> int:
+    with open(path) as f:
+        m = re.search(r"^(?:summary|totals): (\d+)", f.read(), re.M)
+    if m is None:
+        sys.exit(f"no summary in {path}")
+    return int(m.group(1))
+
+
+def _callgrind_handshake(argv: list[str], era: str) -> tuple[int, int]:
+    """``argv`` under callgrind, making the host's three exchanges of ``era`` (each after the last reply).
+
+    Two counts: up to the moment the server waits for its next message after
+    the call's reply (a dump by ``callgrind_control`` once every thread of it
+    sleeps: what it did to answer, and whatever it does right after before
+    reading again), and the total to its exit at end of input.
+    """
+    from handshake import steps
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cg.out")
+        errors = os.path.join(tmp, "stderr")
+        with open(errors, "wb") as err:
+            proc = subprocess.Popen(
+                ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                env=_env(),
+            )
+            assert proc.stdin is not None and proc.stdout is not None
+            for step in steps(era):
+                for line in step.lines:
+                    proc.stdin.write(line + b"\n")
+                proc.stdin.flush()
+                while True:  # the reply to this step (a server may also write notifications)
+                    reply = proc.stdout.readline()
+                    msg = orjson_loads(reply) if reply else None
+                    if not isinstance(msg, dict) or msg.get("id") == step.req_id:
+                        break
+                problem = step.check(msg)
+                if problem:
+                    proc.kill()
+                    sys.exit(f"{argv}: {problem}")
+            _idle(proc.pid)
+            subprocess.run(["callgrind_control", "--dump=idle", str(proc.pid)], check=True, capture_output=True, timeout=120)
+            proc.stdin.close()
+            code = proc.wait()
+        text = open(errors, "rb").read()
+        if code != 0:
+            sys.exit(f"{argv} failed ({code}):\n{text.decode()[-2000:]}")
+        m = re.search(rb"Collected : (\d+)", text)
+        if m is None:
+            sys.exit(text.decode()[-2000:])
+        dumps = sorted(f for f in os.listdir(tmp) if f.startswith("cg.out."))
+        if len(dumps) != 1:
+            sys.exit(f"expected one dump of callgrind_control, found {dumps}")
+        return _summary(os.path.join(tmp, dumps[0])), int(m.group(1))
+
+
+#: Clients (client_bench.py's workers) and their interpreters.
+CLIENTS: dict[str, str] = {
+    "client-http": sys.executable,
+    "client-http-official": os.path.join(HERE, ".venv-official", "bin", "python"),
+}
+
+
+def _callgrind_client(case: str, lo: int, hi: int, inflight: int) -> float:
+    """Instructions per call of one client over HTTP: (I(hi) - I(lo)) / (hi - lo), one server for both."""
+    import client_bench
+
+    proc, url = client_bench.start_http_server("wiremcp")
+    impl = "wiremcp" if case == "client-http" else "official"
+    try:
+        counts = []
+        for calls in (lo, hi):
+            argv = [CLIENTS[case], os.path.join(HERE, "client_bench.py"), "--worker", impl, "--url", url,
+                    "--calls", str(calls), "--warmup", "50", "--inflight", str(inflight)]
+            counts.append(_callgrind(argv))
+    finally:
+        client_bench.stop(proc)
+    return (counts[1] - counts[0]) / (hi - lo)
+
+
+def orjson_loads(data: bytes) -> Any:
+    import orjson
+
+    return orjson.loads(data)
+
+
 def _callgrind(argv: list[str], stdin: bytes | None = None) -> int:
     env = _env()
     with tempfile.TemporaryDirectory() as tmp:
@@ -350,7 +479,9 @@ def _callgrind(argv: list[str], stdin: bytes | None = None) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("case", choices=[*CASES, *PIPED, "cold", "cold-floor"])
+    ap.add_argument("case", choices=[*CASES, *PIPED, *HANDSHAKE, *CLIENTS, "cold", "cold-floor"])
+    ap.add_argument("--era", choices=("modern", "legacy"), default="modern", help="for handshake*")
+    ap.add_argument("--inflight", type=int, default=1, help="for client-http*: calls in flight")
     ap.add_argument("--payload", type=int, default=100)
     ap.add_argument("--n", default="1000,3000")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -364,6 +495,21 @@ def main() -> None:
         _warm(cmd, _lines(1, args.payload))
         total = _callgrind(cmd, _lines(1, args.payload))
         print(f"{args.case}: {total / 1e6:.1f} M instructions")
+        return
+    if args.case in CLIENTS:
+        lo, hi = (int(x) for x in args.n.split(",")) if args.n != "1000,3000" else (200, 600)
+        per_call = _callgrind_client(args.case, lo, hi, args.inflight)
+        print(f"{args.case}: {per_call:,.0f} instructions per call ({args.inflight} in flight, 100 B echo)")
+        return
+    if args.case in HANDSHAKE:
+        from handshake import steps
+
+        cmd = HANDSHAKE[args.case]()
+        # bytecode caches written for every module the handshake loads (not only a first call's)
+        _warm(cmd, b"".join(line + b"\n" for step in steps(args.era) for line in step.lines))
+        idle, total = _callgrind_handshake(cmd, args.era)
+        print(f"{args.case} ({args.era}): {idle / 1e6:.1f} M instructions to the call's reply and idle, "
+              f"{total / 1e6:.1f} M to exit at end of input")
         return
     lo, hi = (int(x) for x in args.n.split(","))
     if args.case in PIPED:

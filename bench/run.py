@@ -19,11 +19,15 @@ Three contenders serve the same echo tool (modern era, 2026-07-28):
   wiremcp's interpreter.
 
 Cases: stdio 100 B and 10 KB at 1 in flight, stdio 100 B at 16 in flight,
-HTTP 100 B at 1 and 16 connections; then, with HTTP, the idle streams of
+HTTP 100 B at 1 and 16 connections. Each (contender, case, repetition)
+starts a fresh server process and also gives a cold start (spawn to the
+first reply). With stdio, every repetition also starts each contender once
+per era for the host handshake (``handshake.py``: what a host sends first,
+``server/discover`` or ``initialize``, then ``tools/list``, then a
+``tools/call``; spawn to the call's reply). Then, with HTTP, the idle streams of
 ``idle_streams.py`` (N silent ``subscriptions/listen`` and legacy GET
 streams per contender, server RSS per stream; ``--idle-streams``).
-Each (contender, case, repetition) starts a fresh server process and also gives a cold start (spawn to the
-first reply). The contenders run back to back for every case, in an order
+The contenders run back to back for every case, in an order
 that rotates on every repetition, so that drift in machine load hits all
 alike; only figures from one run are compared. The table shows median
 [min-max] over the repetitions and the ratios of the medians
@@ -61,6 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import driver  # noqa: E402
 import idle_streams  # noqa: E402
+import handshake  # noqa: E402
 
 from pmqos import CPU_DMA_LATENCY, hold_cpu_latency  # noqa: E402
 import pmqos  # noqa: E402
@@ -147,6 +152,7 @@ class Row:
     key: str  # CaseResult field
     cases: tuple[Case, ...]  # samples pooled over these cases
     targets: tuple[Target, ...] = ()
+    handshake: str = ""  # an era: the row is over the host handshakes of that era instead
 
 
 ROWS = (
@@ -154,6 +160,12 @@ ROWS = (
     Row("stdio 10 KB, 1 in flight", "req/s", True, "rps", (CASES[1],), (Target("official", 10), Target("floor", 0.8))),
     Row("stdio 100 B, 16 in flight", "req/s", True, "rps", (CASES[2],)),
     Row("stdio cold start to first reply", "ms", False, "cold_start_ms", CASES[:3], (Target("floor", 2, higher=False),)),
+    Row("host handshake, modern: discover → list → call", "ms", False, "cold_start_ms", CASES[:1],
+        (Target("floor", 2, higher=False),), handshake="modern"),
+    Row("host handshake, legacy: initialize → list → call", "ms", False, "cold_start_ms", CASES[:1],
+        (Target("floor", 2, higher=False),), handshake="legacy"),
+    Row("server CPU, host handshake, modern", "ms", False, "server_cpu_ms", CASES[:1], handshake="modern"),
+    Row("server CPU, host handshake, legacy", "ms", False, "server_cpu_ms", CASES[:1], handshake="legacy"),
     Row("HTTP 100 B, 1 connection", "req/s", True, "rps", (CASES[3],), (Target("official", 5),)),
     Row("HTTP 100 B, 16 connections", "req/s", True, "rps", (CASES[4],), (Target("official", 5), Target("floor", 0.8))),
     Row("server CPU, stdio 100 B, 1 in flight", "µs/req", False, "server_cpu_us_per_req", (CASES[0],)),
@@ -182,7 +194,8 @@ def _cell(values: list[float]) -> str:
     return f"{_fmt(med)} [{_fmt(min(values))}–{_fmt(max(values))}]"
 
 
-def build_table(samples: list[dict[str, Any]], unavailable: dict[str, str]) -> str:
+def build_table(samples: list[dict[str, Any]], unavailable: dict[str, str],
+                handshakes: Sequence[dict[str, Any]] = ()) -> str:
     """One Markdown row per `Row`: a column per contender, the ratios wiremcp/official and
     wiremcp/floor, and the targets with met / not met."""
     header = ["", "wiremcp", "official", "floor", "wiremcp/official", "wiremcp/floor", "target", ""]
@@ -191,9 +204,15 @@ def build_table(samples: list[dict[str, Any]], unavailable: dict[str, str]) -> s
         values: dict[str, list[float]] = {}
         cells: list[str] = []
         for c in CONTENDERS:
-            runs = [s for s in samples if s["impl"] == c and s["available"]
-                    and Case(s["transport"], s["inflight"], s["payload"]) in row.cases]
-            if f"{c}/{row.cases[0].transport}" in unavailable:
+            if row.handshake:
+                runs = [h for h in handshakes if h["impl"] == c and h["available"] and h["era"] == row.handshake]
+            else:
+                runs = [s for s in samples if s["impl"] == c and s["available"]
+                        and Case(s["transport"], s["inflight"], s["payload"]) in row.cases]
+            if not runs and row.handshake:
+                cells.append("—")
+                values[c] = []
+            elif f"{c}/{row.cases[0].transport}" in unavailable:
                 cells.append("n/a")
                 values[c] = []
             elif any(not r["ok"] for r in runs):
@@ -218,7 +237,9 @@ def build_table(samples: list[dict[str, Any]], unavailable: dict[str, str]) -> s
     legend = (
         "\nmedian [min–max] over the repetitions; ratios are ratios of the medians. ↑ = higher is better, "
         "↓ = lower is better. floor = `fixtures/raw_echo.py` (stdio) / `fixtures/raw_asgi.py` (HTTP); "
-        "cold start is pooled over the three stdio cases."
+        "cold start is pooled over the three stdio cases; host handshake = spawn to the reply of the "
+        "tools/call after server/discover (initialize, notifications/initialized) and tools/list, one "
+        "process per contender, era and repetition."
     )
     return "\n".join(lines) + "\n" + legend + "\n"
 
@@ -343,6 +364,8 @@ def _run(args: argparse.Namespace, ap: argparse.ArgumentParser, qos: str, argv: 
     print(f"{len(cases)} cases × {len(contenders)} contender(s) × {reps} rep(s): {total} runs, "
           f"window {duration:g} s, warm-up {warmup:g} s; PM QoS CPU latency: {qos}", file=sys.stderr)
     samples: list[dict[str, Any]] = []
+    handshakes: list[dict[str, Any]] = []
+    shaking = [c for c in contenders if "stdio" in transports and f"{c}/stdio" not in unavailable]
     done = 0
     for rep in range(reps):
         k = rep % len(contenders)
@@ -367,6 +390,21 @@ def _run(args: argparse.Namespace, ap: argparse.ArgumentParser, qos: str, argv: 
                           f"{res.server_cpu_us_per_req:7.1f} µs/req  cold {res.cold_start_ms:6.1f} ms  {status}",
                           file=sys.stderr)
 
+        for era in handshake.ERAS:
+            for c in order:
+                if c not in shaking:
+                    continue
+                for on in pmqos.modes(args.pm_qos, rep):
+                    with pmqos.held(on and args.pm_qos == "both"):
+                        hs = handshake.run_handshake(server_command(c, "stdio"), era=era, cwd=str(ROOT), impl=c)
+                    h = asdict(hs)
+                    h["rep"], h["pm_qos"] = rep, on
+                    handshakes.append(h)
+                    status = "ok" if hs.ok else f"FAILED: {'; '.join(hs.error_messages)[:300]}"
+                    print(f"[handshake] {c:8} {era:6} {pmqos.label(on):10} call answered at {hs.cold_start_ms:6.1f} ms "
+                          f"(first reply {hs.first_reply_ms:6.1f} ms), server cpu {hs.server_cpu_ms:5.0f} ms  {status}",
+                          file=sys.stderr)
+
     # Idle streams (idle_streams.py): N silent listen and GET streams per contender, server RSS per stream.
     idle_sizes = [int(x) for x in (args.idle_streams or ("100" if args.tiny else "1000,10000")).split(",") if int(x) > 0]
     idle: list[dict[str, Any]] = []
@@ -376,16 +414,17 @@ def _run(args: argparse.Namespace, ap: argparse.ArgumentParser, qos: str, argv: 
 
     meta["elapsed_s"] = round(time.time() - started, 1)
     meta["loadavg_end"] = os.getloadavg()
-    failed = [s for s in samples if s["available"] and not s["ok"]]
-    table = areas.both_tables(build_table, samples, unavailable) if args.pm_qos == "both" else build_table(samples, unavailable)
+    failed = [s for s in [*samples, *handshakes] if s["available"] and not s["ok"]]
+    table = (areas.both_tables(build_table, samples, unavailable, handshakes) if args.pm_qos == "both"
+             else build_table(samples, unavailable, handshakes))
     extra = areas.run_areas(args, quick=args.quick or args.tiny, tiny=args.tiny)
     meta["loadavg_after_areas"] = os.getloadavg()
 
     out = Path(args.json_path) if args.json_path else BENCH / "results" / f"run-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     idle_table = idle_streams.build_table(idle) if idle else ""
-    out.write_bytes(driver.dumps({"meta": meta, "unavailable": unavailable, "samples": samples, "table": table,
-                                  "idle_streams": idle, "idle_streams_table": idle_table, "areas": extra}))
+    out.write_bytes(driver.dumps({"meta": meta, "unavailable": unavailable, "samples": samples, "handshakes": handshakes,
+                                  "table": table, "idle_streams": idle, "idle_streams_table": idle_table, "areas": extra}))
 
     print(table)
     if idle_table:
@@ -395,7 +434,8 @@ def _run(args: argparse.Namespace, ap: argparse.ArgumentParser, qos: str, argv: 
     for key, reason in unavailable.items():
         print(f"- {key}: not available: {reason}")
     la0, la1 = meta["loadavg_start"][0], meta["loadavg_end"][0]
-    print(f"\nruns: {len(samples)}, failed: {len(failed)}, errors: {sum(s['errors'] for s in samples)}, "
+    errors = sum(s["errors"] for s in [*samples, *handshakes])
+    print(f"\nruns: {len(samples)} (+{len(handshakes)} handshakes), failed: {len(failed)}, errors: {errors}, "
           f"elapsed: {meta['elapsed_s']} s, load average {la0:.2f} → {la1:.2f}; PM QoS CPU latency: {qos}; "
           f"raw samples: {out}")
     if not samples:

@@ -164,7 +164,8 @@ def run(server: Server, transport: Literal["stdio", "http"] = "stdio", **options
         raise ValueError(f"unknown transport {transport!r}; choose 'stdio' or 'http'")
     from .transports.stdio import serve_before_loop
 
-    # Plain calls first, before asyncio is imported; the event loop from the first other message on.
+    # A host's first requests (discover, list, inline calls) before asyncio is imported; the event loop
+    # from the first other message on.
     first = serve_before_loop(server, **options)
     if first is None:
         return

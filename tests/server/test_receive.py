@@ -82,11 +82,34 @@ def test_notifications_responses_and_bad_messages() -> None:
     assert type(refused) is tuple and refused[1] == -32600
 
 
-def test_defer_answers_only_a_fused_call() -> None:
-    conn = ServerConnection(make_server(), lambda data: None)
-    assert type(conn.receive(call_line(), False, True)) is tuple
-    assert conn.receive(line(2, "tools/list", {"_meta": META}), False, True) is DEFERRED
-    assert conn.receive(b'{"jsonrpc":"2.0","method":"notifications/initialized"}', False, True) is DEFERRED
+def test_defer_answers_only_what_is_answered_at_once() -> None:
+    server = make_server()
+
+    @server.tool()
+    async def later(text: str) -> str:
+        return text
+
+    conn = ServerConnection(server, lambda data: None)
+    plain = ServerConnection(server, lambda data: None)
+    assert conn.fast is not None and not conn.fast.loaded
+    first = conn.receive(call_line(), False, True)  # the general stage: the fused stage is not loaded yet
+    assert first == plain.receive(call_line())
+    conn.warm()  # what the stdio front does once that reply is written
+    assert conn.fast.loaded
+    assert conn.receive(call_line(3), False, True) == plain.receive(call_line(3))  # the fused stage now
+    for msg in (line(2, "tools/list", {"_meta": META}), line(4, "server/discover", {"_meta": META})):
+        assert conn.receive(msg, False, True) == plain.receive(msg)
+    assert conn.calls == {}
+    untouched = [
+        b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        line(5, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}),
+        line(6, "tools/call", {"name": "later", "arguments": {"text": "x"}, "_meta": META}),
+        line(7, "tools/call", {"name": "nope", "arguments": {}, "_meta": META}),
+        b"{not json",
+    ]
+    for msg in untouched:
+        assert conn.receive(msg, False, True) is DEFERRED
+    assert conn.session is None and conn.calls == {}
 
 
 def test_a_request_is_started_once_decoded() -> None:

@@ -1,8 +1,11 @@
-"""Cold start on stdio: the first fused calls are answered before the event loop, and nothing else changes.
+"""Cold start on stdio: a host's first requests are answered before the event loop, and nothing else changes.
 
-`wiremcp run` answers a fused ``tools/call`` of an inline tool before
-asyncio is imported (`wiremcp.transports.stdio.serve_before_loop`); the first
-message that needs more moves the stream to the event loop. These tests drive
+`wiremcp run` answers ``server/discover``, ``tools/list`` and a
+``tools/call`` of an inline tool before asyncio is imported
+(`wiremcp.transports.stdio.serve_before_loop`), with the bytes the event loop
+would write; the first message that needs more (a notification, a tool that
+awaits or runs on a worker thread, ``initialize``) moves the stream to the
+event loop. These tests drive
 a real `wiremcp run` subprocess and check that the rules of
 basic/transports/stdio.mdx and basic/patterns/cancellation.mdx hold across
 that move: concurrency, cancellation, duplicate ids, end of input, a closed
@@ -18,7 +21,7 @@ import time
 import orjson
 import pytest
 
-from conftest import ROOT, SERVERS, StdioPeer, call, request, wiremcp_cmd
+from conftest import META, ROOT, SERVERS, StdioPeer, call, request, wiremcp_cmd
 
 pytestmark = pytest.mark.slow
 
@@ -40,20 +43,82 @@ def test_fused_calls_are_answered_before_asyncio_is_imported(cold):
     assert text(cold.ask(call(1, "loop_loaded"))) == "no"
     assert text(cold.ask(call(2, "echo", {"text": "a"}))) == "a"
     assert text(cold.ask(call(3, "loop_loaded"))) == "no"
-    # server/discover needs the general path: from here on the event loop serves the stream.
-    cold.expect_nothing_more()
-    assert text(cold.ask(call(4, "loop_loaded"))) == "yes"
+    cold.expect_nothing_more()  # server/discover: answered before the event loop too
+    assert text(cold.ask(call(4, "loop_loaded"))) == "no"
+    move_to_the_event_loop(cold)
+    assert text(cold.ask(call(5, "loop_loaded"))) == "yes"
     assert cold.finish_quietly() == ""
+
+
+def move_to_the_event_loop(peer) -> None:
+    """A notification needs the general path: from here on the event loop serves the stream."""
+    peer.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "none"}})
 
 
 def test_the_same_bytes_before_and_after_the_event_loop(cold):
     line = orjson.dumps(call(7, "echo", {"text": "same"})) + b"\n"
     cold.send_raw(line)
     before = cold.read_line()
-    cold.expect_nothing_more()
+    move_to_the_event_loop(cold)
     cold.send_raw(line)
     after = cold.read_line()
     assert before is not None and before == after
+
+
+#: What a host sends first, and the errors of the same requests, each answered before the event loop.
+HOST_LINES = [
+    request("d", "server/discover"),
+    request("l", "tools/list"),
+    call("c1", "echo", {"text": "first: the general stage, before the fused stage is loaded"}),
+    call("c2", "echo", {"text": "second: the fused stage"}),
+    call("c3", "echo", {"text": 3}),  # declined by the fused stage: the validator's tool error
+    call("c4", "echo", {}),
+    request("l2", "tools/list", {"cursor": "not a cursor"}),
+    request("d2", "server/discover", meta={**META, "io.modelcontextprotocol/protocolVersion": "1999-01-01"}),
+    {"jsonrpc": "2.0", "id": "l3", "method": "tools/list"},  # no _meta and no session: the modern checks' error
+    call("c5", "echo", {"text": "x"}, **{"io.modelcontextprotocol/protocolVersion": "1999-01-01"}),
+]
+
+
+def test_a_host_handshake_gets_the_same_bytes_before_and_after_the_event_loop(cold):
+    before = []
+    for msg in HOST_LINES:
+        cold.send(msg)
+        before.append(cold.read_line())
+    assert text(cold.ask(call("loaded", "loop_loaded"))) == "no"  # every line above was answered before the loop
+    move_to_the_event_loop(cold)
+    after = []
+    for msg in HOST_LINES:
+        cold.send(msg)
+        after.append(cold.read_line())
+    assert text(cold.ask(call("loaded", "loop_loaded"))) == "yes"
+    assert before == after
+    replies = [orjson.loads(line) for line in before]
+    assert [r["id"] for r in replies] == [m["id"] for m in HOST_LINES]
+    assert "supportedVersions" in replies[0]["result"] and [t["name"] for t in replies[1]["result"]["tools"]][:1] == ["echo"]
+    assert [text(r) for r in replies[2:4]] == [m["params"]["arguments"]["text"] for m in HOST_LINES[2:4]]
+    assert replies[4]["result"]["isError"] is True and replies[5]["result"]["isError"] is True
+    assert [r["error"]["code"] for r in replies[6:]] == [-32602, -32022, -32602, -32022]
+
+
+def test_a_host_handshake_in_one_read(cold):
+    """Lines that arrive together: the first call is answered, the fused stage loaded, the rest fused."""
+    lines = [request(1, "server/discover"), request(2, "tools/list")] + [call(i, "echo", {"text": str(i)}) for i in range(3, 20)]
+    cold.send_raw(b"".join(orjson.dumps(m) + b"\n" for m in lines))
+    replies = [cold.recv() for _ in lines]
+    assert [r["id"] for r in replies] == list(range(1, 20))
+    assert [text(r) for r in replies[2:]] == [str(i) for i in range(3, 20)]
+    assert text(cold.ask(call("loaded", "loop_loaded"))) == "no"
+
+
+def test_the_legacy_handshake_moves_to_the_event_loop(cold):
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    reply = cold.ask({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+    assert reply["result"]["protocolVersion"] == "2025-11-25"
+    cold.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    tools = cold.ask({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})["result"]["tools"]
+    assert "echo" in [t["name"] for t in tools]
+    assert text(cold.ask({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "loop_loaded"}})) == "yes"
 
 
 def test_concurrency_after_fused_calls(cold):

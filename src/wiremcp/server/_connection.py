@@ -15,7 +15,18 @@ rules:
   sessions: HTTP), a `Notified` for a notification acted on, the stray
   `Response` that answers nothing we sent, or None (a response matched, a
   malformed notification dropped). With ``defer`` (stdio before the event
-  loop) only a fused call is answered; anything else is `DEFERRED`, untouched.
+  loop) only what is answered at once with nothing left running is
+  answered, on a server whose pipeline is the engine's own (no middleware,
+  no observers, not a forwarder): a fused call, a modern
+  ``server/discover`` or ``tools/list`` (their handlers return the result
+  itself: a host's first requests), and a ``tools/call`` of a tool the
+  fused stage could run (an inline synchronous function: it returns the
+  result itself) that the fused stage declined or that comes before the
+  fused stage is loaded. These go to `request`, as on the event loop: the
+  same reply, byte for byte. Anything else is `DEFERRED`, untouched. The
+  fused stage (msgspec) is loaded by `warm`, which the stdio front calls
+  once it has written the reply to a call answered without it: a host's
+  first call does not wait for that import, later ones take the fused stage.
 
 * **The era of each request** is decided in one place, `request_era`
   (2026-07-28 basic/versioning.mdx, "Backward Compatibility with
@@ -166,8 +177,13 @@ class _Deferred(enum.Enum):
     DEFERRED = "deferred"
 
 
-#: `receive(..., defer=True)`: the message is not a fused call; nothing was done with it.
+#: `receive(..., defer=True)`: the message is not answered at once; nothing was done with it.
 DEFERRED = _Deferred.DEFERRED
+
+#: The methods `receive` answers with ``defer`` besides a fused call: the engine's handlers of
+#: these return the result dict itself (`_handlers_tools`), never an awaitable, and touch no state.
+_AT_ONCE = frozenset((methods.DISCOVER, methods.TOOLS_LIST))
+_TOOLS_CALL = methods.TOOLS_CALL
 
 class ConnectionState(enum.Enum):
     """Whether a `ServerConnection` still serves."""
@@ -197,6 +213,7 @@ class ServerConnection:
         "fast",
         "_handle",
         "_observers",
+        "_unfused",
     )
 
     def __init__(
@@ -235,6 +252,8 @@ class ServerConnection:
         #: The fused stage (`_intake`); None when no message can be a fused call on this server.
         fast = FastPath(server, self.decoder)
         self.fast: FastPath | None = fast if fast.enabled else None
+        #: A call was answered with ``defer`` before the fused stage was loaded (`warm` loads it).
+        self._unfused = False
 
     @property
     def outgoing(self) -> OutgoingRequests:
@@ -273,12 +292,12 @@ class ServerConnection:
         exact error.
         """
         fast = self.fast
-        if fast is not None and not hold:
+        if fast is not None and not hold and not (defer and not fast.loaded):
             reply = fast.serve(data, self.calls, vet, headers)
             if reply is not None:
                 return reply
         if defer:
-            return DEFERRED
+            return self._at_once(data) if fast is not None and not hold else DEFERRED
         try:
             msg = decode_message(self.decoder, data)
         except JSONRPCError as exc:
@@ -304,6 +323,45 @@ class ServerConnection:
         if in_session is not None or not self.response(msg):  # type: ignore[arg-type]  # Response or ErrorResponse
             return msg  # type: ignore[return-value]  # a response that answers nothing we sent (or HTTP's to route)
         return None
+
+    def _at_once(self, data: bytes) -> Reply | _Deferred:
+        """``receive`` with ``defer``, past the fused stage: the reply of a request answered at once, or `DEFERRED`.
+
+        A modern `_AT_ONCE` request, or a ``tools/call`` naming a tool with
+        `Tool.fused_arguments` (see the module docs), answered by `request`
+        as on the event loop. Anything else, anything that does not decode
+        as a request, and anything on a connection with a legacy session
+        open, is left untouched for the general stage.
+        """
+        if self.session is not None or self.server.forwarder is not None:
+            return DEFERRED
+        try:
+            msg = decode_message(self.decoder, data)
+        except JSONRPCError:
+            return DEFERRED  # its error reply is the event loop's to write
+        if type(msg) is not Request:
+            return DEFERRED
+        method = msg.method
+        if method == _TOOLS_CALL:
+            params = msg.params
+            name = params.get("name") if type(params) is dict else None
+            tool = self.server._tools.get(name) if type(name) is str else None
+            if tool is None or tool.fused_arguments is None:
+                return DEFERRED  # it may await, or run on a worker thread
+            self._unfused = self.fast is not None and not self.fast.loaded
+        elif method not in _AT_ONCE:
+            return DEFERRED
+        reply = self.request(msg)
+        if type(reply) is not tuple:  # pragma: no cover - these handlers answer at once
+            raise AssertionError(f"{method} did not answer at once")
+        return reply
+
+    def warm(self) -> None:
+        """Load the fused stage if a call was answered without it (the stdio front, once the reply is written)."""
+        if self._unfused:
+            self._unfused = False
+            if self.fast is not None:
+                self.fast.load()
 
     def serve(self, request: Request, write: Write, handle: Handle | None = None) -> Reply | Call:
         """Start a modern request a transport admitted (HTTP): its reply now, or its running `Call`.

@@ -145,6 +145,16 @@ class FastPath:
             return self._raised(id_, data, exc)
         return reply_complete(id_, out, server._result_meta)  # with the server's result decoration (`Server._complete`)
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the fused stage is loaded (msgspec imported), or off for good."""
+        return self._decode is not None or not self.enabled
+
+    def load(self) -> None:
+        """Load the fused stage now rather than with the first fused call (see `loaded`)."""
+        if self._decode is None and self.enabled:
+            self._load()
+
     def check(self, data: bytes) -> FusedCall | None:
         """The `FusedCall` `serve` would answer in ``data``, without running it; or None (for tests and tools)."""
         found: list[FusedCall] = []

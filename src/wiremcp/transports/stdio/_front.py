@@ -1,23 +1,32 @@
-"""Before the event loop: stdin's first fused calls, answered synchronously.
+"""Before the event loop: stdin's first requests that are answered at once, answered synchronously.
 
-`serve_before_loop(server)` is what `wiremcp.run` does first on stdio. Until
+`serve_before_loop(server)` is what `wiremcp run` does first on stdio. Until
 something needs the event loop it reads stdin with blocking reads and answers
-each line itself, so that a server whose first requests are fused calls
-replies before asyncio (and ``ssl``, which asyncio loads) is imported. The
-rules it keeps:
+each line itself, so that a server whose first requests are what a host
+sends first (``server/discover``, ``tools/list``, then calls of inline
+tools) replies before asyncio (and ``ssl``, which asyncio loads) is
+imported. The rules it keeps:
 
 * each line goes to the server's one entry point,
   `ServerConnection.receive`, with ``defer``: it is answered here only when
-  it is a fused ``tools/call`` (the pipeline's fused stage, `_intake`: every
-  envelope rule holds, and every rule of the call: an inline synchronous tool
-  with a scalar schema, on a server without middleware; no suspension, no
-  worker thread, no `Context`) that the fused stage answers; anything else
-  comes back `DEFERRED`, untouched. That is the reply the event loop's
+  nothing is left running once it is answered, on a server without
+  middleware: a fused ``tools/call`` (the pipeline's fused stage, `_intake`:
+  every envelope rule holds, and every rule of the call: an inline
+  synchronous tool with a scalar schema; no suspension, no worker thread, no
+  `Context`), a modern ``server/discover`` or ``tools/list``, or a
+  ``tools/call`` of such a tool that the general stage answers (the first
+  one, before the fused stage is loaded, or one the fused stage declined);
+  anything else comes back `DEFERRED`, untouched. That is the reply the event loop's
   `LineServer` would write, byte for byte, and it is written before the next
   line is read: nothing is ever in flight here, so concurrency, cancellation
   (a ``notifications/cancelled`` could only name a finished request, which the
   spec says to ignore) and the in-flight caps have nothing to act on yet;
-* the first line that is anything else (another method, a tool that awaits or
+* once the reply to a call answered without the fused stage is written, the
+  fused stage is loaded (`ServerConnection.warm`: msgspec), before the next
+  read: a host's first call does not wait for that import, later calls
+  take the fused stage;
+* the first line that is anything else (another method, ``initialize``
+  and the legacy era, a tool that awaits or
   runs on a worker thread, a notification, a response, a malformed line, a line
   that arrives in more than one read) is returned unconsumed, with everything
   read after it, for `serve_stdio` to feed its `LineServer` first: from then on
@@ -57,7 +66,7 @@ def serve_before_loop(
     max_depth: int = DEFAULT_MAX_DEPTH,
     **limits: object,
 ) -> bytes | None:
-    """Answer stdin's fused calls (see the module docs): the bytes the event loop must serve, or None when done.
+    """Answer stdin's first requests that are answered at once (see the module docs): the bytes the event loop must serve, or None when done.
 
     ``limits`` are `serve_stdio`'s other options, which only the event loop uses.
     """
@@ -65,7 +74,9 @@ def serve_before_loop(
         return b""
     server.check_ready()  # what entering the lifespan checks first (a tool's ui:// resource exists)
     decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
-    receive = ServerConnection(server, _never_written, decoder=decoder).receive
+    conn = ServerConnection(server, _never_written, decoder=decoder)
+    receive = conn.receive
+    cold = conn.fast is not None and not conn.fast.loaded  # the fused stage is loaded after a first call's reply
     in_fd = sys.stdin.fileno()
     out_fd = sys.stdout.fileno()
     saved_stdout = sys.stdout
@@ -84,7 +95,7 @@ def serve_before_loop(
                 nl = data.find(b"\n", start)
                 if nl < 0:
                     return data[start:]  # a line in more than one read: the event loop's splitter joins it
-                reply = receive(data[start:nl], False, True)  # defer: a fused call's reply, or DEFERRED
+                reply = receive(data[start:nl], False, True)  # defer: a reply made at once, or DEFERRED
                 if reply is DEFERRED:
                     return data[start:]
                 line: bytes = reply[0]  # type: ignore[index, assignment]  # with defer, not DEFERRED: a Reply
@@ -98,6 +109,9 @@ def serve_before_loop(
                     log.info("stdout was closed by the client; stopping")
                     return None
                 start = nl + 1
+                if cold:
+                    conn.warm()
+                    cold = not conn.fast.loaded  # type: ignore[union-attr]  # cold: there is a fused stage
     finally:
         sys.stdout = saved_stdout
 

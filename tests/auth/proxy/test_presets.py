@@ -100,7 +100,7 @@ class Shaped:
 
 
 class Proxied:
-    """``examples/oauth_provider.py`` for one preset."""
+    """``examples/oauth_provider.py`` for one preset (`start` it, then `wait` until it serves)."""
 
     def __init__(self, shaped: Shaped, preset: str, store: Path) -> None:
         self.url = f"http://127.0.0.1:{shaped.proxy_ports[preset]}"
@@ -108,20 +108,22 @@ class Proxied:
         env = {**os.environ, **shaped.settings(preset), "PYTHONPATH": str(ROOT / "src"), "WIREMCP_AUTH_PROXY_URL": self.url,
                "WIREMCP_AUTH_PROXY_STORE": str(store), "WIREMCP_STATE_KEY": STATE_KEY}
         self.proc = subprocess.Popen([sys.executable, str(ROOT / "examples" / "oauth_provider.py")], env=env,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         _RUNNING.add(self.proc)
-        deadline = time.monotonic() + 60
+
+    def wait(self) -> None:
+        deadline = time.monotonic() + 90
         while True:  # polled until it serves: the process gives no other sign
             if self.proc.poll() is not None:
                 raise AssertionError("the proxied server exited: " + self.proc.stderr.read().decode())  # type: ignore[union-attr]
             try:
                 if httpx.get(self.url + "/.well-known/oauth-authorization-server", timeout=2).status_code == 200:
-                    break
+                    return
             except httpx.TransportError:
                 pass
             if time.monotonic() > deadline:
                 _stop(self.proc)
-                raise AssertionError("the proxied server did not serve within 60 s")
+                raise AssertionError("the proxied server did not serve within 90 s")
             time.sleep(0.1)
 
     def stop(self) -> str:
@@ -136,6 +138,22 @@ def shaped(node: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shap
         yield upstream
     finally:
         _stop(upstream.proc)
+
+
+@pytest.fixture(scope="module")
+def servers(shaped: Shaped, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Proxied]]:
+    """One proxied example server per preset, started together."""
+    tmp = tmp_path_factory.mktemp("proxies")
+    started: dict[str, Proxied] = {}
+    try:
+        for preset in PRESETS:
+            started[preset] = Proxied(shaped, preset, tmp / f"{preset}.sqlite3")
+        for server in started.values():
+            server.wait()
+        yield started
+    finally:
+        for server in started.values():
+            server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -194,13 +212,9 @@ EXPECTED = {
 
 
 @pytest.mark.parametrize("preset", PRESETS)
-def test_the_preset_maps_the_providers_identity(preset: str, shaped: Shaped, chromium: Chromium, tmp_path: Path) -> None:
-    server = Proxied(shaped, preset, tmp_path / "proxy.sqlite3")
-    try:
-        seen = sign_in_and_call(chromium, server.mcp, "alice", ["whoami"])
-    finally:
-        log = server.stop()
-    assert "error" not in seen, (seen, log[-3000:])
+def test_the_preset_maps_the_providers_identity(preset: str, servers: dict[str, Proxied], chromium: Chromium) -> None:
+    seen = sign_in_and_call(chromium, servers[preset].mcp, "alice", ["whoami"])
+    assert "error" not in seen, seen
     subject, roles, scopes = EXPECTED[preset]
     who = seen["whoami"]
     assert who["subject"] == subject and who["email"] == "alice@example.com", who
@@ -213,15 +227,11 @@ def test_the_preset_maps_the_providers_identity(preset: str, shaped: Shaped, chr
 
 
 @pytest.mark.parametrize("preset", ["entra", "okta"])
-def test_roles_narrow_the_scopes(preset: str, shaped: Shaped, chromium: Chromium, tmp_path: Path) -> None:
+def test_roles_narrow_the_scopes(preset: str, servers: dict[str, Proxied], chromium: Chromium) -> None:
     """bob's role maps to notes:read only: notes:write is not granted (the client asked for both); carol has
     no role that maps to anything: the sign-in ends with access_denied."""
-    server = Proxied(shaped, preset, tmp_path / "proxy.sqlite3")
-    try:
-        bob = sign_in_and_call(chromium, server.mcp, "bob", ["whoami"])
-        carol = sign_in_and_call(chromium, server.mcp, "carol", ["whoami"])
-    finally:
-        log = server.stop()
-    assert bob["whoami"]["scopes"] == ["notes:read"] and bob["whoami"]["roles"][0] == "notes-reader", (bob, log[-2000:])
+    bob = sign_in_and_call(chromium, servers[preset].mcp, "bob", ["whoami"])
+    carol = sign_in_and_call(chromium, servers[preset].mcp, "carol", ["whoami"])
+    assert bob["whoami"]["scopes"] == ["notes:read"] and bob["whoami"]["roles"][0] == "notes-reader", bob
     assert bob["token"]["scope"] in ("notes:read", ["notes:read"]), bob
     assert "access_denied" in carol.get("error", ""), carol

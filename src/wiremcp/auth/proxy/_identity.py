@@ -76,6 +76,7 @@ class Identity:
     scopes: tuple[str, ...] | None = None
 
     def record(self) -> dict[str, Any]:
+        """What the proxy keeps in the grant (the email, the roles, the scopes they map to)."""
         return {"email": self.email, "roles": list(self.roles), "scopes": None if self.scopes is None else list(self.scopes)}
 
 
@@ -92,6 +93,7 @@ class ClaimMap:
     role_scopes: Mapping[str, tuple[str, ...]] | None = None
 
     def identify(self, claims: Mapping[str, Any]) -> Identity:
+        """The `Identity` in verified ``claims``; `AuthError` when they name no subject."""
         sub = claim_at(claims, self.subject)
         if isinstance(sub, bool) or not isinstance(sub, (str, int)) or sub == "":
             raise AuthError("malformed", f"the upstream identity has no {self.subject} claim")
@@ -136,6 +138,7 @@ class SignedClaims:
         return self._uri
 
     async def check(self, token: str) -> dict[str, Any]:
+        """The claims of ``token`` once its signature, issuer, audience and times are checked; `AuthError` otherwise."""
         header, claims, signing_input, signature = parse(token, what=self.what)
         alg = header.get("alg")
         if not isinstance(alg, str) or alg not in self.algorithms:
@@ -158,6 +161,7 @@ class SignedClaims:
         return claims
 
     async def aclose(self) -> None:
+        """Close the HTTP session."""
         await self._fetcher.aclose()
 
 
@@ -197,6 +201,7 @@ class UserEndpointVerifier:
         self._cache.pop(hashlib.sha256(token.encode()).hexdigest(), None)
 
     async def verify(self, token: str, *, dpop: DPoPProof | None = None, method: str = "GET", url: str = "") -> AccessToken:
+        """The identity the user endpoint gives for ``token`` (cached, see the class docs); `AuthError` otherwise."""
         key = hashlib.sha256(token.encode()).hexdigest()
         now = self._clock()
         entry = self._cache.get(key)
@@ -237,6 +242,7 @@ class UserEndpointVerifier:
         return claims, _expiry(response.headers.get("github-authentication-token-expiration"))
 
     async def aclose(self) -> None:
+        """Close the HTTP session."""
         await self._fetcher.aclose()
 
 
@@ -268,6 +274,7 @@ class UpstreamIdentity:
     user_endpoint: UserEndpointVerifier | None = None
 
     async def __call__(self, response: Mapping[str, Any]) -> Identity:
+        """The `Identity` behind an upstream token ``response`` (its tokens verified here)."""
         merged: dict[str, Any] = {}
         subjects: set[str] = set()
 

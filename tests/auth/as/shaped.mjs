@@ -6,7 +6,7 @@
 //   node shaped.mjs CONFIG.json
 //
 // CONFIG.json: {"issuer", "port", "keys": [private JWKs], "resource": URL,
-// "clients": [{"client_id", "client_secret", "redirect_uri"}]}.
+// "clients": [{"client_id", "client_secret", "redirect_uri", "more_redirect_uris"?}]}.
 //
 // * github, google: opaque access tokens; GET /user answers GitHub's shape (numeric `id`,
 //   `login`, `email`), GET /v1/userinfo Google's (`sub`, `email`, `hd`) for a live token,
@@ -64,7 +64,7 @@ const provider = new Provider(config.issuer, {
     client_id: c.client_id,
     client_secret: c.client_secret,
     grant_types: ['authorization_code', 'refresh_token'],
-    redirect_uris: [c.redirect_uri],
+    redirect_uris: [c.redirect_uri, ...(c.more_redirect_uris ?? [])],
     response_types: ['code'],
     token_endpoint_auth_method: c.client_id === 'github' ? 'client_secret_post' : 'client_secret_basic',
     id_token_signed_response_alg: 'ES256',

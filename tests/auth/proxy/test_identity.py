@@ -142,6 +142,7 @@ def test_claim_map_reads_subjects_roles_and_maps_scopes() -> None:
     assert who.roles == ("admin", "x", "reader", "solo")
     assert who.scopes == ("notes:list", "notes:write", "notes:read")
     assert ClaimMap().identify({"sub": "u"}).scopes is None  # no table: no narrowing
+    assert ClaimMap().identify({"sub": "u", "email": "u@example.com", "email_verified": False}).email is None
     with pytest.raises(AuthError):
         ClaimMap(subject="id").identify({"id": True})
 

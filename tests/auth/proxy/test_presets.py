@@ -51,10 +51,12 @@ class Shaped:
         self.issuer = f"http://127.0.0.1:{self.port}"
         self.resource = f"http://127.0.0.1:{self.port}/api"
         self.proxy_ports = {name: free_port() for name in PRESETS}
+        self.run_port = free_port()  # `wiremcp run` serving the okta preset's example
         config = {
             "issuer": self.issuer, "port": self.port, "keys": [ec_key("shaped1")[0]], "resource": self.resource,
-            "clients": [{"client_id": name, "client_secret": SECRET,
-                         "redirect_uri": f"http://127.0.0.1:{port}/oauth/callback"} for name, port in self.proxy_ports.items()],
+            "clients": [{"client_id": name, "client_secret": SECRET, "redirect_uri": f"http://127.0.0.1:{port}/oauth/callback",
+                         "more_redirect_uris": [f"http://127.0.0.1:{self.run_port}/oauth/callback"] if name == "okta" else []}
+                        for name, port in self.proxy_ports.items()],
         }
         path = tmp / f"shaped-{uuid.uuid4().hex[:6]}.json"
         path.write_text(json.dumps(config))
@@ -102,13 +104,15 @@ class Shaped:
 class Proxied:
     """``examples/oauth_provider.py`` for one preset (`start` it, then `wait` until it serves)."""
 
-    def __init__(self, shaped: Shaped, preset: str, store: Path) -> None:
-        self.url = f"http://127.0.0.1:{shaped.proxy_ports[preset]}"
+    def __init__(self, shaped: Shaped, preset: str, store: Path, *, run: bool = False) -> None:
+        port = shaped.run_port if run else shaped.proxy_ports[preset]
+        self.url = f"http://127.0.0.1:{port}"
         self.mcp = self.url + "/mcp"
         env = {**os.environ, **shaped.settings(preset), "PYTHONPATH": str(ROOT / "src"), "WIREMCP_AUTH_PROXY_URL": self.url,
                "WIREMCP_AUTH_PROXY_STORE": str(store), "WIREMCP_STATE_KEY": STATE_KEY}
-        self.proc = subprocess.Popen([sys.executable, str(ROOT / "examples" / "oauth_provider.py")], env=env,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        example = str(ROOT / "examples" / "oauth_provider.py")
+        command = ["-m", "wiremcp", "run", example, "--http", "--port", str(port)] if run else [example]
+        self.proc = subprocess.Popen([sys.executable, *command], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         _RUNNING.add(self.proc)
 
     def wait(self) -> None:
@@ -235,3 +239,15 @@ def test_roles_narrow_the_scopes(preset: str, servers: dict[str, Proxied], chrom
     assert bob["whoami"]["scopes"] == ["notes:read"] and bob["whoami"]["roles"][0] == "notes-reader", bob
     assert bob["token"]["scope"] in ("notes:read", ["notes:read"]), bob
     assert "access_denied" in carol.get("error", ""), carol
+
+
+def test_wiremcp_run_serves_the_proxy_with_the_server(shaped: Shaped, chromium: Chromium, tmp_path: Path) -> None:
+    """``wiremcp run examples/oauth_provider.py --http``: the Server's ``auth=proxy.resource_server()`` brings
+    the proxy's routes to the served app, so the same settings work without ``proxy.asgi``."""
+    server = Proxied(shaped, "okta", tmp_path / "run.sqlite3", run=True)
+    try:
+        server.wait()
+        seen = sign_in_and_call(chromium, server.mcp, "bob", ["whoami"])
+    finally:
+        server.stop()
+    assert seen["whoami"]["subject"] == "bob" and seen["whoami"]["scopes"] == ["notes:read"], seen

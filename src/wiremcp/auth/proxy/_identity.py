@@ -10,7 +10,8 @@ Rules it keeps:
   access token (`UserEndpointVerifier`: GitHub's ``/user``, an OIDC
   ``userinfo``). When two sources name a subject, they must agree;
 * `ClaimMap` reads the subject (GitHub: the numeric ``id``, never the
-  login, which a user can change), the email and the roles or groups
+  login, which a user can change), the email (not when the provider says
+  ``email_verified: false``) and the roles or groups
   (dotted paths such as ``realm_access.roles``) and maps the roles to the
   MCP server's scopes with a table the deployment gives (``"*"``: every
   signed-in user). With a table, a user is granted only the scopes their
@@ -98,6 +99,8 @@ class ClaimMap:
         if isinstance(sub, bool) or not isinstance(sub, (str, int)) or sub == "":
             raise AuthError("malformed", f"the upstream identity has no {self.subject} claim")
         email = next((v for v in (claim_at(claims, name) for name in self.email) if isinstance(v, str) and v), None)
+        if claims.get("email_verified") is False:  # an address the provider has not verified is not passed on
+            email = None
         roles = tuple(dict.fromkeys(r for path in self.roles for r in _strings(claim_at(claims, path))))
         scopes: tuple[str, ...] | None = None
         if self.role_scopes is not None:

@@ -140,7 +140,8 @@ class OAuthProxy:
                                require_at_jwt=True, leeway=leeway)
         return ResourceServer(
             ProxyVerifier(self, verifier), resource=self.resource, authorization_servers=[self.issuer],
-            scopes_supported=self.scopes, required_scopes=required_scopes, dpop=False, **options,
+            scopes_supported=self.scopes, required_scopes=required_scopes, dpop=False, authorization_server_app=self,
+            **options,
         )
 
     def metadata(self) -> dict[str, Any]:
@@ -173,6 +174,11 @@ class OAuthProxy:
                 await app(scope, receive, send)
 
         return serve
+
+    def handles(self, path: str) -> bool:
+        """Whether ``path`` is one of the proxy's routes (`MCPApp` serves them with ``Server(auth=proxy.resource_server())``,
+        so ``wiremcp run`` serves the proxy too)."""
+        return path == METADATA_PATH or path.startswith("/oauth/")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         from . import _flow, _tokens

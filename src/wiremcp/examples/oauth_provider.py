@@ -5,7 +5,7 @@ The OAuth proxy (docs/auth-proxy.md) in front of a provider preset
 
 ``WIREMCP_AUTH_PROVIDER``
     ``github``, ``google``, ``entra``, ``auth0``, ``okta``, ``keycloak``, ``workos`` or ``oidc``;
-``WIREMCP_AUTH_CLIENT_ID`` / ``WIREMCP_AUTH_CLIENT_SECRET``
+``WIREMCP_AUTH_PROXY_CLIENT_ID`` / ``WIREMCP_AUTH_PROXY_CLIENT_SECRET``
     the proxy's client at the provider, registered with the redirect URI
     ``{WIREMCP_AUTH_PROXY_URL}/oauth/callback``;
 ``WIREMCP_AUTH_TENANT``, ``WIREMCP_AUTH_DOMAIN``, ``WIREMCP_AUTH_REALM``... (per provider)
@@ -38,7 +38,7 @@ from wiremcp.transports.http import MCPApp
 URL = os.environ.get("WIREMCP_AUTH_PROXY_URL", "http://127.0.0.1:8000")
 
 proxy = OAuthProxy(
-    upstream_from_settings(),  # WIREMCP_AUTH_PROVIDER, WIREMCP_AUTH_CLIENT_ID, ...
+    upstream_from_settings(),  # WIREMCP_AUTH_PROVIDER, WIREMCP_AUTH_PROXY_CLIENT_ID, ...
     issuer=URL,
     resource=URL + "/mcp",
     scopes=["notes:read", "notes:write"],

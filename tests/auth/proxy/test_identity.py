@@ -176,7 +176,7 @@ def test_presets_name_the_providers_endpoints() -> None:
 
 def test_settings() -> None:
     env = {
-        "WIREMCP_AUTH_PROVIDER": "entra", "WIREMCP_AUTH_CLIENT_ID": "app", "WIREMCP_AUTH_CLIENT_SECRET": "s",
+        "WIREMCP_AUTH_PROVIDER": "entra", "WIREMCP_AUTH_PROXY_CLIENT_ID": "app", "WIREMCP_AUTH_PROXY_CLIENT_SECRET": "s",
         "WIREMCP_AUTH_TENANT": "0b1c", "WIREMCP_AUTH_ROLE_SCOPES": "Notes.Admin=notes:read notes:write; *=notes:read",
     }
     up = upstream_from_settings(env)
@@ -187,4 +187,4 @@ def test_settings() -> None:
     with pytest.raises(ValueError, match="tenant"):  # entra without its tenant
         upstream_from_settings({k: v for k, v in env.items() if k != "WIREMCP_AUTH_TENANT"})
     with pytest.raises(ValueError):
-        upstream_from_settings({**env, "WIREMCP_AUTH_CLIENT_SECRET": ""})
+        upstream_from_settings({**env, "WIREMCP_AUTH_PROXY_CLIENT_SECRET": ""})

@@ -74,22 +74,22 @@ class Shaped:
         up = self.issuer
         env = {
             "WIREMCP_AUTH_PROVIDER": preset,
-            "WIREMCP_AUTH_CLIENT_ID": preset,
-            "WIREMCP_AUTH_CLIENT_SECRET": SECRET,
+            "WIREMCP_AUTH_PROXY_CLIENT_ID": preset,
+            "WIREMCP_AUTH_PROXY_CLIENT_SECRET": SECRET,
             "WIREMCP_AUTH_ROLE_SCOPES": {"github": "*=notes:read", "google": "example.com=notes:read notes:write"}.get(
                 preset, ROLE_SCOPES),
-            "WIREMCP_AUTH_UPSTREAM_ISSUER": up,
+            "WIREMCP_AUTH_PROXY_UPSTREAM": up,
         }
         if preset != "oidc":  # the generic preset discovers them
             env.update({
-                "WIREMCP_AUTH_UPSTREAM_AUTHORIZATION_ENDPOINT": up + "/auth",
-                "WIREMCP_AUTH_UPSTREAM_TOKEN_ENDPOINT": up + "/token",
-                "WIREMCP_AUTH_UPSTREAM_JWKS_URI": up + "/jwks",
-                "WIREMCP_AUTH_UPSTREAM_REVOCATION_ENDPOINT": up + "/token/revocation",
+                "WIREMCP_AUTH_PROXY_UPSTREAM_AUTHORIZATION_ENDPOINT": up + "/auth",
+                "WIREMCP_AUTH_PROXY_UPSTREAM_TOKEN_ENDPOINT": up + "/token",
+                "WIREMCP_AUTH_PROXY_UPSTREAM_JWKS_URI": up + "/jwks",
+                "WIREMCP_AUTH_PROXY_UPSTREAM_REVOCATION_ENDPOINT": up + "/token/revocation",
             })
         env.update({
-            "github": {"WIREMCP_AUTH_UPSTREAM_USER_ENDPOINT": up + "/user"},
-            "google": {"WIREMCP_AUTH_UPSTREAM_USER_ENDPOINT": up + "/v1/userinfo"},
+            "github": {"WIREMCP_AUTH_PROXY_UPSTREAM_USER_ENDPOINT": up + "/user"},
+            "google": {"WIREMCP_AUTH_PROXY_UPSTREAM_USER_ENDPOINT": up + "/v1/userinfo"},
             "entra": {"WIREMCP_AUTH_TENANT": "tenant-1"},
             "auth0": {"WIREMCP_AUTH_DOMAIN": "example.auth0.com", "WIREMCP_AUTH_AUDIENCE": self.resource,
                       "WIREMCP_AUTH_ROLES_CLAIM": "https://mcp.example.com/roles"},

@@ -286,30 +286,30 @@ _PRESET_SETTINGS = {
 }
 #: Endpoint overrides: setting -> keyword.
 _ENDPOINT_SETTINGS = {
-    "WIREMCP_AUTH_UPSTREAM_ISSUER": "issuer",
-    "WIREMCP_AUTH_UPSTREAM_AUTHORIZATION_ENDPOINT": "authorization_endpoint",
-    "WIREMCP_AUTH_UPSTREAM_TOKEN_ENDPOINT": "token_endpoint",
-    "WIREMCP_AUTH_UPSTREAM_JWKS_URI": "jwks_uri",
-    "WIREMCP_AUTH_UPSTREAM_USER_ENDPOINT": "user_endpoint",
-    "WIREMCP_AUTH_UPSTREAM_REVOCATION_ENDPOINT": "revocation_endpoint",
+    "WIREMCP_AUTH_PROXY_UPSTREAM": "issuer",
+    "WIREMCP_AUTH_PROXY_UPSTREAM_AUTHORIZATION_ENDPOINT": "authorization_endpoint",
+    "WIREMCP_AUTH_PROXY_UPSTREAM_TOKEN_ENDPOINT": "token_endpoint",
+    "WIREMCP_AUTH_PROXY_UPSTREAM_JWKS_URI": "jwks_uri",
+    "WIREMCP_AUTH_PROXY_UPSTREAM_USER_ENDPOINT": "user_endpoint",
+    "WIREMCP_AUTH_PROXY_UPSTREAM_REVOCATION_ENDPOINT": "revocation_endpoint",
 }
 
 
 def upstream_from_settings(environ: Mapping[str, str] | None = None) -> Upstream:
     """The `Upstream` the ``WIREMCP_AUTH_*`` settings describe (docs/auth-providers.md lists them).
 
-    ``WIREMCP_AUTH_PROVIDER`` names the preset; ``WIREMCP_AUTH_CLIENT_ID`` and
-    ``WIREMCP_AUTH_CLIENT_SECRET`` the proxy's client there; then the preset's
+    ``WIREMCP_AUTH_PROVIDER`` names the preset; ``WIREMCP_AUTH_PROXY_CLIENT_ID`` and
+    ``WIREMCP_AUTH_PROXY_CLIENT_SECRET`` the proxy's client there; then the preset's
     own settings (``WIREMCP_AUTH_TENANT``...), ``WIREMCP_AUTH_ROLE_SCOPES``,
-    ``WIREMCP_AUTH_UPSTREAM_SCOPES`` and the ``WIREMCP_AUTH_UPSTREAM_*`` endpoint overrides.
+    ``WIREMCP_AUTH_PROXY_UPSTREAM_SCOPES`` and the ``WIREMCP_AUTH_PROXY_UPSTREAM_*`` endpoint overrides.
     """
     env = os.environ if environ is None else environ
     name = env.get("WIREMCP_AUTH_PROVIDER", "").strip().lower()
     if name not in PRESETS:
         raise ValueError(f"WIREMCP_AUTH_PROVIDER: one of {', '.join(PRESETS)}, not {name!r}")
     kwargs: dict[str, Any] = {
-        "client_id": env.get("WIREMCP_AUTH_CLIENT_ID", ""),
-        "client_secret": env.get("WIREMCP_AUTH_CLIENT_SECRET", ""),
+        "client_id": env.get("WIREMCP_AUTH_PROXY_CLIENT_ID", ""),
+        "client_secret": env.get("WIREMCP_AUTH_PROXY_CLIENT_SECRET", ""),
     }
     for setting, keyword in {**_PRESET_SETTINGS, **_ENDPOINT_SETTINGS}.items():
         if env.get(setting):
@@ -321,8 +321,8 @@ def upstream_from_settings(environ: Mapping[str, str] | None = None) -> Upstream
             kwargs["roles_claims"] = roles.split()
     if env.get("WIREMCP_AUTH_ROLE_SCOPES"):
         kwargs["role_scopes"] = parse_role_scopes(env["WIREMCP_AUTH_ROLE_SCOPES"])
-    if env.get("WIREMCP_AUTH_UPSTREAM_SCOPES"):
-        kwargs["scopes"] = env["WIREMCP_AUTH_UPSTREAM_SCOPES"].split()
+    if env.get("WIREMCP_AUTH_PROXY_UPSTREAM_SCOPES"):
+        kwargs["scopes"] = env["WIREMCP_AUTH_PROXY_UPSTREAM_SCOPES"].split()
     if env.get("WIREMCP_AUTH_LEEWAY") and name != "github" and name != "google":
         kwargs["leeway"] = float(env["WIREMCP_AUTH_LEEWAY"])
     try:

@@ -12,7 +12,10 @@ Rules it keeps:
   access tokens, an `IntrospectionVerifier` for opaque ones) and its
   ``sub`` is the user. The upstream tokens stay in the proxy's store: they
   are never given to an MCP client nor sent anywhere but upstream
-  (security_best_practices.mdx, "Token Passthrough");
+  (security_best_practices.mdx, "Token Passthrough"). The presets
+  (`_presets`) give ``identify`` instead: the whole token response checked
+  (ID token, JWT access token or the provider's user endpoint) and mapped to
+  a user, an email and the scopes their roles allow (`_identity`);
 * `Upstream.discover` reads the provider's metadata (RFC 8414, then OpenID
   Connect Discovery) for the endpoints not given.
 """

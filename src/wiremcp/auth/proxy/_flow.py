@@ -158,6 +158,7 @@ async def _upstream(proxy: OAuthProxy, send: Send, pending: dict[str, Any], extr
         params["scope"] = " ".join(up.scopes)
     if up.resource is not None:
         params["resource"] = up.resource
+    params.update({k: v for k, v in up.authorize_params.items() if k not in params})
     await redirect(send, with_params(up.authorization_endpoint, params), extra)
 
 
@@ -205,6 +206,11 @@ async def callback(proxy: OAuthProxy, request: Request, send: Send) -> None:
         await proxy.remember_consent(user, pending)
     elif not await proxy.has_consent(user, client_id, pending["scopes"]):
         return await _to_client(proxy, send, pending, {"error": "access_denied", "error_description": "no consent for this account"}, clear)
+    allowed = (upstream_tokens.get("identity") or {}).get("scopes")
+    if allowed is not None:  # the provider's roles or groups, mapped to scopes (`_identity.ClaimMap`)
+        pending["scopes"] = [s for s in pending["scopes"] if s in allowed]
+        if not pending["scopes"]:
+            return await _to_client(proxy, send, pending, {"error": "access_denied", "error_description": "this account has none of the scopes asked"}, clear)
     grant_id = await proxy.new_grant(user, pending, upstream_tokens)
     code = secrets.token_urlsafe(32)
     record = {key: pending[key] for key in ("client_id", "redirect_uri", "code_challenge", "scopes", "resource")}

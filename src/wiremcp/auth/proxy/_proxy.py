@@ -140,7 +140,8 @@ class OAuthProxy:
                                require_at_jwt=True, leeway=leeway)
         return ResourceServer(
             ProxyVerifier(self, verifier), resource=self.resource, authorization_servers=[self.issuer],
-            scopes_supported=self.scopes, required_scopes=required_scopes, dpop=False, **options,
+            scopes_supported=self.scopes, required_scopes=required_scopes, dpop=False, authorization_server_app=self,
+            **options,
         )
 
     def metadata(self) -> dict[str, Any]:
@@ -173,6 +174,11 @@ class OAuthProxy:
                 await app(scope, receive, send)
 
         return serve
+
+    def handles(self, path: str) -> bool:
+        """Whether ``path`` is one of the proxy's routes (`MCPApp` serves them with ``Server(auth=proxy.resource_server())``,
+        so ``wiremcp run`` serves the proxy too)."""
+        return path == METADATA_PATH or path.startswith("/oauth/")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         from . import _flow, _tokens
@@ -329,6 +335,9 @@ class OAuthProxy:
         if self._http is None:
             self._http = httpx.AsyncClient(timeout=15)
         up = self.upstream
+        if up.token_auth_method == "client_secret_post":
+            return await self._http.post(url, data={**form, "client_id": up.client_id, "client_secret": up.client_secret},
+                                         headers={"accept": "application/json"})
         return await self._http.post(url, data=form, auth=(up.client_id, up.client_secret),
                                      headers={"accept": "application/json"})
 
@@ -342,8 +351,15 @@ class OAuthProxy:
         body = response.json()
         if response.status_code != 200 or not isinstance(body, dict) or not isinstance(body.get("access_token"), str):
             raise ValueError(f"the upstream token endpoint answered {response.status_code}")
-        verified = await up.verifier.verify(body["access_token"], dpop=None, method="GET", url=up.resource or up.issuer)
-        if not verified.subject:
+        identity: dict[str, Any] | None = None
+        if up.identify is not None:
+            who = await up.identify(body)
+            subject, identity = who.subject, who.record()
+        else:
+            assert up.verifier is not None
+            verified = await up.verifier.verify(body["access_token"], dpop=None, method="GET", url=up.resource or up.issuer)
+            subject = verified.subject or ""
+        if not subject:
             raise ValueError("the upstream access token names no subject")
         expires_in = body.get("expires_in")
         tokens = {
@@ -352,7 +368,9 @@ class OAuthProxy:
             "scope": body.get("scope"),
             "expires_at": time.time() + expires_in if isinstance(expires_in, (int, float)) else None,
         }
-        return verified.subject, tokens
+        if identity is not None:
+            tokens["identity"] = identity
+        return subject, tokens
 
     async def aclose(self) -> None:
         """Close the HTTP clients (upstream, client metadata documents)."""

@@ -27,6 +27,7 @@ Rules it keeps:
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import secrets
@@ -193,6 +194,11 @@ class ProxyVerifier:
     async def verify(self, token: str, *, dpop: DPoPProof | None, method: str, url: str) -> AccessToken:
         verified = await self.jwt.verify(token, dpop=dpop, method=method, url=url)
         grant_id = verified.claims.get("gid")
-        if not isinstance(grant_id, str) or await self.proxy.store.get("grant", grant_id) is None:
+        grant = await self.proxy.store.get("grant", grant_id) if isinstance(grant_id, str) else None
+        if grant is None:
             raise AuthError("inactive", "the grant behind this access token was revoked")
+        identity = grant.get("upstream", {}).get("identity")
+        if identity:  # the upstream email and roles, for the tools (never the upstream tokens)
+            extra = {"email": identity.get("email"), "roles": identity.get("roles", [])}
+            return dataclasses.replace(verified, claims={**verified.claims, **extra})
         return verified

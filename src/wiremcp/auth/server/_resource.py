@@ -96,8 +96,12 @@ class ResourceServer:
         dpop_nonce_secret: bytes | None = None,
         dpop_nonce_lifetime: float = 300.0,
         extra_metadata: Mapping[str, Any] | None = None,
+        authorization_server_app: Any = None,
     ) -> None:
         self.verifier = verifier
+        #: An authorization server served on this resource's origin (the OAuth proxy,
+        #: `wiremcp.auth.proxy`): an ASGI app with ``handles(path)``; `MCPApp` gives it those paths.
+        self.authorization_server_app = authorization_server_app
         self.resource = canonical_uri(resource)
         servers = list(authorization_servers)
         if not servers:

@@ -360,6 +360,10 @@ class MCPApp:
         if root and path.startswith(root):
             path = path[len(root) :] or "/"
         if self._auth is not None:  # hook 1 (see _auth)
+            issuer = self._auth.rs.authorization_server_app
+            if issuer is not None and issuer.handles(path):  # the OAuth proxy's own routes (wiremcp.auth.proxy)
+                await issuer(scope, receive, send)
+                return
             gated = await self._auth.gate(scope, path, send)
             if gated is None:
                 return

@@ -10,7 +10,7 @@
 //
 // * github, google: opaque access tokens; GET /user answers GitHub's shape (numeric `id`,
 //   `login`, `email`), GET /v1/userinfo Google's (`sub`, `email`, `hd`) for a live token,
-//   401 otherwise. The github client authenticates with client_secret_post, as GitHub wants.
+//   401 otherwise. The github and workos clients authenticate with client_secret_post, as GitHub and WorkOS want.
 // * the others: JWT access tokens (for `resource`) and ID tokens carrying the provider's
 //   claims: Entra `oid` (not the `sub`), `roles`, `groups`, `preferred_username`; Okta
 //   `groups`; Keycloak `realm_access.roles`; Auth0 a namespaced roles claim in the ID token and
@@ -66,7 +66,7 @@ const provider = new Provider(config.issuer, {
     grant_types: ['authorization_code', 'refresh_token'],
     redirect_uris: [c.redirect_uri, ...(c.more_redirect_uris ?? [])],
     response_types: ['code'],
-    token_endpoint_auth_method: c.client_id === 'github' ? 'client_secret_post' : 'client_secret_basic',
+    token_endpoint_auth_method: ['github', 'workos'].includes(c.client_id) ? 'client_secret_post' : 'client_secret_basic',
     id_token_signed_response_alg: 'ES256',
   })),
   pkce: { required: () => true },

@@ -221,7 +221,9 @@ def workos(*, client_id: str, client_secret: str, domain: str, audience: str | N
         access_token=SignedClaims(issuer=issuer, jwks_uri=jwks, audience=audience or client_id, leeway=leeway,
                                   what="access token"),
     )
-    return _upstream(ends, client_id=client_id, client_secret=client_secret, scopes=scopes, identify=identify)
+    # WorkOS Connect's token endpoint takes the client id and secret in the form (its API reference).
+    return _upstream(ends, client_id=client_id, client_secret=client_secret, scopes=scopes, identify=identify,
+                     token_auth_method="client_secret_post")
 
 
 def oidc(*, client_id: str, client_secret: str, issuer: str, roles_claims: Iterable[str] = (),

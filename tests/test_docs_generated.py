@@ -4,7 +4,9 @@
   tutorial code included from examples/, wire captures run anew, the CLI
   reference from the parsers, the conformance, settings and error tables) is
   what the generator makes now, once what differs between two runs (task ids,
-  time stamps, sealed request states, timings) is masked. When one differs,
+  time stamps, sealed request states, timings) is masked. A capture of a
+  third-party server (``npx -y PACKAGE@VERSION``) runs the peer of
+  tests/peers.py pinned to that version: built on first use, never skipped. When one differs,
   ``python tests/test_docs_generated.py`` rewrites every page (commit the
   result).
 - No page hides its content behind a marker: every section is filled in (only
@@ -45,7 +47,9 @@ def _this_tree(monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(300)
+#: a capture of a third-party server runs its peer of tests/peers.py, which CI builds in the background: it may
+#: wait for that build on the peer's lock file (as tests/check/test_check_peers.py does), never skips
+@pytest.mark.timeout(600)
 @pytest.mark.parametrize("page", _with_sections(), ids=lambda p: p.relative_to(ROOT / "docs").as_posix())
 def test_generated_sections_are_current(page):
     committed = page.read_text()

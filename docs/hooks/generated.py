@@ -18,6 +18,11 @@ Rules this module keeps:
     ``<!-- /wire -->``: the output of the block, run by bash in the
     repository root with this Python's ``wiremcp`` first on ``PATH``: the
     real envelopes. A command that fails is an error, never a section.
+    A third-party server is shown as a reader runs it, ``npx -y
+    PACKAGE@VERSION``; the capture runs the peer of tests/peers.py pinned to
+    that version instead (`local`), built on first use like every peer (one
+    that cannot be built fails the section, never skips it), and writes its
+    path back as the ``npx`` command.
 
 - To add a section, write its opening and closing comments with nothing
   between them (for a capture: the ``bash`` block, then ``<!-- wire -->`` and
@@ -32,9 +37,11 @@ Rules this module keeps:
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from collections.abc import Callable
@@ -93,13 +100,52 @@ def env() -> dict[str, str]:
     return environ
 
 
+#: A third-party server as a reader runs it from the npm registry (`local` maps it to its peer).
+NPX = re.compile(r"\bnpx -y (?P<spec>(?:@[\w.-]+/)?[\w.-]+@[\w.-]+)")
+
+
+def _peers() -> Any:
+    """tests/peers.py, where the peers are pinned and built."""
+    spec = importlib.util.spec_from_file_location("wiremcp_docs_peers", ROOT / "tests" / "peers.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def local(command: str) -> tuple[str, dict[str, str]]:
+    """``command`` with each ``npx -y PACKAGE@VERSION`` made the executable of the peer pinned to it
+    (tests/peers.py, built on first use), and each such path mapped back to the ``npx`` words it stands for."""
+    back: dict[str, str] = {}
+
+    def peer(match: re.Match[str]) -> str:
+        spec = match["spec"]
+        peers = _peers()
+        names = [name for name, pins in peers.NODE_PEERS.items() if pins == (spec,)]
+        if not names:
+            raise SectionError(f"a capture runs `npx -y {spec}`, which no peer of tests/peers.py (NODE_PEERS) pins")
+        package = spec.rpartition("@")[0]
+        modules = peers.node_peer(names[0]) / "node_modules"
+        bins = json.loads((modules / package / "package.json").read_text()).get("bin")
+        default = package.rpartition("/")[2]  # npx runs the bin named after the package, or its only one
+        name = next(iter(bins)) if isinstance(bins, dict) and len(bins) == 1 else default
+        path = str(modules / ".bin" / name)
+        back[path] = match[0]
+        return shlex.quote(path)
+
+    return NPX.sub(peer, command), back
+
+
 def capture(command: str) -> str:
     """The section under a ``<!-- wire -->`` block: what ``command`` prints, as a text block."""
+    run, back = local(command)
     done = subprocess.run(
-        ["bash", "-o", "pipefail", "-c", command],
+        ["bash", "-o", "pipefail", "-c", run],
         cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
     )
     output = (done.stdout + done.stderr).rstrip("\n")
+    for path, words in back.items():
+        output = output.replace(path, words)
     if done.returncode != 0:
         raise SectionError(f"the capture `{command.strip()}` exited with {done.returncode}:\n{output}")
     return _fence(output, "text")

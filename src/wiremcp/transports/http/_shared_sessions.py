@@ -48,7 +48,14 @@ Streams (Redis Streams)
   timeout);
 * a request runs on the worker that received it; its number comes from
   ``INCR`` (unique in the session); a request id already in flight on any
-  worker is -32600 (``HSETNX``);
+  worker is -32600 (``HSETNX``: the claim, ``{p}:ls:{id}:calls``, id ->
+  worker and stream); on a worker that has a copy of the session, the claim
+  goes in the same Lua call as the renewal of the record and its slot. An
+  answered request's claim is released (``HDEL``) with this worker's next
+  round trip: the next message's renewal, or the heartbeat (`HEARTBEAT`),
+  or at once past `MAX_RELEASES` waiting; until then the id counts as in
+  flight, which only a client using an id twice in a session (basic/index.mdx
+  forbids it) can see;
 * a worker that dies with requests in flight: a response still carrying,
   or resuming, such a request's stream notices that the worker's heartbeat
   (``{p}:worker:{w}``, renewed every `HEARTBEAT` seconds, expiring after
@@ -95,8 +102,10 @@ When Redis cannot be reached
   before are still there, unless Redis itself lost them);
 * 2026-07-28 requests never touch Redis and are served as usual.
 
-What it costs: each legacy message makes a few Redis round trips (the
-record, the stream number, each event); 2026-07-28 requests make none.
+What it costs: a legacy request answered at once, on a worker with a copy
+of its session, makes one Redis round trip (tests/scale/test_session_round_trips.py);
+one that runs on makes one more (``runs``) and one per event it writes;
+2026-07-28 requests make none.
 """
 
 from __future__ import annotations
@@ -113,7 +122,7 @@ import orjson
 
 from ...backends import BackendUnavailable
 from ...backends.redis import RedisBackend
-from ...backends.redis.sessions import MAX_UNSENT, REDIS_ERRORS, RedisSessionStore
+from ...backends.redis.sessions import MAX_RELEASES, MAX_UNSENT, REDIS_ERRORS, RedisSessionStore
 from ...jsonrpc import ErrorResponse, InternalError, InvalidRequest, Notification, Request, Response
 from ...protocol.telemetry import replaying
 from ...server import Server
@@ -126,7 +135,7 @@ from ._session_base import SessionBase, event_id, refusal_status, unline
 from ._session_rules import ENTRY_COST, LAST_EVENT_ID_HEADER, SESSION_HEADER, SessionOptions, SessionRules
 from ._shared_streams import CURRENT, RedisFeed, StreamWriter
 
-__all__ = ["SharedSessions", "SharedSession", "UNAVAILABLE", "HEARTBEAT", "WORKER_TTL"]
+__all__ = ["SharedSessions", "SharedSession", "UNAVAILABLE", "HEARTBEAT", "WORKER_TTL", "MAX_RELEASES"]
 
 #: What `SharedSessions.find` gives when Redis cannot be reached (each method answers 503).
 UNAVAILABLE: Any = object()

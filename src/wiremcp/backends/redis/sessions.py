@@ -139,12 +139,34 @@ if live >= tonumber(ARGV[1]) then return {0, live} end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])
 return {1, live + 1}
 """
-#: A message of a live session: its slot lasts another idle timeout.
+#: Claim request id ARGV[3] for worker ARGV[4] unless it is in flight already (KEYS[3]: the session's
+#: calls, id -> "worker stream"; KEYS[4]: its stream counter; ARGV[2]: the idle timeout in ms); sets n to
+#: the stream's number, 0 when the id is in flight already.
+_CLAIM_N = """
+local n = redis.call('INCR', KEYS[4])
+redis.call('PEXPIRE', KEYS[4], ARGV[2])
+if redis.call('HSETNX', KEYS[3], ARGV[3], ARGV[4] .. ' ' .. n) == 0 then n = 0 end
+redis.call('PEXPIRE', KEYS[3], ARGV[2])
+"""
+#: `_CLAIM_N` alone (the same keys and arguments as `_RENEW`); returns n.
+_CLAIM = _CLAIM_N + "return n\n"
+#: A message of a live session (KEYS[1]: its record, KEYS[2]: the live slots, ARGV[1]: its id): the record
+#: and its slot last another idle timeout, or the slot is freed when the record is gone; with a request
+#: id (ARGV[3] not empty), also `_CLAIM_N` it, in the same call. Returns {record or nil, n (-1: no claim)}.
 _RENEW = """
+local raw = redis.call('GET', KEYS[1])
+if not raw then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  return {false, -1}
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-return redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
-"""
+redis.call('ZADD', KEYS[2], 'XX', now + tonumber(ARGV[2]), ARGV[1])
+if ARGV[3] == '' then return {raw, -1} end
+""" + _CLAIM_N + "return {raw, n}\n"
+#: Released claims kept for the next round trip, at most (past it they are sent at once).
+MAX_RELEASES = 256
 
 
 def text(value: Any) -> str:
@@ -155,7 +177,7 @@ def text(value: Any) -> str:
 class RedisSessionStore:
     """What the shared legacy sessions keep in Redis, for one worker (``worker``) of one deployment (``prefix``)."""
 
-    __slots__ = ("client", "prefix", "worker", "ttl_ms", "entry_cost")
+    __slots__ = ("client", "prefix", "worker", "ttl_ms", "entry_cost", "releases")
 
     def __init__(self, client: Callable[[], redis.asyncio.Redis], prefix: str, worker: str, ttl_ms: int, entry_cost: int) -> None:
         self.client = client  # the backend's client, while it is started
@@ -163,6 +185,8 @@ class RedisSessionStore:
         self.worker = worker
         self.ttl_ms = ttl_ms
         self.entry_cost = entry_cost  # what one kept message counts besides its length
+        # Answered requests whose claims go with this worker's next round trip (`release_later`).
+        self.releases: list[tuple[str, bytes]] = []
 
     @property
     def conn(self) -> redis.asyncio.Redis:
@@ -185,8 +209,16 @@ class RedisSessionStore:
     # -- workers ------------------------------------------------------------------------------
 
     async def beat(self, ttl_ms: int) -> None:
-        """Renew this worker's heartbeat."""
-        await self.conn.set(f"{self.prefix}:worker:{self.worker}", b"1", px=ttl_ms)
+        """Renew this worker's heartbeat (the claims released since the last round trip go with it)."""
+        releases = self._take_releases()
+        try:
+            async with self.conn.pipeline(transaction=False) as pipe:
+                self._send_releases(pipe, releases)
+                pipe.set(f"{self.prefix}:worker:{self.worker}", b"1", px=ttl_ms)
+                await pipe.execute()
+        except BaseException:
+            self._keep_releases(releases)
+            raise
 
     async def alive(self, worker: str) -> bool:
         """Whether ``worker``'s heartbeat is in Redis."""
@@ -211,18 +243,29 @@ class RedisSessionStore:
         """Write a new session's record (unless one exists), expiring after the idle timeout."""
         await self.conn.set(self.key(sid), orjson.dumps(record), px=self.ttl_ms, nx=True)
 
-    async def renew(self, sid: str) -> dict[str, Any] | None:
-        """The session's record, its lease and its slot renewed; None (and its slot freed) when it is gone."""
-        async with self.conn.pipeline(transaction=False) as pipe:
-            pipe.get(self.key(sid))
-            pipe.pexpire(self.key(sid), self.ttl_ms)
-            pipe.eval(_RENEW, 1, self.live_key, sid, self.ttl_ms)
-            raw, _, _ = await pipe.execute()
+    async def renew(self, sid: str, claim: bytes | None = None) -> tuple[dict[str, Any] | None, int]:
+        """The session's record, its lease and its slot renewed (None, and its slot freed, when it is gone);
+        with ``claim`` (a request id, JSON), also `claim_call` in the same round trip: the stream's
+        number, 0 when the id is in flight already (-1: nothing claimed). One round trip, with the
+        claims released since the last one (`release_later`)."""
+        keys = [self.key(sid), self.live_key] + ([] if claim is None else [self.key(sid, "calls"), self.key(sid, "streams")])
+        words: list[Any] = [*keys, sid, self.ttl_ms, b"" if claim is None else claim, self.worker]
+        releases = self._take_releases()
+        try:
+            if releases:
+                async with self.conn.pipeline(transaction=False) as pipe:
+                    self._send_releases(pipe, releases)
+                    pipe.eval(_RENEW, len(keys), *words)
+                    raw, stream = (await pipe.execute())[-1]
+            else:
+                raw, stream = await self.conn.eval(_RENEW, len(keys), *words)
+        except BaseException:
+            self._keep_releases(releases)
+            raise
         if raw is None:
-            await self.release_slot(sid)  # (gone already, unless DELETE raced with this message)
-            return None
+            return None, -1
         record: dict[str, Any] = orjson.loads(raw)
-        return record
+        return record, int(stream)
 
     async def update(self, sid: str, **fields: Any) -> bool:
         """Change fields of the record; whether it still exists."""
@@ -247,18 +290,56 @@ class RedisSessionStore:
 
     async def claim_call(self, sid: str, field: bytes) -> int | None:
         """Register a request id as in flight here; its stream's number, or None when it is in flight already."""
-        calls = self.key(sid, "calls")
-        async with self.conn.pipeline(transaction=False) as pipe:
-            pipe.hsetnx(calls, field, self.worker)
-            pipe.pexpire(calls, self.ttl_ms)
-            pipe.incr(self.key(sid, "streams"))
-            pipe.pexpire(self.key(sid, "streams"), self.ttl_ms)
-            fresh, _, stream, _ = await pipe.execute()
-        return int(stream) if fresh else None
+        stream = await self.conn.eval(
+            _CLAIM, 4, self.key(sid), self.live_key, self.key(sid, "calls"), self.key(sid, "streams"),
+            sid, self.ttl_ms, field, self.worker,
+        )  # fmt: skip
+        return int(stream) or None
 
     async def release_call(self, sid: str, field: bytes) -> None:
-        """The request with this id (JSON) is no longer in flight."""
+        """The request with this id (JSON) is no longer in flight (now: its own round trip)."""
         await self.conn.hdel(self.key(sid, "calls"), field)
+
+    def release_later(self, sid: str, field: bytes) -> None:
+        """The request with this id (JSON) was answered: its claim goes with this worker's next round trip
+        (the next message's `renew`, or the heartbeat within `HEARTBEAT` s), so that releasing it costs
+        none of its own. Until then the id counts as in flight; MCP forbids a client to use it again in
+        the session anyway (basic/index.mdx, Requests)."""
+        self.releases.append((sid, field))
+
+    def _take_releases(self) -> list[tuple[str, bytes]]:
+        releases, self.releases = self.releases, []
+        return releases
+
+    def _keep_releases(self, releases: list[tuple[str, bytes]]) -> None:
+        """A round trip failed: its releases wait for the next one (the newest `MAX_RELEASES` * 16 at most)."""
+        self.releases[:0] = releases
+        del self.releases[: max(0, len(self.releases) - MAX_RELEASES * 16)]
+
+    def _send_releases(self, pipe: Any, releases: list[tuple[str, bytes]]) -> None:
+        by_session: dict[str, list[bytes]] = {}
+        for sid, field in releases:
+            by_session.setdefault(sid, []).append(field)
+        for sid, fields in by_session.items():
+            pipe.hdel(self.key(sid, "calls"), *fields)
+
+    @property
+    def releases_due(self) -> bool:
+        """Whether enough claims wait to be released that they should go now (`flush_releases`)."""
+        return len(self.releases) >= MAX_RELEASES
+
+    async def flush_releases(self) -> None:
+        """Send the claims waiting for a round trip now."""
+        releases = self._take_releases()
+        if not releases:
+            return
+        try:
+            async with self.conn.pipeline(transaction=False) as pipe:
+                self._send_releases(pipe, releases)
+                await pipe.execute()
+        except BaseException:
+            self._keep_releases(releases)
+            raise
 
     async def runs_here(self, sid: str, stream: int) -> None:
         """This worker runs the request of ``stream`` (a carrier elsewhere checks it is alive)."""
@@ -274,13 +355,15 @@ class RedisSessionStore:
 
     async def call_worker(self, sid: str, field: bytes) -> str | None:
         """The worker running the request with this id (JSON), if any."""
-        worker = await self.conn.hget(self.key(sid, "calls"), field)
-        return None if worker is None else text(worker)
+        claim = await self.conn.hget(self.key(sid, "calls"), field)
+        return None if claim is None else text(claim).rpartition(" ")[0]
 
-    async def calls_of(self, sid: str, worker: str) -> list[Any]:
-        """The ids (JSON) of the requests registered as running on ``worker``."""
+    async def call_of(self, sid: str, worker: str, stream: int) -> bytes | None:
+        """The id (JSON) of the request ``worker`` runs on stream ``stream``, if registered."""
         calls = await self.conn.hgetall(self.key(sid, "calls"))
-        return [field for field, who in calls.items() if text(who) == worker]
+        mine = f"{worker} {stream}"
+        found = next((field for field, claim in calls.items() if text(claim) == mine), None)
+        return found.encode() if isinstance(found, str) else found
 
     async def sent_request(self, sid: str, field: bytes) -> None:
         """A request of ours to the client (its id, JSON) went out: this worker waits for its answer."""

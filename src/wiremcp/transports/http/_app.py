@@ -525,7 +525,7 @@ class MCPApp:
         if session_id is None:
             await sessions.initialize(req, headers, send, client)
             return
-        session = await sessions.find(session_id)
+        session = await sessions.find(session_id, req.id)
         if session is None:
             await self._no_session(send)
         else:

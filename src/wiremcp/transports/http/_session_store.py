@@ -38,8 +38,9 @@ class SessionStore(Protocol):
 
     def __len__(self) -> int: ...
 
-    async def find(self, raw_id: bytes) -> Any:
-        """The session this ``Mcp-Session-Id`` names, or None (404)."""
+    async def find(self, raw_id: bytes, request_id: Any = None) -> Any:
+        """The session this ``Mcp-Session-Id`` names, or None (404); ``request_id``: the id of the
+        request this message is, which `request` gets next (a shared store claims it here)."""
 
     async def initialize(self, req: Request, headers: dict[bytes, bytes], send: Send, client: str = "") -> None:
         """``initialize`` without a session: a new session, its id in ``Mcp-Session-Id``."""

@@ -452,7 +452,7 @@ class Sessions:
             return None
         return session
 
-    async def find(self, raw_id: bytes) -> HTTPSession | None:
+    async def find(self, raw_id: bytes, request_id: Any = None) -> HTTPSession | None:
         """`lookup`, as the app calls it (a shared store, `_shared_sessions`, reads Redis here)."""
         return self.lookup(raw_id)
 

@@ -48,7 +48,14 @@ Streams (Redis Streams)
   timeout);
 * a request runs on the worker that received it; its number comes from
   ``INCR`` (unique in the session); a request id already in flight on any
-  worker is -32600 (``HSETNX``);
+  worker is -32600 (``HSETNX``: the claim, ``{p}:ls:{id}:calls``, id ->
+  worker and stream); on a worker that has a copy of the session, the claim
+  goes in the same Lua call as the renewal of the record and its slot. An
+  answered request's claim is released (``HDEL``) with this worker's next
+  round trip: the next message's renewal, or the heartbeat (`HEARTBEAT`),
+  or at once past `MAX_RELEASES` waiting; until then the id counts as in
+  flight, which only a client using an id twice in a session (basic/index.mdx
+  forbids it) can see;
 * a worker that dies with requests in flight: a response still carrying,
   or resuming, such a request's stream notices that the worker's heartbeat
   (``{p}:worker:{w}``, renewed every `HEARTBEAT` seconds, expiring after
@@ -95,8 +102,10 @@ When Redis cannot be reached
   before are still there, unless Redis itself lost them);
 * 2026-07-28 requests never touch Redis and are served as usual.
 
-What it costs: each legacy message makes a few Redis round trips (the
-record, the stream number, each event); 2026-07-28 requests make none.
+What it costs: a legacy request answered at once, on a worker with a copy
+of its session, makes one Redis round trip (tests/scale/test_session_round_trips.py);
+one that runs on makes one more (``runs``) and one per event it writes;
+2026-07-28 requests make none.
 """
 
 from __future__ import annotations
@@ -113,7 +122,7 @@ import orjson
 
 from ...backends import BackendUnavailable
 from ...backends.redis import RedisBackend
-from ...backends.redis.sessions import MAX_UNSENT, REDIS_ERRORS, RedisSessionStore
+from ...backends.redis.sessions import MAX_RELEASES, MAX_UNSENT, REDIS_ERRORS, RedisSessionStore
 from ...jsonrpc import ErrorResponse, InternalError, InvalidRequest, Notification, Request, Response
 from ...protocol.telemetry import replaying
 from ...server import Server
@@ -126,7 +135,7 @@ from ._session_base import SessionBase, event_id, refusal_status, unline
 from ._session_rules import ENTRY_COST, LAST_EVENT_ID_HEADER, SESSION_HEADER, SessionOptions, SessionRules
 from ._shared_streams import CURRENT, RedisFeed, StreamWriter
 
-__all__ = ["SharedSessions", "SharedSession", "UNAVAILABLE", "HEARTBEAT", "WORKER_TTL"]
+__all__ = ["SharedSessions", "SharedSession", "UNAVAILABLE", "HEARTBEAT", "WORKER_TTL", "MAX_RELEASES"]
 
 #: What `SharedSessions.find` gives when Redis cannot be reached (each method answers 503).
 UNAVAILABLE: Any = object()
@@ -146,6 +155,7 @@ class SharedSession(SessionBase):
         self.standalone_carrier: RedisFeed | None = None  # the GET stream carried here, if any
         self.carriers: set[RedisFeed] = set()
         self.writers: dict[Any, StreamWriter] = {}  # requests running here, by id
+        self.claims: dict[bytes, int] = {}  # request ids (JSON) claimed with the message's `renew`: stream (0: in flight)
         super().__init__(
             sessions,
             id,
@@ -366,13 +376,15 @@ class SharedSessions:
 
     # -- the set of sessions ------------------------------------------------------------------
 
-    async def find(self, raw_id: bytes) -> Any:
+    async def find(self, raw_id: bytes, request_id: Any = None) -> Any:
         """This worker's copy of the session with this id (built from its record), if the session lives.
 
+        With ``request_id`` (the message is a request) and a copy here already, the request id is claimed
+        in the same round trip (`RedisSessionStore.renew`); `request` takes the claim.
         `UNAVAILABLE` when Redis cannot be reached: every method then answers 503.
         """
         try:
-            return await self._find(raw_id)
+            return await self._find(raw_id, request_id)
         except REDIS_ERRORS as exc:
             log.warning("legacy session store unreachable: %s", exc)
             return UNAVAILABLE
@@ -419,7 +431,7 @@ class SharedSessions:
             else:  # a stream already under way: end it; the client resumes once Redis is back
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
 
-    async def _find(self, raw_id: bytes) -> Any:
+    async def _find(self, raw_id: bytes, request_id: Any) -> Any:
         await self._ensure_started()
         try:
             sid = raw_id.strip(b" \t").decode("ascii")
@@ -427,22 +439,32 @@ class SharedSessions:
             return None
         if not sid or len(sid) > 128 or not sid.replace("-", "").replace("_", "").isalnum():
             return None
-        record = await self.store.renew(sid)
+        mine = principal()
+        caller = list(mine) if mine is not None else None
+        session = self.local.get(sid)
+        # The claim goes with the renewal only where the owner is known to be the caller already
+        # (a copy here): a request of another principal must claim nothing.
+        claim = None
+        if request_id is not None and session is not None and not session.closed and session.owner == caller:
+            claim = orjson.dumps(request_id)
+        record, stream = await self.store.renew(sid, claim)
         session = self.local.get(sid)
         if record is None:
             if session is not None:
                 session.close("it expired or was deleted")
             return None
-        owner = record.get("owner")
-        mine = principal()
-        if (list(mine) if mine is not None else None) != owner:
+        if caller != record.get("owner"):
             log.warning("session %s: refused a request whose token is for another principal", sid[:8])
+            if claim is not None and stream > 0:
+                await self.store.release_call(sid, claim)
             return None
         if session is None or session.closed:
             session = self._restore(sid, record)
         else:
             session.take_state(record)
         session.touch()
+        if claim is not None:
+            session.claims[claim] = stream
         return session
 
     def _restore(self, sid: str, record: dict[str, Any]) -> SharedSession:
@@ -529,12 +551,15 @@ class SharedSessions:
 
     async def _request(self, session: Any, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
         assert isinstance(session, SharedSession)
+        field = orjson.dumps(req.id)
+        claimed = session.claims.pop(field, None)  # taken with the message's renewal (`find`)
         if await self.rules.wrong_version(session, headers, send, req.id, with_id=True):
+            if claimed:
+                await self.store.release_call(session.id, field)
             return
         self._watch_bus()
-        field = orjson.dumps(req.id)
-        stream = await self.store.claim_call(session.id, field)
-        if stream is None:
+        stream = claimed if claimed is not None else await self.store.claim_call(session.id, field)
+        if not stream:
             refused = reply_failed(req.id, _in_flight(req.id))[0]
             await json_reply(send, 200, refused)
             return
@@ -542,7 +567,7 @@ class SharedSessions:
         writer = StreamWriter(self, session, stream)
         out = session.conn.request(req, writer)
         if type(out) is tuple:
-            await self.store.release_call(session.id, field)
+            await self._release(session.id, field)
             await self._save_state(session, before)
             if writer.idle:  # answered at once, nothing sent before: one JSON body, no stream
                 writer.abandon()
@@ -573,7 +598,7 @@ class SharedSessions:
                 session.writers.pop(req.id, None)
                 writer.finish(final)
                 try:
-                    await self.store.release_call(session.id, field)
+                    await self._release(session.id, field)
                     await self._save_state(session, before)
                 except Exception as exc:  # noqa: BLE001
                     log.warning("session %s: could not update the record: %s", session.id[:8], exc)
@@ -581,6 +606,12 @@ class SharedSessions:
         task = call.task = asyncio.get_running_loop().create_task(run())
         del task
         await self._carry(session, stream, 0, receive, send, json_ok=True, prime=session.primes, answer=answer)
+
+    async def _release(self, sid: str, field: bytes) -> None:
+        """An answered request's claim: with this worker's next round trip, or now when many wait."""
+        self.store.release_later(sid, field)
+        if self.store.releases_due:
+            await self.store.flush_releases()
 
     async def _notification(self, session: Any, note: Notification, headers: dict[bytes, bytes], send: Send) -> None:
         assert isinstance(session, SharedSession)
@@ -675,8 +706,8 @@ class SharedSessions:
         if worker is None or worker == self.worker or await self.store.alive(worker):
             return False
         # The request's id: the calls registry has it (the worker that died never removed it).
-        ids = await self.store.calls_of(session.id, worker)
-        final = _stopped_reply(orjson.loads(ids[0]) if ids else None)
+        field = await self.store.call_of(session.id, worker, stream)
+        final = _stopped_reply(orjson.loads(field) if field is not None else None)
         await self.store.append_final_once(session.id, stream, final)
         log.warning("session %s: the worker running stream %d (%s) is gone; the stream ends with an error", session.id[:8], stream, worker)
         return True

@@ -191,7 +191,11 @@ class FastPath:
             if exc.visible:
                 _rerun_warning(server, methods.TOOLS_CALL, params, exc)
             return server._complete(input_required_result(server.state_sealer, methods.TOOLS_CALL, params, exc))
-        return server._complete(out)
+        shared = server._result_meta  # `Engine.complete`, inline, as `tools_call` does it
+        if shared is not None:
+            own = out.get("_meta")
+            out["_meta"] = shared if own is None else {**shared, **own}
+        return out
 
     @property
     def loaded(self) -> bool:

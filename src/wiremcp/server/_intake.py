@@ -14,6 +14,16 @@ this module keeps:
   run yet, so that the transport may still check what is its own (an id in
   flight, a free slot, the HTTP headers). Anything else, every problem
   included, is None, never an exception: the general stage decides.
+* **A plain ``def`` tool keeps its worker thread** (`Tool.fused_threaded`:
+  the same scalar tool, not inline): on the event loop, where the
+  connection passes ``begin`` (stdio's `LineServer`), the fused stage
+  converts the arguments, hands the run to the server's `Workers` and
+  returns the connection's `Call` for it, in flight like any other (its id
+  taken, cancellable, in the transport's in-flight cap); its result is made
+  as `Tool._finish`, `Engine.after` and `Engine._rounds` make it, and its
+  reply by `Call.finish` (`reply_ok`, `reply_failed`): the general path's
+  bytes, without its layers. Without ``begin`` (HTTP, the stdio front) it
+  is None, as before: the general stage decides.
 * **A fused call's reply is built by the one funnel** (`_reply.reply_complete`,
   `reply_failed`) from the result of the run the tool prepared when it was
   made (`Tool.fused_arguments`, a `FusedArguments`: no method of the tool is

@@ -184,7 +184,7 @@ class FastPath:
         server = self.server
         try:
             try:
-                value = await server.workers.run(fn, arguments)
+                value = await server.workers.submit(fn, arguments)  # (`Workers.run` without its coroutine)
             except JSONRPCError:
                 raise  # a deliberate protocol error stays one (as in `Tool._finish`)
             except Exception as exc:

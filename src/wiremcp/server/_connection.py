@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, NamedTuple
 
 from ..jsonrpc import (
     DEFAULT_MAX_DEPTH,
@@ -293,7 +293,7 @@ class ServerConnection:
         """
         fast = self.fast
         if fast is not None and not hold and not (defer and not fast.loaded):
-            reply = fast.serve(data, self.calls, vet, headers)
+            reply = fast.serve(data, self.calls, vet, headers, None if defer or in_session is not None else self._begin)
             if reply is not None:
                 return reply
         if defer:
@@ -323,6 +323,13 @@ class ServerConnection:
         if in_session is not None or not self.response(msg):  # type: ignore[arg-type]  # Response or ErrorResponse
             return msg  # type: ignore[return-value]  # a response that answers nothing we sent (or HTTP's to route)
         return None
+
+    def _begin(self, id_: Any, pending: Awaitable[dict[str, Any]]) -> Call:
+        """A fused call run in the worker pool (`FastPath.serve`), in flight: its `Call`, finished as `request`'s are."""
+        call = Call(id_, _TOOLS_CALL, self.write, self.line)
+        call.pending = pending
+        self.calls[id_] = call
+        return call
 
     def _at_once(self, data: bytes) -> Reply | _Deferred:
         """``receive`` with ``defer``, past the fused stage: the reply of a request answered at once, or `DEFERRED`.

@@ -14,6 +14,16 @@ this module keeps:
   run yet, so that the transport may still check what is its own (an id in
   flight, a free slot, the HTTP headers). Anything else, every problem
   included, is None, never an exception: the general stage decides.
+* **A plain ``def`` tool keeps its worker thread** (`Tool.fused_threaded`:
+  the same scalar tool, not inline): on the event loop, where the
+  connection passes ``begin`` (stdio's `LineServer`), the fused stage
+  converts the arguments, hands the run to the server's `Workers` and
+  returns the connection's `Call` for it, in flight like any other (its id
+  taken, cancellable, in the transport's in-flight cap); its result is made
+  as `Tool._finish`, `Engine.after` and `Engine._rounds` make it, and its
+  reply by `Call.finish` (`reply_ok`, `reply_failed`): the general path's
+  bytes, without its layers. Without ``begin`` (HTTP, the stdio front) it
+  is None, as before: the general stage decides.
 * **A fused call's reply is built by the one funnel** (`_reply.reply_complete`,
   `reply_failed`) from the result of the run the tool prepared when it was
   made (`Tool.fused_arguments`, a `FusedArguments`: no method of the tool is
@@ -35,7 +45,7 @@ msgspec (and `_fused_call`) is imported with the first fused call, not with
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Container
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container
 
 import orjson
 
@@ -45,6 +55,7 @@ from ._mrtr import InputRequired, input_required_result
 from ._reply import Reply, reply_complete, reply_failed, reply_ok
 
 if TYPE_CHECKING:
+    from ._call import Call
     from ._fused_call import FusedCall, FusedEnvelope
     from ._server import Server
     from ._tools import Tool
@@ -76,16 +87,21 @@ class FastPath:
         in_flight: Container[Any] = (),
         vet: Callable[[Any, FusedCall], bool] | None = None,
         headers: Any = None,
-    ) -> Reply | None:
+        begin: Callable[[Any, Awaitable[dict[str, Any]]], Call] | None = None,
+    ) -> Reply | Call | None:
         """The reply to the fused call in ``data``, its tool run; or None, nothing run: the general stage decides.
 
         ``in_flight``: the ids of the requests in flight (a fused call reusing
         one is declined). ``vet``: the transport's own test of the
         `FusedCall` before it runs, ``vet(headers, call)`` (False declines;
         ``headers`` is the transport's, handed through as they are, so that
-        the transport makes nothing per request). One call does it all,
-        checking, running and encoding (see the module docs): the fused path
-        is the hot one.
+        the transport makes nothing per request). ``begin``: on the event
+        loop, the connection's start of a call in flight, ``begin(id, pending)``
+        (`ServerConnection.receive`): a tool run in the worker pool
+        (`Tool.fused_threaded`) is handed to `Workers` and its `Call` returned,
+        for the transport to finish as any other (without ``begin``, None: the
+        general stage decides). One call does it all, checking, running and
+        encoding (see the module docs): the fused path is the hot one.
         """
         server = self.server
         if not self.enabled or server.forwarder is not None:
@@ -109,8 +125,11 @@ class FastPath:
         if tool is None:
             return None
         fused = tool.fused_arguments
+        threaded = fused is None
         if fused is None:
-            return None
+            fused = tool.fused_threaded
+            if fused is None or begin is None:
+                return None
         arguments = params.arguments
         if arguments is None:
             arguments = {}
@@ -124,6 +143,13 @@ class FastPath:
         id_ = envelope.id
         if id_ in in_flight or (vet is not None and not vet(headers, self._made(id_, tool, arguments, version, data))):  # type: ignore[misc]  # set with `_decode`
             return None
+        if threaded:  # `Tool.call`'s run in the worker pool: the arguments converted here, as `_run` does
+            if convert is not None:
+                try:
+                    arguments = convert(arguments)
+                except Exception:
+                    return None
+            return begin(id_, self._threaded(data, fn, arguments, failed, result, text_block))  # type: ignore[misc]  # threaded: begin is set
         try:  # `Tool.call`'s run, inline (`FusedArguments`)
             if convert is not None:  # pure: a problem leaves the call to the general stage, nothing run
                 try:
@@ -144,6 +170,42 @@ class FastPath:
         except BaseException as exc:  # noqa: BLE001 - answered as `handle` and `Call.start` answer it
             return self._raised(id_, data, exc)
         return reply_complete(id_, out, server._result_meta)  # with the server's result decoration (`Server._complete`)
+
+    async def _threaded(
+        self,
+        data: bytes,
+        fn: Callable[..., Any],
+        arguments: dict[str, Any],
+        failed: Callable[[Exception, bool], dict[str, Any]],
+        result: Callable[[Any], dict[str, Any]],
+        text_block: bool,
+    ) -> dict[str, Any]:
+        """A threaded fused call's result, as the general path makes it (`Tool._finish`, `Engine.after`, `Engine._rounds`)."""
+        server = self.server
+        try:
+            try:
+                value = await server.workers.submit(fn, arguments)  # (`Workers.run` without its coroutine)
+            except JSONRPCError:
+                raise  # a deliberate protocol error stays one (as in `Tool._finish`)
+            except Exception as exc:
+                out = failed(exc, server.mask_errors)
+            else:
+                if type(value) is str and text_block:
+                    out = {"resultType": "complete", "content": [{"type": "text", "text": value}]}  # `_unstructured`
+                else:
+                    out = result(value)
+        except InputRequired as exc:  # as `Engine._rounds`
+            from ._engine import _rerun_warning
+
+            params = orjson.loads(data)["params"]
+            if exc.visible:
+                _rerun_warning(server, methods.TOOLS_CALL, params, exc)
+            return server._complete(input_required_result(server.state_sealer, methods.TOOLS_CALL, params, exc))
+        shared = server._result_meta  # `Engine.complete`, inline, as `tools_call` does it
+        if shared is not None:
+            own = out.get("_meta")
+            out["_meta"] = shared if own is None else {**shared, **own}
+        return out
 
     @property
     def loaded(self) -> bool:

@@ -266,6 +266,7 @@ class Tool:
         "app_only",
         "task",
         "fused_arguments",
+        "fused_threaded",
         "depends",
         "tags",
     )
@@ -307,21 +308,26 @@ class Tool:
         _warn_untyped(self, options, return_hint, where)
         #: What the fused ``tools/call`` stage (`_intake.FastPath`) needs, prepared once (`FusedArguments`),
         #: when a call may take it: an inline synchronous function with no context, inputs or scopes,
-        #: and a schema of scalar properties; else None.
+        #: and a schema of scalar properties; else None. ``fused_threaded``: the same for such a
+        #: function that runs in the worker pool (the stage hands it to `Workers`; on the event loop only).
         self.fused_arguments: FusedArguments | None = None
+        self.fused_threaded: FusedArguments | None = None
         if (
-            not self.is_async and not self.threaded and self.context_param is None and not self.inputs
+            not self.is_async and self.context_param is None and not self.inputs
             and not self.scopes and self.depends is None
         ):
             arguments = scalar_arguments(input_schema)
             if arguments is not None:
                 types, required = arguments
-                self.fused_arguments = (
-                    types, required, self.output_schema is None, self._convert, fn, self._failed, self._result
-                )
+                fused = (types, required, self.output_schema is None, self._convert, fn, self._failed, self._result)
+                if self.threaded:
+                    self.fused_threaded = fused
+                else:
+                    self.fused_arguments = fused
         self.definition = self._definition(options, input_schema, doc, where)
         if self.app_only or self.task is not None:
-            self.fused_arguments = None  # the general path decides: visibility per client (`_apps`), task creation (`_tasks`)
+            # the general path decides: visibility per client (`_apps`), task creation (`_tasks`)
+            self.fused_arguments = self.fused_threaded = None
 
     def _input(self, input_schema: dict[str, Any] | None, where: str) -> tuple[dict[str, Any], str | None, Any]:
         """The input schema (from the signature, or as given), the docstring's description and the return hint."""

@@ -266,6 +266,7 @@ class TransformedTool(Tool):
         self.context_param = None
         self.inputs = []
         self.fused_arguments = None
+        self.fused_threaded = None
         self.depends = None
         self._convert = None
         self._call_source = call_source

@@ -66,6 +66,10 @@ class Workers:
 
         A coroutine, so that nothing needs a running loop before it is awaited.
         """
+        return await self.submit(fn, arguments, ctx)
+
+    def submit(self, fn: Callable[..., Any], arguments: dict[str, Any], ctx: Context | None = None) -> asyncio.Future[Any]:
+        """`run`, started now on the running loop: the future of ``fn(**arguments)``'s outcome (one coroutine less to await)."""
         import asyncio  # imported by then: on first use, not at start-up
         loop = asyncio.get_running_loop()
         if ctx is not None:
@@ -89,7 +93,7 @@ class Workers:
         jobs.put((future, loop, contextvars.copy_context(), fn, arguments))
         if thread is not None:
             thread.start()
-        return await future
+        return future
 
     def _work(self, jobs: SimpleQueue[_Job | None], generation: int) -> None:
         get = jobs.get

@@ -34,6 +34,18 @@ def messages(out: dict[str, Any], rule: str) -> list[str]:
     return [f["message"] for f in out["findings"] if f["rule"] == rule]
 
 
+#: The 1.x SDK answers a cancelled request with an error "Request cancelled" (RequestResponder.cancel); when
+#: the request's own result is already on its way, both go out. Under load that race is won often enough
+#: to show (seen in CI at load 13); quiet, never. Allowed, and when it shows it must be exactly that.
+RACY = "wire-cancel-in-flight"
+
+
+def rules_found(out: dict[str, Any]) -> set[str]:
+    """The rules broken, without the 1.x cancellation race (`RACY`), whose message is checked here."""
+    assert all(m == "the cancelled request was answered more than once" for m in messages(out, RACY)), messages(out, RACY)
+    return {f["rule"] for f in out["findings"]} - {RACY}
+
+
 def common(out: dict[str, Any]) -> None:
     assert out["eras"] == ["legacy"]
     assert OUTPUT_RULES <= set(out["rules"]), out["rules"]
@@ -44,7 +56,7 @@ def common(out: dict[str, Any]) -> None:
 def test_an_official_1x_server_over_stdio(release: str) -> None:
     done = check("--json", *CALL, "--", str(python_peer(release)), SERVER, "stdio")
     out = report(done)
-    assert {f["rule"] for f in out["findings"]} == OFFICIAL_1X_STDIO, out["findings"]
+    assert rules_found(out) == OFFICIAL_1X_STDIO, out["findings"]
     common(out)
     malformed = messages(out, "wire-rejects-malformed-json")
     if release == "mcp-1.12.4":  # a line that is not UTF-8 kills the server (its stdin reader raises)
@@ -61,7 +73,7 @@ def test_an_official_1x_server_over_http(release: str) -> None:
     out = report(done)
     # 1.12.4 predates the SDK's DNS rebinding protection: a foreign Host or Origin is answered 200
     expected = OFFICIAL_1X_HTTP | DESKTOP_URL | (REBINDING if release == "mcp-1.12.4" else set())
-    assert {f["rule"] for f in out["findings"]} == expected, out["findings"]
+    assert rules_found(out) == expected, out["findings"]
     common(out)
     assert all("'server-error'" not in m for m in messages(out, "wire-rejects-bad-id"))
     for rule in ("wire-rejects-bad-params", "wire-rejects-malformed-json"):

@@ -15,18 +15,14 @@ Rules it keeps:
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Any, Awaitable, Callable
-from urllib.parse import parse_qsl, unquote_plus
 
 import orjson
 
+from .._form import MAX_FORM_BYTES, RepeatedParameter, basic_credentials, form_pairs, read_body
 from ._issuer import JWKS_PATH, METADATA_PATH, TOKEN_PATH, DevIssuer
 
 __all__ = ["issuer_app", "MAX_FORM_BYTES"]
-
-MAX_FORM_BYTES = 65536
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -49,7 +45,7 @@ def issuer_app(issuer: DevIssuer) -> ASGIApp:
             return await _answer(send, 404, {"error": "not_found"})
         if method != "POST":
             return await _answer(send, 405, {"error": "method_not_allowed"}, [(b"allow", b"POST")])
-        body = await _read_body(receive)
+        body = await read_body(receive)
         if body is None:
             return await _answer(send, 413, {"error": "invalid_request", "error_description": "the form is over 64 KiB"})
         status, answer = _token(issuer, scope, body)
@@ -64,14 +60,13 @@ def _token(issuer: DevIssuer, scope: Scope, body: bytes) -> tuple[int, dict[str,
     if headers.get(b"content-type", b"").split(b";")[0].strip().lower() != b"application/x-www-form-urlencoded":
         return 400, _invalid("the token request is application/x-www-form-urlencoded")
     try:
-        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=bool(body))
-    except (UnicodeDecodeError, ValueError):
+        form = form_pairs(body.decode("utf-8"))
+    except RepeatedParameter as exc:
+        return 400, _invalid(str(exc))
+    except ValueError:  # UnicodeDecodeError included
         return 400, _invalid("the form does not parse")
-    form = dict(pairs)
-    if len(form) != len(pairs):
-        return 400, _invalid("a parameter is given more than once")
     try:
-        basic = _basic(headers.get(b"authorization"))
+        basic = basic_credentials(headers.get(b"authorization"))
     except ValueError:
         return 401, {"error": "invalid_client", "error_description": "the Authorization header is not HTTP Basic"}
     if basic is not None:
@@ -84,42 +79,8 @@ def _token(issuer: DevIssuer, scope: Scope, body: bytes) -> tuple[int, dict[str,
     return issuer.token_response(form, client_id, secret)
 
 
-def _basic(header: bytes | None) -> tuple[str, str] | None:
-    """(client id, secret) from HTTP Basic; None without the header; ValueError for one that does not parse."""
-    if header is None:
-        return None
-    scheme, _, value = header.decode("latin-1").partition(" ")
-    if scheme.lower() != "basic":
-        raise ValueError("not HTTP Basic")
-    try:
-        decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError) as exc:
-        raise ValueError("not base64 UTF-8") from exc
-    client_id, colon, secret = decoded.partition(":")
-    if not colon:
-        raise ValueError("no colon")
-    return unquote_plus(client_id), unquote_plus(secret)
-
-
 def _invalid(description: str) -> dict[str, Any]:
     return {"error": "invalid_request", "error_description": description}
-
-
-async def _read_body(receive: Receive) -> bytes | None:
-    """The request body, or None past `MAX_FORM_BYTES` (nothing more is kept)."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return b"".join(chunks)
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > MAX_FORM_BYTES:
-            return None
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return b"".join(chunks)
 
 
 async def _answer(send: Send, status: int, body: dict[str, Any], extra: list[tuple[bytes, bytes]] | None = None) -> None:

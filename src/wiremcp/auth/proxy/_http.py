@@ -15,21 +15,18 @@ Rules it keeps:
 
 from __future__ import annotations
 
-import base64
-import binascii
 from dataclasses import dataclass
 from http.cookies import SimpleCookie, CookieError
 from typing import Any, Awaitable, Callable
-from urllib.parse import parse_qsl, unquote_plus
 
 import orjson
+
+from .._form import MAX_FORM_BYTES, RepeatedParameter, basic_credentials, form_pairs, read_body
 
 __all__ = [
     "Request", "Scope", "Receive", "Send", "BadRequest", "read_request", "json_answer", "html_answer", "redirect", "cookie",
     "error_page_answer",
 ]
-
-MAX_FORM_BYTES = 65536
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -60,31 +57,19 @@ class Request:
 
     def basic(self) -> tuple[str, str] | None:
         """(client id, secret) from HTTP Basic (each half form-urldecoded, RFC 6749 section 2.3.1)."""
-        header = self.headers.get(b"authorization")
-        if header is None:
-            return None
-        scheme, _, value = header.decode("latin-1").partition(" ")
-        if scheme.lower() != "basic":
-            raise BadRequest("the Authorization header is not HTTP Basic")
         try:
-            decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError):
-            raise BadRequest("the Authorization header is not base64 UTF-8") from None
-        client_id, colon, secret = decoded.partition(":")
-        if not colon:
-            raise BadRequest("HTTP Basic credentials without a colon")
-        return unquote_plus(client_id), unquote_plus(secret)
+            return basic_credentials(self.headers.get(b"authorization"))
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from None
 
 
 def _pairs(text: str) -> dict[str, str]:
     try:
-        pairs = parse_qsl(text, keep_blank_values=True, strict_parsing=bool(text))
+        return form_pairs(text)
+    except RepeatedParameter as exc:
+        raise BadRequest(str(exc)) from None
     except ValueError:
         raise BadRequest("the parameters do not parse") from None
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        raise BadRequest("a parameter is given more than once")
-    return out
 
 
 async def read_request(scope: Scope, receive: Receive) -> Request:
@@ -95,7 +80,9 @@ async def read_request(scope: Scope, receive: Receive) -> Request:
     form: dict[str, str] = {}
     document: dict[str, Any] | None = None
     if scope["method"] == "POST":
-        body = await _read_body(receive)
+        body = await read_body(receive)
+        if body is None:
+            raise BadRequest(f"the body is over {MAX_FORM_BYTES // 1024} KiB")
         kind = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
         if kind == b"application/x-www-form-urlencoded":
             try:
@@ -119,23 +106,6 @@ async def read_request(scope: Scope, receive: Receive) -> Request:
         except CookieError:
             jar = {}
     return Request(scope["method"], scope["path"], query, form, headers, jar, document)
-
-
-async def _read_body(receive: Receive) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            break
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > MAX_FORM_BYTES:
-            raise BadRequest("the body is over 64 KiB")
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            break
-    return b"".join(chunks)
 
 
 def cookie(name: str, value: str, *, secure: bool, max_age: int) -> tuple[bytes, bytes]:

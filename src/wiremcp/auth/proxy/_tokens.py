@@ -52,8 +52,11 @@ def _error(code: str, description: str) -> dict[str, Any]:
 
 
 async def _client(proxy: OAuthProxy, request: Request) -> dict[str, Any] | None:
-    """The authenticated client of a token or revocation request, or None."""
-    basic = request.basic()
+    """The authenticated client of a token or revocation request, or None (credentials that do not parse too)."""
+    try:
+        basic = request.basic()
+    except BadRequest:
+        return None
     form = request.form
     if basic is not None:
         if "client_secret" in form or form.get("client_id", basic[0]) != basic[0]:
@@ -72,10 +75,7 @@ async def _client(proxy: OAuthProxy, request: Request) -> dict[str, Any] | None:
 
 
 async def token_endpoint(proxy: OAuthProxy, request: Request, send: Send) -> None:
-    try:
-        client = await _client(proxy, request)
-    except BadRequest:
-        client = None
+    client = await _client(proxy, request)
     if client is None:
         return await json_answer(send, 401, _error("invalid_client", "client authentication failed"),
                                  [(b"www-authenticate", b'Basic realm="oauth proxy"')])
@@ -167,10 +167,7 @@ async def _issue(proxy: OAuthProxy, client: dict[str, Any], user: str, grant_id:
 
 
 async def revocation_endpoint(proxy: OAuthProxy, request: Request, send: Send) -> None:
-    try:
-        client = await _client(proxy, request)
-    except BadRequest:
-        client = None
+    client = await _client(proxy, request)
     if client is None:
         return await json_answer(send, 401, _error("invalid_client", "client authentication failed"))
     token = request.form.get("token", "")

@@ -126,3 +126,20 @@ def test_instructions_harness_runs_each_case(case: str) -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+@pytest.mark.timeout(120)
+def test_proxy_grant_bench_reads_a_grant_on_every_store(tmp_path: Path) -> None:
+    """bench/proxy_grant.py: each store (Redis a real redis-server) opens the grant it was given, and a figure is kept."""
+    if importlib.util.find_spec("cryptography") is None:
+        pytest.skip("the [auth] extra is not installed")
+    out = tmp_path / "grant.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "proxy_grant.py"), "--n", "50", "--reps", "1", "--json", str(out)],
+        capture_output=True, text=True, timeout=100, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    figures = json.loads(out.read_text())["us_per_check"]
+    assert sorted(figures) == ["memory", "redis", "sqlite"]
+    assert all(len(v) == 1 and v[0] > 0 for v in figures.values()), figures
+    assert "| sqlite |" in proc.stdout

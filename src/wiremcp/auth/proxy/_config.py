@@ -16,8 +16,9 @@ Rules it keeps:
   (`_presets`) give ``identify`` instead: the whole token response checked
   (ID token, JWT access token or the provider's user endpoint) and mapped to
   a user, an email and the scopes their roles allow (`_identity`);
-* `Upstream.discover` reads the provider's metadata (RFC 8414, then OpenID
-  Connect Discovery) for the endpoints not given.
+* `read_metadata` (used by `Upstream.discover` and the `oidc` preset) reads
+  the provider's metadata (RFC 8414, then OpenID Connect Discovery) for the
+  endpoints not given.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from ..server._token import TokenVerifier
 if TYPE_CHECKING:
     from ._identity import Identity
 
-__all__ = ["Upstream"]
+__all__ = ["Upstream", "read_metadata"]
 
 
 @dataclass(frozen=True)
@@ -71,23 +72,36 @@ class Upstream:
 
     @classmethod
     async def discover(cls, issuer: str, **fields: Any) -> Upstream:
-        """``Upstream`` with the endpoints read from ``issuer``'s metadata (RFC 8414 / OIDC Discovery)."""
-        import httpx
+        """``Upstream`` with the endpoints read from ``issuer``'s metadata (`read_metadata`, in a thread)."""
+        import asyncio
 
-        metadata: dict[str, Any] | None = None
-        async with httpx.AsyncClient(timeout=10) as client:
-            for url in metadata_urls(issuer):
-                response = await client.get(url)
-                if response.status_code == 200:
-                    doc = response.json()
-                    if isinstance(doc, dict) and doc.get("issuer") == issuer:
-                        metadata = doc
-                        break
-        if metadata is None:
-            raise ValueError(f"no authorization server metadata for {issuer}")
+        metadata = await asyncio.to_thread(read_metadata, issuer)
         known = {
             name: metadata[name]
             for name in ("authorization_endpoint", "token_endpoint", "revocation_endpoint")
             if isinstance(metadata.get(name), str)
         }
         return cls(issuer=issuer, **{**known, **fields})
+
+
+def read_metadata(issuer: str, *, timeout: float = 10) -> dict[str, Any]:
+    """``issuer``'s metadata: RFC 8414, then OpenID Connect Discovery, in `metadata_urls`' order.
+
+    The one discovery of an upstream provider (`Upstream.discover` and the `oidc` preset): the first
+    document that answers 200 with this very ``issuer`` in it; any other answer tries the next place.
+    """
+    import httpx
+
+    check_fetchable(issuer, "issuer")
+    with httpx.Client(timeout=timeout) as client:
+        for url in metadata_urls(issuer):
+            response = client.get(url)
+            if response.status_code != 200:
+                continue
+            try:
+                doc = response.json()
+            except ValueError:
+                continue
+            if isinstance(doc, dict) and doc.get("issuer") == issuer:
+                return doc
+    raise ValueError(f"no authorization server metadata (RFC 8414 or OpenID Connect Discovery) for {issuer}")

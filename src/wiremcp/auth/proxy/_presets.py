@@ -31,7 +31,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ._config import Upstream
+from ._config import Upstream, read_metadata
 from ._identity import ClaimMap, SignedClaims, UpstreamIdentity, UserEndpointVerifier, role_table
 
 __all__ = [
@@ -234,7 +234,7 @@ def oidc(*, client_id: str, client_secret: str, issuer: str, roles_claims: Itera
     ends = _endpoints({"issuer": issuer}, endpoints)
     needed = ("authorization_endpoint", "token_endpoint", "jwks_uri")
     if any(not ends.get(name) for name in needed):
-        found = _discover(ends["issuer"] or issuer)
+        found = read_metadata(ends["issuer"] or issuer)
         for name in (*needed, "revocation_endpoint"):
             if name not in ends and isinstance(found.get(name), str):
                 ends[name] = found[name]
@@ -244,19 +244,6 @@ def oidc(*, client_id: str, client_secret: str, issuer: str, roles_claims: Itera
         id_token=_id_token(ends, client_id, leeway),
     )
     return _upstream(ends, client_id=client_id, client_secret=client_secret, scopes=scopes, identify=identify)
-
-
-def _discover(issuer: str) -> dict[str, Any]:
-    """The provider's OpenID Connect Discovery document (its ``issuer`` must be ``issuer``)."""
-    import httpx
-
-    from ..server._discovery import check_fetchable
-
-    check_fetchable(issuer, "issuer")
-    doc = httpx.get(issuer.rstrip("/") + "/.well-known/openid-configuration", timeout=10).json()
-    if not isinstance(doc, dict) or doc.get("issuer") != issuer:
-        raise ValueError(f"no OpenID Connect discovery document for {issuer}")
-    return doc
 
 
 PRESETS: dict[str, Callable[..., Upstream]] = {"github": github, "google": google, "entra": entra, "auth0": auth0, "okta": okta,

@@ -1,7 +1,7 @@
-"""run.py's hooks for the area benches: sync tools, scale-out, tasks (issue 29, items 4 to 6).
+"""run.py's hooks for the area benches: sync tools, scale-out, tasks, the HTTP client (issue 29, items 2, 4 to 6).
 
 ``run.py --areas all`` (or a comma-separated list of ``sync-tools``,
-``scale``, ``tasks``) runs each area's own script after the headline cases,
+``scale``, ``tasks``, ``client``) runs each area's own script after the headline cases,
 in the same run, with run.py's ``--pm-qos`` mode and a size that follows
 ``--quick``/``--tiny``; each script writes its samples and its Markdown table
 to a JSON file, which run.py keeps under ``areas`` in its own JSON and prints
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 BENCH = Path(__file__).resolve().parent
-AREAS = ("sync-tools", "scale", "tasks")
+AREAS = ("sync-tools", "scale", "tasks", "client")
 
 
 def add_options(ap: argparse.ArgumentParser) -> None:
@@ -41,6 +41,10 @@ def _argv(area: str, mode: str, quick: bool, tiny: bool) -> list[str]:
                 "--legacy-messages", "20"] if tiny else \
             ["--reps", "3" if not quick else "1", "--duration", "5" if not quick else "2"]
         return ["scale.py", "--workers", "1", "2", "--per-worker", *size]
+    if area == "client":  # the target is without the PM QoS request: client_bench.py never sets it
+        size = ["--reps", "1", "--calls", "50", "--warmup", "10"] if tiny else \
+            ["--reps", "3", "--calls", "1000" if quick else "2000"]
+        return ["client_bench.py", "--transport", "http", "--impl", "wiremcp,official", *size]
     size = ["--tiny"] if tiny else ["--quick"] if quick else []
     return ["tasks_bench.py", "--costs", *size]
 
@@ -55,7 +59,8 @@ def run_areas(args: argparse.Namespace, quick: bool, tiny: bool) -> dict[str, di
     for name in names:
         with tempfile.TemporaryDirectory(prefix="wiremcp-area-") as tmp:
             path = Path(tmp) / "area.json"
-            argv = [*_argv(name, args.pm_qos, quick, tiny), "--pm-qos", args.pm_qos, "--json", str(path)]
+            pm_qos = [] if name == "client" else ["--pm-qos", args.pm_qos]
+            argv = [*_argv(name, args.pm_qos, quick, tiny), *pm_qos, "--json", str(path)]
             print(f"area {name}: {' '.join(argv)}", file=sys.stderr, flush=True)
             started = time.time()
             proc = subprocess.run([sys.executable, str(BENCH / argv[0]), *argv[1:]], cwd=BENCH.parent, stdout=sys.stderr)

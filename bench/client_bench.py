@@ -213,6 +213,7 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=3, help="runs of each client, interleaved (default 3)")
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio",
                         help="the event loop of every client (default asyncio; uvloop is in both venvs)")
+    parser.add_argument("--json", dest="json_path", help="write the runs and the Markdown table here (run.py --areas)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--inflight", default="1,16", help=argparse.SUPPRESS)  # a worker's (instructions.py: one)
@@ -273,24 +274,38 @@ def main() -> int:
             return "wiremcp" + (" (aiohttp, shipped)" if transport == "http" else "")
         return f"wiremcp on {impl}"
 
-    print(f"client CPU per tools/call, echo of {len(TEXT)} bytes, {args.calls} calls x {args.reps} reps, "
-          f"{args.loop} loop "
-          f"(loadavg {load_start[0]:.2f} -> {load_end[0]:.2f})\n")
-    print("| transport | server | client | in flight | client CPU µs/call, median [min–max] "
-          "| wall µs/call, median [min–max] | official/this (CPU) |")
-    print("|---|---|---|---:|---:|---:|---:|")
+    lines = [f"client CPU per tools/call, echo of {len(TEXT)} bytes, {args.calls} calls x {args.reps} reps, "
+             f"{args.loop} loop, no PM QoS request "
+             f"(loadavg {load_start[0]:.2f} -> {load_end[0]:.2f})\n",
+             "| transport | server | client | in flight | client CPU µs/call, median [min–max] "
+             "| wall µs/call, median [min–max] | official/this (CPU) |",
+             "|---|---|---|---:|---:|---:|---:|"]
+    verdicts = []
     for case in cases:
         transport, server, impl = case
         for inflight in ("1", "16"):
             ref = (transport, server, "official")
             ratio = ""
             if ref in runs and impl != "official":
-                ratio = "{:.1f}×".format(statistics.median(values(ref, inflight, "cpu_us_per_call"))
-                                         / statistics.median(values(case, inflight, "cpu_us_per_call")))
-            print(f"| {transport} | {server or 'wiremcp'} | {label(impl, transport)} | {inflight} "
-                  f"| {cell(values(case, inflight, 'cpu_us_per_call'))} "
-                  f"| {cell(values(case, inflight, 'wall_us_per_call'))} | {ratio} |")
-    print("\nofficial/this: the official client's median CPU per call over this client's, same transport and server")
+                value = (statistics.median(values(ref, inflight, "cpu_us_per_call"))
+                         / statistics.median(values(case, inflight, "cpu_us_per_call")))
+                ratio = f"{value:.1f}×"
+                if impl == "wiremcp" and transport == "http":
+                    verdicts.append(f"- HTTP client, {inflight} in flight: official/wiremcp client CPU {value:.2f}× "
+                                    f"(target ≥ 5×: {'met' if value >= 5 else '**not met**'})")
+            lines.append(f"| {transport} | {server or 'wiremcp'} | {label(impl, transport)} | {inflight} "
+                         f"| {cell(values(case, inflight, 'cpu_us_per_call'))} "
+                         f"| {cell(values(case, inflight, 'wall_us_per_call'))} | {ratio} |")
+    lines.append("\nofficial/this: the official client's median CPU per call over this client's, same transport and server")
+    if verdicts:
+        lines += ["", *verdicts]
+    table = "\n".join(lines)
+    print(table)
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps({
+            "table": table, "load": [load_start[0], load_end[0]],
+            "runs": [{"transport": t, "server": srv, "impl": i, "runs": r} for (t, srv, i), r in runs.items()],
+        }, indent=1))
     return 0
 
 

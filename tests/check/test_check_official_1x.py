@@ -1,5 +1,5 @@
 """``wiremcp check`` on a server of the official MCP Python SDK 1.x (FastMCP of ``mcp.server.fastmcp``, a tool, a resource
-and a prompt: tests/check/fixtures/official_1x_server.py), under the ``mcp`` 1.x peers of tests/peers.py, over stdio
+and a prompt: tests/check/fixtures/official_server.py), under the ``mcp`` 1.x peers of tests/peers.py, over stdio
 and Streamable HTTP: what each release really breaks. docs/check.md ("Known findings") lists each finding and its cause.
 """
 
@@ -16,7 +16,7 @@ from test_check_targets import OFFICIAL_HTTP, OFFICIAL_STDIO
 from test_check_wire import DESKTOP_URL, check, report
 
 HERE = Path(__file__).resolve().parent
-SERVER = str(HERE / "fixtures" / "official_1x_server.py")
+SERVER = str(HERE / "fixtures" / "official_server.py")
 
 #: a whole check of a foreign server (every probe, in several sessions) outlasts the default 120 s on a loaded machine
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]

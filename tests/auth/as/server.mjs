@@ -27,6 +27,8 @@
 import { readFileSync } from 'node:fs';
 import Provider from 'oidc-provider';
 
+import { interactions, listen } from './interactions.mjs';
+
 const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const ttlByClient = new Map(config.clients.map((c) => [c.client_id, c.ttl ?? 300]));
 const account = config.account ?? 'alice';
@@ -93,38 +95,5 @@ provider.use(async (ctx, next) => {
 });
 
 // The browserless login: sign in `account`, grant what was asked, go back to the flow.
-provider.use(async (ctx, next) => {
-  if (ctx.method !== 'GET' || !/^\/interaction\/[^/]+$/.test(ctx.path)) {
-    return next();
-  }
-  const details = await provider.interactionDetails(ctx.req, ctx.res);
-  const { prompt, params, session } = details;
-  let result;
-  if (prompt.name === 'login') {
-    result = { login: { accountId: account } };
-  } else if (prompt.name === 'consent') {
-    const grant = details.grantId
-      ? await provider.Grant.find(details.grantId)
-      : new provider.Grant({ accountId: session.accountId, clientId: params.client_id });
-    const missing = prompt.details;
-    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-    if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
-    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
-      grant.addResourceScope(indicator, scopes.join(' '));
-    }
-    result = { consent: { grantId: await grant.save() } };
-  } else {
-    result = { error: 'access_denied', error_description: `unexpected prompt ${prompt.name}` };
-  }
-  const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: true });
-  ctx.status = 303;
-  ctx.redirect(returnTo);
-});
-
-const server = provider.listen(config.port, '127.0.0.1', () => {
-  process.stdout.write(`ready ${config.issuer}\n`);
-});
-// close() waits for open connections: a client's idle keep-alive one would keep the process running
-const stop = () => { server.close(() => process.exit(0)); server.closeAllConnections(); };
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+interactions(provider, { account });
+listen(provider, config);

@@ -20,6 +20,8 @@
 import { readFileSync } from 'node:fs';
 import Provider from 'oidc-provider';
 
+import { interactions, listen } from './interactions.mjs';
+
 const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const client = config.client;
 
@@ -60,54 +62,5 @@ const provider = new Provider(config.issuer, {
 });
 provider.proxy = false;
 
-const page = (uid) => `<!doctype html><meta charset=utf-8><title>Upstream sign-in</title>
-<h1>Upstream sign-in</h1><form method=post action="/interaction/${uid}">
-<label>User <input id=login name=login autocomplete=off></label> <button id=signin type=submit>Sign in</button></form>`;
-
-async function readForm(req) {
-  let body = '';
-  for await (const chunk of req) { body += chunk; if (body.length > 4096) break; }
-  return new URLSearchParams(body);
-}
-
-provider.use(async (ctx, next) => {
-  const match = /^\/interaction\/([^/]+)$/.exec(ctx.path);
-  if (!match) return next();
-  const details = await provider.interactionDetails(ctx.req, ctx.res);
-  const { prompt, params, session } = details;
-  let result;
-  if (prompt.name === 'login') {
-    if (ctx.method === 'GET') {
-      ctx.type = 'html';
-      ctx.body = page(details.uid);
-      return undefined;
-    }
-    const form = await readForm(ctx.req);
-    const login = form.get('login');
-    result = login ? { login: { accountId: login } } : { error: 'access_denied' };
-  } else if (prompt.name === 'consent') {
-    const grant = details.grantId
-      ? await provider.Grant.find(details.grantId)
-      : new provider.Grant({ accountId: session.accountId, clientId: params.client_id });
-    const missing = prompt.details;
-    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-    if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
-    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
-      grant.addResourceScope(indicator, scopes.join(' '));
-    }
-    result = { consent: { grantId: await grant.save() } };
-  } else {
-    result = { error: 'access_denied', error_description: `unexpected prompt ${prompt.name}` };
-  }
-  const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: true });
-  ctx.status = 303;
-  ctx.redirect(returnTo);
-  return undefined;
-});
-
-const server = provider.listen(config.port, '127.0.0.1', () => {
-  process.stdout.write(`ready ${config.issuer}\n`);
-});
-const stop = () => { server.close(() => process.exit(0)); server.closeAllConnections(); };
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+interactions(provider, { form: true });
+listen(provider, config);

@@ -26,16 +26,17 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import httpx
+import pytest
 
 from wiremcp.auth import LoopbackRedirect
 from wiremcp.auth._http import Fetcher
-from wiremcp.testing.chromium import Page
+from wiremcp.testing.chromium import CHROMIUM, Chromium, Page
 
 from ..server._oauth import AS_DIR, ROOT, _RUNNING, ec_key, free_port
 
@@ -244,3 +245,31 @@ def refresh(proxy_url: str, client_id: str, refresh_token: str) -> httpx.Respons
     return httpx.post(proxy_url + "/oauth/token", data={
         "grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": client_id,
     }, timeout=10)
+
+
+def open_chromium() -> Iterator[Chromium]:
+    """Headless Chromium (Debian's, from .ci/system-packages) for a fixture: ``yield from open_chromium()``."""
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: .ci/system-packages installs Debian's chromium")
+    browser = Chromium()
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+def proxied_stack(node: str, tmp: Path, **options: Any) -> Iterator[tuple[UpstreamProvider, ProxiedServer]]:
+    """An upstream provider and examples/oauth_proxy.py in front of it, stopped after: for a fixture.
+
+    ``format`` goes to `UpstreamProvider`, the other ``options`` to `ProxiedServer`.
+    """
+    port = free_port()
+    upstream = UpstreamProvider(node, tmp, f"http://127.0.0.1:{port}", **{k: v for k, v in options.items() if k == "format"})
+    try:
+        server = ProxiedServer(upstream, port, tmp / "proxy.sqlite3", **{k: v for k, v in options.items() if k != "format"})
+        try:
+            yield upstream, server
+        finally:
+            server.stop()
+    finally:
+        upstream.stop()

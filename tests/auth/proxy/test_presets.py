@@ -31,10 +31,10 @@ pytest.importorskip("jwt")
 
 import wiremcp  # noqa: E402
 from wiremcp.auth import MemoryTokenStore, OAuthClient  # noqa: E402
-from wiremcp.testing.chromium import CHROMIUM, Chromium, Page  # noqa: E402
+from wiremcp.testing.chromium import Chromium, Page  # noqa: E402
 
 from ..server._oauth import AS_DIR, ROOT, _RUNNING, ec_key, free_port  # noqa: E402
-from ._harness import STATE_KEY, ChromiumLogin, _stop, approve, sign_in  # noqa: E402
+from ._harness import STATE_KEY, ChromiumLogin, _stop, approve, open_chromium, sign_in  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -162,13 +162,7 @@ def servers(shaped: Shaped, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Chromium]:
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: .ci/system-packages installs Debian's chromium")
-    browser = Chromium()
-    try:
-        yield browser
-    finally:
-        browser.close()
+    yield from open_chromium()
 
 
 def sign_in_and_call(chromium: Chromium, mcp: str, user: str, tools: list[str]) -> dict[str, Any]:

@@ -22,7 +22,6 @@ and a new sign-in of that client meets the consent page again.
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import time
 from collections.abc import Iterator
@@ -38,11 +37,10 @@ import jwt  # noqa: E402
 
 import wiremcp  # noqa: E402
 from wiremcp.auth import MemoryTokenStore, OAuthClient  # noqa: E402
-from wiremcp.testing.chromium import CHROMIUM, Chromium, Page  # noqa: E402
+from wiremcp.testing.chromium import Chromium, Page  # noqa: E402
 
-from ..server._oauth import free_port  # noqa: E402
 from ._harness import (  # noqa: E402
-    ChromiumLogin, HandClient, ProxiedServer, Sink, UpstreamProvider, approve, mcp_post, refresh, sign_in,
+    ChromiumLogin, HandClient, ProxiedServer, Sink, approve, mcp_post, open_chromium, proxied_stack, refresh, sign_in,
 )
 
 pytestmark = pytest.mark.slow
@@ -50,28 +48,13 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def stack(node: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProxiedServer]:
-    tmp = tmp_path_factory.mktemp("proxy")
-    port = free_port()
-    upstream = UpstreamProvider(node, tmp, f"http://127.0.0.1:{port}")
-    try:
-        server = ProxiedServer(upstream, port, tmp / "proxy.sqlite3")
-        try:
-            yield server
-        finally:
-            server.stop()
-    finally:
-        upstream.stop()
+    for _, server in proxied_stack(node, tmp_path_factory.mktemp("proxy")):
+        yield server
 
 
 @pytest.fixture
 def chromium() -> Iterator[Chromium]:
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: .ci/system-packages installs Debian's chromium")
-    browser = Chromium()
-    try:
-        yield browser
-    finally:
-        browser.close()
+    yield from open_chromium()
 
 
 async def first_client(page: Page, server: ProxiedServer) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sqlite3
 import subprocess
 import time
@@ -30,12 +29,13 @@ import jwt  # noqa: E402
 
 import wiremcp  # noqa: E402
 from wiremcp.auth import MemoryTokenStore, OAuthClient  # noqa: E402
-from wiremcp.testing.chromium import CHROMIUM, Chromium, Page  # noqa: E402
+from wiremcp.testing.chromium import Chromium, Page  # noqa: E402
 
 from peers import python_peer  # noqa: E402
 
-from ..server._oauth import free_port  # noqa: E402
-from ._harness import ChromiumLogin, ProxiedServer, UpstreamProvider, approve, mcp_post, refresh, sign_in  # noqa: E402
+from ._harness import (  # noqa: E402
+    ChromiumLogin, ProxiedServer, UpstreamProvider, approve, mcp_post, open_chromium, proxied_stack, refresh, sign_in,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -52,27 +52,13 @@ class Stack:
 
 @pytest.fixture(params=["jwt", "opaque"])
 def stack(request: pytest.FixtureRequest, node: str, tmp_path: Path) -> Iterator[Stack]:
-    port = free_port()
-    upstream = UpstreamProvider(node, tmp_path, f"http://127.0.0.1:{port}", format=request.param)
-    try:
-        server = ProxiedServer(upstream, port, tmp_path / "proxy.sqlite3", token_lifetime=TTL)
-        try:
-            yield Stack(upstream, server)
-        finally:
-            server.stop()
-    finally:
-        upstream.stop()
+    for upstream, server in proxied_stack(node, tmp_path, format=request.param, token_lifetime=TTL):
+        yield Stack(upstream, server)
 
 
 @pytest.fixture
 def chromium() -> Iterator[Chromium]:
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: .ci/system-packages installs Debian's chromium")
-    browser = Chromium()
-    try:
-        yield browser
-    finally:
-        browser.close()
+    yield from open_chromium()
 
 
 def test_the_wiremcp_client_signs_in_through_the_proxy(stack: Stack, chromium: Any) -> None:

@@ -23,6 +23,7 @@ Rules kept by `listen` (the request handler):
 
 from __future__ import annotations
 
+import contextvars
 from collections import deque
 from typing import TYPE_CHECKING, Any, Callable, Collection
 
@@ -94,21 +95,17 @@ def listen(
         agreed["resourceSubscriptions"] = list(wanted["resourceSubscriptions"])
         uris = frozenset(agreed["resourceSubscriptions"])
     done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-    box = Mailbox(subscription_id, tuple(kinds), uris, emit, done)
-    unsubscribe = bus.subscribe(box.deliver)
+    box = Mailbox(subscription_id, tuple(kinds), uris, emit, done, open_count)
+    box.unsubscribe = bus.subscribe(box.deliver)
     open_count[0] += 1
-
-    def ended(_: asyncio.Future[dict[str, Any]]) -> None:
-        open_count[0] -= 1
-        unsubscribe()
-        box.events = None
-
-    done.add_done_callback(ended)
+    done.add_done_callback(box.ended, context=_NO_CONTEXT)  # not a copy of the request's context (its headers)
     emit(ACKNOWLEDGED, {"_meta": {SUBSCRIPTION_ID: subscription_id}, "notifications": agreed})
     return done
 
 
 _NO_URIS: frozenset[str] = frozenset()
+#: The context `listen`'s clean-up runs in: it reads no context variable.
+_NO_CONTEXT = contextvars.Context()
 
 
 class Mailbox:
@@ -120,7 +117,7 @@ class Mailbox:
     by the first event after the queue was emptied, in the order they came.
     """
 
-    __slots__ = ("id", "kinds", "uris", "emit", "done", "events")
+    __slots__ = ("id", "kinds", "uris", "emit", "done", "events", "open_count", "unsubscribe")
 
     def __init__(
         self,
@@ -129,6 +126,7 @@ class Mailbox:
         uris: frozenset[str],
         emit: Callable[[str, dict[str, Any]], None],
         done: asyncio.Future[dict[str, Any]],
+        open_count: list[int],
     ) -> None:
         self.id = subscription_id
         self.kinds = kinds
@@ -136,6 +134,16 @@ class Mailbox:
         self.emit = emit
         self.done = done
         self.events: deque[Event] | None = None
+        self.open_count = open_count  # the server's open subscriptions, counted in place
+        self.unsubscribe: Callable[[], None] | None = None  # from the bus, once subscribed
+
+    def ended(self, _: asyncio.Future[dict[str, Any]]) -> None:
+        """The subscription is over (completed, or cancelled): it leaves the bus and the count."""
+        self.open_count[0] -= 1
+        self.events = None
+        unsubscribe, self.unsubscribe = self.unsubscribe, None
+        if unsubscribe is not None:
+            unsubscribe()
 
     def deliver(self, event: Event) -> None:
         """The bus's callback: keep ``event`` when this subscription wants it, and schedule its sending."""

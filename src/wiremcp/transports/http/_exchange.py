@@ -25,6 +25,7 @@ Messages"):
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import enum
 import logging
 from typing import TYPE_CHECKING, Any, Callable
@@ -174,10 +175,10 @@ class ModernFeed:
         else:
             task = self.task = call.task = asyncio.get_running_loop().create_task(call.finish())
             self.shutdown.track(task)
-        self.task.add_done_callback(ex.wake)
         # The handler has its headers (ctx.headers: its task's copy of the context, or it ran already);
-        # this task lets them go for the rest of the stream.
+        # this task lets them go for the rest of the stream (before the callbacks below copy its context).
         current_headers.set(None)
+        self.task.add_done_callback(ex.wake, context=_NO_CONTEXT)
 
     def _finished(self) -> bool:
         """Whether the call's reply is decided (`reply`; None: cancelled, nothing more is sent)."""
@@ -270,7 +271,7 @@ class ModernFeed:
         chunk = b""
         if events:
             chunk = b"".join(events)
-            events.clear()
+            ex.events = None
             ex.pending = 0
         if self._finished() and self.reply is not None and not ex.gone:
             ex.state = ReplyState.DONE
@@ -291,6 +292,9 @@ class ModernFeed:
         if release is not None:
             release()
 
+
+#: The context `Exchange.wake` runs in as a done callback (it reads no context variable: no copy per stream).
+_NO_CONTEXT = contextvars.Context()
 
 #: What a failed ``receive()`` counts as.
 _DISCONNECT: Message = {"type": "http.disconnect"}

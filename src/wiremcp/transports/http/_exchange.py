@@ -9,8 +9,8 @@ Messages"):
 * once the handler emits before its result is ready, or is silent for the
   keep-alive interval, the reply turns into ``text/event-stream``: one
   ``data:`` event per notification, ``: keep-alive`` comments, then the
-  response as the last event (`stream`: the one SSE carrier loop,
-  `_carrier.carry`, on a `ModernFeed`; no event ids, no priming event);
+  response as the last event (the one SSE carrier loop, `_carrier.carry`,
+  on a `ModernFeed`, run by `MCPApp.__call__`; no event ids, no priming event);
 * the reply is decided when the call finishes: after the head it is the
   last event whatever it is; before, it is one JSON body with its code's
   status, or a 403 when the token lacked a scope the handler needed after

@@ -111,11 +111,24 @@ class Call:
         self.state = _REPLIED
         return reply
 
+    def settle(self, done: asyncio.Future[dict[str, Any]]) -> Reply | None:
+        """The reply of a handler whose awaitable is a future, once it is done and no task awaited it (`finish`'s rules)."""
+        if self.state is not _RUNNING:
+            return None
+        if done.cancelled():
+            self.state = _CANCELLED
+            return None
+        exc = done.exception()
+        self.state = _REPLIED
+        return reply_ok(self.id, done.result()) if exc is None else reply_failed(self.id, exc)
+
     def cancel(self) -> None:
-        """Stop the call without a reply (its task, if any, is cancelled on the next loop step)."""
+        """Stop the call without a reply (its task, or the future it awaits with none, is cancelled on the next loop step)."""
         if self.state is _RUNNING:
             self.state = _CANCELLED
         task = self.task
+        if task is None and self.pending is not None and hasattr(self.pending, "get_loop"):
+            task = self.pending  # type: ignore[assignment]  # a future no task awaits (`settle`)
         if task is not None and not task.done():
             task.get_loop().call_soon(task.cancel)
 

@@ -23,6 +23,7 @@ Rules kept by `listen` (the request handler):
 
 from __future__ import annotations
 
+import contextvars
 from collections import deque
 from typing import TYPE_CHECKING, Any, Callable, Collection
 
@@ -63,7 +64,7 @@ def parse_filter(params: dict[str, Any]) -> dict[str, Any]:
     return wanted
 
 
-async def listen(
+def listen(
     subscription_id: RequestId,
     wanted: dict[str, Any],
     honoured: Collection[str],
@@ -71,8 +72,16 @@ async def listen(
     emit: Callable[[str, dict[str, Any]], None],
     open_count: list[int],
     limit: int,
-) -> dict[str, Any]:
-    """Serve one subscription until the server closes it (or the task is cancelled)."""
+) -> asyncio.Future[dict[str, Any]]:
+    """Open one subscription: its acknowledgement is emitted now; the future is its ``complete`` result.
+
+    No coroutine waits for its events: the bus's callback (`Mailbox.deliver`)
+    queues them and a callback of the loop emits them. Cancelling the future
+    (the client cancels, the transport goes away, or the task awaiting it is
+    cancelled) ends the subscription without a result.
+    """
+    import asyncio  # imported by then: on first use, not at start-up
+
     if open_count[0] >= limit:
         raise ServerBusy(f"Server busy: {open_count[0]} subscriptions are open, the most this server keeps ({limit}); retry later")
     agreed: dict[str, Any] = {}
@@ -85,73 +94,83 @@ async def listen(
     if wanted.get("resourceSubscriptions") and "updated" in honoured:
         agreed["resourceSubscriptions"] = list(wanted["resourceSubscriptions"])
         uris = frozenset(agreed["resourceSubscriptions"])
-    box = Mailbox(tuple(kinds), uris)
-    unsubscribe = bus.subscribe(box.deliver)
+    done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+    box = Mailbox(subscription_id, tuple(kinds), uris, emit, done, open_count)
+    box.unsubscribe = bus.subscribe(box.deliver)
     open_count[0] += 1
-    try:
-        emit(ACKNOWLEDGED, {"_meta": {SUBSCRIPTION_ID: subscription_id}, "notifications": agreed})
-        del agreed, wanted  # an idle stream keeps its mailbox only
-        while True:
-            event = await box.get()
-            meta = {SUBSCRIPTION_ID: subscription_id}
-            if event is None:
-                return {"resultType": "complete", "_meta": meta}
-            kind, uri = event
-            if kind == "updated":
-                emit(UPDATED, {"_meta": meta, "uri": uri})
-            else:
-                emit(_LIST_CHANGED[kind][1], {"_meta": meta})
-    finally:
-        open_count[0] -= 1
-        unsubscribe()
+    done.add_done_callback(box.ended, context=_NO_CONTEXT)  # not a copy of the request's context (its headers)
+    emit(ACKNOWLEDGED, {"_meta": {SUBSCRIPTION_ID: subscription_id}, "notifications": agreed})
+    return done
 
 
 _NO_URIS: frozenset[str] = frozenset()
+#: The context `listen`'s clean-up runs in: it reads no context variable.
+_NO_CONTEXT = contextvars.Context()
 
 
 class Mailbox:
-    """The events one subscription wants and has not sent yet: at most `QUEUE_LIMIT`, the oldest dropped.
+    """One open subscription: the events it wants and has not sent yet (at most `QUEUE_LIMIT`, the oldest dropped).
 
-    An idle subscription holds this object and its two filters only: the queue
-    is made on the first event and let go once it is empty, and a future
-    exists only while the stream waits (not an ``asyncio.Queue``: its three
-    deques and its event cost about 3 KiB per open stream).
+    An idle subscription holds this object, its two filters, its ``emit`` and
+    its future only: the queue is made on the first event and let go once it
+    is sent. Events are sent by a callback of the loop (`flush`), scheduled
+    by the first event after the queue was emptied, in the order they came.
     """
 
-    __slots__ = ("kinds", "uris", "events", "waiter")
+    __slots__ = ("id", "kinds", "uris", "emit", "done", "events", "open_count", "unsubscribe")
 
-    def __init__(self, kinds: tuple[str, ...], uris: frozenset[str]) -> None:
+    def __init__(
+        self,
+        subscription_id: RequestId,
+        kinds: tuple[str, ...],
+        uris: frozenset[str],
+        emit: Callable[[str, dict[str, Any]], None],
+        done: asyncio.Future[dict[str, Any]],
+        open_count: list[int],
+    ) -> None:
+        self.id = subscription_id
         self.kinds = kinds
         self.uris = uris
+        self.emit = emit
+        self.done = done
         self.events: deque[Event] | None = None
-        self.waiter: asyncio.Future[None] | None = None
+        self.open_count = open_count  # the server's open subscriptions, counted in place
+        self.unsubscribe: Callable[[], None] | None = None  # from the bus, once subscribed
+
+    def ended(self, _: asyncio.Future[dict[str, Any]]) -> None:
+        """The subscription is over (completed, or cancelled): it leaves the bus and the count."""
+        self.open_count[0] -= 1
+        self.events = None
+        unsubscribe, self.unsubscribe = self.unsubscribe, None
+        if unsubscribe is not None:
+            unsubscribe()
 
     def deliver(self, event: Event) -> None:
-        """The bus's callback: keep ``event`` when this subscription wants it, and wake the stream."""
+        """The bus's callback: keep ``event`` when this subscription wants it, and schedule its sending."""
         if event is not None:
             kind, uri = event
             if not (kind in self.kinds or (kind == "updated" and uri in self.uris)):
                 return
+        if self.done.done():
+            return
         events = self.events
         if events is None:
             events = self.events = deque(maxlen=QUEUE_LIMIT)  # a listener that does not keep up loses the oldest
+            self.done.get_loop().call_soon(self.flush)
         events.append(event)
-        waiter = self.waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
 
-    async def get(self) -> Event:
-        """The next event, waiting for one."""
-        while not self.events:
-            import asyncio  # imported by then: on first use, not at start-up
-
-            waiter = self.waiter = asyncio.get_running_loop().create_future()
-            try:
-                await waiter
-            finally:
-                self.waiter = None
-        events = self.events
-        event = events.popleft()
-        if not events:
-            self.events = None
-        return event
+    def flush(self) -> None:
+        """Emit the events queued, in order; the ``None`` event (the server closes it) completes the subscription."""
+        events, self.events = self.events, None
+        done = self.done
+        while events and not done.done():
+            event = events.popleft()
+            meta = {SUBSCRIPTION_ID: self.id}
+            if event is None:
+                done.set_result({"resultType": "complete", "_meta": meta})
+                return
+            kind, uri = event
+            if kind == "updated":
+                self.emit(UPDATED, {"_meta": meta, "uri": uri})
+            else:
+                self.emit(_LIST_CHANGED[kind][1], {"_meta": meta})

@@ -133,7 +133,8 @@ from ._asgi import (
     text_reply,
 )
 from ._body import BodyReader
-from ._exchange import Exchange, final, stream
+from ._carrier import carry
+from ._exchange import Exchange, ModernFeed, final
 from ._headers import HeaderRules
 from ._client_key import client_key
 from ._listen_caps import DEFAULT_MAX_LISTENS_PER_CLIENT, ListenCaps
@@ -435,7 +436,12 @@ class MCPApp:
             )
             await send({"type": "http.response.body", "body": data})
             return
-        await self._route(out, scope, session_id, headers, receive, send)  # type: ignore[arg-type]  # not a Reply
+        feed = await self._route(out, scope, session_id, headers, receive, send)  # type: ignore[arg-type]  # not a Reply
+        if feed is not None:
+            # A modern call still running: its stream is carried from here, with the request, its body
+            # and its headers let go (an idle ``subscriptions/listen`` keeps its feed and call only).
+            del out, body, started, headers, raw_headers
+            await carry(feed, send, json_ok=True, keepalive=self.keepalive_interval, answer=feed.answer)
 
     async def _route(
         self,
@@ -445,8 +451,11 @@ class MCPApp:
         headers: dict[bytes, bytes],
         receive: Receive,
         send: Send,
-    ) -> None:
-        """Where a message the server did not answer at once goes: its session, the modern path, or a refusal."""
+    ) -> ModernFeed | None:
+        """Where a message the server did not answer at once goes: its session, the modern path, or a refusal.
+
+        A modern call that is still running is returned as its feed, for `__call__` to carry.
+        """
         sessions = self._sessions
         kind = type(out)
         if self._peer is not None:  # telemetry or middleware: client.address, client.port (not on the fused path)
@@ -458,11 +467,11 @@ class MCPApp:
                 await self._legacy_request(sessions, session_id, msg, headers, receive, send, client_key(scope))
             elif sessions is not None and session_id is None and self._lost_legacy_client(msg, headers):
                 await self._no_session_id(msg, send)
-            elif msg.method == methods.SUBSCRIPTIONS_LISTEN and self.max_listens_per_client is not None:
-                await self._listen(msg, headers, receive, send, client_key(scope))
+            elif msg.method == methods.SUBSCRIPTIONS_LISTEN and self._listen_caps is not None:
+                return await self._listen(self._listen_caps, msg, headers, receive, send, client_key(scope))
             else:
-                await self._request(msg, headers, receive, send)
-            return
+                return await self._request(msg, headers, receive, send)
+            return None
         note = out.note if kind is Notified else None  # type: ignore[union-attr]  # kind is Notified
         if session_id is not None:
             assert sessions is not None
@@ -483,6 +492,7 @@ class MCPApp:
             )
             data, _ = reply_failed(None, not_allowed)
             await json_reply(send, 400, data)
+        return None
 
     async def _not_a_post(
         self, method: str, problem: str | None, headers: dict[bytes, bytes], receive: Receive, send: Send
@@ -531,10 +541,22 @@ class MCPApp:
         else:
             await sessions.request(session, req, headers, receive, send)
 
-    async def _listen(self, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send, client: str) -> None:
+    async def _listen(
+        self, caps: ListenCaps, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send, client: str
+    ) -> ModernFeed | None:
         """A modern ``subscriptions/listen``: counted against its client's share of open listens (`_listen_caps`)."""
-        assert self._listen_caps is not None
-        await self._listen_caps.serve(client, req, send, lambda: self._request(req, headers, receive, send))
+        if not await caps.take(client, req, send):
+            return None
+        try:
+            feed = await self._request(req, headers, receive, send)
+        except BaseException:
+            caps.release(client)
+            raise
+        if feed is None:
+            caps.release(client)
+        else:
+            feed.release = functools.partial(caps.release, client)  # when its stream ends, however it ends
+        return feed
 
     @staticmethod
     def _lost_legacy_client(req: Request, headers: dict[bytes, bytes]) -> bool:
@@ -568,8 +590,11 @@ class MCPApp:
             ),
         )
 
-    async def _request(self, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
-        """Answer a modern request: the header rules (their one place), the scopes, then the server's pipeline."""
+    async def _request(self, req: Request, headers: dict[bytes, bytes], receive: Receive, send: Send) -> ModernFeed | None:
+        """Answer a modern request: the header rules (their one place), the scopes, then the server's pipeline.
+
+        A call still running is returned as its feed (`__call__` carries its stream).
+        """
         ex = Exchange(self.max_stream_backlog)
         try:
             self._rules.check(headers, req)
@@ -581,10 +606,10 @@ class MCPApp:
                     "only, which has no initialize (every request carries its version in params._meta)"
                 )
             await final(send, ex, *reply_failed(req.id, exc))
-            return
+            return None
         except BaseException as exc:  # noqa: BLE001 - every failure gets its reply
             await final(send, ex, *reply_failed(req.id, exc))
-            return
+            return None
         refused: list[InsufficientScope] = []
         if self._auth is None:
             out = self._serve(req, ex)
@@ -592,13 +617,14 @@ class MCPApp:
             out = self._serve(req, ex, functools.partial(self._auth.scoped, self.server.handle, refused))
             if refused:
                 await self._auth.forbidden(send, req.id, refused[0])
-                return
+                return None
         if type(out) is tuple:
             await final(send, ex, *out)
-            return
+            return None
         call = cast(Call, out)  # not a Reply: the running Call
         ex.call = call
-        await stream(ex, call, receive, send, refused, self.keepalive_interval, self._shutdown, self._auth)
+        return ModernFeed(ex, call, receive, refused, self._shutdown, self._auth)
+
 
 def asgi_app(server: Server, **options: Any) -> MCPApp:
     """The MCP endpoint of ``server`` as an ASGI app; options as for `MCPApp`."""

@@ -97,14 +97,8 @@ async def carry(
 
     ``answer`` writes the response `Feed.alone` gives as the one JSON body (a 200 by default).
     """
+    # (No closure for the writes: an idle stream's frame holds no more than its locals.)
     head_sent = False
-
-    async def write(chunk: bytes, more: bool) -> None:
-        nonlocal head_sent
-        head = not head_sent
-        head_sent = True
-        await write_sse(send, chunk, more=more, head=head)
-
     try:
         await feed.open()
         while True:
@@ -121,7 +115,7 @@ async def carry(
                 await json_reply(send, 404, http_error("Not Found: the session has ended"))
                 return
             if signal is Signal.RELEASED or signal is Signal.LOST:
-                await write(feed.ending(), False)
+                await write_sse(send, feed.ending(), more=False, head=not head_sent)
                 return
             if signal is Signal.READY:
                 if json_ok and not head_sent:
@@ -134,13 +128,16 @@ async def carry(
                 chunk = head + chunk
                 if not head_sent:
                     chunk = chunk or KEEPALIVE_COMMENT  # something to send the head with
-                await write(chunk, not last)
+                await write_sse(send, chunk, more=not last, head=not head_sent)
+                head_sent = True
                 if last:
                     return
+                del chunk, head  # an idle stream keeps no written bytes
             elif signal is Signal.ENDED:
-                await write(b"", False)
+                await write_sse(send, b"", more=False, head=not head_sent)
                 return
             else:  # QUIET
-                await write((b"" if head_sent else feed.prime()) + KEEPALIVE_COMMENT, True)
+                await write_sse(send, (b"" if head_sent else feed.prime()) + KEEPALIVE_COMMENT, more=True, head=not head_sent)
+                head_sent = True
     finally:
         await feed.close()

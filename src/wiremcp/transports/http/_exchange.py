@@ -9,8 +9,8 @@ Messages"):
 * once the handler emits before its result is ready, or is silent for the
   keep-alive interval, the reply turns into ``text/event-stream``: one
   ``data:`` event per notification, ``: keep-alive`` comments, then the
-  response as the last event (`stream`: the one SSE carrier loop,
-  `_carrier.carry`, on a `ModernFeed`; no event ids, no priming event);
+  response as the last event (the one SSE carrier loop, `_carrier.carry`,
+  on a `ModernFeed`, run by `MCPApp.__call__`; no event ids, no priming event);
 * the reply is decided when the call finishes: after the head it is the
   last event whatever it is; before, it is one JSON body with its code's
   status, or a 403 when the token lacked a scope the handler needed after
@@ -25,21 +25,22 @@ Messages"):
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import enum
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ...jsonrpc import InternalError
-from ...server.transport import Call, reply_failed
-from ._asgi import JSON_CONTENT_TYPE, KEEPALIVE, STATUS_BY_CODE, Message, Receive, Send, fire, json_reply, sse_start
-from ._carrier import Signal, carry
+from ...server.transport import Call, current_headers, reply_failed
+from ._asgi import JSON_CONTENT_TYPE, STATUS_BY_CODE, Message, Receive, Send, json_reply, sse_start
+from ._carrier import Signal
 from ._session_rules import ENTRY_COST
 
 if TYPE_CHECKING:
     from ._auth import AuthGate
     from ._shutdown import Shutdown
 
-__all__ = ["Exchange", "ModernFeed", "ReplyState", "final", "stream"]
+__all__ = ["Exchange", "ModernFeed", "ReplyState", "final"]
 
 log = logging.getLogger("wiremcp.transport")
 
@@ -57,10 +58,14 @@ class Exchange:
     """The HTTP side of one modern request: the events its `Call` wrote, and whether anyone still listens.
 
     The exchange is the call's ``write``: each notification becomes a
-    ``data:`` event, kept here until the response loop sends it.
+    ``data:`` event, kept here until the response loop sends it. While the
+    response loop waits, the request's own ASGI task waits in ``receive()``
+    (for the disconnect: no second task watches for it); `wake` interrupts
+    that wait when there is something to write (an event, the call's end, a
+    quiet keep-alive interval).
     """
 
-    __slots__ = ("call", "backlog", "events", "pending", "state", "waiter", "receive", "watch")
+    __slots__ = ("call", "backlog", "events", "pending", "state", "sleeper", "woken", "quiet")
 
     def __init__(self, backlog: int) -> None:
         self.call: Call | None = None
@@ -68,9 +73,9 @@ class Exchange:
         self.events: list[bytes] | None = None
         self.pending = 0  # bytes in `events`
         self.state = ReplyState.PENDING
-        self.waiter: asyncio.Future[Any] | None = None
-        self.receive: Receive | None = None
-        self.watch: asyncio.Task[Message] | None = None
+        self.sleeper: asyncio.Task[Any] | None = None  # the response's task, while it waits in receive()
+        self.woken = False  # `wake` interrupted that wait (a cancel the waiting side takes back)
+        self.quiet = False  # a keep-alive interval passed in silence
 
     def __call__(self, data: bytes) -> None:
         if self.state is ReplyState.GONE or self.state is ReplyState.DONE:
@@ -82,7 +87,7 @@ class Exchange:
             self.events.append(event)
         self.pending += len(event) + ENTRY_COST  # an exact-size bytes, its header and its slot
         call = self.call
-        if self.pending > self.backlog and call is not None and call.task is not None:
+        if self.pending > self.backlog and call is not None:
             # The client does not read its stream (the write is blocked): stop, rather than
             # buffer without bound. The response ends without its final message.
             log.warning(
@@ -100,31 +105,16 @@ class Exchange:
         return self.state is ReplyState.GONE
 
     def wake(self, _: Any = None) -> None:
-        waiter = self.waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        """Interrupt the response's wait in ``receive()``, once (the waiting side takes the cancel back)."""
+        sleeper = self.sleeper
+        if sleeper is not None and not self.woken:
+            self.woken = True
+            sleeper.cancel()
 
-    def received(self, watch: asyncio.Task[Message]) -> None:
-        """What the client sent after its body: only a disconnect is expected."""
-        if watch.cancelled():
-            return
-        exc = watch.exception()
-        if exc is None and watch.result().get("type") != "http.disconnect":
-            # Not a disconnect (an ASGI server may report trailing empty body chunks): keep watching.
-            assert self.receive is not None
-            again = self.watch = asyncio.get_running_loop().create_task(_next(self.receive))
-            again.add_done_callback(self.received)
-            return
-        self.state = ReplyState.GONE
-        call = self.call
-        if call is not None and call.task is not None and not call.task.done():
-            log.info("request %r (%s) cancelled: the client closed the connection", call.id, call.method)
-            call.cancel()
+    def keepalive(self) -> None:
+        """The keep-alive timer's callback."""
+        self.quiet = True
         self.wake()
-
-
-async def _next(receive: Receive) -> Message:
-    return await receive()
 
 
 async def final(send: Send, ex: Exchange, data: bytes, code: int | None) -> None:
@@ -134,11 +124,15 @@ async def final(send: Send, ex: Exchange, data: bytes, code: int | None) -> None
         await send(sse_start())
         await send({"type": "http.response.body", "body": b"".join(ex.events) + b"data: " + data + b"\n"})
         return
+    status = 200 if code is None else STATUS_BY_CODE.get(code, 200)
+    if status == 503 or status == 429:  # a cap: `json_reply` says Retry-After
+        await json_reply(send, status, data)
+        return
     # `json_reply`, inline: one coroutine less per request.
     await send(
         {
             "type": "http.response.start",
-            "status": 200 if code is None else STATUS_BY_CODE.get(code, 200),
+            "status": status,
             "headers": [JSON_CONTENT_TYPE, (b"content-length", b"%d" % len(data))],
         }
     )
@@ -153,7 +147,7 @@ class ModernFeed:
     emitted first (an error then goes as the last event, not as a status).
     """
 
-    __slots__ = ("ex", "call", "receive", "refused", "shutdown", "auth", "task", "reply")
+    __slots__ = ("ex", "call", "receive", "refused", "shutdown", "auth", "task", "direct", "decided", "reply", "release")
 
     def __init__(
         self, ex: Exchange, call: Call, receive: Receive, refused: list[Any], shutdown: Shutdown, auth: AuthGate | None
@@ -164,18 +158,27 @@ class ModernFeed:
         self.refused = refused  # an `InsufficientScope` raised after an await (a task's scopes)
         self.shutdown = shutdown
         self.auth = auth
-        self.task: asyncio.Task[Any] | None = None
+        self.task: asyncio.Future[Any] | None = None  # the call's task, or the future it awaits (`direct`)
+        self.direct = False  # `task` is the handler's own future, settled by `Call.settle`
+        self.decided = False
         self.reply: tuple[bytes, int | None] | None = None
+        self.release: Callable[[], None] | None = None  # called once when the response is over
 
     async def open(self) -> None:
         ex, call = self.ex, self.call
-        loop = asyncio.get_running_loop()
-        task = self.task = call.task = loop.create_task(call.finish())
-        task.add_done_callback(ex.wake)
-        self.shutdown.track(task)
-        ex.receive = self.receive
-        watch = ex.watch = loop.create_task(_next(self.receive))
-        watch.add_done_callback(ex.received)
+        pending = call.pending
+        if isinstance(pending, asyncio.Future):
+            # A future no coroutine needs to await (an open ``subscriptions/listen``): no task for it,
+            # and no place in the shutdown's drain (the shutdown ends every subscription first).
+            self.task = pending
+            self.direct = True
+        else:
+            task = self.task = call.task = asyncio.get_running_loop().create_task(call.finish())
+            self.shutdown.track(task)
+        # The handler has its headers (ctx.headers: its task's copy of the context, or it ran already);
+        # this task lets them go for the rest of the stream (before the callbacks below copy its context).
+        current_headers.set(None)
+        self.task.add_done_callback(ex.wake, context=_NO_CONTEXT)
 
     def _finished(self) -> bool:
         """Whether the call's reply is decided (`reply`; None: cancelled, nothing more is sent)."""
@@ -183,12 +186,16 @@ class ModernFeed:
         assert task is not None
         if not task.done():
             return False
-        if self.reply is None:
-            reply = None if task.cancelled() else task.result()
-            if reply is None and self.shutdown.draining:
-                # Cancelled by the shutdown's drain while the client waits: it is owed a reply
-                # (not a bare HTTP 500 from the ASGI server, with an error in the log).
-                reply = reply_failed(self.call.id, InternalError(_SHUT_DOWN))
+        if not self.decided:
+            self.decided = True
+            if self.direct:
+                reply = self.call.settle(task)
+            else:
+                reply = None if task.cancelled() else task.result()
+                if reply is None and self.shutdown.draining:
+                    # Cancelled by the shutdown's drain while the client waits: it is owed a reply
+                    # (not a bare HTTP 500 from the ASGI server, with an error in the log).
+                    reply = reply_failed(self.call.id, InternalError(_SHUT_DOWN))
             self.reply = reply
         return True
 
@@ -203,17 +210,39 @@ class ModernFeed:
         return None
 
     async def wait(self, keepalive: float | None) -> Signal | None:
+        """Wait in the request's own ``receive()`` (the disconnect) until `Exchange.wake` interrupts it."""
         ex = self.ex
-        loop = asyncio.get_running_loop()
-        waiter = ex.waiter = loop.create_future()
-        timer = loop.call_later(keepalive, fire, waiter) if keepalive is not None else None
+        me = asyncio.current_task()
+        assert me is not None
+        timer = asyncio.get_running_loop().call_later(keepalive, ex.keepalive) if keepalive is not None else None
+        ex.sleeper = me
+        ex.woken = ex.quiet = False
         try:
-            woken_by = await waiter
+            message = await self.receive()
+        except asyncio.CancelledError:
+            if not ex.woken or me.uncancel() > 0:
+                raise  # cancelled by someone else too (the ASGI server): not ours to take back
+            message = None
+        except Exception:  # noqa: BLE001 - the ASGI server could not read from the client: it is gone
+            message = _DISCONNECT
         finally:
-            ex.waiter = None
+            ex.sleeper = None
             if timer is not None:
                 timer.cancel()
-        return Signal.QUIET if woken_by is KEEPALIVE and not ex.gone else None
+        if message is not None and message.get("type") == "http.disconnect":
+            self._gone()
+            return None
+        # Woken, or not a disconnect (an ASGI server may report trailing empty body chunks): look again.
+        return Signal.QUIET if ex.quiet and not ex.gone else None
+
+    def _gone(self) -> None:
+        """The client closed the connection: the call is cancelled, nothing more is sent."""
+        ex, call = self.ex, self.call
+        ex.state = ReplyState.GONE
+        task = self.task
+        if task is not None and not task.done():
+            log.info("request %r (%s) cancelled: the client closed the connection", call.id, call.method)
+            call.cancel()
 
     def alone(self) -> bytes | None:
         if self.ex.events or self.reply is None:
@@ -242,7 +271,7 @@ class ModernFeed:
         chunk = b""
         if events:
             chunk = b"".join(events)
-            events.clear()
+            ex.events = None
             ex.pending = 0
         if self._finished() and self.reply is not None and not ex.gone:
             ex.state = ReplyState.DONE
@@ -259,25 +288,16 @@ class ModernFeed:
         call.cancel()  # a no-op once replied; otherwise its notifications drop from now on
         if task is not None and not task.done():
             task.cancel()  # the client left, or this app is being shut down
-        watch = ex.watch
-        if watch is not None and not watch.done():
-            watch.cancel()
+        release, self.release = self.release, None
+        if release is not None:
+            release()
 
 
-async def stream(
-    ex: Exchange,
-    call: Call,
-    receive: Receive,
-    send: Send,
-    refused: list[Any],
-    keepalive: float | None,
-    shutdown: Shutdown,
-    auth: AuthGate | None,
-) -> None:
-    """Await an asynchronous handler, streaming what it emits: the one carrier loop (`_carrier.carry`) on a `ModernFeed`."""
-    feed = ModernFeed(ex, call, receive, refused, shutdown, auth)
-    await carry(feed, send, json_ok=True, keepalive=keepalive, answer=feed.answer)
+#: The context `Exchange.wake` runs in as a done callback (it reads no context variable: no copy per stream).
+_NO_CONTEXT = contextvars.Context()
 
+#: What a failed ``receive()`` counts as.
+_DISCONNECT: Message = {"type": "http.disconnect"}
 
 #: The error of a request the shutdown cancelled after ``Server.shutdown_grace``.
 _SHUT_DOWN = "the server shut down before the request finished (cancelled after its shutdown grace period)"

@@ -13,8 +13,6 @@ Rules kept here:
 from __future__ import annotations
 
 import logging
-from typing import Awaitable, Callable
-
 from ...jsonrpc import Request
 from ...server.transport import ServerBusy, reply_failed
 from ._asgi import Send, json_reply
@@ -39,8 +37,8 @@ class ListenCaps:
         self.limit = limit
         self.open_count: dict[str, int] = {}
 
-    async def serve(self, client: str, req: Request, send: Send, listen: Callable[[], Awaitable[None]]) -> None:
-        """Run ``listen`` in one of ``client``'s slots, or refuse it with 429 when it holds them all."""
+    async def take(self, client: str, req: Request, send: Send) -> bool:
+        """One of ``client``'s slots, or False when it holds them all (the request is then answered 429)."""
         count = self.open_count.get(client, 0)
         if count >= self.limit:
             log.warning("refused subscriptions/listen from %s: it holds %d open, the limit", client, count)
@@ -49,13 +47,14 @@ class ListenCaps:
                 "may; close one or try again later"
             )
             await json_reply(send, 429, reply_failed(req.id, busy)[0])
-            return
+            return False
         self.open_count[client] = count + 1
-        try:
-            await listen()
-        finally:
-            left = self.open_count[client] - 1
-            if left:
-                self.open_count[client] = left
-            else:
-                del self.open_count[client]
+        return True
+
+    def release(self, client: str) -> None:
+        """Free one of ``client``'s slots (its listen ended, however it ended)."""
+        left = self.open_count[client] - 1
+        if left:
+            self.open_count[client] = left
+        else:
+            del self.open_count[client]

@@ -109,7 +109,7 @@ from typing import Any
 from ...jsonrpc import ErrorResponse, InternalError, Notification, Request, Response
 from ...server import Server
 from ...server.transport import Call, Reply, ServerBusy, Write, reply_failed
-from ._asgi import KEEPALIVE, Receive, Send, empty_reply, fire, json_reply
+from ._asgi import Receive, Send, empty_reply, json_reply
 from ._carrier import Signal, carry
 from ._auth import principal
 from ._session_base import SessionBase, refusal_status, unline
@@ -143,32 +143,29 @@ class _Carrying(enum.Enum):
 class _Pump:
     """One HTTP response carrying a stream (a POST's reply, or a GET): the stream as `_carrier.carry` sees it."""
 
-    __slots__ = ("receive", "stream", "session", "queued", "opens_primed", "waiter", "watch", "state", "last_bytes")
+    __slots__ = ("receive", "stream", "session", "queued", "opens_primed", "sleeper", "woken", "quiet", "state", "last_bytes")
 
     def __init__(self, receive: Receive, stream: _Stream, *, queued: bytes = b"", prime: bool = True) -> None:
         self.receive = receive
         self.stream = stream
         self.queued = queued  # events to write first (a replay), already framed
         self.opens_primed = prime  # open with a priming event (not when resuming)
-        self.waiter: asyncio.Future[Any] | None = None
-        self.watch: asyncio.Task[Any] | None = None
+        self.sleeper: asyncio.Task[Any] | None = None  # the response's task, while it waits in receive()
+        self.woken = False  # `wake` interrupted that wait (a cancel the waiting side takes back)
+        self.quiet = False  # a keep-alive interval passed in silence
         self.state = _Carrying.NEW
         self.last_bytes = b""  # the last bytes, once RELEASED
 
     def wake(self, _: Any = None) -> None:
-        waiter = self.waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        """Interrupt the response's wait in ``receive()``, once (the waiting side takes the cancel back)."""
+        sleeper = self.sleeper
+        if sleeper is not None and not self.woken:
+            self.woken = True
+            sleeper.cancel()
 
-    def received(self, watch: asyncio.Task[Any]) -> None:
-        """What the client sent after its body (a GET: an empty one first): only a disconnect matters."""
-        if watch.cancelled():
-            return
-        if watch.exception() is None and watch.result().get("type") != "http.disconnect":
-            again = self.watch = asyncio.get_running_loop().create_task(_next(self.receive))
-            again.add_done_callback(self.received)
-            return
-        self.state = _Carrying.GONE
+    def keepalive(self) -> None:
+        """The keep-alive timer's callback."""
+        self.quiet = True
         self.wake()
 
     # -- the `_carrier.Feed` ----------------------------------------------------------------
@@ -192,19 +189,29 @@ class _Pump:
         return None
 
     async def wait(self, keepalive: float | None) -> Signal | None:
-        loop = asyncio.get_running_loop()
-        if self.watch is None:
-            watch = self.watch = loop.create_task(_next(self.receive))
-            watch.add_done_callback(self.received)
-        waiter = self.waiter = loop.create_future()
-        timer = loop.call_later(keepalive, fire, waiter) if keepalive is not None else None
+        """Wait in the request's own ``receive()`` (the disconnect: no second task watches for it) until `wake`."""
+        me = asyncio.current_task()
+        assert me is not None
+        timer = asyncio.get_running_loop().call_later(keepalive, self.keepalive) if keepalive is not None else None
+        self.sleeper = me
+        self.woken = self.quiet = False
         try:
-            woken_by = await waiter
+            message: Any = await self.receive()
+        except asyncio.CancelledError:
+            if not self.woken or me.uncancel() > 0:
+                raise  # cancelled by someone else too (the ASGI server): not ours to take back
+            message = None
+        except Exception:  # noqa: BLE001 - the ASGI server could not read from the client: it is gone
+            message = _DISCONNECT
         finally:
-            self.waiter = None
+            self.sleeper = None
             if timer is not None:
                 timer.cancel()
-        if woken_by is KEEPALIVE and (self.state is _Carrying.NEW or self.state is _Carrying.STREAMING):
+        if message is not None and message.get("type") == "http.disconnect":
+            self.state = _Carrying.GONE
+            return None
+        # Woken, or what the client sent after its body (a GET: an empty one first): look again.
+        if self.quiet and (self.state is _Carrying.NEW or self.state is _Carrying.STREAMING):
             return Signal.QUIET
         return None
 
@@ -232,15 +239,12 @@ class _Pump:
         stream = self.stream
         if stream.carrier is self:
             stream.carrier = None
-        watching = self.watch
-        if watching is not None and not watching.done():
-            watching.cancel()
         stream.session.touch()
         stream.forget_if_done()
 
 
-async def _next(receive: Receive) -> Any:
-    return await receive()
+#: What a failed ``receive()`` counts as.
+_DISCONNECT = {"type": "http.disconnect"}
 
 
 class _Stream(Stream):

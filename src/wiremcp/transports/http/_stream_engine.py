@@ -194,7 +194,8 @@ class SessionStreams:
         self.replay_buffer = replay_buffer
         self.standalone = standalone if standalone is not None else Stream(self, 0)
         self.resumable: dict[int, Stream] = {}  # by number
-        self.replay: deque[tuple[Stream, int, bytes]] = deque()
+        # Made with the first event kept (an empty deque is about 600 bytes: an idle session keeps none).
+        self.replay: deque[tuple[Stream, int, bytes]] | None = None
         self.replay_bytes = 0
         self._sids = itertools.count(1)
 
@@ -205,6 +206,8 @@ class SessionStreams:
     def retain(self, stream: Stream, n: int, data: bytes) -> None:
         """Keep event ``n`` of ``stream`` for replay; the oldest go past ``replay_buffer``."""
         replay = self.replay
+        if replay is None:
+            replay = self.replay = deque()
         replay.append((stream, n, data))
         self.replay_bytes += len(data) + ENTRY_COST
         stream.retained += 1
@@ -226,7 +229,7 @@ class SessionStreams:
         if stream is None:
             return None
         after = int(n)
-        again = b"".join(event(stream.sid, m, d) for s, m, d in self.replay if s is stream and m > after)
+        again = b"".join(event(stream.sid, m, d) for s, m, d in self.replay or () if s is stream and m > after)
         return stream, again
 
     def route(self, asking: Stream | None) -> Stream:
@@ -245,5 +248,5 @@ class SessionStreams:
     def clear(self) -> None:
         """The session ended: nothing can be resumed."""
         self.resumable.clear()
-        self.replay.clear()
+        self.replay = None
         self.replay_bytes = 0

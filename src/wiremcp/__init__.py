@@ -164,21 +164,23 @@ def run(server: Server, transport: Literal["stdio", "http"] = "stdio", **options
         raise ValueError(f"unknown transport {transport!r}; choose 'stdio' or 'http'")
     from .transports.stdio import serve_before_loop
 
-    # A host's first requests (discover, list, inline calls) before asyncio is imported; the event loop
-    # from the first other message on.
-    first = serve_before_loop(server, **options)
-    if first is None:
+    # A host's first requests (discover, list, inline calls; the legacy handshake) before asyncio is
+    # imported; the event loop from the first other message on.
+    handoff = serve_before_loop(server, **options)
+    if handoff is None:
         return
     import asyncio
 
     from .transports.stdio import serve_stdio
 
+    # The front's connection goes on serving the stream (with a legacy session it opened).
+    first, conn = handoff.first, handoff.conn
     loop_factory = _uvloop_for_pipes()
     if loop_factory is None:
-        asyncio.run(serve_stdio(server, first=first, **options))
+        asyncio.run(serve_stdio(server, first=first, conn=conn, **options))
         return
     with asyncio.Runner(loop_factory=loop_factory) as runner:
-        runner.run(serve_stdio(server, first=first, **options))
+        runner.run(serve_stdio(server, first=first, conn=conn, **options))
 
 
 def _uvloop_for_pipes() -> Callable[[], Any] | None:

@@ -101,15 +101,64 @@ def test_defer_answers_only_what_is_answered_at_once() -> None:
         assert conn.receive(msg, False, True) == plain.receive(msg)
     assert conn.calls == {}
     untouched = [
-        b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
-        line(5, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}),
+        b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}',
+        b'{"jsonrpc":"2.0","method":"notifications/initialized","params":1}',  # malformed: the event loop logs it
+        line(5, "ping", {}),  # no session: a modern request, not answered at once
         line(6, "tools/call", {"name": "later", "arguments": {"text": "x"}, "_meta": META}),
         line(7, "tools/call", {"name": "nope", "arguments": {}, "_meta": META}),
+        line(8, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "_meta": META}),  # modern: no session
         b"{not json",
     ]
     for msg in untouched:
         assert conn.receive(msg, False, True) is DEFERRED
     assert conn.session is None and conn.calls == {}
+
+
+LEGACY_INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+
+
+def test_defer_answers_the_legacy_handshake_as_the_general_path_does() -> None:
+    """``initialize``, ``notifications/initialized``, ``ping``, ``tools/list`` and inline calls of the session, at once."""
+    server = make_server()
+    conn = ServerConnection(server, lambda data: None)
+    plain = ServerConnection(server, lambda data: None)
+    initialized = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+    before = conn.receive(initialized, False, True)  # before initialize: acted on (ignored), as on the event loop
+    assert type(before) is Notified and conn.session is None
+    steps = [
+        line(1, "initialize", {"protocolVersion": 5}),  # -32602, the session opened all the same (as on the event loop)
+        line(2, "initialize", LEGACY_INIT),
+        line(3, "initialize", LEGACY_INIT),  # -32600: already initialized
+        line(4, "tools/list", {}),
+        line(5, "ping", {}),
+        line(6, "tools/call", {"name": "echo", "arguments": {"text": "legacy"}}),
+        line(7, "tools/call", {"name": "echo", "arguments": {"text": 1}}),
+        line(8, "server/discover", {"_meta": META}),  # modern in the session: stateless
+    ]
+    for i, msg in enumerate(steps):
+        assert conn.receive(msg, False, True) == plain.receive(msg), i
+        if i == 1:
+            note = conn.receive(initialized, False, True)
+            assert type(note) is Notified and conn.session is not None and conn.session.initialized
+            plain.receive(initialized)
+    conn.warm()
+    assert conn.fast is not None and not conn.fast.loaded  # a legacy call never takes the fused stage: not loaded for it
+    for msg in (line(9, "server/discover", {}), line(10, "logging/setLevel", {"level": "info"}), line(11, "tools/call", {"name": "later"})):
+        assert conn.receive(msg, False, True) is DEFERRED  # answered on the event loop
+    assert conn.calls == {}
+
+
+def test_rebind_sends_the_sessions_messages_to_the_new_write() -> None:
+    server = make_server()
+    first: list[bytes] = []
+    second: list[bytes] = []
+    conn = ServerConnection(server, first.append)
+    assert type(conn.receive(line(1, "initialize", LEGACY_INIT), False, True)) is tuple
+    server.notify_tools_changed()
+    conn.rebind(second.append, frozenset({"subscriptions/listen"}))
+    server.notify_tools_changed()
+    changed = b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}\n'
+    assert first == [changed] and second == [changed] and conn.held == frozenset({"subscriptions/listen"})
 
 
 def test_a_request_is_started_once_decoded() -> None:

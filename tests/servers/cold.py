@@ -32,3 +32,13 @@ async def slow(seconds: float, label: str = "slow") -> str:
 def threaded(text: str) -> str:
     """A plain def: it runs on the worker pool."""
     return text.upper()
+
+
+@server.tool()
+async def chatty(ctx: wiremcp.Context) -> str:
+    """Server-to-client traffic of a legacy session: a log message, progress, a roots request, a list change."""
+    ctx.info("working")
+    ctx.report_progress(1, 2)
+    roots = await ctx.list_roots()
+    server.notify_tools_changed()
+    return ",".join(root["uri"] for root in roots)

@@ -1,11 +1,13 @@
 """Cold start on stdio: a host's first requests are answered before the event loop, and nothing else changes.
 
 `wiremcp run` answers ``server/discover``, ``tools/list`` and a
-``tools/call`` of an inline tool before asyncio is imported
+``tools/call`` of an inline tool, and the legacy handshake (``initialize``,
+``notifications/initialized``, ``tools/list``, ``ping`` and such calls in the
+session), before asyncio is imported
 (`wiremcp.transports.stdio.serve_before_loop`), with the bytes the event loop
-would write; the first message that needs more (a notification, a tool that
-awaits or runs on a worker thread, ``initialize``) moves the stream to the
-event loop. These tests drive
+would write; the first message that needs more (another notification, a tool
+that awaits or runs on a worker thread) moves the stream, and its legacy
+session, to the event loop. These tests drive
 a real `wiremcp run` subprocess and check that the rules of
 basic/transports/stdio.mdx and basic/patterns/cancellation.mdx hold across
 that move: concurrency, cancellation, duplicate ids, end of input, a closed
@@ -111,14 +113,120 @@ def test_a_host_handshake_in_one_read(cold):
     assert text(cold.ask(call("loaded", "loop_loaded"))) == "no"
 
 
-def test_the_legacy_handshake_moves_to_the_event_loop(cold):
-    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
-    reply = cold.ask({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
-    assert reply["result"]["protocolVersion"] == "2025-11-25"
-    cold.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    tools = cold.ask({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})["result"]["tools"]
-    assert "echo" in [t["name"] for t in tools]
-    assert text(cold.ask({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "loop_loaded"}})) == "yes"
+def legacy(id_, method, params=None):
+    message = {"jsonrpc": "2.0", "id": id_, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+INIT = {"protocolVersion": "2025-11-25", "capabilities": {"roots": {}}, "clientInfo": {"name": "host", "version": "0"}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+#: A legacy host's first lines and the errors around them, each answered before the event loop
+#: (None: a notification, answered by nothing, checked with the next reply).
+LEGACY_LINES = [
+    legacy("early-list", "tools/list"),  # before initialize: a modern request without _meta
+    legacy("early-call", "tools/call", {"name": "echo", "arguments": {"text": "x"}}),
+    INITIALIZED,  # before initialize: ignored
+    legacy("bad-init", "initialize", {"protocolVersion": 5, "capabilities": {}}),
+    legacy("init", "initialize", INIT),
+    legacy("init-again", "initialize", INIT),
+    INITIALIZED,
+    legacy("list", "tools/list"),
+    legacy("list-bad-cursor", "tools/list", {"cursor": "not a cursor"}),
+    legacy("ping", "ping"),
+    legacy("c1", "tools/call", {"name": "echo", "arguments": {"text": "in the session"}}),
+    legacy("c2", "tools/call", {"name": "echo", "arguments": {"text": 3}}),  # the validator's tool error
+    legacy("c3", "tools/call", {"name": "echo", "arguments": {"text": "x"}, "_meta": {"progressToken": 1.5}}),
+    request("modern", "server/discover"),  # modern _meta in a legacy session: served statelessly
+    call("modern-call", "echo", {"text": "modern"}),
+    legacy("c4", "tools/call", {"name": "echo", "arguments": {"text": "after a modern call"}}),
+    INITIALIZED,  # again: nothing to answer
+]
+
+
+def send_legacy_lines(peer) -> list[bytes | None]:
+    out: list[bytes | None] = []
+    for msg in LEGACY_LINES:
+        peer.send(msg)
+        out.append(peer.read_line() if "id" in msg else None)
+    return out
+
+
+def test_a_legacy_handshake_gets_the_same_bytes_before_and_after_the_event_loop(cold, spawn):
+    before = send_legacy_lines(cold)
+    assert text(cold.ask(legacy("where", "tools/call", {"name": "loop_loaded"}))) == "no"  # all of it before the loop
+    late = spawn(*wiremcp_cmd("run", str(SERVERS / "cold.py")))
+    move_to_the_event_loop(late)
+    after = send_legacy_lines(late)
+    assert text(late.ask(legacy("where", "tools/call", {"name": "loop_loaded"}))) == "yes"
+    assert before == after
+    replies = {m["id"]: orjson.loads(line) for m, line in zip(LEGACY_LINES, before) if line is not None}
+    assert list(replies) == [m["id"] for m in LEGACY_LINES if "id" in m]  # each reply is its request's
+    errors = {id_: r["error"]["code"] for id_, r in replies.items() if "error" in r}
+    assert errors == {"early-list": -32602, "early-call": -32602, "bad-init": -32602, "init-again": -32600, "list-bad-cursor": -32602, "c3": -32602}
+    assert replies["init"]["result"]["protocolVersion"] == "2025-11-25" and "tools" in replies["init"]["result"]["capabilities"]
+    assert "resultType" not in replies["list"]["result"] and "echo" in [t["name"] for t in replies["list"]["result"]["tools"]]
+    assert replies["ping"]["result"] == {}
+    assert [text(replies[i]) for i in ("c1", "modern-call", "c4")] == ["in the session", "modern", "after a modern call"]
+    assert replies["c2"]["result"]["isError"] is True and "resultType" not in replies["c1"]["result"]
+    assert "supportedVersions" in replies["modern"]["result"] and replies["modern-call"]["result"]["resultType"] == "complete"
+
+
+def test_the_legacy_session_crosses_to_the_event_loop(cold):
+    """The session the front opened serves on the event loop: its state, the server's notifications and requests."""
+    assert cold.ask(legacy(1, "initialize", INIT))["result"]["protocolVersion"] == "2025-11-25"
+    cold.send(INITIALIZED)
+    assert "echo" in [t["name"] for t in cold.ask(legacy(2, "tools/list"))["result"]["tools"]]
+    assert text(cold.ask(legacy(3, "tools/call", {"name": "echo", "arguments": {"text": "a"}}))) == "a"
+    assert text(cold.ask(legacy(4, "tools/call", {"name": "loop_loaded"}))) == "no"
+    cold.send({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})  # a legacy notification: the event loop
+    assert text(cold.ask(legacy(5, "tools/call", {"name": "loop_loaded"}))) == "yes"
+    assert cold.ask(legacy(6, "initialize", INIT))["error"]["code"] == -32600  # the same session: already initialized
+    assert cold.ask(legacy(7, "server/discover"))["error"]["code"] == -32601  # still a legacy session
+    cold.send(legacy(8, "tools/call", {"name": "chatty", "_meta": {"progressToken": "p"}}))
+    seen = [cold.recv() for _ in range(3)]
+    assert seen[0] == {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "working"}}
+    assert seen[1] == {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "p", "progress": 1, "total": 2}}
+    ask = seen[2]
+    assert ask["method"] == "roots/list" and "id" in ask
+    cold.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [{"uri": "file:///work"}]}})
+    rest = [cold.recv(), cold.recv()]
+    assert rest[0] == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}}  # the session's own write, rebound
+    assert rest[1]["id"] == 8 and text(rest[1]) == "file:///work"
+    cold.expect_nothing_more(legacy=True)
+    assert cold.finish_quietly() == ""
+
+
+def test_a_legacy_handshake_in_one_read_moves_with_its_rest(cold):
+    """Lines that arrive together: the front answers the handshake, the event loop the rest, in the same session."""
+    lines = [
+        legacy(1, "initialize", INIT), INITIALIZED, legacy(2, "tools/list"),
+        legacy(3, "tools/call", {"name": "slow", "arguments": {"seconds": 0.2}}),
+        legacy(4, "tools/call", {"name": "echo", "arguments": {"text": "after"}}),
+        legacy(5, "initialize", INIT),
+    ]
+    cold.send_raw(b"".join(orjson.dumps(m) + b"\n" for m in lines))
+    replies = {r["id"]: r for r in (cold.recv() for _ in range(5))}
+    assert replies[1]["result"]["protocolVersion"] == "2025-11-25" and "tools" in replies[2]["result"]
+    assert text(replies[4]) == "after" and replies[5]["error"]["code"] == -32600 and text(replies[3]) == "slow"
+    assert text(cold.ask(legacy(6, "tools/call", {"name": "loop_loaded"}))) == "yes"
+
+
+def test_a_request_before_initialize_moves_to_the_event_loop_and_the_handshake_goes_on(cold):
+    assert cold.ask(legacy(1, "ping"))["error"]["code"] == -32601  # no session: a modern request, and no 2026-07-28 method
+    assert cold.ask(legacy(2, "initialize", INIT))["result"]["protocolVersion"] == "2025-11-25"
+    cold.send(INITIALIZED)
+    assert cold.ask(legacy(3, "ping"))["result"] == {}
+    assert text(cold.ask(legacy(4, "tools/call", {"name": "loop_loaded"}))) == "yes"
+
+
+def test_end_of_input_in_a_legacy_session_before_the_event_loop(cold):
+    cold.send_raw(b"".join(orjson.dumps(m) + b"\n" for m in [legacy(1, "initialize", INIT), INITIALIZED, legacy(2, "tools/list")]))
+    code, rest, err = cold.finish()
+    assert code == 0 and err == ""
+    assert [orjson.loads(line)["id"] for line in rest.splitlines()] == [1, 2]
 
 
 def test_concurrency_after_fused_calls(cold):

@@ -19,14 +19,20 @@ rules:
   answered, on a server whose pipeline is the engine's own (no middleware,
   no observers, not a forwarder): a fused call, a modern
   ``server/discover`` or ``tools/list`` (their handlers return the result
-  itself: a host's first requests), and a ``tools/call`` of a tool the
-  fused stage could run (an inline synchronous function: it returns the
-  result itself) that the fused stage declined or that comes before the
-  fused stage is loaded. These go to `request`, as on the event loop: the
-  same reply, byte for byte. Anything else is `DEFERRED`, untouched. The
-  fused stage (msgspec) is loaded by `warm`, which the stdio front calls
-  once it has written the reply to a call answered without it: a host's
-  first call does not wait for that import, later ones take the fused stage.
+  itself: a host's first requests), the legacy handshake (``initialize``,
+  which opens the session, and in the session ``ping`` and ``tools/list``),
+  and a ``tools/call`` of a tool the fused stage could run (an inline
+  synchronous function: it returns the result itself) that the fused stage
+  declined or that comes before the fused stage is loaded (or, in a legacy
+  session, that no fused stage takes: it has no ``_meta``). These go to
+  `request`, as on the event loop: the same reply, byte for byte;
+  ``notifications/initialized`` goes to `notification` (`Notified`).
+  Anything else is `DEFERRED`, untouched. The connection, its legacy
+  session with it, then serves the rest on the event loop (`rebind` points
+  its ``write`` at the event loop's pipe). The fused stage (msgspec) is
+  loaded by `warm`, which the stdio front calls once it has written the
+  reply to a modern call answered without it: a host's first call does not
+  wait for that import, later ones take the fused stage.
 
 * **The era of each request** is decided in one place, `request_era`
   (2026-07-28 basic/versioning.mdx, "Backward Compatibility with
@@ -183,7 +189,10 @@ DEFERRED = _Deferred.DEFERRED
 #: The methods `receive` answers with ``defer`` besides a fused call: the engine's handlers of
 #: these return the result dict itself (`_handlers_tools`), never an awaitable, and touch no state.
 _AT_ONCE = frozenset((methods.DISCOVER, methods.TOOLS_LIST))
+#: The same in a legacy session (`LegacySession` answers ``initialize`` and ``ping`` itself, at once).
+_AT_ONCE_LEGACY = frozenset(("initialize", "ping", methods.TOOLS_LIST))
 _TOOLS_CALL = methods.TOOLS_CALL
+_INITIALIZED = "notifications/initialized"
 
 class ConnectionState(enum.Enum):
     """Whether a `ServerConnection` still serves."""
@@ -280,7 +289,8 @@ class ServerConnection:
 
         ``hold``: the transport has no free slot: a request comes back
         `Held`, and no fused call is answered (it would overtake the held
-        ones). ``defer``: only a fused call may be answered. ``in_session``:
+        ones). ``defer``: only what is answered at once is answered (see
+        the module docs); anything else is `DEFERRED`. ``in_session``:
         the transport keeps the sessions (HTTP) and says whether the request
         names one; every request then comes back `Held`, with its era, and
         a message that does not decode (a malformed notification included)
@@ -331,34 +341,40 @@ class ServerConnection:
         self.calls[id_] = call
         return call
 
-    def _at_once(self, data: bytes) -> Reply | _Deferred:
-        """``receive`` with ``defer``, past the fused stage: the reply of a request answered at once, or `DEFERRED`.
+    def _at_once(self, data: bytes) -> Reply | Notified | _Deferred:
+        """``receive`` with ``defer``, past the fused stage: the outcome of a message acted on at once, or `DEFERRED`.
 
-        A modern `_AT_ONCE` request, or a ``tools/call`` naming a tool with
-        `Tool.fused_arguments` (see the module docs), answered by `request`
-        as on the event loop. Anything else, anything that does not decode
-        as a request, and anything on a connection with a legacy session
-        open, is left untouched for the general stage.
+        A request of `_AT_ONCE` (modern) or `_AT_ONCE_LEGACY` (its era
+        legacy: ``initialize``, or in the session), or a ``tools/call``
+        naming a tool with `Tool.fused_arguments` (see the module docs),
+        answered by `request` as on the event loop; ``notifications/initialized``,
+        acted on by `notification`. Anything else, and anything that does
+        not decode, is left untouched for the general stage.
         """
-        if self.session is not None or self.server.forwarder is not None:
+        if self.server.forwarder is not None:
             return DEFERRED
         try:
             msg = decode_message(self.decoder, data)
         except JSONRPCError:
-            return DEFERRED  # its error reply is the event loop's to write
-        if type(msg) is not Request:
+            return DEFERRED  # its error reply (or, for a notification, its log line) is the event loop's
+        t = type(msg)
+        if t is Notification and msg.method == _INITIALIZED:  # type: ignore[union-attr]  # t is Notification
+            return Notified(msg, self.notification(msg))  # type: ignore[arg-type]  # t is Notification
+        if t is not Request:
             return DEFERRED
-        method = msg.method
+        method = msg.method  # type: ignore[union-attr]  # t is Request
+        legacy = self.era(msg) is _LEGACY_ERA  # type: ignore[arg-type]  # t is Request
         if method == _TOOLS_CALL:
-            params = msg.params
+            params = msg.params  # type: ignore[union-attr]  # t is Request
             name = params.get("name") if type(params) is dict else None
             tool = self.server._tools.get(name) if type(name) is str else None
             if tool is None or tool.fused_arguments is None:
                 return DEFERRED  # it may await, or run on a worker thread
-            self._unfused = self.fast is not None and not self.fast.loaded
-        elif method not in _AT_ONCE:
+            # A modern call: later ones take the fused stage once loaded (a legacy call never does).
+            self._unfused = not legacy and self.fast is not None and not self.fast.loaded
+        elif method not in (_AT_ONCE_LEGACY if legacy else _AT_ONCE):
             return DEFERRED
-        reply = self.request(msg)
+        reply = self.request(msg)  # type: ignore[arg-type]  # t is Request
         if type(reply) is not tuple:  # pragma: no cover - these handlers answer at once
             raise AssertionError(f"{method} did not answer at once")
         return reply
@@ -369,6 +385,20 @@ class ServerConnection:
             self._unfused = False
             if self.fast is not None:
                 self.fast.load()
+
+    def rebind(self, write: Write, held: frozenset[str] | None = None) -> None:
+        """Messages not tied to a request go to ``write`` from now on (and ``held``, if given, replaces `held`).
+
+        For a transport that hands the connection on with nothing in flight
+        (the stdio front to the event loop's `LineServer`): the legacy
+        session, its notifications and the server's requests to the peer
+        follow, since they write through the connection's ``write``.
+        """
+        if self.calls:
+            raise RuntimeError("rebind: requests are in flight; they keep the write they started with")
+        self.write = write
+        if held is not None:
+            self.held = held
 
     def serve(self, request: Request, write: Write, handle: Handle | None = None) -> Reply | Call:
         """Start a modern request a transport admitted (HTTP): its reply now, or its running `Call`.

@@ -5,8 +5,9 @@ asyncio stream pair), both built on `LineServer`, which is fed bytes and writes 
 lines, around the server's `ServerConnection`. Client side: `StdioTransport` (in `.client`), a server launched as a subprocess.
 
 `serve_before_loop` answers stdin's first requests that are answered at once
-(``server/discover``, ``tools/list``, calls of inline tools) before the event loop
-starts (`wiremcp.run` calls it first). The names are imported on first use (a
+(``server/discover``, ``tools/list``, calls of inline tools; the legacy
+handshake) before the event loop starts (`wiremcp.run` calls it first), and
+hands its connection to `serve_stdio` (``conn=``). The names are imported on first use (a
 module ``__getattr__``), so that it can reply before asyncio is loaded.
 """
 

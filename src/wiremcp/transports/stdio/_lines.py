@@ -42,7 +42,10 @@ request, its one reply, cancellation, the legacy session and the server's
 requests to the client) are the server's `ServerConnection`: each line goes
 to `ServerConnection.receive`, the server's one entry point, and this module
 acts on the outcome it names. It frames lines, runs the asynchronous calls
-as tasks and holds the requests that wait for a slot.
+as tasks and holds the requests that wait for a slot. Given ``conn`` (the
+stdio front's connection, handed over with nothing in flight), it serves on
+that connection, its legacy session included, and points its ``write`` at
+its own (`ServerConnection.rebind`).
 """
 
 from __future__ import annotations
@@ -86,6 +89,7 @@ class LineServer:
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         max_waiting: int = DEFAULT_MAX_WAITING,
         max_listens: int | None = None,
+        conn: ServerConnection | None = None,
     ) -> None:
         if max_in_flight < 1:
             raise ValueError("max_in_flight must be at least 1")
@@ -97,9 +101,16 @@ class LineServer:
             raise ValueError("max_listens must be below max_in_flight (listens must leave slots for other requests)")
         self.server = server
         self.write = write
-        decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
         # subscriptions/listen comes back `Held` (not started): this transport caps the listens open at once.
-        self.conn = ServerConnection(server, write, line=True, decoder=decoder, held=frozenset((_LISTEN,)))
+        held = frozenset((_LISTEN,))
+        if conn is None:
+            decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
+            conn = ServerConnection(server, write, line=True, decoder=decoder, held=held)
+        else:  # the stdio front's, nothing in flight (its legacy session, if any, goes on here)
+            if conn.server is not server or not conn.line:
+                raise ValueError("LineServer: conn must be a line connection of the same server")
+            conn.rebind(write, held)
+        self.conn = conn
         self._calls = self.conn.calls
         # Bound once: looked up per line otherwise.
         self._receive = self.conn.receive

@@ -24,7 +24,7 @@ import sys
 from typing import Any, Callable
 
 from ...server import Server
-from ...server.transport import Peer, current_peer
+from ...server.transport import Peer, ServerConnection, current_peer
 from ._lines import LineServer
 
 __all__ = ["serve_stdio", "serve_streams", "READ_CHUNK"]
@@ -73,7 +73,7 @@ class _Output(asyncio.Protocol):
 class _StdioLink:
     """Glue between the pipes and a `LineServer`."""
 
-    def __init__(self, server: Server, **limits: Any) -> None:
+    def __init__(self, server: Server, conn: ServerConnection | None = None, **limits: Any) -> None:
         self.loop = asyncio.get_running_loop()
         self.done = self.loop.create_future()
         self.read_transport: asyncio.ReadTransport | None = None
@@ -83,7 +83,7 @@ class _StdioLink:
         self._reasons = 0  # reasons to keep reading paused (the writer is full)
         #: Set by `_flush` once stdout is being closed: resolved when the pipe reports it closed.
         self.flushed: asyncio.Future[None] | None = None
-        self.lines = _Input(server, self.write, self.input_ended, **limits)
+        self.lines = _Input(server, self.write, self.input_ended, conn=conn, **limits)
 
     def write(self, data: bytes) -> None:
         if self.output_gone:
@@ -121,17 +121,19 @@ class _StdioLink:
             flushed.set_result(None)  # `_flush` was waiting for this
 
 
-async def serve_stdio(server: Server, *, first: bytes = b"", **limits: Any) -> None:
+async def serve_stdio(server: Server, *, first: bytes = b"", conn: ServerConnection | None = None, **limits: Any) -> None:
     """Serve ``server`` on stdin/stdout until end of input (see module docs).
 
-    ``first``: bytes already read from stdin (what `serve_before_loop` hands
-    over), served before anything read from now on.
+    ``first``: bytes already read from stdin, served before anything read
+    from now on; ``conn``: the connection that served the stream so far,
+    served on from now on (both are what `serve_before_loop` hands over, a
+    `Handoff`: its legacy session goes on on the event loop).
     """
     async with server.lifespan:
-        await _serve_stdio(server, first, **limits)
+        await _serve_stdio(server, first, conn, **limits)
 
 
-async def _serve_stdio(server: Server, first: bytes, **limits: Any) -> None:
+async def _serve_stdio(server: Server, first: bytes, conn: ServerConnection | None, **limits: Any) -> None:
     loop = asyncio.get_running_loop()
     current_peer.set(Peer())  # one connection: every request read from here on runs in a copy of this context
     in_fd = os.dup(sys.stdin.fileno())
@@ -139,7 +141,7 @@ async def _serve_stdio(server: Server, first: bytes, **limits: Any) -> None:
     saved_stdout = sys.stdout
     sys.stdout = sys.stderr
     keep_heap()
-    link = _StdioLink(server, **limits)
+    link = _StdioLink(server, conn, **limits)
     reader_task: asyncio.Task[None] | None = None
     in_file = os.fdopen(in_fd, "rb", buffering=0)
     out_file = os.fdopen(out_fd, "wb", buffering=0)

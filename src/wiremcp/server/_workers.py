@@ -78,7 +78,7 @@ class Workers:
         if ctx is not None:
             ctx.from_thread(loop)
         future: asyncio.Future[Any] = loop.create_future()
-        self._put((future, loop, contextvars.copy_context(), fn, arguments, _settle_future))
+        self.post(fn, arguments, future, _settle_future)
         return future
 
     def post(self, fn: Callable[..., Any], arguments: dict[str, Any], target: _Target, settle: Callable[[Any, Any, BaseException | None], None]) -> None:
@@ -90,10 +90,7 @@ class Workers:
         runs and decides (the target's state is the loop's to read).
         """
         import asyncio  # imported by then: on first use, not at start-up
-        self._put((target, asyncio.get_running_loop(), contextvars.copy_context(), fn, arguments, settle))
-
-    def _put(self, job: _Job) -> None:
-        """Queue ``job`` for a thread: an idle one is reserved for it, or one started while the pool has room."""
+        job = (target, asyncio.get_running_loop(), contextvars.copy_context(), fn, arguments, settle)
         thread = None
         with self._lock:
             # Reserve an idle thread for this job, or start one: a queued job never waits

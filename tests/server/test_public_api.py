@@ -78,6 +78,7 @@ NAMESPACES = {
         "FusedCall",
         "Call",
         "CallState",
+        "PostedCall",
         "Write",
         "Reply",
         "reply_ok",

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     #: (For type checkers only: an alias is built at import, bench/README.md, "Cold start".)
     Handle = Callable[[Request, Callable[[str, dict[str, Any]], None]], dict[str, Any] | Awaitable[dict[str, Any]]]
 
-__all__ = ["Call", "CallState", "Write"]
+__all__ = ["Call", "CallState", "PostedCall", "Write"]
 
 log = logging.getLogger("wiremcp.server")
 
@@ -132,6 +132,10 @@ class Call:
         if task is not None and not task.done():
             task.get_loop().call_soon(task.cancel)
 
+    def cancelled(self) -> bool:
+        """Whether the call was stopped without a reply (as `asyncio.Future.cancelled`: a worker reads it)."""
+        return self.state is _CANCELLED
+
     def emit(self, method: str, params: dict[str, Any]) -> None:
         """A notification for this request (progress, log message); dropped once it is over."""
         if self.state is not _RUNNING:
@@ -143,3 +147,46 @@ class Call:
             log.error("cannot encode %s for request %r: %s", method, self.id, exc)
             return
         self.write(data)
+
+
+class PostedCall(Call):
+    """A call no task awaits: its outcome is posted to the loop, where one callback writes its reply.
+
+    The fused stage's threaded tool call (`_intake.FastPath`, `Workers.post`):
+    the worker's completion callback, on the loop, makes the reply when the
+    call still runs (`REPLIED`), writes it and hands the call to ``over``
+    (the transport's end of a call: its id and its slot freed); once the call
+    is `CANCELLED` the outcome is dropped. `cancel` hands it to ``over`` itself,
+    on the next loop step (as a cancelled task's done-callback would): the id
+    and the slot are free while the thread, which Python cannot interrupt,
+    runs to its end. ``data`` and ``fused``: the call's bytes and the tool's
+    `FusedArguments`, for the callback.
+    """
+
+    __slots__ = ("over", "data", "fused")
+
+    def __init__(self, id: Any, write: Write, line: bool, over: Callable[[Call], Any], data: bytes, fused: Any) -> None:
+        # `Call.__init__`, inline (one frame less per call): a ``tools/call`` with no pending awaitable, no task.
+        self.id = id
+        self.method = "tools/call"
+        self.write = write
+        self.line = line
+        self.state = _RUNNING
+        self.pending = None
+        self.task = None
+        self.over = over
+        self.data = data
+        self.fused = fused
+
+    def cancel(self) -> None:
+        """Stop the call without a reply; ``over`` frees its id and slot on the next loop step."""
+        if self.state is not _RUNNING:
+            return
+        self.state = _CANCELLED
+        import asyncio  # imported by then: on first use, not at start-up
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a connection closed outside one): now
+            self.over(self)
+        else:
+            loop.call_soon(self.over, self)

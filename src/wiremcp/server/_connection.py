@@ -9,7 +9,9 @@ rules:
 
 * **One entry point, one named outcome** (`receive`): a `Reply` to write
   (a fused call's, a synchronous handler's, or the error reply of a message
-  that does not decode), a running `Call` to finish, a `Held` request the
+  that does not decode), a running `Call` to finish, a `PostedCall` (a
+  fused threaded tool call, where the transport passed ``over``: it
+  writes its own reply from the loop and hands itself to ``over``), a `Held` request the
   transport starts itself (``hold``: no free slot; a method in ``held``,
   which the transport caps; or every request, when the transport keeps the
   sessions: HTTP), a `Notified` for a notification acted on, the stray
@@ -75,7 +77,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from ..jsonrpc import (
     DEFAULT_MAX_DEPTH,
@@ -94,7 +96,7 @@ from ..jsonrpc import (
 )
 from ..protocol import methods
 from ..protocol.meta import PROTOCOL_VERSION
-from ._call import Call, CallState, Write
+from ._call import Call, CallState, PostedCall, Write
 from ._intake import FastPath, decode_message
 from ._pipeline import observe_notification
 from ._reply import Reply, reply_failed
@@ -223,6 +225,8 @@ class ServerConnection:
         "_handle",
         "_observers",
         "_unfused",
+        "_over",
+        "_posted",
     )
 
     def __init__(
@@ -238,6 +242,7 @@ class ServerConnection:
         first_request_id: int = 1,
         decoder: Decoder | None = None,
         held: frozenset[str] = frozenset(),
+        over: Callable[[Call], Any] | None = None,
     ) -> None:
         self.server = server
         pipeline = server.freeze()  # serving starts: the middleware and observers are fixed now (_pipeline)
@@ -263,6 +268,11 @@ class ServerConnection:
         self.fast: FastPath | None = fast if fast.enabled else None
         #: A call was answered with ``defer`` before the fused stage was loaded (`warm` loads it).
         self._unfused = False
+        #: The transport's end of a call no task awaits (stdio's `LineServer`: its id and slot freed).
+        #: With it, the fused stage runs a threaded tool's call as a `PostedCall` (`_begin`); without
+        #: it (HTTP) such a call goes to the general stage.
+        self._over = over
+        self._posted = self._begin if over is not None else None
 
     @property
     def outgoing(self) -> OutgoingRequests:
@@ -303,7 +313,7 @@ class ServerConnection:
         """
         fast = self.fast
         if fast is not None and not hold and not (defer and not fast.loaded):
-            reply = fast.serve(data, self.calls, vet, headers, None if defer or in_session is not None else self._begin)
+            reply = fast.serve(data, self.calls, vet, headers, None if defer else self._posted)
             if reply is not None:
                 return reply
         if defer:
@@ -334,10 +344,9 @@ class ServerConnection:
             return msg  # type: ignore[return-value]  # a response that answers nothing we sent (or HTTP's to route)
         return None
 
-    def _begin(self, id_: Any, pending: Awaitable[dict[str, Any]]) -> Call:
-        """A fused call run in the worker pool (`FastPath.serve`), in flight: its `Call`, finished as `request`'s are."""
-        call = Call(id_, _TOOLS_CALL, self.write, self.line)
-        call.pending = pending
+    def _begin(self, id_: Any, data: bytes, fused: Any) -> PostedCall:
+        """A fused call run in the worker pool (`FastPath.serve`), in flight: its `PostedCall`, its id taken."""
+        call = PostedCall(id_, self.write, self.line, self._over, data, fused)  # type: ignore[arg-type]  # set with `_posted`
         self.calls[id_] = call
         return call
 
@@ -386,8 +395,8 @@ class ServerConnection:
             if self.fast is not None:
                 self.fast.load()
 
-    def rebind(self, write: Write, held: frozenset[str] | None = None) -> None:
-        """Messages not tied to a request go to ``write`` from now on (and ``held``, if given, replaces `held`).
+    def rebind(self, write: Write, held: frozenset[str] | None = None, over: Callable[[Call], Any] | None = None) -> None:
+        """Messages not tied to a request go to ``write`` from now on (``held`` and ``over``, if given, replace theirs).
 
         For a transport that hands the connection on with nothing in flight
         (the stdio front to the event loop's `LineServer`): the legacy
@@ -399,6 +408,9 @@ class ServerConnection:
         self.write = write
         if held is not None:
             self.held = held
+        if over is not None:  # the event loop's transport ends posted calls: threaded tools may take the fused stage
+            self._over = over
+            self._posted = self._begin
 
     def serve(self, request: Request, write: Write, handle: Handle | None = None) -> Reply | Call:
         """Start a modern request a transport admitted (HTTP): its reply now, or its running `Call`.

@@ -18,11 +18,14 @@ this module keeps:
   the same scalar tool, not inline): on the event loop, where the
   connection passes ``begin`` (stdio's `LineServer`), the fused stage
   converts the arguments, hands the run to the server's `Workers` and
-  returns the connection's `Call` for it, in flight like any other (its id
-  taken, cancellable, in the transport's in-flight cap); its result is made
-  as `Tool._finish`, `Engine.after` and `Engine._rounds` make it, and its
-  reply by `Call.finish` (`reply_ok`, `reply_failed`): the general path's
-  bytes, without its layers. Without ``begin`` (HTTP, the stdio front) it
+  returns the connection's `PostedCall` for it, in flight like any other
+  (its id taken, cancellable, in the transport's in-flight cap). No task
+  awaits it: the worker's completion callback on the loop (`_settle`) makes
+  its result as `Tool._finish`, `Engine.after` and `Engine._rounds` make it
+  and its reply as `Call.finish` does (`reply_complete`, `reply_failed`),
+  writes it and hands the call to the transport's end (``over``); a call
+  cancelled by then (its state) is dropped. The general path's bytes,
+  without its layers, its task or its future. Without ``begin`` (HTTP, the stdio front) it
   is None, as before: the general stage decides.
 * **A fused call's reply is built by the one funnel** (`_reply.reply_complete`,
   `reply_failed`) from the result of the run the tool prepared when it was
@@ -45,28 +48,32 @@ msgspec (and `_fused_call`) is imported with the first fused call, not with
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container
+from typing import TYPE_CHECKING, Any, Callable, Container
 
 import orjson
 
 from ..jsonrpc import Batch, Decoder, JSONRPCError, Message
 from ..protocol import methods
+from ._call import CallState
 from ._mrtr import InputRequired, input_required_result
 from ._reply import Reply, reply_complete, reply_failed, reply_ok
 
 if TYPE_CHECKING:
-    from ._call import Call
+    from ._call import PostedCall
     from ._fused_call import FusedCall, FusedEnvelope
     from ._server import Server
     from ._tools import Tool
 
 __all__ = ["FastPath", "decode_message"]
 
+_RUNNING = CallState.RUNNING
+_REPLIED = CallState.REPLIED
+
 
 class FastPath:
     """The fused stage of one server's pipeline: `serve` a message's bytes when they are a fused call."""
 
-    __slots__ = ("server", "decoder", "enabled", "_max_size", "_tools", "_decode", "_refused", "_made")
+    __slots__ = ("server", "decoder", "enabled", "_max_size", "_tools", "_decode", "_refused", "_made", "_settled")
 
     def __init__(self, server: Server, decoder: Decoder) -> None:
         self.server = server
@@ -80,6 +87,8 @@ class FastPath:
         self._decode: Callable[[bytes], FusedEnvelope] | None = None
         self._made: type[FusedCall] | None = None
         self._refused: type[Exception] = Exception
+        #: `_settle`, bound once: the worker pool's callback for each threaded call.
+        self._settled = self._settle
 
     def serve(
         self,
@@ -87,8 +96,8 @@ class FastPath:
         in_flight: Container[Any] = (),
         vet: Callable[[Any, FusedCall], bool] | None = None,
         headers: Any = None,
-        begin: Callable[[Any, Awaitable[dict[str, Any]]], Call] | None = None,
-    ) -> Reply | Call | None:
+        begin: Callable[[Any, bytes, Any], PostedCall] | None = None,
+    ) -> Reply | PostedCall | None:
         """The reply to the fused call in ``data``, its tool run; or None, nothing run: the general stage decides.
 
         ``in_flight``: the ids of the requests in flight (a fused call reusing
@@ -96,11 +105,11 @@ class FastPath:
         `FusedCall` before it runs, ``vet(headers, call)`` (False declines;
         ``headers`` is the transport's, handed through as they are, so that
         the transport makes nothing per request). ``begin``: on the event
-        loop, the connection's start of a call in flight, ``begin(id, pending)``
+        loop, the connection's start of a call in flight, ``begin(id, data, fused)``
         (`ServerConnection.receive`): a tool run in the worker pool
-        (`Tool.fused_threaded`) is handed to `Workers` and its `Call` returned,
-        for the transport to finish as any other (without ``begin``, None: the
-        general stage decides). One call does it all, checking, running and
+        (`Tool.fused_threaded`) is handed to `Workers.post` and its
+        `PostedCall` returned, already running: `_settle` writes its reply
+        (without ``begin``, None: the general stage decides). One call does it all, checking, running and
         encoding (see the module docs): the fused path is the hot one.
         """
         server = self.server
@@ -149,7 +158,12 @@ class FastPath:
                     arguments = convert(arguments)
                 except Exception:
                     return None
-            return begin(id_, self._threaded(data, fn, arguments, failed, result, text_block))  # type: ignore[misc]  # threaded: begin is set
+            posted = begin(id_, data, fused)  # type: ignore[misc]  # threaded: begin is set
+            try:
+                server.workers.post(fn, arguments, posted, self._settled)
+            except Exception as exc:  # no thread to run it: the tool's failure, as `Tool._finish` makes it
+                self._settle(posted, None, exc)
+            return posted
         try:  # `Tool.call`'s run, inline (`FusedArguments`)
             if convert is not None:  # pure: a problem leaves the call to the general stage, nothing run
                 try:
@@ -171,41 +185,52 @@ class FastPath:
             return self._raised(id_, data, exc)
         return reply_complete(id_, out, server._result_meta)  # with the server's result decoration (`Server._complete`)
 
-    async def _threaded(
-        self,
-        data: bytes,
-        fn: Callable[..., Any],
-        arguments: dict[str, Any],
-        failed: Callable[[Exception, bool], dict[str, Any]],
-        result: Callable[[Any], dict[str, Any]],
-        text_block: bool,
-    ) -> dict[str, Any]:
-        """A threaded fused call's result, as the general path makes it (`Tool._finish`, `Engine.after`, `Engine._rounds`)."""
+    def _settle(self, call: PostedCall, value: Any, exc: BaseException | None) -> None:
+        """On the loop, the worker's callback: a threaded fused call's reply, written; nothing once it is cancelled.
+
+        The result is the general path's (`Tool._finish`, `Engine.after`,
+        `Engine._rounds`, `Call.finish`): the value made into a result, an
+        `Exception` into the tool's failure, a `JSONRPCError` or any other
+        `BaseException` into an error reply, `InputRequired` into an
+        ``input_required`` result. Then the call is `REPLIED` and handed to
+        its ``over`` (the transport frees its id and slot).
+        """
+        if call.state is not _RUNNING:
+            return  # cancelled: no reply (its id and slot were freed then, `PostedCall.cancel`)
         server = self.server
+        fused = call.fused
         try:
             try:
-                value = await server.workers.submit(fn, arguments)  # (`Workers.run` without its coroutine)
-            except JSONRPCError:
-                raise  # a deliberate protocol error stays one (as in `Tool._finish`)
-            except Exception as exc:
-                out = failed(exc, server.mask_errors)
-            else:
-                if type(value) is str and text_block:
-                    out = {"resultType": "complete", "content": [{"type": "text", "text": value}]}  # `_unstructured`
+                if exc is None:
+                    if type(value) is str and fused[2]:  # text_block: `_unstructured`
+                        out = {"resultType": "complete", "content": [{"type": "text", "text": value}]}
+                    else:
+                        out = fused[6](value)  # result
+                elif isinstance(exc, Exception) and not isinstance(exc, JSONRPCError):
+                    out = fused[5](exc, server.mask_errors)  # failed
                 else:
-                    out = result(value)
-        except InputRequired as exc:  # as `Engine._rounds`
-            from ._engine import _rerun_warning
+                    raise exc  # a deliberate protocol error stays one (as in `Tool._finish`), InputRequired is asked
+            except InputRequired as ask:  # as `Engine._rounds`
+                reply = reply_ok(call.id, self._input_required(call.data, ask))
+            else:
+                reply = reply_complete(call.id, out, server._result_meta)  # `Engine.complete`'s decoration
+        except BaseException as failure:  # noqa: BLE001 - every failure gets its reply (as `Call.finish`)
+            reply = reply_failed(call.id, failure)
+        call.state = _REPLIED
+        try:
+            call.write(reply[0])
+        finally:
+            call.over(call)
 
-            params = orjson.loads(data)["params"]
-            if exc.visible:
-                _rerun_warning(server, methods.TOOLS_CALL, params, exc)
-            return server._complete(input_required_result(server.state_sealer, methods.TOOLS_CALL, params, exc))
-        shared = server._result_meta  # `Engine.complete`, inline, as `tools_call` does it
-        if shared is not None:
-            own = out.get("_meta")
-            out["_meta"] = shared if own is None else {**shared, **own}
-        return out
+    def _input_required(self, data: bytes, exc: InputRequired) -> dict[str, Any]:
+        """A threaded fused call's `InputRequired`: the ``input_required`` result `Engine._rounds` makes."""
+        from ._engine import _rerun_warning
+
+        server = self.server
+        params = orjson.loads(data)["params"]
+        if exc.visible:
+            _rerun_warning(server, methods.TOOLS_CALL, params, exc)
+        return server._complete(input_required_result(server.state_sealer, methods.TOOLS_CALL, params, exc))
 
     @property
     def loaded(self) -> bool:

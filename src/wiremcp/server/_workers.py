@@ -16,7 +16,10 @@ Rules:
   connection) cancels the asyncio future at once: the transport sends no
   reply, and the thread, which Python cannot interrupt, runs to its end
   while its late result or exception is dropped. A call still queued for a
-  thread when it is cancelled never starts.
+  thread when it is cancelled never starts;
+* `Workers.post` hands the outcome to a callback on the loop instead of a
+  future (the fused stage's threaded tool call: no task awaits it); the
+  callback's target (a `Call`) says whether it was cancelled, as a future does.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from __future__ import annotations
 import contextvars
 import threading
 from _queue import SimpleQueue  # queue.SimpleQueue itself, without queue.py (~2.6 M instructions at start-up)
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, TypeVar
 
 from ..jsonrpc import JSONRPCError
 
@@ -75,6 +78,19 @@ class Workers:
         if ctx is not None:
             ctx.from_thread(loop)
         future: asyncio.Future[Any] = loop.create_future()
+        self.post(fn, arguments, future, _settle_future)
+        return future
+
+    def post(self, fn: Callable[..., Any], arguments: dict[str, Any], target: _Target, settle: Callable[[Any, Any, BaseException | None], None]) -> None:
+        """Call ``fn(**arguments)`` in a worker thread; ``settle(target, result, exception)`` gets its outcome on the running loop.
+
+        No future and no task: the caller's callback takes the outcome (the
+        fused stage's threaded call, `_intake.FastPath`). ``target.cancelled()``
+        true before the call starts: it never starts; after, ``settle`` still
+        runs and decides (the target's state is the loop's to read).
+        """
+        import asyncio  # imported by then: on first use, not at start-up
+        job = (target, asyncio.get_running_loop(), contextvars.copy_context(), fn, arguments, settle)
         thread = None
         with self._lock:
             # Reserve an idle thread for this job, or start one: a queued job never waits
@@ -90,10 +106,9 @@ class Workers:
                 )
                 self._threads.append(thread)
             jobs = self._queue
-        jobs.put((future, loop, contextvars.copy_context(), fn, arguments))
+        jobs.put(job)
         if thread is not None:
             thread.start()
-        return future
 
     def _work(self, jobs: SimpleQueue[_Job | None], generation: int) -> None:
         get = jobs.get
@@ -101,14 +116,14 @@ class Workers:
             job = get()
             if job is None:
                 return
-            future, loop, context, fn, arguments = job
-            if not future.cancelled():  # a call cancelled while queued never starts
+            target, loop, context, fn, arguments, settle = job
+            if not target.cancelled():  # a call cancelled while queued never starts
                 try:
                     outcome: tuple[Any, BaseException | None] = (context.run(fn, **arguments), None)
                 except BaseException as exc:  # noqa: BLE001 - handed to the awaiting request
                     outcome = (None, exc)
                 try:
-                    loop.call_soon_threadsafe(_settle_future, future, *outcome)
+                    loop.call_soon_threadsafe(settle, target, *outcome)
                 except RuntimeError:  # the loop is closed: nobody waits for the outcome
                     pass
             with self._lock:
@@ -129,7 +144,21 @@ class Workers:
                 thread.join()
 
 
-_Job = tuple["asyncio.Future[Any]", "asyncio.AbstractEventLoop", contextvars.Context, Callable[..., Any], dict[str, Any]]
+class _Target(Protocol):
+    """What a job's outcome goes to: an asyncio future (`Workers.submit`) or a `Call` (`Workers.post`)."""
+
+    def cancelled(self) -> bool: ...
+
+
+#: A queued call: its target, its loop, its context, the function, its arguments, and what settles the target on the loop.
+_Job = tuple[
+    _Target,
+    "asyncio.AbstractEventLoop",
+    contextvars.Context,
+    Callable[..., Any],
+    dict[str, Any],
+    Callable[[Any, Any, "BaseException | None"], None],
+]
 
 
 def _settle_future(future: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:

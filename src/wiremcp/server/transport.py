@@ -53,7 +53,7 @@ Each name loads its module on first use, as in `wiremcp.server`.
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ._call import Call, CallState, Write
+    from ._call import Call, CallState, PostedCall, Write
     from ._connection import (
         DEFERRED,
         ConnectionState,
@@ -87,7 +87,7 @@ else:
     __getattr__, __dir__ = lazy_names(
         globals(),
         {
-            **dict.fromkeys(("Call", "CallState", "Write"), "_call"),
+            **dict.fromkeys(("Call", "CallState", "PostedCall", "Write"), "_call"),
             **dict.fromkeys(
                 (
                     "DEFERRED",
@@ -126,6 +126,7 @@ __all__ = [
     "FusedCall",
     "Call",
     "CallState",
+    "PostedCall",
     "Write",
     "Reply",
     "reply_ok",

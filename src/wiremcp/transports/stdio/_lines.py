@@ -12,7 +12,9 @@ keeps (basic/transports/stdio.mdx, basic/patterns/cancellation.mdx):
   reply;
 * requests run concurrently: a synchronous handler answers inline, an
   asynchronous one becomes a task whose reply goes out when it finishes,
-  in whatever order they finish;
+  in whatever order they finish; a fused call of a plain ``def`` tool
+  (`PostedCall`) needs no task: its reply is written from the worker's
+  completion callback on the loop, which then frees its slot (`_finished`);
 * at most ``max_in_flight`` asynchronous requests run at once; past that new
   requests wait their turn in order, up to ``max_waiting`` of them, and one
   more is refused with -32000 (`ServerBusy`). Input is always read, so
@@ -59,7 +61,16 @@ from typing import Callable
 from ...jsonrpc import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_SIZE, MCP, Decoder, InvalidRequest, LineSplitter, Notification, Request, TooLong
 from ...protocol import methods
 from ...server import Server
-from ...server.transport import Call, Held, LegacySession, Notified, ServerBusy, ServerConnection, reply_failed
+from ...server.transport import (
+    Call,
+    Held,
+    LegacySession,
+    Notified,
+    PostedCall,
+    ServerBusy,
+    ServerConnection,
+    reply_failed,
+)
 
 __all__ = ["LineServer", "DEFAULT_MAX_IN_FLIGHT", "DEFAULT_MAX_WAITING", "DEFAULT_MAX_LISTENS"]
 
@@ -103,13 +114,14 @@ class LineServer:
         self.write = write
         # subscriptions/listen comes back `Held` (not started): this transport caps the listens open at once.
         held = frozenset((_LISTEN,))
+        # A fused threaded tool call comes back a running `PostedCall`: it writes its reply, then `_finished`.
         if conn is None:
             decoder = Decoder(MCP, max_size=max_message_size, max_depth=max_depth)
-            conn = ServerConnection(server, write, line=True, decoder=decoder, held=held)
+            conn = ServerConnection(server, write, line=True, decoder=decoder, held=held, over=self._finished)
         else:  # the stdio front's, nothing in flight (its legacy session, if any, goes on here)
             if conn.server is not server or not conn.line:
                 raise ValueError("LineServer: conn must be a line connection of the same server")
-            conn.rebind(write, held)
+            conn.rebind(write, held, over=self._finished)
         self.conn = conn
         self._calls = self.conn.calls
         # Bound once: looked up per line otherwise.
@@ -188,6 +200,8 @@ class LineServer:
             self.write(out[0])  # type: ignore[index, arg-type]  # t is tuple: a Reply
         elif t is Call:
             self._run(out)  # type: ignore[arg-type]  # t is Call
+        elif t is PostedCall:
+            pass  # running: its reply is written from the loop when its thread is done, then `_finished`
         elif t is Held:  # no free slot, or a subscriptions/listen (capped here)
             request = out.request  # type: ignore[union-attr]  # t is Held
             if busy:

@@ -120,6 +120,31 @@ def test_the_fused_stage_takes_these_calls_to_the_worker_pool() -> None:
     assert len(written) == 9
 
 
+def test_the_stdio_fronts_connection_posts_threaded_calls_once_handed_to_the_loop() -> None:
+    """The front's connection has no ``over`` (it answers blocking, before any loop): a threaded call is not
+    posted there; `LineServer` takes it with ``conn=`` and rebinds its ``over``, and the fused stage posts from then on."""
+    import runpy
+
+    from wiremcp.server.transport import ServerConnection
+
+    fast: wiremcp.Server = runpy.run_path(str(SERVER))["fast"]
+    front = ServerConnection(fast, lambda data: None, decoder=Decoder(MCP))
+    first = lines()[0]
+    assert type(front.receive(first, defer=True)) is not PostedCall
+    written: list[bytes] = []
+
+    async def main() -> None:
+        server = LineServer(fast, written.append, conn=front)
+        assert server.conn is front
+        out = front.receive(first)
+        assert type(out) is PostedCall, out
+        while not written:
+            await asyncio.sleep(0.01)
+
+    asyncio.run(main())
+    assert orjson.loads(written[0])["id"] == orjson.loads(first)["id"]
+
+
 @pytest.mark.parametrize("attr", ["fast", "general"])
 def test_a_threaded_fused_call_is_in_flight_cancellable_and_its_id_taken(spawn: Any, attr: str) -> None:
     """While it runs its id is in flight (a reuse is refused, -32600); cancelled, it gets no reply (stdio.mdx, Cancellation)."""

@@ -47,8 +47,9 @@ def paced(port: int, rate: float, conns: int, duration: float, warmup: float,
     of the window were sent), then waits for every reply. ``snapshot`` is read
     at the window's start and end (``before``, ``after``); ``count`` is the
     calls answered within the window, ``answered`` all of them, ``sent`` those
-    sent within it; ``lag_ms`` the most the schedule fell behind in the window
-    (no idle connection when a call was due).
+    sent within it; ``lag_ms`` the most a call of the window went out after its
+    scheduled time (the driver late, or no idle connection when it was due;
+    ``select`` wakes in 1 ms steps).
     """
     payload = make_payload(100)
     factory = RequestFactory("modern", payload)
@@ -74,13 +75,13 @@ def paced(port: int, rate: float, conns: int, duration: float, warmup: float,
                 sending = False
             if sending:
                 due = int((now - start) * rate) + 1
+                if measuring and sent < due:  # how late the next call goes out (or would: no idle connection)
+                    lag = max(lag, now - (start + sent / rate))
                 while sent < due and chan.idle and not (limit is not None and measuring and window_sent >= limit):
                     sent += 1
                     if measuring:
                         window_sent += 1
                     chan.submit(sent, factory.body(sent))
-                if sent < due and not chan.idle and measuring:
-                    lag = max(lag, now - (start + sent / rate))
                 timeout = max(0.0, start + sent / rate - clock()) if chan.idle else 0.05
             else:
                 timeout = 1.0

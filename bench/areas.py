@@ -37,9 +37,11 @@ def _argv(area: str, mode: str, quick: bool, tiny: bool) -> list[str]:
             ["--reps", "3" if not quick else "1", "--duration", "2" if not quick else "1", "--warmup", "0.3"]
         return ["sync_tools.py", "--inflight", "1", "16", *size]
     if area == "scale":
+        # open-loop windows at scale.py's default rate per worker in every size; the callgrind instruction
+        # counts (about 3 min of start-up under valgrind) only in the full size
         size = ["--reps", "1", "--duration", "0.5", "--warmup", "0.2", "--listeners", "10", "--changes", "5",
-                "--legacy-messages", "20"] if tiny else \
-            ["--reps", "3" if not quick else "1", "--duration", "5" if not quick else "2"]
+                "--legacy-messages", "20", "--rate", "200"] if tiny else \
+            ["--reps", "1", "--duration", "2"] if quick else ["--reps", "3", "--duration", "5", "--instr-calls", "200"]
         return ["scale.py", "--workers", "1", "2", "--per-worker", *size]
     if area == "client":  # the target is without the PM QoS request: client_bench.py never sets it
         size = ["--reps", "1", "--calls", "50", "--warmup", "10"] if tiny else \

@@ -33,11 +33,25 @@ configuration of docs/deploy.md (round robin) in front, then measures:
   default) takes the tools/call and legacy windows with and without the PM
   QoS request (bench/pmqos.py).
 
+* **at equal load per worker** (bench/scale_paced.py): ``--rate R`` (default
+  1,000) adds open-loop windows, tools/call sent on a fixed schedule at R per
+  second per worker (N workers: N times R in all), below saturation, so that
+  1 and 2 workers are compared at the same load each: the worker CPU (and its
+  user-space part) per call, the rate achieved and how late the schedule fell.
+  The closed loop saturates a small machine, where each of N workers gets
+  1/N of the calls and pays more per call for it (fewer per wake-up).
+* **instructions** (``--instr-calls K``, off by default: about 3 min): the
+  workers under callgrind behind nginx on Redis, K calls each at
+  ``--instr-rate`` per second per worker, counted between two
+  ``callgrind_control`` dumps taken with every worker idle: user-space
+  instructions per call, which do not depend on the machine's load.
+
 The machine's load matters (bench/README.md says what it was); the figures
 are the median of ``--reps`` runs. Prints a Markdown table and, with
 ``--json``, writes the samples.
 
-    .venv/bin/python bench/scale.py                      # about 2 min
+    .venv/bin/python bench/scale.py                      # about 3 min
+    .venv/bin/python bench/scale.py --workers 1 2 --per-worker --pm-qos both --instr-calls 200   # the "no coordination cost" check
 """
 
 from __future__ import annotations
@@ -66,6 +80,7 @@ from driver import (  # noqa: E402
 )
 from scale.services import Nginx, RedisServer, Worker  # noqa: E402
 from scale_costs import projection, table  # noqa: E402
+from scale_paced import instructions, paced  # noqa: E402
 
 TARGET = "bench/fixtures/scale_echo.py"
 STATE_KEY = "bench-scale-shared-key-0123456789"
@@ -92,14 +107,28 @@ def _redis_stats(redis: RedisServer) -> tuple[int, int]:
     return int(fields[b"total_commands_processed"]), int(fields[b"total_reads_processed"])
 
 
+def _user_seconds(pids: list[int]) -> float:
+    """utime (+cutime) summed over ``pids``: the user-space part of `driver.cpu_seconds`."""
+    ticks = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                rest = f.read().rsplit(b") ", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(rest[11]) + int(rest[13])  # fields 14 and 16 of stat(5)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 class Meter:
-    """CPU seconds (utime+stime from /proc) of the workers, nginx, Redis and this driver, at one instant."""
+    """CPU seconds (utime+stime from /proc) of the workers (and their utime alone), nginx, Redis and this driver, at one instant."""
 
     def __init__(self, workers: list[Worker], nginx: Nginx, redis: RedisServer) -> None:
         self.groups = {"workers": [w.proc.pid for w in workers], "nginx": [nginx.proc.pid], "redis": [redis.proc.pid]}
 
     def read(self) -> dict[str, float]:
         out = {name: cpu_seconds([p for root in roots for p in process_tree(root)]) for name, roots in self.groups.items()}
+        out["workers_user"] = _user_seconds([p for root in self.groups["workers"] for p in process_tree(root)])
         out["driver"] = time.process_time()
         return out
 
@@ -153,6 +182,22 @@ def _calls(port: int, inflight: int, duration: float, warmup: float, redis: Redi
     return {"calls_per_s": count / elapsed, "redis_per_call": commands / max(count, 1),
             "redis_trips_per_call": trips / max(count, 1), "errors": errors,
             **Meter.per(cpu_before, cpu_after, count)}
+
+
+def _paced(port: int, rate: float, conns: int, duration: float, warmup: float, redis: RedisServer,
+           meter: Meter) -> dict[str, float]:
+    """tools/call at ``rate`` per second in all (open loop, scale_paced.py): costs per call at that load."""
+    def snapshot() -> dict[str, float]:
+        commands, trips = _redis_stats(redis)
+        return {**meter.read(), "commands": commands, "trips": trips}
+
+    r = paced(port, rate, conns, duration, warmup, snapshot)
+    before, after, count = r["before"], r["after"], max(r["count"], 1)
+    cpu = Meter.per({k: v for k, v in before.items() if k not in ("commands", "trips")}, after, count)
+    return {"target_per_s": rate, "calls_per_s": r["count"] / r["elapsed"], "sent_per_s": r["sent"] / r["elapsed"],
+            "lag_ms": r["lag_ms"], "errors": r["errors"],
+            "redis_per_call": (after["commands"] - before["commands"] - 1) / count,
+            "redis_trips_per_call": (after["trips"] - before["trips"] - 1) / count, **cpu}
 
 
 def _legacy(port: int, messages: int, redis: RedisServer, meter: Meter) -> dict[str, float]:
@@ -297,6 +342,12 @@ def run(n: int, args: argparse.Namespace) -> dict[str, Any]:
             for on in pmqos.modes(args.pm_qos, rep):
                 with pmqos.held(on):
                     calls.append({**_calls(nginx.port, inflight, args.duration, args.warmup, redis, meter), "pm_qos": on})
+        paced_rows = []
+        for rep in range(args.reps if args.rate > 0 else 0):
+            for on in pmqos.modes(args.pm_qos, rep):
+                with pmqos.held(on):
+                    paced_rows.append({**_paced(nginx.port, args.rate * n, args.inflight * n, args.duration, args.warmup,
+                                                redis, meter), "pm_qos": on})
         # Legacy sessions after every modern window: a worker serving one beats its heartbeat in Redis
         # from then on (about one SET a second), which is not a cost of a modern call.
         for rep in range(args.reps):
@@ -304,7 +355,7 @@ def run(n: int, args: argparse.Namespace) -> dict[str, Any]:
                 with pmqos.held(on):
                     legacy.append({**_legacy(nginx.port, args.legacy_messages, redis, meter), "pm_qos": on})
         fan = [_fanout(nginx.port, args.listeners, args.changes, redis, n) for _ in range(args.reps)]
-        return {"workers": n, "calls": calls, "legacy": legacy, "fanout": fan}
+        return {"workers": n, "calls": calls, "paced": paced_rows, "legacy": legacy, "fanout": fan}
     finally:
         if nginx is not None:
             nginx.stop()
@@ -327,15 +378,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--legacy-messages", type=int, default=500, help="tools/call in one legacy session (per rep)")
     parser.add_argument("--pm-qos", choices=pmqos.MODES, default="both",
                         help="tools/call and legacy windows with the PM QoS request held (on), not (off), or both")
+    parser.add_argument("--rate", type=float, default=1000.0,
+                        help="open-loop windows too: this many tools/call per s per worker (N workers: N times as many), "
+                             "below saturation, for the worker CPU per call at equal load (0: none)")
+    parser.add_argument("--instr-calls", type=int, default=0,
+                        help="worker instructions per call: the workers under callgrind, this many calls per worker "
+                             "(0: not measured)")
+    parser.add_argument("--instr-rate", type=float, default=20.0, help="--instr-calls at this rate per worker")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     results = []
     for n in args.workers:
         print(f"{n} worker(s)...", file=sys.stderr, flush=True)
         results.append(run(n, args))
+    for r in results if args.instr_calls > 0 else []:
+        print(f"{r['workers']} worker(s) under callgrind...", file=sys.stderr, flush=True)
+        r["instructions"] = instructions(r["workers"], TARGET, {"WIREMCP_STATE_KEY": STATE_KEY}, args.instr_rate,
+                                         args.instr_calls, args.warmup)
     text = table(results, args.pm_qos) + "\n" + projection(results)
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f}, cores: {os.cpu_count()}\n\n{text}")
-    failed = any(c["errors"] for r in results for c in r["calls"]) or \
+    failed = any(c["errors"] for r in results for c in r["calls"] + r["paced"]) or \
+        any(r.get("instructions", {}).get("errors") for r in results) or \
         any(x["legacy_errors"] for r in results for x in r["legacy"]) or \
         any(f["delivered"] != f["expected"] for r in results for f in r["fanout"])
     if args.json:

@@ -205,19 +205,24 @@ class Nginx(_Process):
 
 
 class Worker(_Process):
-    """``wiremcp run TARGET --http`` on a free port (or ``--workers N`` of them), with ``env`` added."""
+    """``wiremcp run TARGET --http`` on a free port (or ``--workers N`` of them), with ``env`` added.
 
-    def __init__(self, target: str, env: dict[str, str], *args: str, port: int | None = None) -> None:
+    ``wrapper`` goes before the command (bench/scale.py runs workers under
+    ``valgrind --tool=callgrind``), ``start_timeout`` bounds the wait for the port.
+    """
+
+    def __init__(self, target: str, env: dict[str, str], *args: str, port: int | None = None,
+                 wrapper: tuple[str, ...] = (), start_timeout: float = 15.0) -> None:
         self.port = port or free_port()
         self.log_path = Path(tempfile.mkstemp(prefix="wiremcp-worker-", suffix=".log")[1])
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "wiremcp", "run", target, "--http", "--port", str(self.port),
+            [*wrapper, sys.executable, "-m", "wiremcp", "run", target, "--http", "--port", str(self.port),
              *args],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log, cwd=ROOT,
             env={**os.environ, **env},
         )
-        _wait_port(self.port, self.proc, self.log_path, "wiremcp")
+        _wait_port(self.port, self.proc, self.log_path, "wiremcp", start_timeout)
 
     @property
     def url(self) -> str:

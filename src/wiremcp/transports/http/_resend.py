@@ -39,7 +39,7 @@ import errno
 import logging
 from typing import Awaitable, Callable, TypeVar
 
-__all__ = ["IDEMPOTENT", "RESENDS", "resending", "may_resend"]
+__all__ = ["IDEMPOTENT", "RESENDS", "resending", "resend_after", "may_resend"]
 
 log = logging.getLogger("wiremcp.client")
 
@@ -63,7 +63,7 @@ IDEMPOTENT = frozenset({
     "tasks/list",
     "tasks/result",
 })
-#: How many times a request is sent again at most.
+#: How many times a request is sent again at most (`resend_after` sends once more).
 RESENDS = 1
 _IDEMPOTENT_HTTP = frozenset({"GET", "HEAD", "OPTIONS", "DELETE", "PUT"})
 _RESET = frozenset({errno.ECONNRESET, errno.EPIPE})
@@ -83,12 +83,19 @@ def may_resend(exc: BaseException, http_method: str, rpc_method: str | None) -> 
 
 async def resending(attempt: Callable[[], Awaitable[T]], http_method: str, rpc_method: str | None, url: str) -> T:
     """``await attempt()``; once more when it failed in a way `may_resend` allows."""
-    for resends in range(RESENDS + 1):
-        try:
-            return await attempt()
-        except Exception as exc:
-            if resends == RESENDS or not may_resend(exc, http_method, rpc_method):
-                raise
-            log.info("%s %s (%s) lost its connection before any response (%r): sent again",
-                     http_method, url, rpc_method or "-", exc)
-    raise AssertionError("unreachable")  # pragma: no cover
+    try:
+        return await attempt()
+    except Exception as exc:
+        return await resend_after(exc, attempt, http_method, rpc_method, url)
+
+
+async def resend_after(
+    exc: Exception, attempt: Callable[[], Awaitable[T]], http_method: str, rpc_method: str | None, url: str
+) -> T:
+    """The first ``attempt()`` raised ``exc``: ``await attempt()`` once more (`RESENDS`) if `may_resend`
+    allows, else ``exc`` again. For a caller that makes its first attempt itself (no wrapper per request)."""
+    if not may_resend(exc, http_method, rpc_method):
+        raise exc
+    log.info("%s %s (%s) lost its connection before any response (%r): sent again",
+             http_method, url, rpc_method or "-", exc)
+    return await attempt()

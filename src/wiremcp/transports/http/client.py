@@ -91,7 +91,7 @@ import orjson
 from ...client import ClientError, ConnectionClosed, HTTPError, NotSent, Receiver
 from ...jsonrpc import DEFAULT_MAX_MESSAGE_SIZE
 from ._endpoint import Endpoint, env_proxy
-from ._resend import resending
+from ._resend import resend_after, resending
 
 if TYPE_CHECKING:
     import aiohttp
@@ -305,8 +305,11 @@ class HTTPTransport(Endpoint):
         asks (a fresh token, then perhaps the DPoP nonce the server wants with it, RFC 9449 section 9).
         A connection lost before any response: sent again when `_resend` allows (``rpc``: the JSON-RPC method)."""
         auth = self.auth
-        if auth is None:
-            return await resending(lambda: self._exchange(method, headers, body), method, rpc, self.url)
+        if auth is None:  # the common case: no wrapper coroutine, nor closure, unless the first try fails
+            try:
+                return await self._exchange(method, headers, body)
+            except Exception as exc:  # noqa: BLE001 - resend_after raises it again unless it may be resent
+                return await resend_after(exc, lambda: self._exchange(method, headers, body), method, rpc, self.url)
 
         async def authorized() -> _Reply:
             assert auth is not None
@@ -331,7 +334,7 @@ class HTTPTransport(Endpoint):
     async def _post(self, data: bytes, id: Any, method: str | None, extra: dict[str, str] | None) -> None:
         receiver = self._receiver
         assert receiver is not None
-        answered = False
+        answered = replied = False
         had_session = self.session_id is not None  # a 404 in a session: the session is gone, not the endpoint
         try:
             reply = await self._request("POST", self._request_headers(extra), data, method)
@@ -378,6 +381,7 @@ class HTTPTransport(Endpoint):
                 if type(obj) is dict and ("result" in obj or "error" in obj or "method" in obj):
                     answered = True
                     receiver.message(body, id, status if status >= 400 else None)
+                    replied = "method" not in obj and obj.get("id") == id  # its reply: nothing left to fail below
             if status < 400 or answered:
                 self._answered = True
             elif id is not None and 400 <= status < 500 and await self._fall_back(data, id, method):
@@ -386,7 +390,7 @@ class HTTPTransport(Endpoint):
                 receiver.request_failed(id, _refusal(status, body, method, self.url, had_session))
             elif id is None and status >= 400:
                 log.warning("the server refused a notification or response with HTTP %d: %r", status, body[:200])
-            elif id is not None:
+            elif id is not None and not replied:
                 # The stream ended; if the reply never came this fails the request (a no-op otherwise).
                 receiver.request_failed(
                     id, ConnectionClosed(f"the server closed the response stream for {method} without replying")

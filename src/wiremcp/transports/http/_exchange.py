@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ...jsonrpc import InternalError
 from ...server.transport import Call, current_headers, reply_failed
-from ._asgi import JSON_CONTENT_TYPE, STATUS_BY_CODE, Message, Receive, Send, json_reply, sse_start
-from ._carrier import Signal
+from ._asgi import JSON_CONTENT_TYPE, STATUS_BY_CODE, Receive, Send, json_reply, sse_start
+from ._carrier import DISCONNECT, Signal, Waiter
 from ._session_rules import ENTRY_COST
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ class ReplyState(enum.Enum):
     GONE = "gone"  #: the client disconnected or stopped reading: nothing more is sent
 
 
-class Exchange:
+class Exchange(Waiter):
     """The HTTP side of one modern request: the events its `Call` wrote, and whether anyone still listens.
 
     The exchange is the call's ``write``: each notification becomes a
@@ -65,7 +65,7 @@ class Exchange:
     quiet keep-alive interval).
     """
 
-    __slots__ = ("call", "backlog", "events", "pending", "state", "sleeper", "woken", "quiet")
+    __slots__ = ("call", "backlog", "events", "pending", "state")
 
     def __init__(self, backlog: int) -> None:
         self.call: Call | None = None
@@ -104,17 +104,6 @@ class Exchange:
         """The client left or stopped reading (set by callbacks while the response loop awaits)."""
         return self.state is ReplyState.GONE
 
-    def wake(self, _: Any = None) -> None:
-        """Interrupt the response's wait in ``receive()``, once (the waiting side takes the cancel back)."""
-        sleeper = self.sleeper
-        if sleeper is not None and not self.woken:
-            self.woken = True
-            sleeper.cancel()
-
-    def keepalive(self) -> None:
-        """The keep-alive timer's callback."""
-        self.quiet = True
-        self.wake()
 
 
 async def final(send: Send, ex: Exchange, data: bytes, code: int | None) -> None:
@@ -224,7 +213,7 @@ class ModernFeed:
                 raise  # cancelled by someone else too (the ASGI server): not ours to take back
             message = None
         except Exception:  # noqa: BLE001 - the ASGI server could not read from the client: it is gone
-            message = _DISCONNECT
+            message = DISCONNECT
         finally:
             ex.sleeper = None
             if timer is not None:
@@ -295,9 +284,6 @@ class ModernFeed:
 
 #: The context `Exchange.wake` runs in as a done callback (it reads no context variable: no copy per stream).
 _NO_CONTEXT = contextvars.Context()
-
-#: What a failed ``receive()`` counts as.
-_DISCONNECT: Message = {"type": "http.disconnect"}
 
 #: The error of a request the shutdown cancelled after ``Server.shutdown_grace``.
 _SHUT_DOWN = "the server shut down before the request finished (cancelled after its shutdown grace period)"

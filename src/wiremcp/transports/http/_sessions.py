@@ -110,7 +110,7 @@ from ...jsonrpc import ErrorResponse, InternalError, Notification, Request, Resp
 from ...server import Server
 from ...server.transport import Call, Reply, ServerBusy, Write, reply_failed
 from ._asgi import Receive, Send, empty_reply, json_reply
-from ._carrier import Signal, carry
+from ._carrier import DISCONNECT, Signal, Waiter, carry
 from ._auth import principal
 from ._session_base import SessionBase, refusal_status, unline
 from ._session_rules import LAST_EVENT_ID_HEADER, SESSION_HEADER, SessionOptions, SessionRules
@@ -140,10 +140,10 @@ class _Carrying(enum.Enum):
     GONE = "gone"  #: the client disconnected: nothing more is written
 
 
-class _Pump:
+class _Pump(Waiter):
     """One HTTP response carrying a stream (a POST's reply, or a GET): the stream as `_carrier.carry` sees it."""
 
-    __slots__ = ("receive", "stream", "session", "queued", "opens_primed", "sleeper", "woken", "quiet", "state", "last_bytes")
+    __slots__ = ("receive", "stream", "session", "queued", "opens_primed", "state", "last_bytes")
 
     def __init__(self, receive: Receive, stream: _Stream, *, queued: bytes = b"", prime: bool = True) -> None:
         self.receive = receive
@@ -155,18 +155,6 @@ class _Pump:
         self.quiet = False  # a keep-alive interval passed in silence
         self.state = _Carrying.NEW
         self.last_bytes = b""  # the last bytes, once RELEASED
-
-    def wake(self, _: Any = None) -> None:
-        """Interrupt the response's wait in ``receive()``, once (the waiting side takes the cancel back)."""
-        sleeper = self.sleeper
-        if sleeper is not None and not self.woken:
-            self.woken = True
-            sleeper.cancel()
-
-    def keepalive(self) -> None:
-        """The keep-alive timer's callback."""
-        self.quiet = True
-        self.wake()
 
     # -- the `_carrier.Feed` ----------------------------------------------------------------
 
@@ -202,7 +190,7 @@ class _Pump:
                 raise  # cancelled by someone else too (the ASGI server): not ours to take back
             message = None
         except Exception:  # noqa: BLE001 - the ASGI server could not read from the client: it is gone
-            message = _DISCONNECT
+            message = DISCONNECT
         finally:
             self.sleeper = None
             if timer is not None:
@@ -241,10 +229,6 @@ class _Pump:
             stream.carrier = None
         stream.session.touch()
         stream.forget_if_done()
-
-
-#: What a failed ``receive()`` counts as.
-_DISCONNECT = {"type": "http.disconnect"}
 
 
 class _Stream(Stream):

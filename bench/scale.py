@@ -78,7 +78,7 @@ from driver import (  # noqa: E402
     INITIALIZED_BODY, HttpChannel, RequestFactory, check_reply, cpu_seconds, decode_http_reply, initialize_body,
     make_payload, modern_http_headers, process_tree,
 )
-from scale.services import Nginx, RedisServer, Worker  # noqa: E402
+from scale.services import Nginx, RedisServer, Worker, stop_deployment  # noqa: E402
 from scale_costs import projection, table  # noqa: E402
 from scale_paced import instructions, paced  # noqa: E402
 
@@ -357,11 +357,7 @@ def run(n: int, args: argparse.Namespace) -> dict[str, Any]:
         fan = [_fanout(nginx.port, args.listeners, args.changes, redis, n) for _ in range(args.reps)]
         return {"workers": n, "calls": calls, "paced": paced_rows, "legacy": legacy, "fanout": fan}
     finally:
-        if nginx is not None:
-            nginx.stop()
-        for worker in workers:
-            worker.stop()
-        redis.kill()
+        stop_deployment(nginx, workers, redis)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from scale.services import Nginx, RedisServer, Worker  # before instructions, which puts bench/ (scale.py) first
+from scale.services import Nginx, RedisServer, Worker, stop_deployment  # before instructions, which puts bench/ (scale.py) first
 
 from driver import HttpChannel, RequestFactory, check_reply, make_payload, modern_http_headers
 from instructions import _idle, _summary
@@ -159,10 +159,6 @@ def instructions(n: int, target: str, env: dict[str, str], rate: float, calls: i
                 "lag_ms": run["lag_ms"], "window_s": ended - started, "idle_window_s": idled - ended,
                 "busy": busy, "idle": idle, "instructions_per_call": per_call}
     finally:
-        if nginx is not None:
-            nginx.stop()
-        for worker in workers:
-            worker.stop()
-        redis.kill()
+        stop_deployment(nginx, workers, redis)
         shutil.rmtree(tmp, ignore_errors=True)
 

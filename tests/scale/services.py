@@ -127,6 +127,15 @@ class _Process:
             self.log_path.unlink(missing_ok=True)
 
 
+def stop_deployment(nginx: Nginx | None, workers: list[Worker], redis: RedisServer) -> None:
+    """Stop a deployment from the front: nginx, then each worker, then Redis (killed: it keeps nothing)."""
+    if nginx is not None:
+        nginx.stop()
+    for worker in workers:
+        worker.stop()
+    redis.kill()
+
+
 class RedisServer(_Process):
     """``redis-server`` on a free loopback port, no persistence."""
 

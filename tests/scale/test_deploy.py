@@ -22,7 +22,7 @@ import pytest
 from wiremcp.client import Client
 
 from .conftest import STATE_KEY, needs_services, sync
-from .services import Nginx, RedisServer, Worker
+from .services import Nginx, RedisServer, Worker, stop_deployment
 
 pytest.importorskip("redis", reason="the Redis backend needs the [redis] extra")
 pytest.importorskip("aiohttp", reason="the HTTP client needs the [http] extra")
@@ -50,11 +50,7 @@ def deployment() -> Iterator[Deployment]:
         nginx = Nginx([w.port for w in workers])
         yield Deployment(redis, workers, nginx)
     finally:
-        if nginx is not None:
-            nginx.stop()
-        for worker in workers:
-            worker.stop()
-        redis.kill()
+        stop_deployment(nginx, workers, redis)
 
 
 def client(url: str, **options: Any) -> Client:

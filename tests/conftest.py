@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -20,6 +21,12 @@ from typing import Any, Iterator
 
 import orjson
 import pytest
+
+# A suite started in the background by a non-interactive shell (`cmd &`, nohup) inherits SIGINT
+# ignored, and so would every process it starts: the tests that stop a server or a pytest with
+# Ctrl-C (SIGINT) would then see it carry on. Ctrl-C works in the suite as it does in a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = Path(__file__).resolve().parent / "servers"

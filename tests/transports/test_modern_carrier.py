@@ -16,7 +16,7 @@ import orjson
 
 from wiremcp import Context, Server
 from wiremcp.transports.http import MCPApp
-from wiremcp.transports.http import _carrier, _exchange
+from wiremcp.transports.http import _app, _carrier, _exchange
 
 server = Server("modern-carrier")
 
@@ -115,7 +115,7 @@ def test_a_call_answered_after_an_await_with_nothing_emitted_is_one_json_body():
 
 
 def test_the_modern_stream_is_carried_by_the_one_carrier_loop(monkeypatch):
-    """`_exchange.stream` has no loop of its own: it hands a `ModernFeed` to `_carrier.carry`."""
+    """A modern call still running is no loop of its own: `MCPApp` hands its `ModernFeed` to `_carrier.carry`."""
     fed: list[Any] = []
     carry = _carrier.carry
 
@@ -123,7 +123,7 @@ def test_the_modern_stream_is_carried_by_the_one_carrier_loop(monkeypatch):
         fed.append(feed)
         await carry(feed, *args, **kwargs)
 
-    monkeypatch.setattr(_exchange, "carry", watching)
+    monkeypatch.setattr(_app, "carry", watching)
     sent = post(MCPApp(server), "steps", {"count": 1}, token="t")
     assert [type(f) for f in fed] == [_exchange.ModernFeed] and fed[0].prime() == b""
     assert b"notifications/progress" in stream_text(sent)

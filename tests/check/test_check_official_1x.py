@@ -35,14 +35,19 @@ def messages(out: dict[str, Any], rule: str) -> list[str]:
 
 
 #: The 1.x SDK answers a cancelled request with an error "Request cancelled" (RequestResponder.cancel); when
-#: the request's own result is already on its way, both go out. Under load that race is won often enough
-#: to show (seen in CI at load 13); quiet, never. Allowed, and when it shows it must be exactly that.
+#: the request's own result is already on its way, both go out. Its session can also break on the cancel:
+#: over HTTP the message router ends with anyio.ClosedResourceError and the session answers nothing more
+#: (seen quiet too, about one full check in two); over stdio the server can exit with BrokenResourceError
+#: (seen in CI). A race on the server's side: allowed, and when it shows it must be one of these.
 RACY = "wire-cancel-in-flight"
+RACY_OUTCOMES = ("the cancelled request was answered more than once", "no answer within 10 s")
+RACY_EXIT = "the server closed the connection (exited)"
 
 
 def rules_found(out: dict[str, Any]) -> set[str]:
-    """The rules broken, without the 1.x cancellation race (`RACY`), whose message is checked here."""
-    assert all(m == "the cancelled request was answered more than once" for m in messages(out, RACY)), messages(out, RACY)
+    """The rules broken, without the 1.x cancellation race (`RACY`), whose messages are checked here."""
+    racy = messages(out, RACY)
+    assert all(m in RACY_OUTCOMES or m.startswith(RACY_EXIT) for m in racy), racy
     return {f["rule"] for f in out["findings"]} - {RACY}
 
 

@@ -23,6 +23,10 @@
                                                   # per tools/call at --inflight 1 (or 16), against
                                                   # `wiremcp run examples/echo.py --http` (outside valgrind)
     python bench/instructions.py client-http-official  # the same for the official mcp.Client (bench/.venv-official)
+    python bench/instructions.py served-http      # a whole `wiremcp run examples/echo.py --http` (uvicorn) sent
+                                                  # requests on one kept-alive connection, one at a time (each
+                                                  # after the last reply); served-http-floor: fixtures/raw_asgi.py
+                                                  # on uvicorn; served-http-official: the official SDK (try --n 200,600)
     python bench/instructions.py part-call        # one piece of the path in a loop: part-empty (the loop
                                                   # itself), part-loads, part-decode, part-request-dict (Decoder),
                                                   # part-fused-call (FastPath.check: msgspec, the checks),
@@ -63,7 +67,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from driver import RequestFactory, make_payload, modern_http_headers  # noqa: E402
+from driver import RequestFactory, free_port, make_payload, modern_http_headers  # noqa: E402
 
 
 def _lines(n: int, payload: int) -> bytes:
@@ -427,6 +431,60 @@ def _callgrind_handshake(argv: list[str], era: str) -> tuple[int, int]:
         return _summary(os.path.join(tmp, dumps[0])), int(m.group(1))
 
 
+#: Whole HTTP servers (as run.py starts them, uvicorn included) sent the requests on one connection,
+#: one in flight: the HTTP counterpart of `PIPED`, with every contender's server measured the same way.
+SERVED: dict[str, str] = {
+    "served-http": "wiremcp", "served-http-floor": "floor", "served-http-official": "official",
+}
+
+
+def _callgrind_served(case: str, n: int, payload: int) -> int:
+    """The server of ``case`` under callgrind, sent ``n`` POSTs one at a time, then stopped (SIGINT)."""
+    import http.client
+    import signal
+    import time
+
+    import run
+
+    port = free_port()
+    argv = [a.replace("{port}", str(port)) for a in run.server_command(SERVED[case], "http")]
+    factory = RequestFactory("modern", make_payload(payload))
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               **modern_http_headers()}
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cg.out")
+        errors = os.path.join(tmp, "stderr")
+        with open(errors, "wb") as err:
+            proc = subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
+                                    stdout=subprocess.DEVNULL, stderr=err, env=_env())
+            try:
+                deadline = time.monotonic() + 300
+                while True:  # under valgrind a server starts in tens of seconds
+                    try:
+                        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                        conn.connect()
+                        break
+                    except OSError:
+                        if proc.poll() is not None or time.monotonic() > deadline:
+                            sys.exit(f"{argv} did not listen: {open(errors, 'rb').read().decode()[-2000:]}")
+                        time.sleep(0.2)
+                for i in range(1, n + 1):
+                    conn.request("POST", "/mcp", body=factory.body(i), headers=headers)
+                    resp = conn.getresponse()
+                    reply = resp.read()
+                    if resp.status != 200 or b'"result"' not in reply:
+                        sys.exit(f"{argv}: request {i} got {resp.status} {reply[:300]!r}")
+                conn.close()
+            finally:
+                proc.send_signal(signal.SIGINT)
+                code = proc.wait(timeout=300)
+        text = open(errors, "rb").read()
+        m = re.search(rb"Collected : (\d+)", text)
+        if m is None:
+            sys.exit(f"{argv} ended {code}:\n{text.decode()[-2000:]}")
+        return int(m.group(1))
+
+
 #: Clients (client_bench.py's workers) and their interpreters.
 CLIENTS: dict[str, str] = {
     "client-http": sys.executable,
@@ -479,7 +537,7 @@ def _callgrind(argv: list[str], stdin: bytes | None = None) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("case", choices=[*CASES, *PIPED, *HANDSHAKE, *CLIENTS, "cold", "cold-floor"])
+    ap.add_argument("case", choices=[*CASES, *PIPED, *SERVED, *HANDSHAKE, *CLIENTS, "cold", "cold-floor"])
     ap.add_argument("--era", choices=("modern", "legacy"), default="modern", help="for handshake*")
     ap.add_argument("--inflight", type=int, default=1, help="for client-http*: calls in flight")
     ap.add_argument("--payload", type=int, default=100)
@@ -512,6 +570,11 @@ def main() -> None:
               f"{total / 1e6:.1f} M to exit at end of input")
         return
     lo, hi = (int(x) for x in args.n.split(","))
+    if args.case in SERVED:
+        a = _callgrind_served(args.case, lo, args.payload)
+        b = _callgrind_served(args.case, hi, args.payload)
+        print(f"{args.case}: {(b - a) / (hi - lo):,.0f} instructions per request ({args.payload} B, uvicorn included)")
+        return
     if args.case in PIPED:
         cmd = PIPED[args.case]()
         _warm(cmd, _lines(1, args.payload))

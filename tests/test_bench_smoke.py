@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -126,6 +127,21 @@ def test_instructions_harness_runs_each_case(case: str) -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_instructions_of_a_served_http_server() -> None:
+    """bench/instructions.py served-http: `wiremcp run --http` under callgrind answers every POST and stops on SIGINT."""
+    if shutil.which("valgrind") is None or importlib.util.find_spec("uvicorn") is None:
+        pytest.skip("needs valgrind and the [http] extra")
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "instructions.py"), "served-http", "--n", "3,6"],
+        capture_output=True, text=True, timeout=280, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    m = re.search(r"served-http: (-?[\d,]+) instructions per request", proc.stdout)
+    assert m and int(m.group(1).replace(",", "")) > 10_000, proc.stdout
 
 
 @pytest.mark.timeout(120)

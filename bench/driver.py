@@ -603,10 +603,14 @@ class HttpChannel:
 # Blocking helpers for HTTP setup (handshake, cold start)
 
 
+#: The headers of every POST to an MCP endpoint, before the request's own.
+POST_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
 def http_post(host: str, port: int, body: bytes, headers: dict[str, str], timeout: float = REPLY_TIMEOUT_S) -> tuple[int, dict[bytes, bytes], bytes]:
     conn = http.client.HTTPConnection(host, port, timeout=timeout)
     try:
-        hdrs = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers}
+        hdrs = {**POST_HEADERS, **headers}
         conn.request("POST", "/mcp", body=body, headers=hdrs)
         resp = conn.getresponse()
         data = resp.read()
@@ -673,6 +677,20 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = HTTP_READY_TIMEOUT_S) -> None:
+    """Return once ``port`` accepts a connection; `NotAvailable` if ``proc`` exits first or ``timeout`` passes."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise NotAvailable(f"exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise NotAvailable("did not accept a connection in time")
 
 
 def spawn(cmd: Sequence[str], transport: str, cwd: str | None = None) -> ServerProc:

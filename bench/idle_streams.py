@@ -358,19 +358,6 @@ class Result:
     command: list[str] = field(default_factory=list)
 
 
-def _wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = driver.HTTP_READY_TIMEOUT_S) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise driver.NotAvailable(f"exited with {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise driver.NotAvailable("did not accept a connection in time")
-
-
 def _close(conns: list[Conn]) -> None:
     for c in conns:
         c.sock.close()
@@ -389,7 +376,7 @@ def run_one(impl: str, kind: str, n: int, settle: float, warmup: int = 50) -> Re
     server = driver.ServerProc(proc, time.perf_counter(), err_path, port)
     conns: list[Conn] = []
     try:
-        _wait_port(port, proc)
+        driver.wait_port(port, proc)
         # The floor has no sessions: its GET streams open at once.
         phases = ("listen",) if kind == "listen" else ("get",) if impl == "floor" else ("session", "get")
         # Warm-up: the same streams, opened and closed (lazy imports, first allocations).

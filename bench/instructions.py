@@ -67,7 +67,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from driver import RequestFactory, free_port, make_payload, modern_http_headers  # noqa: E402
+from driver import (  # noqa: E402
+    POST_HEADERS, NotAvailable, RequestFactory, free_port, make_payload, modern_http_headers, wait_port,
+)
 
 
 def _lines(n: int, payload: int) -> bytes:
@@ -341,13 +343,7 @@ def _callgrind_lockstep(argv: list[str], n: int, payload: int) -> int:
                     sys.exit(f"{argv}: request {i} got {reply[:300]!r}")
             proc.stdin.close()
             code = proc.wait()
-        text = open(errors, "rb").read()
-        if code != 0:
-            sys.exit(f"{argv} failed ({code}):\n{text.decode()[-2000:]}")
-        m = re.search(rb"Collected : (\d+)", text)
-        if m is None:
-            sys.exit(text.decode()[-2000:])
-        return int(m.group(1))
+        return _collected(argv, code, open(errors, "rb").read())
 
 
 def _idle(pid: int, timeout: float = 300.0) -> None:
@@ -419,16 +415,11 @@ def _callgrind_handshake(argv: list[str], era: str) -> tuple[int, int]:
             subprocess.run(["callgrind_control", "--dump=idle", str(proc.pid)], check=True, capture_output=True, timeout=120)
             proc.stdin.close()
             code = proc.wait()
-        text = open(errors, "rb").read()
-        if code != 0:
-            sys.exit(f"{argv} failed ({code}):\n{text.decode()[-2000:]}")
-        m = re.search(rb"Collected : (\d+)", text)
-        if m is None:
-            sys.exit(text.decode()[-2000:])
+        total = _collected(argv, code, open(errors, "rb").read())
         dumps = sorted(f for f in os.listdir(tmp) if f.startswith("cg.out."))
         if len(dumps) != 1:
             sys.exit(f"expected one dump of callgrind_control, found {dumps}")
-        return _summary(os.path.join(tmp, dumps[0])), int(m.group(1))
+        return _summary(os.path.join(tmp, dumps[0])), total
 
 
 #: Whole HTTP servers (as run.py starts them, uvicorn included) sent the requests on one connection,
@@ -442,15 +433,13 @@ def _callgrind_served(case: str, n: int, payload: int) -> int:
     """The server of ``case`` under callgrind, sent ``n`` POSTs one at a time, then stopped (SIGINT)."""
     import http.client
     import signal
-    import time
 
     import run
 
     port = free_port()
     argv = [a.replace("{port}", str(port)) for a in run.server_command(SERVED[case], "http")]
     factory = RequestFactory("modern", make_payload(payload))
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-               **modern_http_headers()}
+    headers = {**POST_HEADERS, **modern_http_headers()}
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
         errors = os.path.join(tmp, "stderr")
@@ -458,16 +447,11 @@ def _callgrind_served(case: str, n: int, payload: int) -> int:
             proc = subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
                                     stdout=subprocess.DEVNULL, stderr=err, env=_env())
             try:
-                deadline = time.monotonic() + 300
-                while True:  # under valgrind a server starts in tens of seconds
-                    try:
-                        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-                        conn.connect()
-                        break
-                    except OSError:
-                        if proc.poll() is not None or time.monotonic() > deadline:
-                            sys.exit(f"{argv} did not listen: {open(errors, 'rb').read().decode()[-2000:]}")
-                        time.sleep(0.2)
+                try:  # under valgrind a server starts in tens of seconds
+                    wait_port(port, proc, timeout=300)
+                except NotAvailable as exc:
+                    sys.exit(f"{argv} did not listen ({exc}): {open(errors, 'rb').read().decode()[-2000:]}")
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
                 for i in range(1, n + 1):
                     conn.request("POST", "/mcp", body=factory.body(i), headers=headers)
                     resp = conn.getresponse()
@@ -478,11 +462,7 @@ def _callgrind_served(case: str, n: int, payload: int) -> int:
             finally:
                 proc.send_signal(signal.SIGINT)
                 code = proc.wait(timeout=300)
-        text = open(errors, "rb").read()
-        m = re.search(rb"Collected : (\d+)", text)
-        if m is None:
-            sys.exit(f"{argv} ended {code}:\n{text.decode()[-2000:]}")
-        return int(m.group(1))
+        return _collected(argv, None, open(errors, "rb").read())  # stopped by SIGINT: any exit status
 
 
 #: Clients (client_bench.py's workers) and their interpreters.
@@ -527,12 +507,15 @@ def _callgrind(argv: list[str], stdin: bytes | None = None) -> int:
             env=env,
             check=False,
         )
-        if proc.returncode != 0:
-            sys.exit(f"{argv} failed ({proc.returncode}):\n{proc.stderr.decode()[-2000:]}")
-        m = re.search(rb"Collected : (\d+)", proc.stderr)
-        if m is None:
-            sys.exit(proc.stderr.decode()[-2000:])
-        return int(m.group(1))
+        return _collected(argv, proc.returncode, proc.stderr)
+
+
+def _collected(argv: list[str], code: int | None, stderr: bytes) -> int:
+    """valgrind's total (its ``Collected : N`` line); a failed run (``code`` not 0; None: any) ends the script with its stderr."""
+    m = re.search(rb"Collected : (\d+)", stderr)
+    if (code is not None and code != 0) or m is None:
+        sys.exit(f"{argv} failed ({code}):\n{stderr.decode()[-2000:]}")
+    return int(m.group(1))
 
 
 def main() -> None:

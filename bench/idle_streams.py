@@ -486,13 +486,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--impl", default=",".join(CONTENDERS), help="comma-separated among wiremcp, official, floor")
     ap.add_argument("--n", default="1000,10000", help="stream counts, comma-separated (default 1000,10000)")
-    ap.add_argument("--kind", default=",".join(KINDS), help="listen, GET or both")
+    ap.add_argument("--kind", default=",".join(KINDS), help="listen, GET, or both: listen,GET (the default)")
     ap.add_argument("--settle", type=float, default=1.0, help="seconds before each RSS reading")
     ap.add_argument("--json", dest="json_path")
     args = ap.parse_args(argv)
     contenders = [c for c in CONTENDERS if c in args.impl.split(",")]
     sizes = [int(s) for s in args.n.split(",")]
-    kinds = [k for k in KINDS if k in args.kind.split(",")]
+    asked = args.kind.split(",")
+    if not asked or set(asked) - set(KINDS):
+        ap.error(f"--kind: one or more of {', '.join(KINDS)}, comma-separated; got {args.kind!r}")
+    kinds = [k for k in KINDS if k in asked]
     results = run(contenders, sizes, kinds, args.settle, log=sys.stderr)
     table = build_table(results)
     print(table)
